@@ -1,0 +1,135 @@
+//! The consuming end of a queue.
+
+use core::marker::PhantomData;
+use core::sync::atomic::{Ordering, fence};
+
+use crate::region::{HEAD, SIGNALLED, TAIL};
+use crate::{Descriptor, LayoutError, QueueError, SharedRegion, occupancy};
+
+/// The consuming end. Owns `head`: its private copy is the truth, the shared word is only
+/// where it is published.
+pub struct Consumer<'a, T> {
+    region: SharedRegion<'a>,
+    capacity: u32,
+    head: u32,
+    _item: PhantomData<T>,
+}
+
+impl<'a, T: Descriptor> Consumer<'a, T> {
+    /// Attaches to a queue in `region`, resuming from the published head.
+    pub fn attach(region: SharedRegion<'a>, capacity: u32) -> Result<Self, LayoutError> {
+        region.check::<T>(capacity)?;
+        let head = region.word(HEAD).load(Ordering::Acquire);
+        Ok(Consumer {
+            region,
+            capacity,
+            head,
+            _item: PhantomData,
+        })
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Items ready, judged against the producer's published tail.
+    pub fn len(&self) -> Result<u32, QueueError> {
+        let tail = self.region.word(TAIL).load(Ordering::Acquire);
+        occupancy(self.head, tail, self.capacity)
+    }
+
+    pub fn is_empty(&self) -> Result<bool, QueueError> {
+        Ok(self.len()? == 0)
+    }
+
+    /// Takes one item.
+    pub fn dequeue(&mut self) -> Result<T, QueueError> {
+        if self.len()? == 0 {
+            return Err(QueueError::Empty);
+        }
+        let item = self.read(self.head);
+        self.head = self.head.wrapping_add(1);
+        self.publish();
+        Ok(item)
+    }
+
+    /// Takes up to `out.len()` items, releasing their slots once; returns how many.
+    pub fn dequeue_many(&mut self, out: &mut [T]) -> Result<usize, QueueError> {
+        let batch = self.read_batch()?;
+        let n = batch.len().min(out.len());
+        for (i, slot) in out[..n].iter_mut().enumerate() {
+            *slot = batch.get(i);
+        }
+        batch.release(n);
+        Ok(n)
+    }
+
+    /// A view of every ready item, read in place one slot at a time; slots go back to the
+    /// producer only on [`ReadBatch::release`].
+    pub fn read_batch(&mut self) -> Result<ReadBatch<'_, 'a, T>, QueueError> {
+        let len = self.len()? as usize;
+        Ok(ReadBatch {
+            consumer: self,
+            len,
+        })
+    }
+
+    /// Asks the producer for a notification, then re-checks. Returns `true` if the queue
+    /// is still empty, so sleeping until notified is safe; `false` if items arrived
+    /// meanwhile and the caller should keep working (see the crate docs).
+    pub fn arm_signal(&self) -> Result<bool, QueueError> {
+        self.region.word(SIGNALLED).store(0, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        self.is_empty()
+    }
+
+    /// Withdraws a request for notification (a consumer that will poll anyway).
+    pub fn cancel_signal(&self) {
+        self.region.word(SIGNALLED).store(1, Ordering::Relaxed);
+    }
+
+    fn read(&self, index: u32) -> T {
+        let slot = self.region.slot::<T>(index, self.capacity);
+        // SAFETY: slot is in the checked region and aligned for T; T is FromBytes, so any
+        // bytes the producer left are a valid T.
+        unsafe { slot.read_volatile() }
+    }
+
+    fn publish(&self) {
+        self.region.word(HEAD).store(self.head, Ordering::Release);
+    }
+}
+
+/// Ready items, read in place.
+pub struct ReadBatch<'c, 'a, T: Descriptor> {
+    consumer: &'c mut Consumer<'a, T>,
+    len: usize,
+}
+
+impl<T: Descriptor> ReadBatch<'_, '_, T> {
+    /// Items in the batch.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// A copy of item `i`: the copy is what the caller validates, since the producer can
+    /// still scribble over the slot.
+    ///
+    /// # Panics
+    /// If `i >= len()`: that slot may still be the producer's.
+    pub fn get(&self, i: usize) -> T {
+        assert!(i < self.len, "slot {i} outside a batch of {}", self.len);
+        self.consumer.read(self.consumer.head.wrapping_add(i as u32))
+    }
+
+    /// Gives the first `n` slots back to the producer.
+    pub fn release(self, n: usize) {
+        let n = n.min(self.len);
+        self.consumer.head = self.consumer.head.wrapping_add(n as u32);
+        self.consumer.publish();
+    }
+}

@@ -1,0 +1,132 @@
+//! The producing end of a queue.
+
+use core::marker::PhantomData;
+use core::sync::atomic::{Ordering, fence};
+
+use crate::region::{HEAD, SIGNALLED, TAIL};
+use crate::{Descriptor, LayoutError, QueueError, SharedRegion, occupancy};
+
+/// The producing end. Owns `tail`: its private copy is the truth, the shared word is only
+/// where it is published.
+pub struct Producer<'a, T> {
+    region: SharedRegion<'a>,
+    capacity: u32,
+    tail: u32,
+    _item: PhantomData<T>,
+}
+
+impl<'a, T: Descriptor> Producer<'a, T> {
+    /// Attaches to a queue in `region`, resuming from the published tail (zero in a fresh
+    /// region; where a restarted producer left off otherwise).
+    pub fn attach(region: SharedRegion<'a>, capacity: u32) -> Result<Self, LayoutError> {
+        region.check::<T>(capacity)?;
+        let tail = region.word(TAIL).load(Ordering::Acquire);
+        Ok(Producer {
+            region,
+            capacity,
+            tail,
+            _item: PhantomData,
+        })
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Free slots, judged against the consumer's published head.
+    pub fn free(&self) -> Result<u32, QueueError> {
+        let head = self.region.word(HEAD).load(Ordering::Acquire);
+        Ok(self.capacity - occupancy(head, self.tail, self.capacity)?)
+    }
+
+    /// Enqueues one item and publishes it.
+    pub fn enqueue(&mut self, item: T) -> Result<(), QueueError> {
+        if self.free()? == 0 {
+            return Err(QueueError::Full);
+        }
+        self.write(self.tail, item);
+        self.tail = self.tail.wrapping_add(1);
+        self.publish();
+        Ok(())
+    }
+
+    /// Enqueues as many of `items` as fit, publishing once; returns how many went in.
+    pub fn enqueue_many(&mut self, items: &[T]) -> Result<usize, QueueError> {
+        let mut batch = self.write_batch()?;
+        let n = batch.len().min(items.len());
+        for (i, item) in items[..n].iter().enumerate() {
+            batch.set(i, *item);
+        }
+        batch.commit(n);
+        Ok(n)
+    }
+
+    /// Reserves every free slot for writing in place; nothing is visible to the consumer
+    /// until [`WriteBatch::commit`].
+    pub fn write_batch(&mut self) -> Result<WriteBatch<'_, 'a, T>, QueueError> {
+        let len = self.free()? as usize;
+        Ok(WriteBatch {
+            producer: self,
+            len,
+        })
+    }
+
+    /// True if the consumer asked to be woken; the caller must then notify it. Clears the
+    /// request so a burst of batches costs one notification.
+    pub fn take_signal_request(&self) -> bool {
+        // Dekker handshake with Consumer::arm_signal: our tail store must be visible
+        // before we read the flag (see the crate docs).
+        fence(Ordering::SeqCst);
+        let flag = self.region.word(SIGNALLED);
+        if flag.load(Ordering::Relaxed) == 0 {
+            flag.store(1, Ordering::Relaxed);
+            true
+        } else {
+            false
+        }
+    }
+
+    fn write(&self, index: u32, item: T) {
+        let slot = self.region.slot::<T>(index, self.capacity);
+        // SAFETY: slot is in the checked region and aligned for T.
+        unsafe { slot.write_volatile(item) };
+    }
+
+    fn publish(&self) {
+        self.region.word(TAIL).store(self.tail, Ordering::Release);
+    }
+}
+
+/// Free slots reserved for writing in place.
+pub struct WriteBatch<'p, 'a, T: Descriptor> {
+    producer: &'p mut Producer<'a, T>,
+    len: usize,
+}
+
+impl<T: Descriptor> WriteBatch<'_, '_, T> {
+    /// Slots reserved.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Writes slot `i` of the batch.
+    ///
+    /// # Panics
+    /// If `i >= len()`: that slot may still be the consumer's.
+    pub fn set(&mut self, i: usize, item: T) {
+        assert!(i < self.len, "slot {i} outside a batch of {}", self.len);
+        let index = self.producer.tail.wrapping_add(i as u32);
+        self.producer.write(index, item);
+    }
+
+    /// Publishes the first `n` slots (which the caller has written).
+    pub fn commit(self, n: usize) {
+        let n = n.min(self.len);
+        self.producer.tail = self.producer.tail.wrapping_add(n as u32);
+        self.producer.publish();
+    }
+}

@@ -1,0 +1,110 @@
+//! A hostile peer writes nonsense into the shared indices: every operation reports
+//! `Corrupt` (with what it saw) and nothing reads or writes outside the region.
+
+mod common;
+
+use common::{HEAD, Item, TAIL, aligned, as_bytes};
+use shm_queue::{Consumer, LayoutError, Producer, QueueError, SharedRegion, region_size};
+
+const CAP: u32 = 8;
+
+fn poke(region: SharedRegion<'_>, offset: usize, value: u32) {
+    // SAFETY: offset is one of the header words inside the region; the test plays the
+    // peer that owns that word.
+    unsafe { (region.as_ptr().add(offset) as *mut u32).write_volatile(value) }
+}
+
+#[test]
+fn consumer_rejects_tail_beyond_capacity() {
+    let mut mem = aligned(region_size::<Item>(CAP));
+    let region = SharedRegion::new(as_bytes(&mut mem));
+    let mut c = Consumer::<Item>::attach(region, CAP).unwrap();
+    for bad in [CAP + 1, 1000, u32::MAX, u32::MAX / 2] {
+        poke(region, TAIL, bad);
+        let want = QueueError::Corrupt { head: 0, tail: bad };
+        assert_eq!(c.len(), Err(want));
+        assert_eq!(c.dequeue(), Err(want));
+        assert_eq!(c.dequeue_many(&mut [Item::new(0); 4]), Err(want));
+        assert!(c.read_batch().is_err());
+        assert_eq!(c.arm_signal(), Err(want));
+    }
+    // A tail at exactly capacity is a full queue, not corruption.
+    poke(region, TAIL, CAP);
+    assert_eq!(c.len(), Ok(CAP));
+}
+
+#[test]
+fn producer_rejects_head_ahead_of_tail() {
+    let mut mem = aligned(region_size::<Item>(CAP));
+    let region = SharedRegion::new(as_bytes(&mut mem));
+    let mut p = Producer::<Item>::attach(region, CAP).unwrap();
+    p.enqueue(Item::new(0)).unwrap();
+    // A head past our tail would make the free count negative.
+    poke(region, HEAD, 5);
+    let want = QueueError::Corrupt { head: 5, tail: 1 };
+    assert_eq!(p.free(), Err(want));
+    assert_eq!(p.enqueue(Item::new(1)), Err(want));
+    assert!(p.enqueue_many(&[Item::new(1)]).is_err());
+}
+
+#[test]
+fn producer_ignores_a_forged_tail() {
+    // The producer's own tail is private: a consumer overwriting it cannot make the
+    // producer overwrite unconsumed slots.
+    let mut mem = aligned(region_size::<Item>(CAP));
+    let region = SharedRegion::new(as_bytes(&mut mem));
+    let mut p = Producer::<Item>::attach(region, CAP).unwrap();
+    let mut c = Consumer::<Item>::attach(region, CAP).unwrap();
+    for i in 0..CAP as u64 {
+        p.enqueue(Item::new(i)).unwrap();
+    }
+    poke(region, TAIL, 0);
+    assert_eq!(p.enqueue(Item::new(99)), Err(QueueError::Full));
+    // ...and the consumer, which trusts only the published tail, now sees nothing,
+    // which harms only the queue the forger itself uses.
+    assert_eq!(c.dequeue(), Err(QueueError::Empty));
+}
+
+#[test]
+fn scribbled_slots_are_copied_not_trusted() {
+    let mut mem = aligned(region_size::<Item>(CAP));
+    let region = SharedRegion::new(as_bytes(&mut mem));
+    let mut p = Producer::<Item>::attach(region, CAP).unwrap();
+    let mut c = Consumer::<Item>::attach(region, CAP).unwrap();
+    p.enqueue(Item::new(7)).unwrap();
+    let batch = c.read_batch().unwrap();
+    let copy = batch.get(0);
+    // The producer rewrites the slot after the consumer copied it out.
+    let slot = shm_queue::HEADER_SIZE;
+    // SAFETY: slot 0 is inside the region.
+    unsafe { (region.as_ptr().add(slot) as *mut u64).write_volatile(0xdead) };
+    assert!(copy.is_intact(), "the copy is unaffected");
+    assert!(!batch.get(0).is_intact(), "a fresh read sees the scribble, and can reject it");
+    batch.release(1);
+}
+
+#[test]
+fn bad_layouts_are_refused() {
+    let mut mem = aligned(region_size::<Item>(CAP) + 64);
+    let bytes = as_bytes(&mut mem);
+    let region = SharedRegion::new(bytes);
+    assert_eq!(
+        Producer::<Item>::attach(region, 6).err(),
+        Some(LayoutError::Capacity(6))
+    );
+    assert_eq!(
+        Producer::<Item>::attach(region, 0).err(),
+        Some(LayoutError::Capacity(0))
+    );
+    let small = region.slice(0, region_size::<Item>(CAP) - 1).unwrap();
+    assert!(matches!(
+        Consumer::<Item>::attach(small, CAP).err(),
+        Some(LayoutError::TooSmall { .. })
+    ));
+    let skewed = region.slice(8, region_size::<Item>(CAP)).unwrap();
+    assert!(matches!(
+        Consumer::<Item>::attach(skewed, CAP).err(),
+        Some(LayoutError::Misaligned(_))
+    ));
+    assert!(region.slice(usize::MAX, 2).is_none());
+}

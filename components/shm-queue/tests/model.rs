@@ -1,0 +1,130 @@
+//! The queue against a `VecDeque` model, for arbitrary interleavings of one producer and
+//! one consumer, including wrap-around of the free-running indices.
+
+mod common;
+
+use std::collections::VecDeque;
+
+use common::{Item, aligned, as_bytes};
+use proptest::prelude::*;
+use shm_queue::{Consumer, Producer, QueueError, SharedRegion, region_size};
+
+#[derive(Clone, Debug)]
+enum Op {
+    Enqueue,
+    EnqueueMany(usize),
+    Dequeue,
+    DequeueMany(usize),
+    PeekRelease(usize, usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        Just(Op::Enqueue),
+        (0usize..20).prop_map(Op::EnqueueMany),
+        Just(Op::Dequeue),
+        (0usize..20).prop_map(Op::DequeueMany),
+        (0usize..20, 0usize..20).prop_map(|(a, b)| Op::PeekRelease(a, b)),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn behaves_like_a_bounded_fifo(
+        log2_cap in 0u32..5,
+        start in prop_oneof![Just(0u32), Just(u32::MAX - 7), any::<u32>()],
+        ops in prop::collection::vec(op(), 1..200),
+    ) {
+        let capacity = 1u32 << log2_cap;
+        let mut mem = aligned(region_size::<Item>(capacity));
+        let bytes = as_bytes(&mut mem);
+        // Start both indices near the wrap to exercise free-running arithmetic.
+        bytes[0..4].copy_from_slice(&start.to_ne_bytes());
+        bytes[64..68].copy_from_slice(&start.to_ne_bytes());
+        let region = SharedRegion::new(bytes);
+        let mut p = Producer::<Item>::attach(region, capacity).unwrap();
+        let mut c = Consumer::<Item>::attach(region, capacity).unwrap();
+        let mut model = VecDeque::new();
+        let mut next = 0u64;
+
+        for op in ops {
+            match op {
+                Op::Enqueue => {
+                    let r = p.enqueue(Item::new(next));
+                    if model.len() < capacity as usize {
+                        prop_assert_eq!(r, Ok(()));
+                        model.push_back(Item::new(next));
+                        next += 1;
+                    } else {
+                        prop_assert_eq!(r, Err(QueueError::Full));
+                    }
+                }
+                Op::EnqueueMany(n) => {
+                    let items: Vec<_> = (next..next + n as u64).map(Item::new).collect();
+                    let k = p.enqueue_many(&items).unwrap();
+                    prop_assert_eq!(k, n.min(capacity as usize - model.len()));
+                    model.extend(&items[..k]);
+                    next += k as u64;
+                }
+                Op::Dequeue => match model.pop_front() {
+                    Some(want) => prop_assert_eq!(c.dequeue(), Ok(want)),
+                    None => prop_assert_eq!(c.dequeue(), Err(QueueError::Empty)),
+                },
+                Op::DequeueMany(n) => {
+                    let mut out = vec![Item::new(0); n];
+                    let k = c.dequeue_many(&mut out).unwrap();
+                    prop_assert_eq!(k, n.min(model.len()));
+                    for got in &out[..k] {
+                        prop_assert_eq!(Some(*got), model.pop_front());
+                    }
+                }
+                Op::PeekRelease(look, release) => {
+                    let batch = c.read_batch().unwrap();
+                    prop_assert_eq!(batch.len(), model.len());
+                    for i in 0..look.min(batch.len()) {
+                        prop_assert_eq!(batch.get(i), model[i]);
+                    }
+                    let k = release.min(batch.len());
+                    batch.release(release);
+                    model.drain(..k);
+                }
+            }
+            prop_assert_eq!(c.len().unwrap() as usize, model.len());
+            prop_assert_eq!(p.free().unwrap() as usize, capacity as usize - model.len());
+        }
+    }
+}
+
+#[test]
+fn write_batch_is_invisible_until_commit() {
+    let mut mem = aligned(region_size::<Item>(8));
+    let region = SharedRegion::new(as_bytes(&mut mem));
+    let mut p = Producer::<Item>::attach(region, 8).unwrap();
+    let mut c = Consumer::<Item>::attach(region, 8).unwrap();
+    let mut batch = p.write_batch().unwrap();
+    assert_eq!(batch.len(), 8);
+    batch.set(0, Item::new(1));
+    batch.set(1, Item::new(2));
+    assert_eq!(c.len(), Ok(0));
+    batch.commit(2);
+    assert_eq!(c.dequeue(), Ok(Item::new(1)));
+    assert_eq!(c.dequeue(), Ok(Item::new(2)));
+    assert_eq!(c.dequeue(), Err(QueueError::Empty));
+}
+
+#[test]
+fn signal_is_requested_once_per_sleep() {
+    let mut mem = aligned(region_size::<Item>(4));
+    let region = SharedRegion::new(as_bytes(&mut mem));
+    let mut p = Producer::<Item>::attach(region, 4).unwrap();
+    let c = Consumer::<Item>::attach(region, 4).unwrap();
+    // A fresh region reads as "consumer asked" (0): the first item must wake it.
+    p.enqueue(Item::new(0)).unwrap();
+    assert!(p.take_signal_request());
+    assert!(!p.take_signal_request(), "one wake-up per request");
+    // Consumer drains, asks again: still empty? No, one item is there, so it must not sleep.
+    assert_eq!(c.arm_signal(), Ok(false));
+    assert!(p.take_signal_request());
+    c.cancel_signal();
+    assert!(!p.take_signal_request(), "a cancelled request is not a request");
+}
