@@ -1,0 +1,27 @@
+//! crypto-pd's interfaces, generated at build time by `idlc` from the `*.idl` files beside
+//! this crate (build.rs writes them into OUT_DIR; nobody edits generated code).
+//!
+//! * [`power`]: engines granted to drivers for whole sessions (calls only).
+//! * [`cipher`]: AES sessions (calls) and encrypt/decrypt requests (queues).
+//! * [`digest`]: hash sessions (calls) and update/final requests (queues).
+//!
+//! Each module has the interface's types (zerocopy `#[repr(C)]` descriptors, enums and
+//! their checked raw forms), a `Server` trait with a `dispatch` function, a `Client` stub,
+//! and the queue capacities. [`wire`] is the hand-written message layer they share.
+//!
+//! Assumes both ends of a queue have the same byte order (they share a CPU). `no_std`.
+#![no_std]
+
+pub mod wire;
+
+pub mod power {
+    include!(concat!(env!("OUT_DIR"), "/power.rs"));
+}
+
+pub mod cipher {
+    include!(concat!(env!("OUT_DIR"), "/cipher.rs"));
+}
+
+pub mod digest {
+    include!(concat!(env!("OUT_DIR"), "/digest.rs"));
+}

@@ -1,0 +1,70 @@
+//! The interface file format, as read from RON.
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+
+/// One interface file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Interface {
+    pub name: String,
+    #[serde(default)]
+    pub doc: String,
+    #[serde(default)]
+    pub types: IndexMap<String, TypeDef>,
+    #[serde(default)]
+    pub ops: IndexMap<String, Op>,
+    #[serde(default)]
+    pub queues: IndexMap<String, Queue>,
+}
+
+#[derive(Debug, Deserialize)]
+pub enum TypeDef {
+    /// A C-like enum; `repr` is `u8`, `u16` or `u32`.
+    Enum {
+        repr: String,
+        variants: IndexMap<String, u64>,
+        #[serde(default)]
+        doc: String,
+    },
+    /// A `#[repr(C)]` struct with no implicit padding.
+    Struct {
+        fields: IndexMap<String, String>,
+        #[serde(default)]
+        doc: String,
+    },
+}
+
+/// A synchronous call.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Op {
+    #[serde(default)]
+    pub doc: String,
+    #[serde(default)]
+    pub args: IndexMap<String, String>,
+    pub reply: Reply,
+    #[serde(default)]
+    pub idempotent: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub enum Reply {
+    Result { ok: String, err: ErrorSpec },
+}
+
+#[derive(Debug, Deserialize)]
+pub enum ErrorSpec {
+    /// A C-like enum declared in `types`.
+    CLike(String),
+}
+
+/// A shared-memory queue of descriptors.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Queue {
+    pub item: String,
+    pub capacity: u32,
+    #[serde(default)]
+    pub doc: String,
+}
