@@ -1,0 +1,76 @@
+//! Queue descriptors: their bytes are exactly their fields, any bytes a peer writes read
+//! back as a descriptor, and enum fields check their values.
+
+use pd_idl::wire::UnknownValue;
+use pd_idl::{cipher, digest};
+use proptest::prelude::*;
+use zerocopy::{FromBytes, FromZeros, IntoBytes};
+
+proptest! {
+    #[test]
+    fn any_bytes_are_a_cipher_request(bytes in prop::collection::vec(any::<u8>(), 76)) {
+        let req = cipher::Request::read_from_bytes(&bytes).unwrap();
+        prop_assert_eq!(req.as_bytes(), &bytes[..]);
+        match req.op.get() {
+            Ok(op) => prop_assert!(cipher::CipherOp::ALL.contains(&op)),
+            Err(UnknownValue(v)) => prop_assert!(v == 0 || v > 2),
+        }
+    }
+
+    #[test]
+    fn digest_response_round_trips(
+        id in any::<u32>(), status in any::<u16>(), len in any::<u8>(),
+        done in any::<u32>(), digest in any::<[u8; 32]>(),
+    ) {
+        let resp = digest::Response {
+            id,
+            status: digest::DigestErrorRaw(status),
+            digest_len: len,
+            reserved: 0,
+            bytes_done: done,
+            digest,
+        };
+        let back = digest::Response::read_from_bytes(resp.as_bytes()).unwrap();
+        prop_assert_eq!(back, resp);
+        let checked = back.status.check();
+        match status {
+            0 => prop_assert_eq!(checked, Ok(Ok(()))),
+            s if s <= 10 => prop_assert_eq!(checked.unwrap().unwrap_err() as u16, s),
+            s => prop_assert_eq!(checked, Err(UnknownValue(u64::from(s)))),
+        }
+    }
+}
+
+#[test]
+fn layouts_are_what_the_idl_says() {
+    assert_eq!(size_of::<cipher::Segment>(), 8);
+    assert_eq!(size_of::<cipher::Request>(), 76);
+    assert_eq!(size_of::<cipher::Response>(), 12);
+    assert_eq!(size_of::<digest::Response>(), 44);
+    let mut req = cipher::Request::new_zeroed();
+    req.id = 0x0403_0201;
+    req.op = cipher::CipherOp::Decrypt.into();
+    req.segs[0] = cipher::Segment { offset: 0x10, len: 0x20 };
+    let b = req.as_bytes();
+    assert_eq!(&b[0..4], &0x0403_0201u32.to_ne_bytes());
+    assert_eq!(b[8], 2, "op is a raw u8 at offset 8");
+    assert_eq!(&b[12..16], &0x10u32.to_ne_bytes(), "segments start at offset 12");
+}
+
+#[test]
+fn results_convert_to_status_and_back() {
+    let ok: cipher::CipherErrorRaw = Ok(()).into();
+    assert_eq!(ok, cipher::CipherErrorRaw::OK);
+    let e: cipher::CipherErrorRaw = Err(cipher::CipherError::BadLength).into();
+    assert_eq!(e.check(), Ok(Err(cipher::CipherError::BadLength)));
+}
+
+#[test]
+fn queues_fit_their_regions() {
+    assert_eq!(
+        cipher::REQUEST_QUEUE_BYTES,
+        shm_queue::HEADER_SIZE + 64 * 76
+    );
+    assert!(cipher::RESPONSE_QUEUE_CAPACITY >= cipher::REQUEST_QUEUE_CAPACITY);
+    assert!(digest::RESPONSE_QUEUE_CAPACITY >= digest::REQUEST_QUEUE_CAPACITY);
+}
