@@ -1,0 +1,81 @@
+//! `system-check FILE.system...`: check Microkit system descriptions.
+//!
+//! Prints every error of every file to stderr and exits 1 if any file has one; otherwise
+//! prints one summary line per file to stdout and exits 0. Unused memory regions are
+//! warnings, as in Microkit, and do not fail the check.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use system_desc::{Arch, SystemDescription, parse_file_for};
+
+#[derive(Parser)]
+#[command(version, about = "Check seL4 Microkit .system files")]
+struct Args {
+    /// Target architecture (decides the valid page sizes).
+    #[arg(long, value_enum, default_value_t = ArchArg::Aarch64)]
+    arch: ArchArg,
+    /// The .system files to check.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ArchArg {
+    Aarch64,
+    Riscv64,
+}
+
+impl From<ArchArg> for Arch {
+    fn from(arch: ArchArg) -> Arch {
+        match arch {
+            ArchArg::Aarch64 => Arch::Aarch64,
+            ArchArg::Riscv64 => Arch::Riscv64,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let mut failed = 0;
+    for file in &args.files {
+        match parse_file_for(file, args.arch.into()) {
+            Ok(sys) => {
+                for mr in sys.unused_memory_regions() {
+                    let (path, loc) = (file.display(), mr.loc);
+                    eprintln!(
+                        "{path}:{loc}: warning: memory region '{}' is not mapped",
+                        mr.name
+                    );
+                }
+                println!("{}", summary(&sys));
+            }
+            Err(errors) => {
+                failed += 1;
+                for e in &errors {
+                    eprintln!("{e}");
+                }
+                eprintln!("{}: {} error(s)", file.display(), errors.len());
+            }
+        }
+    }
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn summary(sys: &SystemDescription) -> String {
+    let pds = sys.all_pds();
+    let children = pds.iter().filter(|e| e.parent.is_some()).count();
+    let irqs: usize = pds.iter().map(|e| e.pd.irqs.len()).sum();
+    format!(
+        "{}: ok: {} protection domains ({children} children), {} memory regions, {} channels, {irqs} irqs",
+        sys.file.display(),
+        pds.len(),
+        sys.memory_regions.len(),
+        sys.channels.len(),
+    )
+}

@@ -1,0 +1,114 @@
+//! From XML text to a [`SystemDescription`]: one pass over the tree that reads every
+//! element (checks local to an element happen here), then the cross-element checks.
+
+mod channel;
+pub(crate) mod ctx;
+mod pd;
+mod region;
+
+use std::path::Path;
+
+use roxmltree::{Document, Node};
+
+use crate::check;
+use crate::error::{Error, ErrorKind, Loc};
+use crate::limits::Arch;
+use crate::model::SystemDescription;
+use ctx::Ctx;
+
+pub(crate) fn parse(xml: &str, file: &Path, arch: Arch) -> Result<SystemDescription, Vec<Error>> {
+    let doc = match Document::parse(xml) {
+        Ok(doc) => doc,
+        Err(e) => {
+            let pos = e.pos();
+            return Err(vec![Error {
+                kind: ErrorKind::Xml,
+                file: file.to_path_buf(),
+                loc: Loc {
+                    line: pos.row,
+                    col: pos.col,
+                },
+                element: String::new(),
+                message: e.to_string(),
+            }]);
+        }
+    };
+    let mut ctx = Ctx::new(file, &doc, arch);
+    let root = doc.root_element();
+    let mut sys = SystemDescription {
+        file: file.to_path_buf(),
+        arch,
+        protection_domains: Vec::new(),
+        memory_regions: Vec::new(),
+        channels: Vec::new(),
+    };
+    if root.tag_name().name() != "system" {
+        let message = "the root element must be <system>".to_string();
+        ctx.error(ErrorKind::NotASystem, root, message);
+    } else {
+        read_system(&mut ctx, root, &mut sys);
+        check::check(&mut ctx, &sys, root);
+    }
+    if ctx.errors.is_empty() {
+        Ok(sys)
+    } else {
+        let mut errors = ctx.errors;
+        // File order reads best; the sort is stable, so one place keeps its order.
+        errors.sort_by_key(|e| e.loc);
+        Err(errors)
+    }
+}
+
+fn read_system(ctx: &mut Ctx, root: Node, sys: &mut SystemDescription) {
+    // Microkit looks at no attributes on <system>; an attribute there can only be a
+    // mistake, so we say so.
+    ctx.allow_attrs(root, &[], &[]);
+    reject_text(ctx, root);
+    for child in root.children().filter(Node::is_element) {
+        match child.tag_name().name() {
+            "protection_domain" => {
+                let pd = pd::read_pd(ctx, child, false);
+                sys.protection_domains.push(pd);
+            }
+            "memory_region" => sys.memory_regions.push(region::read_region(ctx, child)),
+            "channel" => {
+                if let Some(channel) = channel::read_channel(ctx, child) {
+                    sys.channels.push(channel);
+                }
+            }
+            // Known to Microkit 2.x (manual, "System Description File"), not modelled here.
+            "domains" | "io_address_space" | "virtual_machine" => unsupported(ctx, child),
+            _ => unknown_element(ctx, child, "system"),
+        }
+    }
+}
+
+/// Microkit allows only whitespace and comments between elements (`sdf.rs`
+/// `check_no_text`); text is usually a stray edit, so it is an error.
+fn reject_text(ctx: &mut Ctx, root: Node) {
+    for node in root.descendants().filter(Node::is_text) {
+        // The source text, not the decoded one, so the offset below is right.
+        let range = node.range();
+        let text = &ctx.doc.input_text()[range.clone()];
+        if !text.trim().is_empty() {
+            let parent = node.parent().map_or("", |p| p.tag_name().name());
+            // Point at the text itself, not at the whitespace before it.
+            let start = range.start + (text.len() - text.trim_start().len());
+            let loc = ctx.loc_at(start);
+            let message = format!("unexpected text '{}'", text.trim());
+            ctx.error_at(ErrorKind::UnexpectedText, loc, parent, message);
+        }
+    }
+}
+
+pub(super) fn unsupported(ctx: &mut Ctx, node: Node) {
+    let name = node.tag_name().name();
+    let message = format!("<{name}> is valid Microkit but not supported by this loader");
+    ctx.error(ErrorKind::Unsupported, node, message);
+}
+
+pub(super) fn unknown_element(ctx: &mut Ctx, node: Node, parent: &str) {
+    let name = node.tag_name().name();
+    let message = format!("<{name}> is not a Microkit element inside <{parent}>");
+    ctx.error(ErrorKind::UnknownElement, node, message);
+}

@@ -1,0 +1,61 @@
+//! `system-check` exits 0 with a summary on good files, non-zero with every error on bad.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn system_check(files: &[PathBuf]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_system-check"))
+        .args(files)
+        .output()
+        .expect("system-check runs")
+}
+
+#[test]
+fn good_files_pass_with_one_summary_line_each() {
+    let out = system_check(&[fixture("ping-pong.system"), fixture("full.system")]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].contains("ping-pong.system: ok: 2 protection domains"),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].contains("4 protection domains (2 children)"),
+        "{stdout}"
+    );
+    // full.system's unused region is a warning, not a failure.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: memory region 'spare'"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_bad_file_fails_and_lists_every_error() {
+    let bad = fixture("bad.system");
+    let out = system_check(&[fixture("ping-pong.system"), bad.clone()]);
+    assert!(!out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let shown = bad.display().to_string();
+    for line in [4, 6, 13] {
+        let at = format!("{shown}:{line}:");
+        assert!(stderr.contains(&at), "no error at {at} in:\n{stderr}");
+    }
+    assert!(stderr.contains("3 error(s)"), "{stderr}");
+}
+
+#[test]
+fn a_missing_file_fails() {
+    let out = system_check(&[fixture("no-such.system")]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+}
