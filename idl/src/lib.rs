@@ -25,3 +25,8 @@ pub mod cipher {
 pub mod digest {
     include!(concat!(env!("OUT_DIR"), "/digest.rs"));
 }
+
+// A driver takes a request only when it can queue the answer; with at least as many
+// response slots as request slots, a client that drains its responses never stalls it.
+static_assertions::const_assert!(cipher::RESPONSE_QUEUE_CAPACITY >= cipher::REQUEST_QUEUE_CAPACITY);
+static_assertions::const_assert!(digest::RESPONSE_QUEUE_CAPACITY >= digest::REQUEST_QUEUE_CAPACITY);

@@ -147,9 +147,7 @@ pub fn decode_args<T: DeserializeOwned + SerializedSize>(
     }
     match hubpack::deserialize::<T>(msg.payload()) {
         Ok((value, _padding)) => Ok(value),
-        Err(hubpack::Error::Truncated | hubpack::Error::Overrun) => {
-            Err(ProtocolError::Truncated)
-        }
+        Err(hubpack::Error::Truncated | hubpack::Error::Overrun) => Err(ProtocolError::Truncated),
         Err(_) => Err(ProtocolError::BadValue),
     }
 }
@@ -168,8 +166,12 @@ pub fn decode_reply<T: DeserializeOwned + SerializedSize, E: ErrorCode>(
 ) -> Result<T, CallError<E>> {
     match msg.label {
         0 => decode_args::<T>(msg).map_err(|_| CallError::BadReply),
-        code @ 1..=0xFFFF => Err(E::from_code(code as u16).map_or(CallError::BadReply, CallError::Server)),
-        label => Err(ProtocolError::from_label(label).map_or(CallError::BadReply, CallError::Protocol)),
+        code @ 1..=0xFFFF => {
+            Err(E::from_code(code as u16).map_or(CallError::BadReply, CallError::Server))
+        }
+        label => {
+            Err(ProtocolError::from_label(label).map_or(CallError::BadReply, CallError::Protocol))
+        }
     }
 }
 

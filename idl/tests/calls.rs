@@ -62,7 +62,9 @@ impl cipher::Server for Recorder {
         key: [u8; 32],
         iv: [u8; 16],
     ) -> Result<u32, cipher::CipherError> {
-        self.seen.push(format!("open {caller:?} {mode:?} {path:?} {key_len} {key:?} {iv:?}"));
+        self.seen.push(format!(
+            "open {caller:?} {mode:?} {path:?} {key_len} {key:?} {iv:?}"
+        ));
         match self.fail {
             Some(code) => Err(cipher::CipherError::try_from(code).unwrap()),
             None => Ok(u32::from(key_len) << 16 | u32::from(key[0])),
@@ -82,7 +84,8 @@ impl digest::Server for Recorder {
         algorithm: digest::Algorithm,
         path: digest::HashPath,
     ) -> Result<u32, digest::DigestError> {
-        self.seen.push(format!("open {caller:?} {algorithm:?} {path:?}"));
+        self.seen
+            .push(format!("open {caller:?} {algorithm:?} {path:?}"));
         Ok(algorithm as u32 * 10 + path as u32)
     }
 
@@ -205,7 +208,11 @@ impl Transport for Dying<'_> {
         if self.calls <= self.deaths {
             return Err(ServerDied);
         }
-        Ok(cipher::dispatch(&mut *self.server.borrow_mut(), Caller(0), msg))
+        Ok(cipher::dispatch(
+            &mut *self.server.borrow_mut(),
+            Caller(0),
+            msg,
+        ))
     }
 }
 

@@ -50,11 +50,18 @@ fn layouts_are_what_the_idl_says() {
     let mut req = cipher::Request::new_zeroed();
     req.id = 0x0403_0201;
     req.op = cipher::CipherOp::Decrypt.into();
-    req.segs[0] = cipher::Segment { offset: 0x10, len: 0x20 };
+    req.segs[0] = cipher::Segment {
+        offset: 0x10,
+        len: 0x20,
+    };
     let b = req.as_bytes();
     assert_eq!(&b[0..4], &0x0403_0201u32.to_ne_bytes());
     assert_eq!(b[8], 2, "op is a raw u8 at offset 8");
-    assert_eq!(&b[12..16], &0x10u32.to_ne_bytes(), "segments start at offset 12");
+    assert_eq!(
+        &b[12..16],
+        &0x10u32.to_ne_bytes(),
+        "segments start at offset 12"
+    );
 }
 
 #[test]
@@ -71,6 +78,4 @@ fn queues_fit_their_regions() {
         cipher::REQUEST_QUEUE_BYTES,
         shm_queue::HEADER_SIZE + 64 * 76
     );
-    assert!(cipher::RESPONSE_QUEUE_CAPACITY >= cipher::REQUEST_QUEUE_CAPACITY);
-    assert!(digest::RESPONSE_QUEUE_CAPACITY >= digest::REQUEST_QUEUE_CAPACITY);
 }

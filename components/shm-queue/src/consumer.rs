@@ -123,7 +123,8 @@ impl<T: Descriptor> ReadBatch<'_, '_, T> {
     /// If `i >= len()`: that slot may still be the producer's.
     pub fn get(&self, i: usize) -> T {
         assert!(i < self.len, "slot {i} outside a batch of {}", self.len);
-        self.consumer.read(self.consumer.head.wrapping_add(i as u32))
+        self.consumer
+            .read(self.consumer.head.wrapping_add(i as u32))
     }
 
     /// Gives the first `n` slots back to the producer.

@@ -101,7 +101,7 @@ impl<'a> SharedRegion<'a> {
         if core::mem::align_of::<T>() > CACHE_LINE {
             return Err(LayoutError::SlotAlignment(core::mem::align_of::<T>()));
         }
-        if (self.base as usize) % CACHE_LINE != 0 {
+        if !(self.base as usize).is_multiple_of(CACHE_LINE) {
             return Err(LayoutError::Misaligned(self.base as usize));
         }
         let need = region_size::<T>(capacity);

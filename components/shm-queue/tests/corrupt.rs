@@ -79,7 +79,10 @@ fn scribbled_slots_are_copied_not_trusted() {
     // SAFETY: slot 0 is inside the region.
     unsafe { (region.as_ptr().add(slot) as *mut u64).write_volatile(0xdead) };
     assert!(copy.is_intact(), "the copy is unaffected");
-    assert!(!batch.get(0).is_intact(), "a fresh read sees the scribble, and can reject it");
+    assert!(
+        !batch.get(0).is_intact(),
+        "a fresh read sees the scribble, and can reject it"
+    );
     batch.release(1);
 }
 

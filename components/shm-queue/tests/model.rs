@@ -81,8 +81,8 @@ proptest! {
                 Op::PeekRelease(look, release) => {
                     let batch = c.read_batch().unwrap();
                     prop_assert_eq!(batch.len(), model.len());
-                    for i in 0..look.min(batch.len()) {
-                        prop_assert_eq!(batch.get(i), model[i]);
+                    for (i, want) in model.iter().enumerate().take(look) {
+                        prop_assert_eq!(batch.get(i), *want);
                     }
                     let k = release.min(batch.len());
                     batch.release(release);
@@ -126,5 +126,8 @@ fn signal_is_requested_once_per_sleep() {
     assert_eq!(c.arm_signal(), Ok(false));
     assert!(p.take_signal_request());
     c.cancel_signal();
-    assert!(!p.take_signal_request(), "a cancelled request is not a request");
+    assert!(
+        !p.take_signal_request(),
+        "a cancelled request is not a request"
+    );
 }

@@ -42,7 +42,12 @@ fn items_cross_between_processes() {
     let mut c = Consumer::<Item>::attach(region, CAP).unwrap();
 
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "producer_child", "--nocapture", "--include-ignored"])
+        .args([
+            "--exact",
+            "producer_child",
+            "--nocapture",
+            "--include-ignored",
+        ])
         .env(FD_VAR, fd.as_raw_fd().to_string())
         .spawn()
         .expect("spawn producer");
@@ -58,7 +63,10 @@ fn items_cross_between_processes() {
             expect += 1;
         }
         if n == 0 {
-            assert!(std::time::Instant::now() < deadline, "producer stalled at {expect}");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "producer stalled at {expect}"
+            );
             std::thread::yield_now();
         }
     }

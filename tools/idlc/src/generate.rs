@@ -89,7 +89,8 @@ fn serde_derives(name: &str, model: &Model) -> TokenStream {
     }
 }
 
-const ZC: &str = "zerocopy::FromBytes, zerocopy::IntoBytes, zerocopy::KnownLayout, zerocopy::Immutable";
+const ZC: &str =
+    "zerocopy::FromBytes, zerocopy::IntoBytes, zerocopy::KnownLayout, zerocopy::Immutable";
 
 fn zerocopy_derives() -> TokenStream {
     ZC.parse().expect("derive list parses")
@@ -104,7 +105,11 @@ fn enum_type(name: &str, e: &EnumDef, d: &str, model: &Model) -> TokenStream {
     let zc = zerocopy_derives();
     let size = Literal::usize_unsuffixed(e.repr.size());
     let count = Literal::usize_unsuffixed(e.variants.len());
-    let vnames: Vec<_> = e.variants.iter().map(|(v, _)| format_ident!("{v}")).collect();
+    let vnames: Vec<_> = e
+        .variants
+        .iter()
+        .map(|(v, _)| format_ident!("{v}"))
+        .collect();
     let values: Vec<_> = e
         .variants
         .iter()
@@ -114,6 +119,11 @@ fn enum_type(name: &str, e: &EnumDef, d: &str, model: &Model) -> TokenStream {
         " `{name}` as stored in shared memory: the raw `{}`, checked when read.",
         e.repr.name()
     );
+    let from_code = if e.repr == Prim::U16 {
+        quote! { Self::from_value(code) }
+    } else {
+        quote! { #repr::try_from(code).ok().and_then(Self::from_value) }
+    };
     let error_impls = if e.is_error {
         quote! {
             impl wire::ErrorCode for #id {
@@ -122,7 +132,7 @@ fn enum_type(name: &str, e: &EnumDef, d: &str, model: &Model) -> TokenStream {
                     self as u16
                 }
                 fn from_code(code: u16) -> Option<Self> {
-                    #repr::try_from(code).ok().and_then(Self::from_value)
+                    #from_code
                 }
             }
             impl #raw {
@@ -297,11 +307,13 @@ fn ops(iface: &Interface, model: &Model) -> TokenStream {
         });
         let ok_ty = rust_type(ok, false);
         let err_ty = format_ident!("{err}");
-        arg_structs.push(quote! {
-            static_assertions::const_assert!(
-                <#ok_ty as hubpack::SerializedSize>::MAX_SIZE <= wire::MSG_BYTES
-            );
-        });
+        if *ok != Ty::Unit {
+            arg_structs.push(quote! {
+                static_assertions::const_assert!(
+                    <#ok_ty as hubpack::SerializedSize>::MAX_SIZE <= wire::MSG_BYTES
+                );
+            });
+        }
         let fname = format_ident!("{name}");
         let d = doc(&op.doc);
         trait_fns.push(quote! {

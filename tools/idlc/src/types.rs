@@ -154,7 +154,10 @@ impl Model {
             let ok = model.resolve_reply(ok, &format!("{ctx}, reply"))?;
             model.mark_in_calls(&ok, &format!("{ctx}, reply"))?;
             if !model.enums.contains_key(e) {
-                return Err(err(&ctx, format!("error type `{e}` is not a declared enum")));
+                return Err(err(
+                    &ctx,
+                    format!("error type `{e}` is not a declared enum"),
+                ));
             }
             model.in_calls.insert(e.clone());
             let number = u16::try_from(i + 1).map_err(|_| err(&ctx, "too many ops"))?;
@@ -169,7 +172,10 @@ impl Model {
             let ctx = format!("queue `{name}`");
             check_ident(name, &ctx)?;
             if !model.structs.contains_key(&q.item) {
-                return Err(err(&ctx, format!("item `{}` is not a declared struct", q.item)));
+                return Err(err(
+                    &ctx,
+                    format!("item `{}` is not a declared struct", q.item),
+                ));
             }
             if q.capacity == 0 || !q.capacity.is_power_of_two() {
                 return Err(err(
@@ -283,7 +289,12 @@ impl Model {
                     }) => n
                         .base10_parse::<usize>()
                         .map_err(|e| err(ctx, e.to_string()))?,
-                    _ => return Err(err(ctx, format!("array length in `{text}` must be a number"))),
+                    _ => {
+                        return Err(err(
+                            ctx,
+                            format!("array length in `{text}` must be a number"),
+                        ));
+                    }
                 };
                 if len == 0 {
                     return Err(err(ctx, "zero-length array"));
@@ -292,7 +303,9 @@ impl Model {
             }
             _ => Err(err(
                 ctx,
-                format!("unsupported type `{text}` (use u8/u16/u32/u64, [T; N], or a declared type)"),
+                format!(
+                    "unsupported type `{text}` (use u8/u16/u32/u64, [T; N], or a declared type)"
+                ),
             )),
         }
     }
@@ -361,7 +374,12 @@ fn check_enum(
     let ctx = format!("type `{name}`");
     let repr = match Prim::parse(repr) {
         Some(p @ (Prim::U8 | Prim::U16 | Prim::U32)) => p,
-        _ => return Err(err(&ctx, format!("enum repr must be u8, u16 or u32, not `{repr}`"))),
+        _ => {
+            return Err(err(
+                &ctx,
+                format!("enum repr must be u8, u16 or u32, not `{repr}`"),
+            ));
+        }
     };
     if variants.is_empty() {
         return Err(err(&ctx, "an enum needs at least one variant"));

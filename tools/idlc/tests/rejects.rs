@@ -9,8 +9,16 @@ fn error_of(source: &str) -> idlc::Error {
 
 fn assert_refused(source: &str, context: &str, message: &str) {
     let e = error_of(source);
-    assert!(e.context.contains(context), "context `{}` lacks `{context}`", e.context);
-    assert!(e.message.contains(message), "message `{}` lacks `{message}`", e.message);
+    assert!(
+        e.context.contains(context),
+        "context `{}` lacks `{context}`",
+        e.context
+    );
+    assert!(
+        e.message.contains(message),
+        "message `{}` lacks `{message}`",
+        e.message
+    );
 }
 
 const ERR: &str = r#""E": Enum(repr: "u16", variants: {"Bad": 1, "ServerRestarted": 2}),"#;
@@ -119,12 +127,18 @@ fn error_enums_need_server_restarted_and_no_zero() {
         "means OK on the wire",
     );
     assert_refused(
-        &with_op(r#""E": Enum(repr: "u32", variants: {"ServerRestarted": 1}),"#, op),
+        &with_op(
+            r#""E": Enum(repr: "u32", variants: {"ServerRestarted": 1}),"#,
+            op,
+        ),
         "type `E`",
         "u16 codes",
     );
     assert_refused(
-        &with_op(ERR, r#""f": (reply: Result(ok: "()", err: CLike("Missing")))"#),
+        &with_op(
+            ERR,
+            r#""f": (reply: Result(ok: "()", err: CLike("Missing")))"#,
+        ),
         "op `f`",
         "not a declared enum",
     );
@@ -146,9 +160,21 @@ fn call_arrays_are_limited_for_serde() {
 fn queues_need_a_struct_and_a_power_of_two() {
     let s = r#""S": Struct(fields: {"a": "u32"}),"#;
     let q = |q: &str| format!("Interface(name: \"T\", types: {{ {s} }}, queues: {{ {q} }})");
-    assert_refused(&q(r#""q": (item: "S", capacity: 48)"#), "queue `q`", "power of two");
-    assert_refused(&q(r#""q": (item: "S", capacity: 0)"#), "queue `q`", "power of two");
-    assert_refused(&q(r#""q": (item: "u32", capacity: 8)"#), "queue `q`", "not a declared struct");
+    assert_refused(
+        &q(r#""q": (item: "S", capacity: 48)"#),
+        "queue `q`",
+        "power of two",
+    );
+    assert_refused(
+        &q(r#""q": (item: "S", capacity: 0)"#),
+        "queue `q`",
+        "power of two",
+    );
+    assert_refused(
+        &q(r#""q": (item: "u32", capacity: 8)"#),
+        "queue `q`",
+        "not a declared struct",
+    );
 }
 
 #[test]

@@ -63,7 +63,9 @@ fn throughput(batch: usize) -> f64 {
     let shared = Shared::create("queue-bench", layout().2).unwrap();
     let (q, _) = queues(shared.region);
     let mut c = Consumer::<Request>::attach(q, CAP).unwrap();
-    let mut child = shared.spawn_peer(&["--peer", &format!("produce{batch}")]).unwrap();
+    let mut child = shared
+        .spawn_peer(&["--peer", &format!("produce{batch}")])
+        .unwrap();
     let mut out = vec![Request::new_zeroed(); batch];
     let mut got = 0u64;
     // Time from the first item, so process start-up is not counted.
@@ -117,12 +119,18 @@ fn main() {
         let shared = unsafe { Shared::inherit(fd, layout().2) }.unwrap();
         match args[i + 1].as_str() {
             "pong" => pong(shared.region),
-            p => produce(shared.region, p.trim_start_matches("produce").parse().unwrap()),
+            p => produce(
+                shared.region,
+                p.trim_start_matches("produce").parse().unwrap(),
+            ),
         }
         return;
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("shm-queue between two processes, {cores} cores, {}-byte Cipher requests, capacity {CAP}, spinning", size_of::<Request>());
+    println!(
+        "shm-queue between two processes, {cores} cores, {}-byte Cipher requests, capacity {CAP}, spinning",
+        size_of::<Request>()
+    );
     let rt = round_trip();
     let b1 = throughput(1);
     let b32 = throughput(32);

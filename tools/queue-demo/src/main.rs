@@ -55,13 +55,15 @@ fn sleep_on(word: &AtomicU32, seen: u32) {
     let _ = futex::wait(word, futex::Flags::empty(), seen, None);
 }
 
-fn queues(
-    region: SharedRegion<'_>,
-) -> (SharedRegion<'_>, SharedRegion<'_>) {
+fn queues(region: SharedRegion<'_>) -> (SharedRegion<'_>, SharedRegion<'_>) {
     let (req, resp, _, _) = layout();
     (
-        region.slice(req, cipher::REQUEST_QUEUE_BYTES).expect("layout"),
-        region.slice(resp, cipher::RESPONSE_QUEUE_BYTES).expect("layout"),
+        region
+            .slice(req, cipher::REQUEST_QUEUE_BYTES)
+            .expect("layout"),
+        region
+            .slice(resp, cipher::RESPONSE_QUEUE_BYTES)
+            .expect("layout"),
     )
 }
 
@@ -142,10 +144,18 @@ fn run_client(requests: u32) -> Result<(), String> {
         let mut r = Request::new_zeroed();
         r.id = id;
         r.session = 1;
-        r.op = if id % 2 == 0 { CipherOp::Encrypt } else { CipherOp::Decrypt }.into();
+        r.op = if id.is_multiple_of(2) {
+            CipherOp::Encrypt
+        } else {
+            CipherOp::Decrypt
+        }
+        .into();
         r.nsegs = (id % 8 + 1) as u8;
         for (k, seg) in r.segs[..usize::from(r.nsegs)].iter_mut().enumerate() {
-            *seg = Segment { offset: (k as u32) * 4096, len: 16 * (id % 64 + 1) };
+            *seg = Segment {
+                offset: (k as u32) * 4096,
+                len: 16 * (id % 64 + 1),
+            };
         }
         r
     };
@@ -164,10 +174,16 @@ fn run_client(requests: u32) -> Result<(), String> {
         let got = rx.dequeue_many(&mut out).map_err(|e| e.to_string())?;
         for resp in &out[..got] {
             if resp.id != answered {
-                return Err(format!("answer {} arrived where {answered} was due", resp.id));
+                return Err(format!(
+                    "answer {} arrived where {answered} was due",
+                    resp.id
+                ));
             }
             let want = request(resp.id);
-            let want_bytes: u32 = want.segs[..usize::from(want.nsegs)].iter().map(|s| s.len).sum();
+            let want_bytes: u32 = want.segs[..usize::from(want.nsegs)]
+                .iter()
+                .map(|s| s.len)
+                .sum();
             if resp.bytes_done != want_bytes || resp.status.check() != Ok(Ok(())) {
                 errors += 1;
             }

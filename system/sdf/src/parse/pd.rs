@@ -113,7 +113,7 @@ fn check_stack(ctx: &mut Ctx, node: Node, stack_size: u64) {
     }
     // One error per attribute: alignment is only worth saying for a size in range.
     let page = ctx.arch.smallest_page_size();
-    if stack_size % page != 0 {
+    if !stack_size.is_multiple_of(page) {
         let message = format!("stack_size {stack_size:#x} is not a multiple of {page:#x}");
         ctx.attr_error(ErrorKind::StackSizeUnaligned, node, "stack_size", message);
     }

@@ -310,7 +310,7 @@ impl wire::ErrorCode for CipherError {
         self as u16
     }
     fn from_code(code: u16) -> Option<Self> {
-        u16::try_from(code).ok().and_then(Self::from_value)
+        Self::from_value(code)
     }
 }
 impl CipherErrorRaw {
@@ -454,9 +454,6 @@ pub struct CloseSessionArgs {
 }
 static_assertions::const_assert!(
     < CloseSessionArgs as hubpack::SerializedSize > ::MAX_SIZE <= wire::MSG_BYTES
-);
-static_assertions::const_assert!(
-    < () as hubpack::SerializedSize > ::MAX_SIZE <= wire::MSG_BYTES
 );
 /// What a server of this interface implements; [`dispatch`] calls it.
 pub trait Server {

@@ -303,7 +303,7 @@ impl wire::ErrorCode for DigestError {
         self as u16
     }
     fn from_code(code: u16) -> Option<Self> {
-        u16::try_from(code).ok().and_then(Self::from_value)
+        Self::from_value(code)
     }
 }
 impl DigestErrorRaw {
@@ -446,9 +446,6 @@ pub struct CloseSessionArgs {
 }
 static_assertions::const_assert!(
     < CloseSessionArgs as hubpack::SerializedSize > ::MAX_SIZE <= wire::MSG_BYTES
-);
-static_assertions::const_assert!(
-    < () as hubpack::SerializedSize > ::MAX_SIZE <= wire::MSG_BYTES
 );
 /// What a server of this interface implements; [`dispatch`] calls it.
 pub trait Server {

@@ -166,7 +166,7 @@ impl wire::ErrorCode for PowerError {
         self as u16
     }
     fn from_code(code: u16) -> Option<Self> {
-        u16::try_from(code).ok().and_then(Self::from_value)
+        Self::from_value(code)
     }
 }
 impl PowerErrorRaw {
@@ -257,9 +257,6 @@ pub struct ReleaseArgs {
 }
 static_assertions::const_assert!(
     < ReleaseArgs as hubpack::SerializedSize > ::MAX_SIZE <= wire::MSG_BYTES
-);
-static_assertions::const_assert!(
-    < () as hubpack::SerializedSize > ::MAX_SIZE <= wire::MSG_BYTES
 );
 /// What a server of this interface implements; [`dispatch`] calls it.
 pub trait Server {
