@@ -90,14 +90,16 @@ pub enum PowerError {
     UnknownEngine = 1,
     NotHeld = 2,
     StaleGrant = 3,
-    ServerRestarted = 4,
+    ControllerFault = 4,
+    ServerRestarted = 5,
 }
 impl PowerError {
     /// Every variant, in declaration order.
-    pub const ALL: [PowerError; 4] = [
+    pub const ALL: [PowerError; 5] = [
         PowerError::UnknownEngine,
         PowerError::NotHeld,
         PowerError::StaleGrant,
+        PowerError::ControllerFault,
         PowerError::ServerRestarted,
     ];
     /// The variant with this value, if any.
@@ -106,7 +108,8 @@ impl PowerError {
             1 => Some(PowerError::UnknownEngine),
             2 => Some(PowerError::NotHeld),
             3 => Some(PowerError::StaleGrant),
-            4 => Some(PowerError::ServerRestarted),
+            4 => Some(PowerError::ControllerFault),
+            5 => Some(PowerError::ServerRestarted),
             _ => None,
         }
     }

@@ -1,0 +1,173 @@
+//! The power manager against the clock-controller model: transitions happen once per
+//! session burst, autosuspend gates later, faulted holders lose their grants.
+
+use cost_ledger::{Event, Ledger};
+use engine_models::power::{ClockController, GateBlock};
+use pd_idl::power::{Engine, PowerError};
+use pd_idl::wire::Caller;
+use power_manager::{ConfigError, EngineConfig, PowerManager};
+
+const OMAP: EngineConfig = EngineConfig {
+    engine: Engine::OmapAes,
+    gate: 3,
+    autosuspend_ms: 1000,
+};
+const STM: EngineConfig = EngineConfig {
+    engine: Engine::Stm32Cryp,
+    gate: 5,
+    autosuspend_ms: 50,
+};
+const DRIVER: Caller = Caller(1);
+const OTHER: Caller = Caller(2);
+
+struct Rig {
+    gates: GateBlock,
+    ledger: Ledger,
+}
+
+impl Rig {
+    fn new() -> Self {
+        Rig {
+            gates: GateBlock::new(),
+            ledger: Ledger::new(),
+        }
+    }
+    fn manager(&self) -> PowerManager<ClockController<'_>> {
+        PowerManager::new(
+            ClockController::new(&self.gates, &self.ledger),
+            &[OMAP, STM],
+        )
+        .unwrap()
+    }
+}
+
+#[test]
+fn engine_values_index_the_table() {
+    for (i, e) in Engine::ALL.iter().enumerate() {
+        assert_eq!(
+            *e as usize,
+            i + 1,
+            "slot_index assumes values 1..=N in order"
+        );
+    }
+}
+
+#[test]
+fn one_power_cycle_per_session_burst() {
+    let rig = Rig::new();
+    let mut pm = rig.manager();
+    assert!(!rig.gates.is_clocked(OMAP.gate));
+    // A burst of sessions, back to back: the engine stays up between them.
+    for burst in 0..100u64 {
+        let grant = pm.acquire(DRIVER, Engine::OmapAes).unwrap();
+        assert!(rig.gates.is_clocked(OMAP.gate));
+        pm.release(DRIVER, grant, burst * 10).unwrap();
+        assert_eq!(pm.poll(burst * 10 + 5).unwrap(), Some(burst * 10 + 1000));
+    }
+    assert_eq!(rig.ledger.get(Event::PowerOn), 1);
+    assert_eq!(rig.ledger.get(Event::PowerOff), 0);
+    // Quiet for the autosuspend delay: gated once.
+    assert_eq!(pm.poll(990 + 999).unwrap(), Some(990 + 1000));
+    assert!(rig.gates.is_clocked(OMAP.gate));
+    assert_eq!(pm.poll(990 + 1000).unwrap(), None);
+    assert!(!rig.gates.is_clocked(OMAP.gate));
+    assert_eq!(rig.ledger.get(Event::PowerOff), 1);
+    assert_eq!(pm.stats().power_on, 1);
+    assert_eq!(pm.stats().power_off, 1);
+}
+
+#[test]
+fn holders_are_counted_and_acquire_is_idempotent() {
+    let rig = Rig::new();
+    let mut pm = rig.manager();
+    let a = pm.acquire(DRIVER, Engine::Stm32Cryp).unwrap();
+    assert_eq!(
+        pm.acquire(DRIVER, Engine::Stm32Cryp).unwrap(),
+        a,
+        "same grant"
+    );
+    let b = pm.acquire(OTHER, Engine::Stm32Cryp).unwrap();
+    assert_eq!(pm.holders(Engine::Stm32Cryp), 2);
+    pm.release(DRIVER, a, 0).unwrap();
+    assert_eq!(
+        pm.release(DRIVER, a, 0),
+        Err(PowerError::NotHeld),
+        "released twice"
+    );
+    assert_eq!(
+        pm.poll(10_000).unwrap(),
+        None,
+        "still held by OTHER: no deadline"
+    );
+    assert!(pm.is_clocked(Engine::Stm32Cryp));
+    pm.release(OTHER, b, 100).unwrap();
+    assert_eq!(pm.poll(149).unwrap(), Some(150));
+    assert_eq!(pm.poll(150).unwrap(), None);
+    assert!(!rig.gates.is_clocked(STM.gate));
+    assert_eq!(rig.ledger.get(Event::PowerOn), 1);
+}
+
+#[test]
+fn faulted_holder_loses_its_grants() {
+    let rig = Rig::new();
+    let mut pm = rig.manager();
+    let old = pm.acquire(DRIVER, Engine::OmapAes).unwrap();
+    let stm = pm.acquire(DRIVER, Engine::Stm32Cryp).unwrap();
+    pm.revoke(DRIVER, 0);
+    assert_eq!(pm.holders(Engine::OmapAes), 0);
+    assert_eq!(pm.holders(Engine::Stm32Cryp), 0);
+    // The restarted driver's predecessor's grants are refused...
+    assert_eq!(pm.release(DRIVER, old, 1), Err(PowerError::StaleGrant));
+    assert_eq!(pm.release(DRIVER, stm, 1), Err(PowerError::StaleGrant));
+    // ...and the new incarnation gets a new generation, with no power cycle if it comes
+    // back within the autosuspend delay.
+    let new = pm.acquire(DRIVER, Engine::OmapAes).unwrap();
+    assert_ne!(new.generation, old.generation);
+    assert_eq!(pm.release(DRIVER, new, 2), Ok(()));
+    assert_eq!(
+        rig.ledger.get(Event::PowerOn),
+        2,
+        "one per engine, none for the restart"
+    );
+    assert_eq!(pm.stats().refused, 2);
+}
+
+#[test]
+fn bad_requests_are_refused() {
+    let rig = Rig::new();
+    let mut pm = rig.manager();
+    assert_eq!(
+        pm.acquire(DRIVER, Engine::Sec1),
+        Err(PowerError::UnknownEngine)
+    );
+    let mut grant = pm.acquire(DRIVER, Engine::OmapAes).unwrap();
+    assert_eq!(
+        pm.release(OTHER, grant, 0),
+        Err(PowerError::NotHeld),
+        "not yours"
+    );
+    grant.engine.0 = 0xEE;
+    assert_eq!(pm.release(DRIVER, grant, 0), Err(PowerError::UnknownEngine));
+    grant.engine = Engine::VirtioCrypto.into();
+    assert_eq!(pm.release(DRIVER, grant, 0), Err(PowerError::UnknownEngine));
+    assert_eq!(
+        pm.acquire(Caller(62), Engine::OmapAes),
+        Err(PowerError::NotHeld)
+    );
+    assert!(rig.gates.is_clocked(OMAP.gate), "refusals change nothing");
+}
+
+#[test]
+fn bad_configurations_are_refused() {
+    let rig = Rig::new();
+    let bus = || ClockController::new(&rig.gates, &rig.ledger);
+    let far = EngineConfig { gate: 99, ..OMAP };
+    assert_eq!(
+        PowerManager::new(bus(), &[far]).err(),
+        Some(ConfigError::GateOutOfRange(Engine::OmapAes))
+    );
+    assert_eq!(
+        PowerManager::new(bus(), &[OMAP, OMAP]).err(),
+        Some(ConfigError::Duplicate(Engine::OmapAes))
+    );
+}
