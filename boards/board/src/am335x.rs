@@ -54,15 +54,20 @@ pub const DDR: Region = Region {
 /// Fitted to seeds 000 and 001 (tcrypt on the seed's 2013 kernel, AES-128-CBC).
 ///
 /// What the seeds fix: PIO = 23.5 us + 25.06 us per 16-byte block (seed 001; COSTS.md
-/// gives 25, we take the minimax slope over the five sizes); direct-SG DMA = 261 us +
-/// 0.0371 us/B (>= 256 B); the old bounce-copy DMA path adds 0.0145 us/B; a power cycle
-/// is 74 us (seed 000). They do not fix how a fixed cost splits between events, so:
-/// register and PIO accesses and engine cycles get nominal L4 figures, and the remainder
-/// goes to the events whose count the strategy changes (interrupts per block for PIO,
-/// channel starts for DMA, bytes for the copy). Per request the seed's PIO driver makes
-/// 10 register writes, and per block 2 reads, 7 writes (6 on the last), 8 PIO words and
-/// 2 interrupts; its DMA driver makes ~34 writes, 3 reads, 2 channel starts, 1 interrupt
-/// and moves every byte twice. Solving with the nominal figures gives the values below.
+/// gives 25, we take the minimax slope over the five sizes); direct-SG DMA = 262.3 us +
+/// 0.0355 us/B and the old bounce-copy path 0.0147 us/B more (seed 001, >= 256 B: the
+/// minimax lines, worst errors 2.1% and 2.9% against COSTS.md's least-squares 2.3% and
+/// 3.1%); a power cycle is 74 us (seed 000). They do not fix how a fixed cost splits
+/// between events, so register and PIO accesses and engine cycles get nominal L4
+/// figures, and the remainder goes to the events whose count the strategy changes
+/// (interrupts per block for PIO, channel starts for DMA, bytes for the copy). Per
+/// request the seed's PIO driver makes 12 register writes (key, IV, CTRL, C_LENGTH,
+/// IRQ_ENABLE), and per block 2 reads, 6 writes (5 on the last), 8 PIO words and 2
+/// interrupts; its DMA driver makes ~36 writes, 3 reads, 2 channel starts and 1
+/// interrupt, and moves every byte twice.
+///
+/// Known misfit: the seed's DMA figure is flat (~230 us) up to 64 B; this linear model
+/// overstates it there by 12-16%, which moves the PIO/DMA crossover by under one block.
 pub const COSTS: CostTable = CostTable {
     // Nominal L4 peripheral read round trip (not resolved by the seeds).
     reg_read_ps: 200 * PS_PER_NS,
@@ -70,33 +75,34 @@ pub const COSTS: CostTable = CostTable {
     reg_write_ps: 80 * PS_PER_NS,
     // Nominal data-port word, the mean of a posted write and a read.
     pio_word_ps: 140 * PS_PER_NS,
-    // Seed 001: DMA fixed 261 us minus request, register and interrupt costs (37.5 us),
+    // Seed 001: DMA fixed 262.3 us minus request, register and interrupt costs (~37 us),
     // halved over the two channels. This is Linux's per-transfer dmaengine work (SG
     // mapping, cache maintenance, EDMA descriptor prep, completion tasklet), which the
     // seed cannot separate from the hardware start itself.
-    dma_start_ps: 111_750 * PS_PER_NS,
+    dma_start_ps: 112_500 * PS_PER_NS,
     // Nominal: a PaRAM link reload inside the controller.
     dma_descriptor_ps: 50 * PS_PER_NS,
-    // Seed 001: DMA slope 37.1 ns/B = 2 DMA bytes + engine time (12 cycles per 16 B at
-    // 10 ns = 7.5 ns/B), so 14.8 ns per byte moved.
-    dma_byte_ps: 14_800,
-    // Seed 001: PIO 25.06 us per block = 2 interrupts + 2.2 us of register, PIO and engine
-    // time: 11.43 us per interrupt (ISR entry, handler, exit on the 2013 kernel).
-    interrupt_ps: 11_430 * PS_PER_NS,
+    // Seed 001: DMA slope 35.5 ns/B = 2 DMA bytes + engine time (12 cycles per 16 B at
+    // 10 ns = 7.5 ns/B), so 14.0 ns per byte moved.
+    dma_byte_ps: 14_000,
+    // Seed 001: PIO 25.06 us per block = 2 interrupts + 2.12 us of register, PIO and
+    // engine time (2 reads, 6 writes, 8 words, 12 cycles): 11.47 us per interrupt (ISR
+    // entry, handler, exit on the 2013 kernel).
+    interrupt_ps: 11_470 * PS_PER_NS,
     // Seed 000: 74 us per resume + suspend cycle (67-80 measured); the seed does not
     // split it, so half each way.
     power_on_ps: 37 * PS_PER_US,
     power_off_ps: 37 * PS_PER_US,
     // Nominal 100 MHz engine clock.
     engine_cycle_ps: 10 * PS_PER_NS,
-    // Seed 001: the old path's extra 14.5 ns/B is the bounce copy in and out: 7.25 ns per
+    // Seed 001: the old path's extra 14.7 ns/B is the bounce copy in and out: 7.35 ns per
     // byte copied.
-    cpu_copy_byte_ps: 7_250,
+    cpu_copy_byte_ps: 7_350,
     cpu_cipher_byte_ps: 0,
     cpu_digest_byte_ps: 0,
-    // Seed 001: PIO fixed 23.5 us minus its 9 net register writes (0.72 us): the crypto
+    // Seed 001: PIO fixed 23.5 us minus its 11 net register writes (0.88 us): the crypto
     // API and tcrypt per request.
-    request_ps: 22_780 * PS_PER_NS,
+    request_ps: 22_620 * PS_PER_NS,
 };
 
 pub const BOARD: Board = Board {

@@ -95,7 +95,12 @@ impl Board {
 }
 
 /// Every board, for tools that iterate.
-pub const ALL: [&Board; 4] = [&am335x::BOARD, &stm32mp1::BOARD, &mpc885::BOARD, &host::BOARD];
+pub const ALL: [&Board; 4] = [
+    &am335x::BOARD,
+    &stm32mp1::BOARD,
+    &mpc885::BOARD,
+    &host::BOARD,
+];
 
 /// Picoseconds in a microsecond, for tables written in the seeds' units.
 pub const PS_PER_US: u64 = 1_000_000;
@@ -112,7 +117,8 @@ mod tests {
             for (i, d) in b.devices.iter().enumerate() {
                 assert!(d.size > 0, "{}: {} has no window", b.name, d.name);
                 for o in &b.devices[i + 1..] {
-                    let apart = d.phys + d.size as u64 <= o.phys || o.phys + o.size as u64 <= d.phys;
+                    let apart =
+                        d.phys + d.size as u64 <= o.phys || o.phys + o.size as u64 <= d.phys;
                     assert!(apart, "{}: {} overlaps {}", b.name, d.name, o.name);
                     if let (Some(g), Some(h)) = (d.gate, o.gate) {
                         assert_ne!(g, h, "{}: {} and {} share a gate", b.name, d.name, o.name);
@@ -125,6 +131,13 @@ mod tests {
         }
         assert!(am335x::BOARD.dma_reachable(0x8000_0000, 4096));
         assert!(!am335x::BOARD.dma_reachable(0x5350_0000, 16));
-        assert!(!Region { name: "x", phys: u64::MAX, len: 1 }.contains(u64::MAX, 2));
+        assert!(
+            !Region {
+                name: "x",
+                phys: u64::MAX,
+                len: 1
+            }
+            .contains(u64::MAX, 2)
+        );
     }
 }

@@ -51,9 +51,9 @@ pub const COSTS: CostTable = CostTable {
     dma_start_ps: 0,
     // Nominal: a 64-byte descriptor fetch over the 60x bus.
     dma_descriptor_ps: 1_000 * PS_PER_NS,
-    // Seed 003: chained 3 s = per-update costs (~0.41 s) + n (MDEU + bus); the bus share
+    // Seed 003: chained 3 s = per-update costs (~0.5 s) + n (MDEU + bus); the bus share
     // after the MDEU's 18.9 ns/B.
-    dma_byte_ps: 9_900,
+    dma_byte_ps: 8_800,
     // Nominal PowerPC 8xx interrupt entry, handler and done tasklet.
     interrupt_ps: 5_000 * PS_PER_NS,
     power_on_ps: 37_000 * PS_PER_NS,
@@ -62,7 +62,7 @@ pub const COSTS: CostTable = CostTable {
     engine_cycle_ps: 15_150,
     // Seed 003: 6 s - 3 s over 90e6 B copied (+128 B per update): ~33 ns/B, an 8xx
     // memcpy of uncached-then-flushed pages.
-    cpu_copy_byte_ps: 33_000,
+    cpu_copy_byte_ps: 33_800,
     cpu_cipher_byte_ps: 0,
     cpu_digest_byte_ps: 0,
     // Nominal: AF_ALG sendpage and talitos submission per update.

@@ -152,10 +152,7 @@ impl Counts {
 
     /// Modelled time of these events on a board, in picoseconds.
     pub fn modelled_ps(&self, table: &CostTable) -> u64 {
-        Event::ALL
-            .iter()
-            .map(|&e| self.get(e) * table.ps(e))
-            .sum()
+        Event::ALL.iter().map(|&e| self.get(e) * table.ps(e)).sum()
     }
 
     /// Modelled time of these events on a board, in (fractional) microseconds.

@@ -62,11 +62,19 @@ pub enum Mode {
     Ecb,
     Cbc,
     /// Counter mode; the low `width_bits` of the counter block (big-endian) increment.
-    Ctr { width_bits: u32 },
+    Ctr {
+        width_bits: u32,
+    },
 }
 
 /// Runs one block through `mode`, updating the chaining value `iv` in place.
-pub fn process_block(key: &AesKey, mode: Mode, encrypt: bool, iv: &mut [u8; 16], block: &mut [u8; 16]) {
+pub fn process_block(
+    key: &AesKey,
+    mode: Mode,
+    encrypt: bool,
+    iv: &mut [u8; 16],
+    block: &mut [u8; 16],
+) {
     match mode {
         Mode::Ecb if encrypt => key.encrypt(block),
         Mode::Ecb => key.decrypt(block),

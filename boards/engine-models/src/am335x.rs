@@ -61,7 +61,10 @@ impl Space<'_, '_> {
 
 impl DmaSpace for Space<'_, '_> {
     fn read(&mut self, addr: u32, buf: &mut [u8]) -> Result<(), DmaFault> {
-        let fault = DmaFault { addr: addr.into(), len: buf.len() };
+        let fault = DmaFault {
+            addr: addr.into(),
+            len: buf.len(),
+        };
         if Self::data_port(addr, buf.len()).is_some() {
             for chunk in buf.chunks_exact_mut(4) {
                 let w = self.aes.pop_word().map_err(|_| fault)?;
@@ -73,7 +76,10 @@ impl DmaSpace for Space<'_, '_> {
     }
 
     fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), DmaFault> {
-        let fault = DmaFault { addr: addr.into(), len: data.len() };
+        let fault = DmaFault {
+            addr: addr.into(),
+            len: data.len(),
+        };
         if Self::data_port(addr, data.len()).is_some() {
             for chunk in data.chunks_exact(4) {
                 let w = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
@@ -92,11 +98,17 @@ impl Am335xMachine<'_> {
         loop {
             let mut moved = false;
             if self.aes.dma_in_request() {
-                let mut space = Space { aes: &mut self.aes, mem: self.mem };
+                let mut space = Space {
+                    aes: &mut self.aes,
+                    mem: self.mem,
+                };
                 moved |= self.edma.event(tx, &mut space);
             }
             if self.aes.dma_out_request() {
-                let mut space = Space { aes: &mut self.aes, mem: self.mem };
+                let mut space = Space {
+                    aes: &mut self.aes,
+                    mem: self.mem,
+                };
                 moved |= self.edma.event(rx, &mut space);
             }
             if !moved {

@@ -162,7 +162,13 @@ fn link_index(link: u32) -> Option<usize> {
 }
 
 /// Moves `len` bytes through a small bounce buffer (the transfer controller's FIFO).
-fn copy(space: &mut dyn DmaSpace, ledger: &Ledger, src: u32, dst: u32, len: u32) -> Result<(), u32> {
+fn copy(
+    space: &mut dyn DmaSpace,
+    ledger: &Ledger,
+    src: u32,
+    dst: u32,
+    len: u32,
+) -> Result<(), u32> {
     let mut buf = [0u8; 64];
     let mut done = 0u32;
     while done < len {
@@ -208,7 +214,8 @@ impl RegisterBus for Edma<'_> {
             r::EESR => {
                 // A channel start is the driver enabling its event.
                 let newly = value & !self.eer;
-                self.ledger.add(Event::DmaStart, u64::from(newly.count_ones()));
+                self.ledger
+                    .add(Event::DmaStart, u64::from(newly.count_ones()));
                 self.eer |= value;
             }
             r::EECR => self.eer &= !value,

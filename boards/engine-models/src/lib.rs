@@ -20,6 +20,7 @@
 //! error, reported in the device's status registers); a gated engine answers
 //! [`mmio::BusFault::Gated`]. `no_std`, no heap.
 #![no_std]
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod aes_core;
 pub mod am335x;

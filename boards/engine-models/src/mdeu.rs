@@ -48,7 +48,9 @@ impl HashAlg {
     fn initial_state(self) -> [u32; 8] {
         match self {
             Self::Md5 => [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0, 0, 0, 0],
-            Self::Sha1 => [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0, 0, 0, 0],
+            Self::Sha1 => [
+                0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0, 0, 0, 0,
+            ],
             Self::Sha256 => [
                 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
                 0x5be0cd19,
@@ -173,7 +175,12 @@ const T: [u32; 64] = [
 fn md5_compress(s: &mut [u32; 4], block: &[u8; 64]) {
     const S: [u32; 16] = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21];
     let m: [u32; 16] = core::array::from_fn(|i| {
-        u32::from_le_bytes([block[4 * i], block[4 * i + 1], block[4 * i + 2], block[4 * i + 3]])
+        u32::from_le_bytes([
+            block[4 * i],
+            block[4 * i + 1],
+            block[4 * i + 2],
+            block[4 * i + 3],
+        ])
     });
     let [mut a, mut b, mut c, mut d] = *s;
     for i in 0..64 {
@@ -188,7 +195,12 @@ fn md5_compress(s: &mut [u32; 4], block: &[u8; 64]) {
         let tmp = d;
         d = c;
         c = b;
-        b = b.wrapping_add(a.wrapping_add(f).wrapping_add(t).wrapping_add(m[g]).rotate_left(rot));
+        b = b.wrapping_add(
+            a.wrapping_add(f)
+                .wrapping_add(t)
+                .wrapping_add(m[g])
+                .rotate_left(rot),
+        );
         a = tmp;
     }
     s[0] = s[0].wrapping_add(a);

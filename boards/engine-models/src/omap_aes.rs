@@ -4,7 +4,7 @@
 //! a DMA channel fills the input four words at a time, the engine runs the block as soon
 //! as the output buffer is free, and the result waits in the output buffer. Status is
 //! level-triggered: DATA_IN while an input block is wanted, DATA_OUT while an output block
-//! waits; the interrupt line is `IRQ_STATUS & IRQ_ENABLE`; DMA requests follow the same
+//! waits; IRQ_STATUS reads them masked by IRQ_ENABLE, and the line is that value; DMA requests follow the same
 //! conditions when SYSCONFIG enables them.
 //!
 //! A context (key, IV, CTRL) becomes live when CTRL is written. A reserved KEY_SIZE (0)
@@ -201,7 +201,9 @@ pub fn words_to_bytes(w: &[u32; 4]) -> [u8; 16] {
 
 /// Data-port words from block bytes.
 pub fn bytes_to_words(b: &[u8; 16]) -> [u32; 4] {
-    core::array::from_fn(|i| u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]))
+    core::array::from_fn(|i| {
+        u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+    })
 }
 
 const DATA_FIRST: usize = r::data(0);
@@ -235,7 +237,8 @@ impl RegisterBus for OmapAes<'_> {
             r::REV => REVISION,
             r::SYSCONFIG => self.sysconfig,
             r::SYSSTATUS => r::SYSSTATUS_RESETDONE,
-            r::IRQ_STATUS => self.status(),
+            // Masked, as the upstream handler expects (it tests DATA_IN first).
+            r::IRQ_STATUS => self.status() & self.irq_enable,
             r::IRQ_ENABLE => self.irq_enable,
             o if (r::iv(0)..=r::iv(3)).contains(&o) => self.iv[(o - r::iv(0)) / 4],
             // Key registers are write-only on the silicon.

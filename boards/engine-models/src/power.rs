@@ -6,8 +6,8 @@
 //! every access and answers [`BusFault::Gated`] while gated, as unclocked silicon faults
 //! the toucher.
 
-use cost_ledger::{Event, Ledger};
 use core::sync::atomic::{AtomicU32, Ordering};
+use cost_ledger::{Event, Ledger};
 use mmio::clkctrl::{self, GATES};
 use mmio::{BusFault, RegisterBus, check_offset};
 
@@ -111,10 +111,15 @@ mod tests {
         let ledger = Ledger::new();
         let mut cc = ClockController::new(&gates, &ledger);
         assert_eq!(gates.check(3), Err(BusFault::Gated));
-        cc.write32(clkctrl(3), MODULEMODE.val(MODULEMODE_ENABLE)).unwrap();
-        cc.write32(clkctrl(3), MODULEMODE.val(MODULEMODE_ENABLE)).unwrap();
+        cc.write32(clkctrl(3), MODULEMODE.val(MODULEMODE_ENABLE))
+            .unwrap();
+        cc.write32(clkctrl(3), MODULEMODE.val(MODULEMODE_ENABLE))
+            .unwrap();
         assert_eq!(gates.check(3), Ok(()));
-        assert_eq!(IDLEST.get(cc.read32(clkctrl(3)).unwrap()), IDLEST_FUNCTIONAL);
+        assert_eq!(
+            IDLEST.get(cc.read32(clkctrl(3)).unwrap()),
+            IDLEST_FUNCTIONAL
+        );
         assert_eq!(ledger.get(Event::PowerOn), 1);
         cc.write32(clkctrl(3), 0).unwrap();
         assert!(!gates.is_clocked(3));

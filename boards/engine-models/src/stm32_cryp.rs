@@ -184,7 +184,8 @@ impl<'a> Stm32Cryp<'a> {
         self.expanded = self.expand_key();
         if kp {
             let rounds = self.expanded.as_ref().map_or(0, AesKey::rounds);
-            self.ledger.add(Event::EngineCycle, cycles_per_block(rounds));
+            self.ledger
+                .add(Event::EngineCycle, cycles_per_block(rounds));
             self.prepared = true;
             // Key preparation ends by clearing CRYPEN (upstream waits for BUSY to drop).
             self.cr &= !cr::CRYPEN;
@@ -215,12 +216,18 @@ impl<'a> Stm32Cryp<'a> {
             if !unprepared {
                 process_block(&key, mode, !decrypt, &mut iv, &mut block);
             }
-            self.ledger.add(Event::EngineCycle, cycles_per_block(key.rounds()));
+            self.ledger
+                .add(Event::EngineCycle, cycles_per_block(key.rounds()));
             for (i, w) in self.iv.iter_mut().enumerate() {
                 *w = u32::from_be_bytes([iv[4 * i], iv[4 * i + 1], iv[4 * i + 2], iv[4 * i + 3]]);
             }
             for i in 0..r::BLOCK_WORDS {
-                let w = u32::from_be_bytes([block[4 * i], block[4 * i + 1], block[4 * i + 2], block[4 * i + 3]]);
+                let w = u32::from_be_bytes([
+                    block[4 * i],
+                    block[4 * i + 1],
+                    block[4 * i + 2],
+                    block[4 * i + 3],
+                ]);
                 self.fout.push(unswap(w, cr::DATATYPE.get(self.cr)));
             }
         }

@@ -26,7 +26,11 @@ pub struct Stm32mp1Machine<'a> {
 pub type Stm32mp1<'a> = Soc<'a, Stm32mp1Machine<'a>>;
 
 /// Builds the stm32mp1 model over `mem`, gated by `gates`, counting into `ledger`.
-pub fn stm32mp1<'a>(mem: &'a PhysMap<'a>, gates: &'a GateBlock, ledger: &'a Ledger) -> Stm32mp1<'a> {
+pub fn stm32mp1<'a>(
+    mem: &'a PhysMap<'a>,
+    gates: &'a GateBlock,
+    ledger: &'a Ledger,
+) -> Stm32mp1<'a> {
     let cryp = Stm32Cryp::new(ledger, gates, CRYP1.gate.expect("CRYP1 has a gate"));
     let dma = Edma::new(ledger, gates, DMA.gate.expect("DMA has a gate"));
     Soc::new(Stm32mp1Machine { cryp, dma, mem }, ledger)
@@ -51,7 +55,10 @@ struct Space<'m, 'a> {
 
 impl DmaSpace for Space<'_, '_> {
     fn read(&mut self, addr: u32, buf: &mut [u8]) -> Result<(), DmaFault> {
-        let fault = DmaFault { addr: addr.into(), len: buf.len() };
+        let fault = DmaFault {
+            addr: addr.into(),
+            len: buf.len(),
+        };
         if u64::from(addr) == CRYP1.phys + cryp_regs::DOUT as u64 && buf.len().is_multiple_of(4) {
             for chunk in buf.chunks_exact_mut(4) {
                 let w = self.cryp.pop_word().map_err(|_| fault)?;
@@ -63,7 +70,10 @@ impl DmaSpace for Space<'_, '_> {
     }
 
     fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), DmaFault> {
-        let fault = DmaFault { addr: addr.into(), len: data.len() };
+        let fault = DmaFault {
+            addr: addr.into(),
+            len: data.len(),
+        };
         if u64::from(addr) == CRYP1.phys + cryp_regs::DIN as u64 && data.len().is_multiple_of(4) {
             for chunk in data.chunks_exact(4) {
                 let w = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
@@ -82,11 +92,17 @@ impl Stm32mp1Machine<'_> {
         loop {
             let mut moved = false;
             if self.cryp.dma_in_request() {
-                let mut space = Space { cryp: &mut self.cryp, mem: self.mem };
+                let mut space = Space {
+                    cryp: &mut self.cryp,
+                    mem: self.mem,
+                };
                 moved |= self.dma.event(tx, &mut space);
             }
             if self.cryp.dma_out_request() {
-                let mut space = Space { cryp: &mut self.cryp, mem: self.mem };
+                let mut space = Space {
+                    cryp: &mut self.cryp,
+                    mem: self.mem,
+                };
                 moved |= self.dma.event(rx, &mut space);
             }
             if !moved {

@@ -4,8 +4,8 @@
 //! Writing a descriptor's address to FF_LO queues it; the machine then calls
 //! [`Sec1::run`], which fetches and executes the chain through the physical map. For each
 //! descriptor: fetch 64 bytes; check the type (IDH) and unit (IEU); check every pointer
-//! length against 32768 (GRL); INIT or load the context from ptr[1]; hash ptr[3]; with PAD
-//! write the digest to ptr[5], otherwise the context; write DONE back into the header when
+//! length against 32768 (GRL); INIT or load the context from `ptr[1]`; hash `ptr[3]`; with PAD
+//! write the digest to `ptr[5]`, otherwise the context; write DONE back into the header when
 //! CCCR.CDWE; raise channel-done when the header asks (DONE_NOTIFY) and CCCR.CDIE; follow
 //! `next_desc` when CCCR.NE. Any error stops the channel with the CCPSR bit and ISR
 //! CH0_ERR until a channel reset; a pointer outside DMA-reachable memory is MDTE plus
@@ -15,7 +15,9 @@ use crate::mdeu::{HashAlg, Mdeu};
 use crate::phys::PhysMap;
 use crate::power::GateBlock;
 use cost_ledger::{Event, Ledger};
-use mmio::talitos::{self as r, Desc, HASH_BLOCK, MAX_DATA_LEN, MDEU_CONTEXT_SIZE, ccpsr, cccr, hdr, isr, slot};
+use mmio::talitos::{
+    self as r, Desc, HASH_BLOCK, MAX_DATA_LEN, MDEU_CONTEXT_SIZE, cccr, ccpsr, hdr, isr, slot,
+};
 use mmio::{BusFault, RegisterBus, check_offset};
 use zerocopy::FromBytes;
 
@@ -99,7 +101,8 @@ impl<'a> Sec1<'a> {
             return Err(Stop(ccpsr::FPZ));
         }
         let mut raw = [0u8; r::DESC_SIZE];
-        mem.read(addr.into(), &mut raw).map_err(|_| Stop(ccpsr::MDTE))?;
+        mem.read(addr.into(), &mut raw)
+            .map_err(|_| Stop(ccpsr::MDTE))?;
         self.ledger.add(Event::DmaDescriptor, 1);
         let d = Desc::read_from_bytes(&raw).map_err(|_| Stop(ccpsr::IDH))?;
         let h = d.hdr.get();
@@ -109,7 +112,10 @@ impl<'a> Sec1<'a> {
         if h & hdr::SEL0_MASK != hdr::SEL0_MDEUA {
             return Err(Stop(ccpsr::IEU));
         }
-        if d.ptr.iter().any(|p| usize::from(p.len.get()) > MAX_DATA_LEN) {
+        if d.ptr
+            .iter()
+            .any(|p| usize::from(p.len.get()) > MAX_DATA_LEN)
+        {
             return Err(Stop(ccpsr::GRL));
         }
         let alg = HashAlg::from_hdr(h).ok_or(Stop(ccpsr::EU))?;
@@ -124,7 +130,8 @@ impl<'a> Sec1<'a> {
                 return Err(Stop(ccpsr::EU));
             }
             let mut ctx = [0u8; MDEU_CONTEXT_SIZE];
-            mem.read(ctx_in.ptr.get().into(), &mut ctx).map_err(|_| Stop(ccpsr::MDTE))?;
+            mem.read(ctx_in.ptr.get().into(), &mut ctx)
+                .map_err(|_| Stop(ccpsr::MDTE))?;
             self.ledger.add(Event::DmaByte, MDEU_CONTEXT_SIZE as u64);
             Mdeu::restore(alg, &ctx)
         } else {
@@ -157,27 +164,31 @@ impl<'a> Sec1<'a> {
         }
         self.ledger.add(Event::DmaByte, len as u64);
         let blocks = whole as u64 + u64::from(pad) * (1 + u64::from(tail >= HASH_BLOCK - 8));
-        self.ledger.add(Event::EngineCycle, blocks * alg.cycles_per_block());
+        self.ledger
+            .add(Event::EngineCycle, blocks * alg.cycles_per_block());
 
         let out = d.ptr[slot::OUT];
         let out_len = usize::from(out.len.get());
         if pad {
             let digest = m.finish(&block[..tail]);
             let n = out_len.min(alg.digest_len());
-            mem.write(out.ptr.get().into(), &digest[..n]).map_err(|_| Stop(ccpsr::MDTE))?;
+            mem.write(out.ptr.get().into(), &digest[..n])
+                .map_err(|_| Stop(ccpsr::MDTE))?;
             self.ledger.add(Event::DmaByte, n as u64);
             self.mdeu = None;
         } else {
             let ctx = m.save();
             let n = out_len.min(MDEU_CONTEXT_SIZE);
-            mem.write(out.ptr.get().into(), &ctx[..n]).map_err(|_| Stop(ccpsr::MDTE))?;
+            mem.write(out.ptr.get().into(), &ctx[..n])
+                .map_err(|_| Stop(ccpsr::MDTE))?;
             self.ledger.add(Event::DmaByte, n as u64);
             self.mdeu = Some(m);
         }
 
         if self.cccr & cccr::CDWE != 0 {
             let done = (h | hdr::DONE).to_be_bytes();
-            mem.write(addr.into(), &done).map_err(|_| Stop(ccpsr::MDTE))?;
+            mem.write(addr.into(), &done)
+                .map_err(|_| Stop(ccpsr::MDTE))?;
         }
         if h & hdr::DONE_NOTIFY != 0 && self.cccr & cccr::CDIE != 0 {
             self.isr |= isr::CH0_DONE;

@@ -78,7 +78,7 @@ pub mod p {
     pub const OPT_SYNCDIM: u32 = bit(2);
     /// OPT: transfer-complete code (IPR bit) raised on completion.
     pub const OPT_TCC: Field = Field::new(12, 6);
-    /// OPT: raise IPR[TCC] when the set's whole transfer completes.
+    /// OPT: raise `IPR[TCC]` when the set's whole transfer completes.
     pub const OPT_TCINTEN: u32 = bit(20);
 
     pub const ACNT: Field = Field::new(0, 16);

@@ -85,8 +85,9 @@ pub mod sysconfig {
 pub const SYSSTATUS: usize = 0x88;
 pub const SYSSTATUS_RESETDONE: u32 = bit(0);
 
-/// Interrupt status (RO levels: DATA_IN = an input block is wanted, DATA_OUT = an output
-/// block is waiting). Writes are accepted and change nothing; mask with [`IRQ_ENABLE`].
+/// Interrupt status (RO levels masked by [`IRQ_ENABLE`]: DATA_IN = an input block is
+/// wanted, DATA_OUT = an output block is waiting). Writes are accepted and change nothing:
+/// a source stays set until its condition ends, so a driver masks it with IRQ_ENABLE.
 pub const IRQ_STATUS: usize = 0x8c;
 /// Interrupt enable.
 pub const IRQ_ENABLE: usize = 0x90;

@@ -16,7 +16,7 @@ pub mod cr {
     use super::*;
     /// 1 = decrypt.
     pub const ALGODIR: u32 = bit(2);
-    /// ALGOMODE[2:0]; ALGOMODE[3] is bit 19 and must be 0 for the modes modelled here.
+    /// ALGOMODE bits 2:0; ALGOMODE bit 3 is CR bit 19 and must be 0 for the modes modelled.
     pub const ALGOMODE: Field = Field::new(3, 3);
     pub const ALGOMODE3: u32 = bit(19);
     pub const MODE_AES_ECB: u32 = 0b100;

@@ -130,7 +130,9 @@ pub mod slot {
 }
 
 /// A SEC1 pointer: `{ res: be16, len1: be16, ptr: be32 }`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout,
+)]
 #[repr(C)]
 pub struct Ptr {
     pub res: U16,
@@ -153,7 +155,9 @@ impl Ptr {
 /// Linux's `struct talitos_desc` puts a software copy `hdr` in front of this and hands
 /// the channel the address of its `hdr1`, which is this struct's `hdr`; DONE is written
 /// back here. `next_desc` (SEC1 only) is followed when CCCR.NE is set and it is non-zero.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout,
+)]
 #[repr(C)]
 pub struct Desc {
     pub hdr: U32,
@@ -180,7 +184,10 @@ mod tests {
         d.ptr[slot::DATA_IN] = Ptr::new(0x1234_5678, 0x0102);
         let b = d.as_bytes();
         assert_eq!(&b[0..4], &[0x30, 0x20, 0, 0]);
-        assert_eq!(&b[4 + 8 * 3..4 + 8 * 4], &[0, 0, 1, 2, 0x12, 0x34, 0x56, 0x78]);
+        assert_eq!(
+            &b[4 + 8 * 3..4 + 8 * 4],
+            &[0, 0, 1, 2, 0x12, 0x34, 0x56, 0x78]
+        );
         let back = Desc::read_from_bytes(b).unwrap();
         assert_eq!(back, d);
     }

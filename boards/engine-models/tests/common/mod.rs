@@ -22,6 +22,15 @@ pub enum Mode {
     Ctr,
 }
 
+/// What a cipher request asks of the engine.
+#[derive(Clone, Copy, Debug)]
+pub struct Job<'a> {
+    pub key: &'a [u8],
+    pub iv: Option<&'a [u8]>,
+    pub mode: Mode,
+    pub encrypt: bool,
+}
+
 /// A bump allocator over one DMA window: hands out physical ranges.
 pub struct Arena {
     pub base: u64,
@@ -31,7 +40,11 @@ pub struct Arena {
 
 impl Arena {
     pub fn new(base: u64, len: usize) -> Self {
-        Self { base, len, next: base }
+        Self {
+            base,
+            len,
+            next: base,
+        }
     }
 
     /// `len` bytes aligned to `align`.
@@ -59,7 +72,11 @@ pub fn get(mem: &PhysMap, addr: u32, len: usize) -> Vec<u8> {
 
 /// Ungates (or gates) clock `gate`, as the power manager does.
 pub fn set_clock(gates: &GateBlock, ledger: &Ledger, gate: usize, on: bool) {
-    let mode = if on { MODULEMODE_ENABLE } else { MODULEMODE_DISABLED };
+    let mode = if on {
+        MODULEMODE_ENABLE
+    } else {
+        MODULEMODE_DISABLED
+    };
     ClockController::new(gates, ledger)
         .write32(clkctrl::clkctrl(gate), MODULEMODE.val(mode))
         .unwrap();

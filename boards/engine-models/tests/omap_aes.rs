@@ -1,0 +1,316 @@
+//! OMAP AES model: known answers through PIO, direct-SG DMA and the bounce path; messages
+//! split at every block boundary; the hardware's answers to bad programming.
+
+mod common;
+
+use boards::am335x::{AES0, DDR, EDMA};
+use common::omap::{self, AES_IRQ, DmaError};
+use common::vectors::{FIPS197, SP800_38A, SP800_38A_PT};
+use common::{Arena, Job, Mode, get, hex, set_clock};
+use cost_ledger::{Event, Ledger};
+use engine_models::am335x::am335x;
+use engine_models::phys::PhysMap;
+use engine_models::power::GateBlock;
+use mmio::omap_aes::{self as r, ctrl};
+use mmio::{BusFault, RegisterBus};
+
+const RAM: usize = 64 << 10;
+
+struct Rig {
+    gates: GateBlock,
+    ledger: Ledger,
+}
+
+impl Rig {
+    fn new() -> Self {
+        let rig = Self {
+            gates: GateBlock::new(),
+            ledger: Ledger::new(),
+        };
+        set_clock(&rig.gates, &rig.ledger, AES0.gate.unwrap(), true);
+        set_clock(&rig.gates, &rig.ledger, EDMA.gate.unwrap(), true);
+        rig
+    }
+}
+
+/// Runs `input` through DMA split into SG segments at `cuts` (byte offsets).
+fn dma_split(
+    rig: &Rig,
+    key: &[u8],
+    iv: Option<&[u8]>,
+    mode: Mode,
+    encrypt: bool,
+    input: &[u8],
+    cuts: &[usize],
+) -> Vec<u8> {
+    let mut ram = vec![0u8; RAM];
+    let mem = PhysMap::new();
+    mem.add(DDR.phys, &mut ram);
+    let soc = am335x(&mem, &rig.gates, &rig.ledger);
+    let mut arena = Arena::new(DDR.phys, RAM);
+    let mut bounds = vec![0];
+    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < input.len()));
+    bounds.push(input.len());
+    let (mut src, mut dst) = (Vec::new(), Vec::new());
+    for w in bounds.windows(2) {
+        let piece = &input[w[0]..w[1]];
+        // Separate allocations with gaps: the segments are not contiguous.
+        src.push((arena.put(&mem, piece, 64), piece.len() as u32));
+        dst.push((arena.alloc(piece.len(), 64), piece.len() as u32));
+    }
+    omap::dma(
+        &soc,
+        &rig.ledger,
+        &Job {
+            key,
+            iv,
+            mode,
+            encrypt,
+        },
+        &src,
+        &dst,
+    )
+    .unwrap();
+    dst.iter()
+        .flat_map(|&(a, l)| get(&mem, a, l as usize))
+        .collect()
+}
+
+fn pio(
+    rig: &Rig,
+    key: &[u8],
+    iv: Option<&[u8]>,
+    mode: Mode,
+    encrypt: bool,
+    input: &[u8],
+) -> Vec<u8> {
+    let mem = PhysMap::new();
+    let soc = am335x(&mem, &rig.gates, &rig.ledger);
+    omap::pio(&soc, &rig.ledger, key, iv, mode, encrypt, input).expect("PIO stalled")
+}
+
+#[test]
+fn fips197_appendix_c_pio_and_dma() {
+    let rig = Rig::new();
+    for (key, pt, ct) in FIPS197 {
+        let (key, pt, ct) = (hex(key), hex(pt), hex(ct));
+        assert_eq!(pio(&rig, &key, None, Mode::Ecb, true, &pt), ct);
+        assert_eq!(pio(&rig, &key, None, Mode::Ecb, false, &ct), pt);
+        assert_eq!(dma_split(&rig, &key, None, Mode::Ecb, true, &pt, &[]), ct);
+        assert_eq!(dma_split(&rig, &key, None, Mode::Ecb, false, &ct, &[]), pt);
+    }
+}
+
+#[test]
+fn sp800_38a_every_mode_and_key_size_pio_and_dma() {
+    let rig = Rig::new();
+    let pt = hex(SP800_38A_PT);
+    for v in &SP800_38A {
+        let (key, ct) = (hex(v.key), hex(v.ct));
+        let iv = v.iv.map(hex);
+        let iv = iv.as_deref();
+        assert_eq!(pio(&rig, &key, iv, v.mode, true, &pt), ct, "{} PIO", v.name);
+        assert_eq!(
+            pio(&rig, &key, iv, v.mode, false, &ct),
+            pt,
+            "{} PIO dec",
+            v.name
+        );
+        assert_eq!(
+            dma_split(&rig, &key, iv, v.mode, true, &pt, &[]),
+            ct,
+            "{} DMA",
+            v.name
+        );
+        assert_eq!(
+            dma_split(&rig, &key, iv, v.mode, false, &ct, &[]),
+            pt,
+            "{} DMA dec",
+            v.name
+        );
+    }
+}
+
+#[test]
+fn split_at_every_block_boundary() {
+    let rig = Rig::new();
+    let pt = hex(SP800_38A_PT);
+    for v in &SP800_38A {
+        let (key, ct) = (hex(v.key), hex(v.ct));
+        let iv = v.iv.map(hex);
+        for cut in (0..=pt.len()).step_by(16) {
+            // DMA: one request, two SG segments.
+            let out = dma_split(&rig, &key, iv.as_deref(), v.mode, true, &pt, &[cut]);
+            assert_eq!(out, ct, "{} DMA cut {cut}", v.name);
+            // PIO: two requests, the second continuing from the IV registers.
+            let mem = PhysMap::new();
+            let soc = am335x(&mem, &rig.gates, &rig.ledger);
+            let mut out = omap::pio(
+                &soc,
+                &rig.ledger,
+                &key,
+                iv.as_deref(),
+                v.mode,
+                true,
+                &pt[..cut],
+            )
+            .unwrap();
+            let next_iv = if cut == 0 {
+                iv.clone()
+            } else {
+                iv.as_ref().map(|_| omap::read_iv(&soc).to_vec())
+            };
+            out.extend(
+                omap::pio(
+                    &soc,
+                    &rig.ledger,
+                    &key,
+                    next_iv.as_deref(),
+                    v.mode,
+                    true,
+                    &pt[cut..],
+                )
+                .unwrap(),
+            );
+            assert_eq!(out, ct, "{} PIO cut {cut}", v.name);
+        }
+    }
+}
+
+#[test]
+fn every_block_its_own_segment_and_the_bounce_path_agree() {
+    let rig = Rig::new();
+    let v = &SP800_38A[4];
+    let (key, pt, ct, iv) = (hex(v.key), hex(SP800_38A_PT), hex(v.ct), hex(v.iv.unwrap()));
+    assert_eq!(
+        dma_split(&rig, &key, Some(&iv), v.mode, true, &pt, &[16, 32, 48]),
+        ct
+    );
+    let mut ram = vec![0u8; RAM];
+    let mem = PhysMap::new();
+    mem.add(DDR.phys, &mut ram);
+    let soc = am335x(&mem, &rig.gates, &rig.ledger);
+    let mut arena = Arena::new(DDR.phys, RAM);
+    let src = arena.put(&mem, &pt, 64);
+    let dst = arena.alloc(64, 64);
+    let bounce = (arena.alloc(64, 64), arena.alloc(64, 64));
+    let before = rig.ledger.get(Event::CpuCopyByte);
+    omap::dma_bounce(
+        &soc,
+        &mem,
+        &rig.ledger,
+        &Job {
+            key: &key,
+            iv: Some(&iv),
+            mode: v.mode,
+            encrypt: true,
+        },
+        bounce,
+        &[(src, 64)],
+        &[(dst, 64)],
+    )
+    .unwrap();
+    assert_eq!(get(&mem, dst, 64), ct);
+    assert_eq!(rig.ledger.get(Event::CpuCopyByte) - before, 128);
+}
+
+#[test]
+fn pio_takes_two_interrupts_per_block_and_dma_one_per_request() {
+    let rig = Rig::new();
+    let key = hex(common::vectors::KEY128);
+    let data = vec![7u8; 256];
+    let before = rig.ledger.snapshot();
+    pio(&rig, &key, None, Mode::Ecb, true, &data);
+    let d = rig.ledger.snapshot().since(&before);
+    assert_eq!(d.get(Event::Interrupt), 32);
+    assert_eq!(d.get(Event::PioWord), 128);
+    let before = rig.ledger.snapshot();
+    dma_split(&rig, &key, None, Mode::Ecb, true, &data, &[]);
+    let d = rig.ledger.snapshot().since(&before);
+    assert_eq!(d.get(Event::Interrupt), 1);
+    assert_eq!(d.get(Event::DmaByte), 512);
+    assert_eq!(d.get(Event::DmaStart), 2);
+    assert_eq!(d.get(Event::PioWord), 0);
+    assert_eq!(d.get(Event::CpuCopyByte), 0);
+}
+
+#[test]
+fn reserved_key_size_leaves_the_engine_stopped() {
+    let rig = Rig::new();
+    let mem = PhysMap::new();
+    let soc = am335x(&mem, &rig.gates, &rig.ledger);
+    let mut aes = soc.aes();
+    aes.write32(r::CTRL, ctrl::KEY_SIZE.val(0) | ctrl::DIRECTION)
+        .unwrap();
+    assert_eq!(aes.read32(r::CTRL).unwrap() & ctrl::INPUT_READY, 0);
+    aes.write32(
+        r::IRQ_ENABLE,
+        mmio::omap_aes::irq::DATA_IN | mmio::omap_aes::irq::DATA_OUT,
+    )
+    .unwrap();
+    for i in 0..4 {
+        aes.write32(r::data(i), 0x1234_5678).unwrap();
+    }
+    assert!(!soc.irq_pending(AES_IRQ));
+    assert_eq!(aes.read32(r::CTRL).unwrap() & ctrl::OUTPUT_READY, 0);
+    // The test driver sees a stall, which a real driver's timeout turns into an error.
+    let bad_key = [0u8; 20];
+    assert_eq!(
+        omap::pio(&soc, &rig.ledger, &bad_key, None, Mode::Ecb, true, &[0; 16]),
+        None
+    );
+}
+
+#[test]
+fn dma_to_an_unreachable_address_is_a_bus_error() {
+    let rig = Rig::new();
+    let mut ram = vec![0u8; RAM];
+    let mem = PhysMap::new();
+    mem.add(DDR.phys, &mut ram);
+    let soc = am335x(&mem, &rig.gates, &rig.ledger);
+    let key = hex(common::vectors::KEY128);
+    let src = DDR.phys as u32;
+    // Outside every window: past the mapped 64 KiB of DDR.
+    let bad = DDR.phys as u32 + RAM as u32 + 0x1000;
+    let got = omap::dma(
+        &soc,
+        &rig.ledger,
+        &Job {
+            key: &key,
+            iv: None,
+            mode: Mode::Ecb,
+            encrypt: true,
+        },
+        &[(src, 64)],
+        &[(bad, 64)],
+    );
+    assert_eq!(got, Err(DmaError::Bus(bad)));
+    let bad_src = omap::dma(
+        &soc,
+        &rig.ledger,
+        &Job {
+            key: &key,
+            iv: None,
+            mode: Mode::Ecb,
+            encrypt: true,
+        },
+        &[(0x1000, 32)],
+        &[(src, 32)],
+    );
+    assert_eq!(bad_src, Err(DmaError::Bus(0x1000)));
+}
+
+#[test]
+fn a_gated_engine_faults_the_toucher() {
+    let rig = Rig::new();
+    let mem = PhysMap::new();
+    let soc = am335x(&mem, &rig.gates, &rig.ledger);
+    set_clock(&rig.gates, &rig.ledger, AES0.gate.unwrap(), false);
+    assert_eq!(soc.aes().read32(r::REV), Err(BusFault::Gated));
+    assert_eq!(soc.aes().write32(r::CTRL, 0), Err(BusFault::Gated));
+    // The DMA controller has its own clock and still answers.
+    assert!(soc.edma().read32(mmio::edma::IPR).is_ok());
+    set_clock(&rig.gates, &rig.ledger, AES0.gate.unwrap(), true);
+    assert!(soc.aes().read32(r::REV).is_ok());
+    assert_eq!(rig.ledger.get(Event::PowerOff), 1);
+}
