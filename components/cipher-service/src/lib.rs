@@ -18,6 +18,14 @@
 mod segments;
 mod sessions;
 
+/// A client's data region as the driver sees it: its bytes, and where DMA finds them.
+pub struct ClientData<'a> {
+    pub bytes: &'a mut [u8],
+    /// Physical (bus) address of `bytes[0]`, if the region is DMA-reachable; a driver
+    /// without it must use its CPU path.
+    pub phys: Option<u64>,
+}
+
 pub use segments::{Segments, validate};
 pub use sessions::{MAX_SESSIONS, Session, Sessions};
 
@@ -38,7 +46,7 @@ pub trait CipherEngine {
         session: &mut Session,
         op: CipherOp,
         segs: &Segments,
-        data: &mut [u8],
+        data: &mut ClientData<'_>,
     ) -> Result<Path, CipherError>;
 }
 
@@ -50,7 +58,7 @@ pub fn serve<E: CipherEngine>(
     caller: Caller,
     requests: &mut Consumer<'_, Request>,
     responses: &mut Producer<'_, Response>,
-    data: &mut [u8],
+    data: &mut ClientData<'_>,
 ) -> Result<usize, QueueError> {
     let room = responses.free()? as usize;
     let mut answered = 0;
@@ -74,7 +82,7 @@ pub fn handle<E: CipherEngine>(
     sessions: &mut Sessions,
     caller: Caller,
     request: &Request,
-    data: &mut [u8],
+    data: &mut ClientData<'_>,
 ) -> Response {
     let mut response = Response {
         id: request.id,
@@ -86,7 +94,7 @@ pub fn handle<E: CipherEngine>(
     let result = (|| -> Result<(Path, u32), CipherError> {
         let op = request.op.get().map_err(|_| CipherError::BadRequest)?;
         let session = sessions.get_mut(caller, request.session)?;
-        let segs = validate(request, data.len(), session.mode)?;
+        let segs = validate(request, data.bytes.len(), session.mode)?;
         let path = engine.crypt(session, op, &segs, data)?;
         Ok((path, segs.total()))
     })();

@@ -18,7 +18,7 @@ use cipher::{
     BlockCipher, BlockDecrypt, BlockDecryptMut, BlockEncrypt, BlockEncryptMut, IvState, KeyInit,
     KeyIvInit, StreamCipher,
 };
-use cipher_service::{CipherEngine, Segments, Session};
+use cipher_service::{CipherEngine, ClientData, Segments, Session};
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
 
 /// The CPU engine. Stateless between requests: the session carries key and IV.
@@ -41,8 +41,9 @@ impl CipherEngine for CpuEngine {
         session: &mut Session,
         op: CipherOp,
         segs: &Segments,
-        data: &mut [u8],
+        data: &mut ClientData<'_>,
     ) -> Result<Path, CipherError> {
+        let data = &mut *data.bytes;
         match session.key_len {
             16 => run::<Aes128>(session, op, segs, data),
             24 => run::<Aes192>(session, op, segs, data),

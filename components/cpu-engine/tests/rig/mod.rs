@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use cipher_service::{Session, Sessions, serve};
+use cipher_service::{ClientData, Session, Sessions, serve};
 use cpu_engine::CpuEngine;
 use pd_idl::cipher::{self, CipherError, CipherOp, Mode, Path, Request, Response, Segment};
 use pd_idl::wire::Caller;
@@ -101,13 +101,17 @@ impl Rig {
         let mut out =
             Producer::<Response>::attach(region(&mut self.resps), cipher::RESPONSE_QUEUE_CAPACITY)
                 .unwrap();
+        let mut data = ClientData {
+            bytes: &mut self.data,
+            phys: None,
+        };
         serve(
             &mut self.engine,
             &mut self.sessions,
             caller,
             &mut rx,
             &mut out,
-            &mut self.data,
+            &mut data,
         )
         .unwrap();
         let mut back =
