@@ -8,7 +8,7 @@
 CARGO      ?= cargo
 NOSTD      := aarch64-unknown-none
 # Crates that must stay no_std: they run inside seL4 protection domains.
-NOSTD_PKGS := -p shm-queue -p pd-idl -p mmio -p cost-ledger -p boards -p engine-models -p power-manager -p cipher-service -p cpu-engine
+NOSTD_PKGS := -p shm-queue -p pd-idl -p mmio -p cost-ledger -p boards -p engine-models -p power-manager -p cipher-service -p cpu-engine -p vboot
 BENCH_DIR  := target/bench
 
 .PHONY: setup run test bench pds lint check-systems

@@ -1,0 +1,201 @@
+//! The signer and the host-side verifier: a good image verifies; a flipped bit, a
+//! truncated image, a wrong key, a corrupted manifest and a rollback each fail with their
+//! own reason.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tool(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vboot-sign"))
+        .args(args)
+        .output()
+        .expect("run vboot-sign")
+}
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Self {
+        let d = std::env::temp_dir().join(format!("vboot-sign-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        Dir(d)
+    }
+    fn path(&self, f: &str) -> String {
+        self.0.join(f).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn keygen(d: &Dir, name: &str) -> (String, String) {
+    let (s, p) = (
+        d.path(&format!("{name}.key")),
+        d.path(&format!("{name}.pub")),
+    );
+    assert!(
+        tool(&["keygen", "--secret", &s, "--public", &p])
+            .status
+            .success()
+    );
+    (s, p)
+}
+
+fn verify(public: &str, floor: u32, image: &str, manifest: &str) -> Result<String, String> {
+    let out = tool(&[
+        "verify",
+        "--public",
+        public,
+        "--floor",
+        &floor.to_string(),
+        "--image",
+        image,
+        "--manifest",
+        manifest,
+    ]);
+    let text = String::from_utf8_lossy(if out.status.success() {
+        &out.stdout
+    } else {
+        &out.stderr
+    })
+    .into_owned();
+    if out.status.success() {
+        Ok(text)
+    } else {
+        Err(text)
+    }
+}
+
+fn setup(d: &Dir) -> (String, String, String, String) {
+    let (secret, public) = keygen(d, "k");
+    let image = d.path("image.bin");
+    let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7 + i / 13) as u8).collect();
+    std::fs::write(&image, &data).unwrap();
+    let manifest = d.path("image.manifest");
+    let out = tool(&[
+        "sign",
+        "--secret",
+        &secret,
+        "--name",
+        "kernel",
+        "--version",
+        "5",
+        "--image",
+        &image,
+        "--manifest",
+        &manifest,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (secret, public, image, manifest)
+}
+
+#[test]
+fn a_good_image_verifies() {
+    let d = Dir::new("good");
+    let (_, public, image, manifest) = setup(&d);
+    let ok = verify(&public, 5, &image, &manifest).unwrap();
+    assert!(
+        ok.contains("verified (kernel, version 5, 10000 bytes)"),
+        "{ok}"
+    );
+    assert_eq!(
+        std::fs::metadata(&manifest).unwrap().len() as usize,
+        vboot::MANIFEST_LEN
+    );
+}
+
+#[test]
+fn each_failure_has_its_reason() {
+    let d = Dir::new("bad");
+    let (_, public, image, manifest) = setup(&d);
+    let data = std::fs::read(&image).unwrap();
+
+    let mut flipped = data.clone();
+    flipped[4321] ^= 0x10;
+    std::fs::write(d.path("flipped.bin"), &flipped).unwrap();
+    assert!(
+        verify(&public, 0, &d.path("flipped.bin"), &manifest)
+            .unwrap_err()
+            .contains("digest mismatch")
+    );
+
+    std::fs::write(d.path("short.bin"), &data[..9999]).unwrap();
+    let e = verify(&public, 0, &d.path("short.bin"), &manifest).unwrap_err();
+    assert!(
+        e.contains("truncated image: 9999 bytes, manifest says 10000"),
+        "{e}"
+    );
+
+    let (_, other) = keygen(&d, "other");
+    assert!(
+        verify(&other, 0, &image, &manifest)
+            .unwrap_err()
+            .contains("bad signature")
+    );
+
+    let mut m = std::fs::read(&manifest).unwrap();
+    m[50] ^= 1; // inside the signed body (the digest): decodes, but the signature fails
+    std::fs::write(d.path("tampered.manifest"), &m).unwrap();
+    assert!(
+        verify(&public, 0, &image, &d.path("tampered.manifest"))
+            .unwrap_err()
+            .contains("bad signature")
+    );
+    m.truncate(m.len() - 1);
+    std::fs::write(d.path("short.manifest"), &m).unwrap();
+    assert!(
+        verify(&public, 0, &image, &d.path("short.manifest"))
+            .unwrap_err()
+            .contains("corrupt manifest")
+    );
+    let mut m = std::fs::read(&manifest).unwrap();
+    m[0] = b'X'; // magic
+    std::fs::write(d.path("magic.manifest"), &m).unwrap();
+    assert!(
+        verify(&public, 0, &image, &d.path("magic.manifest"))
+            .unwrap_err()
+            .contains("corrupt manifest")
+    );
+
+    let e = verify(&public, 6, &image, &manifest).unwrap_err();
+    assert!(
+        e.contains("rollback: version 5 is below the floor 6"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_keys_and_names_are_refused() {
+    let d = Dir::new("keys");
+    let (_, _, image, manifest) = setup(&d);
+    std::fs::write(d.path("junk.pub"), "not hex at all").unwrap();
+    assert!(
+        verify(&d.path("junk.pub"), 0, &image, &manifest)
+            .unwrap_err()
+            .contains("not a key")
+    );
+    let (secret, _) = keygen(&d, "n");
+    let long = "x".repeat(33);
+    let out = tool(&[
+        "sign",
+        "--secret",
+        &secret,
+        "--name",
+        &long,
+        "--version",
+        "1",
+        "--image",
+        &image,
+        "--manifest",
+        &d.path("m"),
+    ]);
+    assert!(!out.status.success());
+    assert!(!Path::new(&d.path("m")).exists());
+}
