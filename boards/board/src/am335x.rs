@@ -66,8 +66,13 @@ pub const DDR: Region = Region {
 /// interrupts; its DMA driver makes ~36 writes, 3 reads, 2 channel starts and 1
 /// interrupt, and moves every byte twice.
 ///
-/// Known misfit: the seed's DMA figure is flat (~230 us) up to 64 B; this linear model
-/// overstates it there by 12-16%, which moves the PIO/DMA crossover by under one block.
+/// The seed's DMA figure is flat (~230 us) up to 64 B and ~32 us higher from 256 B on
+/// (COSTS.md's piecewise fit). The event that explains the step: EDMA submits one
+/// transfer request per 16-byte block, and its transfer controller holds 4 in flight
+/// (`mmio::edma::DST_REG_DEPTH`), so a transfer of up to 4 blocks is absorbed at once and
+/// completes while the requester is still in the submit path, while a longer one runs
+/// paced by the engine and the requester sleeps and is woken by the completion. The
+/// model counts `DmaPipelineFull` once per channel whose transfer passes 4 requests.
 pub const COSTS: CostTable = CostTable {
     // Nominal L4 peripheral read round trip (not resolved by the seeds).
     reg_read_ps: 200 * PS_PER_NS,
@@ -75,16 +80,20 @@ pub const COSTS: CostTable = CostTable {
     reg_write_ps: 80 * PS_PER_NS,
     // Nominal data-port word, the mean of a posted write and a read.
     pio_word_ps: 140 * PS_PER_NS,
-    // Seed 001: DMA fixed 262.3 us minus request, register and interrupt costs (~37 us),
-    // halved over the two channels. This is Linux's per-transfer dmaengine work (SG
+    // Seed 001: DMA fixed 229.9 us (the <= 64 B level) minus request, register and
+    // interrupt costs (~37 us), halved over the two channels. This is Linux's per-transfer dmaengine work (SG
     // mapping, cache maintenance, EDMA descriptor prep, completion tasklet), which the
     // seed cannot separate from the hardware start itself.
-    dma_start_ps: 112_500 * PS_PER_NS,
+    dma_start_ps: 96_300 * PS_PER_NS,
     // Nominal: a PaRAM link reload inside the controller.
     dma_descriptor_ps: 50 * PS_PER_NS,
     // Seed 001: DMA slope 35.5 ns/B = 2 DMA bytes + engine time (12 cycles per 16 B at
     // 10 ns = 7.5 ns/B), so 14.0 ns per byte moved.
     dma_byte_ps: 14_000,
+    // Seed 001: the step from the <= 64 B level (229.9 us) to the >= 256 B line's
+    // intercept (262.3 us), 32.4 us: a sleep and wake-up of the requester (the 2013
+    // kernel's completion, scheduler and done tasklet), halved over the two channels.
+    dma_pipeline_full_ps: 16_200 * PS_PER_NS,
     // Seed 001: PIO 25.06 us per block = 2 interrupts + 2.12 us of register, PIO and
     // engine time (2 reads, 6 writes, 8 words, 12 cycles): 11.47 us per interrupt (ISR
     // entry, handler, exit on the 2013 kernel).

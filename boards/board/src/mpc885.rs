@@ -54,6 +54,8 @@ pub const COSTS: CostTable = CostTable {
     // Seed 003: chained 3 s = per-update costs (~0.5 s) + n (MDEU + bus); the bus share
     // after the MDEU's 18.9 ns/B.
     dma_byte_ps: 8_800,
+    // SEC1 is not an EDMA: no transfer-controller pipeline.
+    dma_pipeline_full_ps: 0,
     // Nominal PowerPC 8xx interrupt entry, handler and done tasklet.
     interrupt_ps: 5_000 * PS_PER_NS,
     power_on_ps: 37_000 * PS_PER_NS,

@@ -75,6 +75,8 @@ pub const COSTS: CostTable = CostTable {
     // Seed 002: DMA slope 19.6 ns/B = 2 bytes moved + engine (16 cycles per 16 B at
     // 7.5 ns = 7.5 ns/B): 6.05 ns per byte moved.
     dma_byte_ps: 6_050,
+    // Seed 002 shows no step in its DMA line from 64 B up (0.7% fit): nothing extra.
+    dma_pipeline_full_ps: 0,
     // Seed 002: 6.53 us per block minus 8 FIFO words, one MISR read, one IMSCR write and
     // 16 engine cycles (1.13 us): 5.40 us per interrupt (threaded IRQ).
     interrupt_ps: 5_400 * PS_PER_NS,

@@ -38,6 +38,13 @@ pub enum Event {
     DmaDescriptor,
     /// A byte moved by a DMA master, counted once per direction.
     DmaByte,
+    /// A DMA channel's transfer outgrew the transfer controller's pipeline: it submitted
+    /// more transfer requests than the controller has destination register sets, so the
+    /// rest wait on the peripheral instead of being absorbed at once. Counted once per
+    /// channel start. What it costs is the requester's: its completion no longer arrives
+    /// while it is still submitting, so it sleeps and is woken (seed 001's step above
+    /// 64 B on am335x).
+    DmaPipelineFull,
     /// An interrupt line asserted (counted on the rising edge).
     Interrupt,
     /// An engine's clock ungated (pays the resume latency).
@@ -58,7 +65,7 @@ pub enum Event {
 
 impl Event {
     /// Number of event kinds; the length of every counter array.
-    pub const COUNT: usize = 14;
+    pub const COUNT: usize = 15;
     /// Every event, in counter order.
     pub const ALL: [Event; Event::COUNT] = [
         Event::RegRead,
@@ -67,6 +74,7 @@ impl Event {
         Event::DmaStart,
         Event::DmaDescriptor,
         Event::DmaByte,
+        Event::DmaPipelineFull,
         Event::Interrupt,
         Event::PowerOn,
         Event::PowerOff,

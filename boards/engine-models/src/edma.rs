@@ -33,6 +33,8 @@ pub struct Edma<'a> {
     errstat: u32,
     errdet: u32,
     erraddr: u32,
+    /// Transfer requests each channel has submitted since it was started.
+    trs: [u32; r::CHANNELS],
 }
 
 /// A null parameter set: no counts, link to nothing.
@@ -53,6 +55,7 @@ impl<'a> Edma<'a> {
             errstat: 0,
             errdet: 0,
             erraddr: 0,
+            trs: [0; r::CHANNELS],
         }
     }
 
@@ -85,6 +88,13 @@ impl<'a> Edma<'a> {
         if acnt == 0 || bcnt == 0 || ccnt == 0 {
             self.emr |= bit;
             return false;
+        }
+        // Each synchronisation event is one transfer request (TR) to the transfer
+        // controller; the first one beyond its destination register sets means the
+        // channel's transfer no longer fits the pipeline.
+        self.trs[ch] += 1;
+        if self.trs[ch] == r::DST_REG_DEPTH + 1 {
+            self.ledger.add(Event::DmaPipelineFull, 1);
         }
         match self.transfer(ch, space) {
             Ok(()) => true,
@@ -216,6 +226,11 @@ impl RegisterBus for Edma<'_> {
                 let newly = value & !self.eer;
                 self.ledger
                     .add(Event::DmaStart, u64::from(newly.count_ones()));
+                for (ch, trs) in self.trs.iter_mut().enumerate() {
+                    if newly & (1 << ch) != 0 {
+                        *trs = 0;
+                    }
+                }
                 self.eer |= value;
             }
             r::EECR => self.eer &= !value,

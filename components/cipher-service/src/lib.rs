@@ -26,7 +26,7 @@ pub struct ClientData<'a> {
     pub phys: Option<u64>,
 }
 
-pub use segments::{Segments, validate};
+pub use segments::{BLOCK, Segments, validate};
 pub use sessions::{MAX_SESSIONS, Session, Sessions};
 
 use pd_idl::cipher::{CipherError, CipherErrorRaw, CipherOp, Path, Request, Response};

@@ -1,7 +1,8 @@
-//! The session table: fixed size, each session owned by the client that opened it.
+//! The Cipher session table: `session-table` holding each session's engine context.
 
 use pd_idl::cipher::{CipherError, Mode, Path};
 use pd_idl::wire::Caller;
+use session_table::Table;
 
 /// Sessions one driver holds at once, across all its clients.
 pub const MAX_SESSIONS: usize = 16;
@@ -25,21 +26,11 @@ impl Session {
     }
 }
 
-/// Session ids carry a generation in their upper bits, so a closed session's id is not
-/// silently reused for someone else's session.
-#[derive(Debug)]
+/// Sessions by id; ids carry a generation and answer only their owner (see
+/// `session-table`).
+#[derive(Debug, Default)]
 pub struct Sessions {
-    slots: [Option<Session>; MAX_SESSIONS],
-    generation: [u16; MAX_SESSIONS],
-}
-
-impl Default for Sessions {
-    fn default() -> Self {
-        Sessions {
-            slots: [None; MAX_SESSIONS],
-            generation: [0; MAX_SESSIONS],
-        }
-    }
+    table: Table<Session, MAX_SESSIONS>,
 }
 
 impl Sessions {
@@ -53,50 +44,30 @@ impl Sessions {
             return Err(CipherError::BadKeySize);
         }
         supported(&session)?;
-        let i = self
-            .slots
-            .iter()
-            .position(Option::is_none)
-            .ok_or(CipherError::TooManySessions)?;
-        self.slots[i] = Some(session);
-        Ok(u32::from(self.generation[i]) << 16 | i as u32)
+        self.table
+            .open(session.owner, CipherError::TooManySessions, |_| Ok(session))
     }
 
     pub fn get_mut(&mut self, owner: Caller, id: u32) -> Result<&mut Session, CipherError> {
-        let i = self.index(owner, id)?;
-        self.slots[i].as_mut().ok_or(CipherError::UnknownSession)
+        self.table
+            .get_mut(owner, id)
+            .map(|(_, s)| s)
+            .map_err(|_| CipherError::UnknownSession)
     }
 
     pub fn close(&mut self, owner: Caller, id: u32) -> Result<(), CipherError> {
-        let i = self.index(owner, id)?;
-        self.slots[i] = None;
-        self.generation[i] = self.generation[i].wrapping_add(1);
-        Ok(())
+        self.table
+            .close(owner, id)
+            .map(|_| ())
+            .map_err(|_| CipherError::UnknownSession)
     }
 
     /// Closes every session of `owner` (a client that died or was cut off).
     pub fn close_all(&mut self, owner: Caller) -> usize {
-        let mut n = 0;
-        for i in 0..MAX_SESSIONS {
-            if self.slots[i].is_some_and(|s| s.owner == owner) {
-                self.slots[i] = None;
-                self.generation[i] = self.generation[i].wrapping_add(1);
-                n += 1;
-            }
-        }
-        n
+        self.table.close_all(owner)
     }
 
     pub fn open_count(&self) -> usize {
-        self.slots.iter().flatten().count()
-    }
-
-    fn index(&self, owner: Caller, id: u32) -> Result<usize, CipherError> {
-        let i = (id & 0xFFFF) as usize;
-        let generation = (id >> 16) as u16;
-        match self.slots.get(i) {
-            Some(Some(s)) if s.owner == owner && self.generation[i] == generation => Ok(i),
-            _ => Err(CipherError::UnknownSession),
-        }
+        self.table.open_count()
     }
 }

@@ -9,8 +9,12 @@
 //!
 //! Assumes segments were validated by `cipher-service` (inside the region; a whole number
 //! of blocks in total for ECB and CBC). `no_std`, no heap.
+//!
+//! The Digest side is module [`hash`] ([`hash::CpuDigest`]).
 #![no_std]
 #![forbid(unsafe_code)]
+
+pub mod hash;
 
 use aes::{Aes128, Aes192, Aes256};
 use cipher::generic_array::GenericArray;

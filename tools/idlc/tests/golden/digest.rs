@@ -216,10 +216,11 @@ pub enum DigestError {
     EngineFault = 8,
     NoPower = 9,
     ServerRestarted = 10,
+    SessionFinished = 11,
 }
 impl DigestError {
     /// Every variant, in declaration order.
-    pub const ALL: [DigestError; 10] = [
+    pub const ALL: [DigestError; 11] = [
         DigestError::UnknownSession,
         DigestError::UnsupportedAlgorithm,
         DigestError::UnsupportedPath,
@@ -230,6 +231,7 @@ impl DigestError {
         DigestError::EngineFault,
         DigestError::NoPower,
         DigestError::ServerRestarted,
+        DigestError::SessionFinished,
     ];
     /// The variant with this value, if any.
     pub const fn from_value(value: u16) -> Option<Self> {
@@ -244,6 +246,7 @@ impl DigestError {
             8 => Some(DigestError::EngineFault),
             9 => Some(DigestError::NoPower),
             10 => Some(DigestError::ServerRestarted),
+            11 => Some(DigestError::SessionFinished),
             _ => None,
         }
     }

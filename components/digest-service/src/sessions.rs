@@ -1,0 +1,94 @@
+//! Digest sessions: the service's part of each (algorithm, path, progress), the engine's
+//! part (`C`: buffered bytes, saved hash context), in a [`session_table::Table`].
+
+use crate::DigestEngine;
+use pd_idl::digest::{Algorithm, DigestError, HashPath};
+use pd_idl::wire::Caller;
+use session_table::Table;
+
+/// Sessions one driver holds at once, across all its clients.
+pub const MAX_SESSIONS: usize = 16;
+
+/// Where a session is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// Takes updates and a final.
+    Open,
+    /// Its final was answered: the digest was handed out; further requests are
+    /// `SessionFinished`.
+    Finished,
+    /// The engine failed in the middle of one of its requests, so its hash state is
+    /// unknown; further requests are `EngineFault`.
+    Failed,
+}
+
+/// One open session.
+#[derive(Clone, Debug)]
+pub struct Session<C> {
+    pub algorithm: Algorithm,
+    pub path: HashPath,
+    /// Bytes hashed so far (every accepted update and final).
+    pub bytes: u64,
+    pub state: State,
+    /// What the engine keeps for this session between requests.
+    pub engine: C,
+}
+
+/// The session table of one driver.
+#[derive(Debug)]
+pub struct Sessions<C> {
+    table: Table<Session<C>, MAX_SESSIONS>,
+}
+
+impl<C> Default for Sessions<C> {
+    fn default() -> Self {
+        Sessions {
+            table: Table::new(),
+        }
+    }
+}
+
+impl<C> Sessions<C> {
+    /// Opens a session after the engine has accepted the algorithm and path.
+    pub fn open<E: DigestEngine<Context = C>>(
+        &mut self,
+        owner: Caller,
+        algorithm: Algorithm,
+        path: HashPath,
+        engine: &mut E,
+    ) -> Result<u32, DigestError> {
+        self.table
+            .open(owner, DigestError::TooManySessions, |slot| {
+                Ok(Session {
+                    algorithm,
+                    path,
+                    bytes: 0,
+                    state: State::Open,
+                    engine: engine.open(slot, algorithm, path)?,
+                })
+            })
+    }
+
+    pub fn get_mut(&mut self, owner: Caller, id: u32) -> Result<&mut Session<C>, DigestError> {
+        match self.table.get_mut(owner, id) {
+            Ok((_, s)) => Ok(s),
+            Err(_) => Err(DigestError::UnknownSession),
+        }
+    }
+
+    pub fn close(&mut self, owner: Caller, id: u32) -> Result<(), DigestError> {
+        self.table
+            .close(owner, id)
+            .map(drop)
+            .map_err(|_| DigestError::UnknownSession)
+    }
+
+    /// Closes every session of `owner` (a client that died or was cut off).
+    pub fn close_all(&mut self, owner: Caller) -> usize {
+        self.table.close_all(owner)
+    }
+
+    pub fn open_count(&self) -> usize {
+        self.table.open_count()
+    }
+}

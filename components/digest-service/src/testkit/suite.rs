@@ -1,0 +1,229 @@
+//! The conformance suite: what every Digest engine must do on each path it offers,
+//! through the whole client -> queue -> service -> engine path. Each engine's tests call
+//! these with a rig over that engine.
+
+use super::vectors::{self, FIPS180_4, MD5_MILLION_A, RFC1321, hex, pattern, reference};
+use super::{CLIENT, Rig};
+use crate::{DigestEngine, MAX_SEGMENTS};
+use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
+use pd_idl::wire::Caller;
+use std::vec;
+use std::vec::Vec;
+
+/// Every algorithm of the interface.
+pub const ALGORITHMS: [Algorithm; 3] = Algorithm::ALL;
+
+/// FIPS 180-4 examples (but the million) and RFC 1321's suite, each as one final.
+pub fn published_vectors<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
+    for &(alg, name, want) in FIPS180_4.iter().filter(|v| v.1 != "million") {
+        let msg = vectors::fips_message(name);
+        let got = rig.hash(alg, path, &msg, &[&[msg.len()]]).unwrap();
+        assert_eq!(got, hex(want), "{alg:?} {name} on {path:?}");
+    }
+    for &(msg, want) in RFC1321 {
+        let got = rig
+            .hash(Algorithm::Md5, path, msg, &[&[msg.len()]])
+            .unwrap();
+        assert_eq!(got, hex(want), "MD5 {msg:?} on {path:?}");
+    }
+}
+
+/// One million 'a' in page-sized updates (as AF_ALG's splice feeds md5sum in seed 003),
+/// every algorithm. The region must hold a page plus [`super::FIRST`].
+pub fn million_a<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
+    let msg = vectors::million_a();
+    for alg in ALGORITHMS {
+        let want = match alg {
+            Algorithm::Md5 => hex(MD5_MILLION_A),
+            _ => hex(FIPS180_4
+                .iter()
+                .find(|v| v.0 == alg && v.1 == "million")
+                .unwrap()
+                .2),
+        };
+        let got = rig.hash_chunked(alg, path, &msg, 4096).unwrap();
+        assert_eq!(got, want, "{alg:?} million a on {path:?}");
+    }
+}
+
+/// A message of a few blocks split at every byte: into an update and the final, into two
+/// segments of one final, and fed in updates of every size from 1 to past two blocks.
+pub fn splits<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, alg: Algorithm) {
+    let msg = pattern(3 * 64 + 7);
+    let want = reference(alg, &msg);
+    let n = msg.len();
+    for k in 0..=n {
+        let got = rig.hash(alg, path, &msg, &[&[k], &[n - k]]).unwrap();
+        assert_eq!(got, want, "{alg:?} update {k} + final on {path:?}");
+        let got = rig.hash(alg, path, &msg, &[&[k, n - k]]).unwrap();
+        assert_eq!(got, want, "{alg:?} segments {k} + rest on {path:?}");
+    }
+    for chunk in 1..=2 * 64 + 1 {
+        let got = rig.hash_chunked(alg, path, &msg, chunk).unwrap();
+        assert_eq!(got, want, "{alg:?} updates of {chunk} on {path:?}");
+    }
+    // The final carrying data after block-multiple updates, and many small segments.
+    for updates in [&[64usize, 64][..], &[63, 1, 64], &[65, 63], &[128, 0, 0]] {
+        let mut reqs: Vec<Vec<usize>> = updates.iter().map(|&u| vec![u]).collect();
+        let used: usize = updates.iter().sum();
+        reqs.push(vec![n - used]);
+        let refs: Vec<&[usize]> = reqs.iter().map(Vec::as_slice).collect();
+        let got = rig.hash(alg, path, &msg, &refs).unwrap();
+        assert_eq!(got, want, "{alg:?} updates {updates:?} on {path:?}");
+    }
+    let eight = [1, 2, 61, 64, 65, 3, 0, n - 196];
+    assert_eq!(eight.len(), MAX_SEGMENTS);
+    let got = rig
+        .hash(alg, path, &msg, &[&eight[..4], &eight[4..]])
+        .unwrap();
+    assert_eq!(got, want, "{alg:?} eight segments on {path:?}");
+}
+
+/// Segments longer than a hardware pointer may carry (SEC1: 32768 bytes) split at
+/// awkward places. The region must hold 100 KB plus gaps.
+pub fn long_segments<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
+    let msg = pattern(100_000);
+    for alg in ALGORITHMS {
+        let want = reference(alg, &msg);
+        let got = rig
+            .hash(alg, path, &msg, &[&[5, 70_000], &[29_995]])
+            .unwrap();
+        assert_eq!(got, want, "{alg:?} long segments on {path:?}");
+    }
+}
+
+/// Two sessions fed alternately on one engine (same and different algorithms) both give
+/// the right digests: each session's state is its own.
+pub fn interleaved<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
+    let a = pattern(500);
+    let b: Vec<u8> = pattern(700).iter().map(|x| x ^ 0x5a).collect();
+    for (alg_a, alg_b) in [
+        (Algorithm::Sha256, Algorithm::Sha256),
+        (Algorithm::Md5, Algorithm::Sha1),
+        (Algorithm::Sha1, Algorithm::Sha256),
+    ] {
+        let sa = rig.open(alg_a, path).unwrap();
+        let sb = rig.open(alg_b, path).unwrap();
+        let (mut ia, mut ib) = (0, 0);
+        for step in [37usize, 64, 1, 130, 63, 100] {
+            let ea = (ia + step).min(a.len());
+            rig.send(sa, DigestOp::Update, &a[ia..ea], &[ea - ia])
+                .unwrap();
+            ia = ea;
+            let eb = (ib + step + 11).min(b.len());
+            rig.send(sb, DigestOp::Update, &b[ib..eb], &[eb - ib])
+                .unwrap();
+            ib = eb;
+        }
+        let da = rig.send(sa, DigestOp::Final, &a[ia..], &[a.len() - ia]);
+        let db = rig.send(sb, DigestOp::Final, &b[ib..], &[b.len() - ib]);
+        assert_eq!(
+            da.unwrap().unwrap(),
+            reference(alg_a, &a),
+            "{alg_a:?} on {path:?}"
+        );
+        assert_eq!(
+            db.unwrap().unwrap(),
+            reference(alg_b, &b),
+            "{alg_b:?} on {path:?}"
+        );
+        rig.sessions.close(CLIENT, sa).unwrap();
+        rig.sessions.close(CLIENT, sb).unwrap();
+    }
+}
+
+/// Every bad request gets its own typed error, in order, once; nothing bad reaches the
+/// engine's state; the session and the engine keep working afterwards.
+pub fn hostile<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
+    let region = rig.data.len() as u32;
+    let s = rig.open(Algorithm::Sha256, path).unwrap();
+    let other = rig.open_as(Caller(7), Algorithm::Sha256, path).unwrap();
+    let mut bad_op = rig.request(s, DigestOp::Update, &[(0, 16)]);
+    bad_op.op.0 = 9;
+    let mut too_many = rig.request(s, DigestOp::Update, &[(0, 16)]);
+    too_many.nsegs = MAX_SEGMENTS as u8 + 1;
+    let cases = [
+        (
+            rig.request(s ^ 0x7, DigestOp::Update, &[(0, 16)]),
+            DigestError::UnknownSession,
+        ),
+        (
+            rig.request(s + (1 << 16), DigestOp::Final, &[]),
+            DigestError::UnknownSession,
+        ),
+        (
+            rig.request(other, DigestOp::Update, &[(0, 16)]),
+            DigestError::UnknownSession,
+        ),
+        (
+            rig.request(s, DigestOp::Update, &[(region - 8, 16)]),
+            DigestError::SegmentOutOfRange,
+        ),
+        (
+            rig.request(s, DigestOp::Final, &[(u32::MAX - 3, 16)]),
+            DigestError::SegmentOutOfRange,
+        ),
+        (
+            rig.request(s, DigestOp::Update, &[(0, 1), (0, u32::MAX)]),
+            DigestError::SegmentOutOfRange,
+        ),
+        (bad_op, DigestError::BadRequest),
+        (too_many, DigestError::TooManySegments),
+    ];
+    let requests: Vec<_> = cases.iter().map(|(r, _)| *r).collect();
+    let answers = rig.exchange(CLIENT, &requests);
+    assert_eq!(answers.len(), cases.len(), "each answered once");
+    for ((req, want), got) in cases.iter().zip(&answers) {
+        assert_eq!(got.id, req.id, "in order");
+        assert_eq!(
+            got.status.check().unwrap(),
+            Err(*want),
+            "request {}",
+            req.id
+        );
+        assert_eq!((got.bytes_done, got.digest_len), (0, 0));
+    }
+    // None of that touched the session: it hashes "abc" correctly...
+    let abc = vectors::ABC;
+    let d = rig
+        .send(s, DigestOp::Final, abc, &[abc.len()])
+        .unwrap()
+        .unwrap();
+    assert_eq!(d, reference(Algorithm::Sha256, abc));
+    // ...then takes no more data, as update or final.
+    for op in [DigestOp::Update, DigestOp::Final] {
+        assert_eq!(
+            rig.send(s, op, abc, &[3]),
+            Err(DigestError::SessionFinished)
+        );
+    }
+    // The other client's session is intact too.
+    rig.sessions.close(CLIENT, s).unwrap();
+    assert_eq!(
+        rig.sessions.close(CLIENT, other),
+        Err(DigestError::UnknownSession)
+    );
+    rig.sessions.close(Caller(7), other).unwrap();
+    assert_eq!(rig.sessions.open_count(), 0);
+    let got = rig.hash(Algorithm::Md5, path, abc, &[&[3]]).unwrap();
+    assert_eq!(
+        got,
+        reference(Algorithm::Md5, abc),
+        "the engine still works"
+    );
+}
+
+/// Opens fail cleanly when the table is full; a closed session's id is not reused.
+pub fn session_limits<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
+    let first = rig.open(Algorithm::Md5, path).unwrap();
+    rig.sessions.close(CLIENT, first).unwrap();
+    let ids: Vec<u32> = (0..crate::MAX_SESSIONS)
+        .map(|_| rig.open(Algorithm::Md5, path).unwrap())
+        .collect();
+    assert!(!ids.contains(&first), "a closed id is not reused");
+    assert_eq!(
+        rig.open(Algorithm::Sha1, path),
+        Err(DigestError::TooManySessions)
+    );
+    assert_eq!(rig.sessions.close_all(CLIENT), crate::MAX_SESSIONS);
+}

@@ -1,0 +1,332 @@
+//! Register-level work on the OMAP AES engine and its two EDMA channels: loading a
+//! session's context, the PIO loop, the DMA transfer, reading the IV back, recovery.
+//! The sequences follow upstream `omap-aes.c` (omap4 layout) after seed 001's rewrite.
+
+use cipher_service::{ClientData, Segments, Session};
+use mmio::edma::{self as e, p};
+use mmio::omap_aes::{self as r, ctrl, irq, sysconfig};
+use mmio::{BusFault, RegisterBus};
+use pd_idl::cipher::{CipherError, CipherOp, Mode};
+use pio_dma_driver::{IrqSource, Route, sg};
+
+/// Where the engine and its DMA lines sit (from the board description).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Physical base of the AES register window (DMA addresses DATA_N through it).
+    pub aes_phys: u64,
+    /// The AES engine's interrupt.
+    pub aes_irq: u32,
+    /// EDMA channels (= events) for blocks to and from the engine.
+    pub dma_tx: usize,
+    pub dma_rx: usize,
+    /// EDMA transfer-completion and error interrupts.
+    pub dma_done_irq: u32,
+    pub dma_error_irq: u32,
+    /// First PaRAM sets this driver owns for the links of each channel's segment chain
+    /// (one per segment after the first; channels use their own set first).
+    pub tx_links: usize,
+    pub rx_links: usize,
+}
+
+impl Config {
+    /// BeagleBone AES0 with EDMA events 6 (tx) and 5 (rx); link sets above the channels'.
+    pub const AM335X: Config = {
+        let aes = boards::am335x::AES0;
+        let Some((tx, rx)) = aes.dma else {
+            panic!("AES0 has DMA lines")
+        };
+        Config {
+            aes_phys: aes.phys,
+            aes_irq: aes.irqs[0],
+            dma_tx: tx,
+            dma_rx: rx,
+            dma_done_irq: boards::am335x::EDMA_IRQ_COMPLETION,
+            dma_error_irq: boards::am335x::EDMA_IRQ_ERROR,
+            tx_links: e::CHANNELS * 2,
+            rx_links: e::CHANNELS * 3,
+        }
+    };
+}
+
+/// SYSSTATUS reads before a soft reset counts as failed.
+const RESET_POLLS: u32 = 1000;
+
+/// What went wrong on the engine side of a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HwError {
+    Bus(BusFault),
+    /// An interrupt that should have come did not (timeout).
+    Stalled,
+    /// EDMA reported a bus error at this address (a segment it cannot reach).
+    DmaBus(u32),
+}
+
+impl From<BusFault> for HwError {
+    fn from(f: BusFault) -> Self {
+        HwError::Bus(f)
+    }
+}
+
+impl From<HwError> for CipherError {
+    fn from(e: HwError) -> Self {
+        match e {
+            // An unclocked engine: the driver lost its power grant.
+            HwError::Bus(BusFault::Gated) => CipherError::NoPower,
+            _ => CipherError::EngineFault,
+        }
+    }
+}
+
+/// The engine's buses and interrupts.
+pub struct Engine<A, D, I> {
+    pub aes: A,
+    pub edma: D,
+    pub irqs: I,
+    pub cfg: Config,
+}
+
+fn word(bytes: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes([
+        bytes[4 * i],
+        bytes[4 * i + 1],
+        bytes[4 * i + 2],
+        bytes[4 * i + 3],
+    ])
+}
+
+impl<A: RegisterBus, D: RegisterBus, I: IrqSource> Engine<A, D, I> {
+    pub fn new(cfg: Config, aes: A, edma: D, irqs: I) -> Self {
+        Engine {
+            aes,
+            edma,
+            irqs,
+            cfg,
+        }
+    }
+
+    /// Runs one request on `route`, in place, and leaves the next IV in the session.
+    /// On any error the engine and channels are reset, so the next request starts clean.
+    pub fn transfer(
+        &mut self,
+        route: Route,
+        session: &mut Session,
+        op: CipherOp,
+        segs: &Segments,
+        data: &mut ClientData<'_>,
+    ) -> Result<(), HwError> {
+        if segs.total() == 0 {
+            return Ok(());
+        }
+        let result = self.load_context(session, op).and_then(|()| match route {
+            Route::Pio => self.pio(segs, data.bytes),
+            Route::Dma => self.dma(segs, data.phys.unwrap_or_default()),
+        });
+        match result {
+            Ok(()) => self.save_iv(session).map_err(HwError::from),
+            Err(err) => {
+                // Best effort: an engine that cannot even be reset reports the first
+                // error; the next request will find it again.
+                let _ = self.recover();
+                Err(err)
+            }
+        }
+    }
+
+    /// Key, IV and CTRL from the session (`omap_aes_write_ctrl`): the engine holds no
+    /// session state between requests, so sessions of different clients interleave.
+    fn load_context(&mut self, session: &Session, op: CipherOp) -> Result<(), HwError> {
+        let key = session.key();
+        for i in 0..key.len() / 4 {
+            self.aes.write32(r::key(i), word(key, i))?;
+        }
+        if session.mode != Mode::Ecb {
+            for i in 0..r::BLOCK_WORDS {
+                self.aes.write32(r::iv(i), word(&session.iv, i))?;
+            }
+        }
+        let size = match key.len() {
+            16 => ctrl::KEY_128,
+            24 => ctrl::KEY_192,
+            _ => ctrl::KEY_256,
+        };
+        let mut c = ctrl::KEY_SIZE.val(size);
+        if op == CipherOp::Encrypt {
+            c |= ctrl::DIRECTION;
+        }
+        c |= match session.mode {
+            Mode::Ecb => 0,
+            Mode::Cbc => ctrl::CBC,
+            // The session's IV is a 128-bit big-endian counter, as Linux's ctr(aes).
+            Mode::Ctr => ctrl::CTR | ctrl::CTR_WIDTH.val(ctrl::CTR_WIDTH_128),
+        };
+        self.aes.write32(r::CTRL, c)?;
+        Ok(())
+    }
+
+    /// The chaining value the engine left in its IV registers (CBC: the last ciphertext
+    /// block; CTR: the counter after the last block used).
+    fn save_iv(&mut self, session: &mut Session) -> Result<(), BusFault> {
+        if session.mode == Mode::Ecb {
+            return Ok(());
+        }
+        for i in 0..r::BLOCK_WORDS {
+            let w = self.aes.read32(r::iv(i))?;
+            session.iv[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        Ok(())
+    }
+
+    fn set_length(&mut self, total: u32) -> Result<(), BusFault> {
+        // omap4 counts the payload; a stale length would stop the engine early.
+        self.aes.write32(r::C_LENGTH_0, total)?;
+        self.aes.write32(r::C_LENGTH_1, 0)
+    }
+
+    /// PIO as `omap_aes_irq`: on DATA_IN write one block, on DATA_OUT read one back.
+    fn pio(&mut self, segs: &Segments, data: &mut [u8]) -> Result<(), HwError> {
+        let list = segs.as_slice();
+        let total = segs.total() as usize;
+        let blocks = total.div_ceil(r::BLOCK);
+        self.set_length(segs.total())?;
+        self.aes.write32(r::IRQ_ENABLE, irq::DATA_IN)?;
+        let (mut sent, mut got) = (0, 0);
+        let mut block = [0u8; r::BLOCK];
+        while got < blocks {
+            if !self.irqs.wait(self.cfg.aes_irq) {
+                return Err(HwError::Stalled);
+            }
+            let status = self.aes.read32(r::IRQ_STATUS)?;
+            if status & irq::DATA_IN != 0 && sent < blocks {
+                self.aes.write32(r::IRQ_ENABLE, 0)?;
+                sg::gather(list, data, sent * r::BLOCK, &mut block);
+                for i in 0..r::BLOCK_WORDS {
+                    self.aes.write32(r::data(i), word(&block, i))?;
+                }
+                sent += 1;
+                self.aes.write32(r::IRQ_ENABLE, irq::DATA_OUT)?;
+            } else if status & irq::DATA_OUT != 0 {
+                self.aes.write32(r::IRQ_ENABLE, 0)?;
+                for i in 0..r::BLOCK_WORDS {
+                    let w = self.aes.read32(r::data(i))?;
+                    block[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+                }
+                sg::scatter(list, data, got * r::BLOCK, &block);
+                got += 1;
+                if got < blocks {
+                    self.aes.write32(r::IRQ_ENABLE, irq::DATA_IN)?;
+                }
+            }
+            self.irqs.ack(self.cfg.aes_irq);
+        }
+        Ok(())
+    }
+
+    /// Programs `ch` over the segments: one AB-synchronised frame (4 words of 4 bytes)
+    /// per block, one PaRAM set per segment linked in order, the last raising `TCC = ch`
+    /// if `notify`. Zero-length segments are skipped (a null set would stall EDMA).
+    fn program(
+        &mut self,
+        ch: usize,
+        links: usize,
+        segs: &Segments,
+        base: u64,
+        to_engine: bool,
+        notify: bool,
+    ) -> Result<(), BusFault> {
+        let port = (self.cfg.aes_phys + r::data(0) as u64) as u32;
+        let mut list = segs.as_slice().iter().filter(|s| s.len > 0).peekable();
+        let mut set = ch;
+        let mut next = links;
+        while let Some(s) = list.next() {
+            let last = list.peek().is_none();
+            // `route::dma_capable` checked that every address fits the 32-bit bus.
+            let addr = (base + u64::from(s.offset)) as u32;
+            let mut opt = p::OPT_SYNCDIM | p::OPT_TCC.val(ch as u32);
+            if last && notify {
+                opt |= p::OPT_TCINTEN;
+            }
+            let word = r::BLOCK / r::BLOCK_WORDS;
+            let (src, dst, bidx, cidx) = if to_engine {
+                (
+                    addr,
+                    port,
+                    p::SRC_IDX.val(word as u32),
+                    p::SRC_IDX.val(r::BLOCK as u32),
+                )
+            } else {
+                (
+                    port,
+                    addr,
+                    p::DST_IDX.val(word as u32),
+                    p::DST_IDX.val(r::BLOCK as u32),
+                )
+            };
+            let link = if last { e::LINK_NULL } else { e::link_to(next) };
+            let words = [
+                opt,
+                src,
+                p::ACNT.val(word as u32) | p::BCNT.val(r::BLOCK_WORDS as u32),
+                dst,
+                bidx,
+                p::LINK.val(link),
+                cidx,
+                p::CCNT_FIELD.val(s.len / r::BLOCK as u32),
+            ];
+            self.edma.write_words(e::param(set), &words)?;
+            set = next;
+            next += 1;
+        }
+        Ok(())
+    }
+
+    /// DMA straight from the client's segments (seed 001's rewrite): tx channel memory
+    /// to DATA_N, rx channel DATA_N to memory, completion on rx's last set.
+    fn dma(&mut self, segs: &Segments, base: u64) -> Result<(), HwError> {
+        let (tx, rx) = (self.cfg.dma_tx, self.cfg.dma_rx);
+        self.set_length(segs.total())?;
+        self.program(tx, self.cfg.tx_links, segs, base, true, false)?;
+        self.program(rx, self.cfg.rx_links, segs, base, false, true)?;
+        self.edma.write32(e::IESR, 1 << rx)?;
+        self.edma.write32(e::EESR, 1 << tx)?;
+        self.edma.write32(e::EESR, 1 << rx)?;
+        let reqs = sysconfig::DMA_REQ_IN | sysconfig::DMA_REQ_OUT;
+        self.aes.modify32(r::SYSCONFIG, 0, reqs)?;
+        let result = if self.irqs.wait(self.cfg.dma_done_irq) {
+            let ipr = self.edma.read32(e::IPR)?;
+            self.edma.write32(e::ICR, ipr)?;
+            self.irqs.ack(self.cfg.dma_done_irq);
+            Ok(())
+        } else if self.irqs.wait(self.cfg.dma_error_irq) {
+            let addr = self.edma.read32(e::ERRADDR)?;
+            self.edma.write32(e::ERRCLR, e::ERRSTAT_BUSERR)?;
+            self.irqs.ack(self.cfg.dma_error_irq);
+            Err(HwError::DmaBus(addr))
+        } else {
+            Err(HwError::Stalled)
+        };
+        self.edma.write32(e::EECR, (1 << tx) | (1 << rx))?;
+        self.aes.modify32(r::SYSCONFIG, reqs, 0)?;
+        result
+    }
+
+    /// Puts engine and channels back to a clean state after a failed request.
+    fn recover(&mut self) -> Result<(), HwError> {
+        let (tx, rx) = (self.cfg.dma_tx, self.cfg.dma_rx);
+        self.edma.write32(e::EECR, (1 << tx) | (1 << rx))?;
+        self.edma.write32(e::ICR, (1 << tx) | (1 << rx))?;
+        self.edma.write32(e::ERRCLR, e::ERRSTAT_BUSERR)?;
+        self.aes.write32(r::SYSCONFIG, sysconfig::SOFTRESET)?;
+        // Bounded: an engine that never finishes its reset is reported, not waited on.
+        let mut polls = 0;
+        while self.aes.read32(r::SYSSTATUS)? & r::SYSSTATUS_RESETDONE == 0 {
+            polls += 1;
+            if polls == RESET_POLLS {
+                return Err(HwError::Stalled);
+            }
+        }
+        self.irqs.ack(self.cfg.aes_irq);
+        self.irqs.ack(self.cfg.dma_done_irq);
+        self.irqs.ack(self.cfg.dma_error_irq);
+        Ok(())
+    }
+}

@@ -1,0 +1,86 @@
+//! Driver library for the TI OMAP AES engine (omap4 layout, AM335x AES0) with EDMA, as
+//! an isolated Cipher driver: the logic of the driver PD, testable on the host against
+//! the engine models. The PD entry (someone else's) only wires buses, interrupts, the
+//! ledger and regions into [`OmapAesDriver::new`] and serves with `cipher-service`.
+//!
+//! What it does, per the project's source documents (seed 001, COSTS.md):
+//! * Per request PIO or DMA (`pio_dma_driver::route::choose` over [`route::dma_capable`]): DMA for requests at or above the
+//!   calibrated crossover whose segments DMA can take as they lie; everything else PIO.
+//!   A session may force `Pio` or `Dma`; a forced `Dma` request that DMA cannot take is
+//!   refused with `UnsupportedPath`, never bounced through a copy.
+//! * DMA straight from the client's scatter-gather list by physical address (region
+//!   address + segment offset), one linked PaRAM set per segment: no CPU copy.
+//! * The crossover is measured at init (`pio_dma_driver::calibrate`) per mode and key size by running
+//!   both paths on the engine over a scratch buffer the driver owns.
+//! * Key, IV and mode are loaded from the session for every request and the IV read
+//!   back after it, so sessions of different clients interleave on one engine.
+//! * Known-answer self-test on every path before serving (`init`); an
+//!   engine that fails is reported and every open and request gets `EngineFault`.
+//!
+//! Assumptions: the driver owns the engine, the two EDMA channels of [`Config`] and the
+//! PaRAM link sets from `tx_links`/`rx_links` (8 each); the power grant is held while
+//! sessions are open (a gated engine answers `NoPower`); segments were validated by
+//! `cipher-service`; the scratch region is DMA-reachable, word-aligned and at least
+//! [`SCRATCH_BYTES`] long. `no_std`, no heap.
+#![no_std]
+#![forbid(unsafe_code)]
+
+mod hw;
+pub mod route;
+
+pub use hw::{Config, Engine, HwError};
+pub use pio_dma_driver::{
+    Calibration, Crossover, IrqSource, LedgerMeter, Meter, Route, SCRATCH_BYTES, calibrate, kat,
+};
+
+use cipher_service::{ClientData, Segments, Session};
+use mmio::RegisterBus;
+use pd_idl::cipher::CipherOp;
+use pio_dma_driver::{Driver, PioDmaEngine};
+
+/// The driver: this crate's engine under the shared self-test, calibration and routing.
+pub type OmapAesDriver<'a, A, D, I, M> = Driver<'a, Engine<A, D, I>, M>;
+pub type Health = pio_dma_driver::Health<HwError>;
+pub type InitError = pio_dma_driver::InitError<HwError>;
+pub type SelfTestFailure = pio_dma_driver::SelfTestFailure<HwError>;
+
+/// A driver that serves nothing until `init` (self-test, then calibration) succeeds.
+pub fn new<'a, A, D, I, M>(
+    cfg: Config,
+    aes: A,
+    edma: D,
+    irqs: I,
+    meter: M,
+    scratch: ClientData<'a>,
+) -> OmapAesDriver<'a, A, D, I, M>
+where
+    A: RegisterBus,
+    D: RegisterBus,
+    I: IrqSource,
+    M: Meter,
+{
+    Driver::new(Engine::new(cfg, aes, edma, irqs), meter, scratch)
+}
+
+impl<A: RegisterBus, D: RegisterBus, I: IrqSource> PioDmaEngine for Engine<A, D, I> {
+    type Error = HwError;
+    const MIN_DMA_BLOCKS: u32 = 1;
+    const DMA_ALIGN: u64 = route::DMA_WORD;
+    const KATS: &'static [&'static kat::Kat] = &kat::ALL;
+
+    fn dma_capable(&self, segs: &Segments, phys: Option<u64>) -> bool {
+        route::dma_capable(segs, phys)
+    }
+
+    fn run(
+        &mut self,
+        route: Route,
+        session: &mut Session,
+        op: CipherOp,
+        segs: &Segments,
+        data: &mut ClientData<'_>,
+        _meter: &impl Meter,
+    ) -> Result<(), HwError> {
+        self.transfer(route, session, op, segs, data)
+    }
+}

@@ -1,0 +1,286 @@
+//! The engine-independent half of a Cipher driver whose engine has two ways to move data:
+//! PIO (the CPU feeds the engine a block per interrupt) and DMA (straight from the
+//! client's segments). OMAP AES and STM32 CRYP are such engines; each crate provides the
+//! register-level half as a [`PioDmaEngine`], and this crate makes it a driver:
+//!
+//! * like Linux's testmgr, known-answer vectors on every route, both directions, checking
+//!   output and the IV left for the next request, before anyone is served; an engine that
+//!   fails is reported ([`Health::Failed`]) and every open and request gets `EngineFault`;
+//! * the PIO/DMA crossover calibrated at init per mode and key size by running both
+//!   routes on the engine and reading the [`Meter`]'s clock ([`calibrate`]), not only a
+//!   constant (seed 001's "future work: switch PIO/DMA by block size");
+//! * per request, the route from the session's path, the calibration and whether DMA can
+//!   take the segments as they lie ([`route::choose`]).
+//!
+//! Assumes the driver owns a scratch buffer in a DMA-reachable region (self-test and
+//! calibration run there, never in client memory). `no_std`, no heap.
+#![no_std]
+#![forbid(unsafe_code)]
+
+pub mod calibrate;
+pub mod kat;
+mod meter;
+pub mod route;
+pub mod sg;
+
+pub use calibrate::{Calibration, Crossover};
+pub use meter::{IrqSource, LedgerMeter, Meter};
+pub use route::Route;
+
+use cipher_service::{BLOCK, CipherEngine, ClientData, Segments, Session, validate};
+use cost_ledger::Event;
+use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request, Segment};
+use pd_idl::wire::Caller;
+
+/// Scratch bytes a driver needs for self-test and calibration.
+pub const SCRATCH_BYTES: usize = calibrate::MAX_BLOCKS as usize * BLOCK as usize;
+
+/// The register-level half of a driver.
+pub trait PioDmaEngine {
+    /// What the hardware can fail with; `Into<CipherError>` says what a client is told.
+    type Error: Copy + core::fmt::Debug + PartialEq + Into<CipherError>;
+
+    /// Smallest request, in blocks, DMA may take (calibration starts there).
+    const MIN_DMA_BLOCKS: u32;
+    /// Alignment DMA needs of a buffer's physical address.
+    const DMA_ALIGN: u64;
+    /// The vectors the self-test runs: every route this engine uses must be exercised.
+    const KATS: &'static [&'static kat::Kat];
+
+    /// Whether DMA can take `segs` of a region at physical address `phys` as they lie.
+    fn dma_capable(&self, segs: &Segments, phys: Option<u64>) -> bool;
+
+    /// Encrypts or decrypts `segs` of `data` in place on `route`, loading the session's
+    /// key, IV and mode first and leaving the next IV in the session.
+    fn run(
+        &mut self,
+        route: Route,
+        session: &mut Session,
+        op: CipherOp,
+        segs: &Segments,
+        data: &mut ClientData<'_>,
+        meter: &impl Meter,
+    ) -> Result<(), Self::Error>;
+}
+
+/// Which known-answer test failed, on which route, and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SelfTestFailure<E> {
+    pub vector: &'static str,
+    pub route: Route,
+    pub op: CipherOp,
+    /// `None`: the engine answered, wrongly; `Some`: it failed to answer.
+    pub engine_error: Option<E>,
+}
+
+/// Whether the driver may serve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Health<E> {
+    /// `init` has not run (or not finished): nothing is served.
+    Untested,
+    Ready,
+    /// The self-test failed: nothing is served.
+    Failed(SelfTestFailure<E>),
+}
+
+/// Why `init` did not make the driver ready.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitError<E> {
+    /// The scratch region is too small, unaligned or not DMA-reachable.
+    Scratch,
+    SelfTest(SelfTestFailure<E>),
+    /// The engine failed while calibrating.
+    Calibration(E),
+}
+
+/// A driver: engine `E`, meter `M`, and its scratch buffer.
+pub struct Driver<'a, E: PioDmaEngine, M> {
+    engine: E,
+    meter: M,
+    scratch: ClientData<'a>,
+    health: Health<E::Error>,
+    calibration: Calibration,
+}
+
+/// A one-segment request over `len` bytes at the start of a region of `region` bytes.
+fn whole(len: usize, region: usize, mode: Mode) -> Result<Segments, CipherError> {
+    let mut segs = [Segment { offset: 0, len: 0 }; 8];
+    segs[0].len = len as u32;
+    let request = Request {
+        id: 0,
+        session: 0,
+        op: CipherOp::Encrypt.into(),
+        nsegs: 1,
+        reserved: [0; 2],
+        segs,
+    };
+    validate(&request, region, mode)
+}
+
+fn test_session(mode: Mode, key: &[u8], iv: [u8; 16]) -> Session {
+    let mut k = [0u8; 32];
+    k[..key.len()].copy_from_slice(key);
+    Session {
+        owner: Caller(0),
+        mode,
+        path: Path::Adaptive,
+        key_len: key.len() as u8,
+        key: k,
+        iv,
+    }
+}
+
+impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
+    /// A driver that serves nothing until [`init`](Self::init) succeeds.
+    pub fn new(engine: E, meter: M, scratch: ClientData<'a>) -> Self {
+        Driver {
+            engine,
+            meter,
+            scratch,
+            health: Health::Untested,
+            calibration: Calibration::UNCALIBRATED,
+        }
+    }
+
+    /// Self-test on every route, then calibration; on success the driver serves.
+    pub fn init(&mut self) -> Result<&Calibration, InitError<E::Error>> {
+        let aligned = self.scratch.phys.is_some_and(|p| p % E::DMA_ALIGN == 0);
+        if !aligned || self.scratch.bytes.len() < SCRATCH_BYTES {
+            return Err(InitError::Scratch);
+        }
+        self.self_test().map_err(InitError::SelfTest)?;
+        self.calibration = self.calibrate()?;
+        self.health = Health::Ready;
+        Ok(&self.calibration)
+    }
+
+    pub fn health(&self) -> Health<E::Error> {
+        self.health
+    }
+
+    /// The calibrated crossovers (all `NEVER` before `init`).
+    pub fn calibration(&self) -> &Calibration {
+        &self.calibration
+    }
+
+    pub fn engine(&mut self) -> &mut E {
+        &mut self.engine
+    }
+
+    /// Runs every known-answer vector on both routes, both directions. A failure marks
+    /// the driver failed, whenever it runs; only an `init` that passes makes it serve
+    /// again.
+    pub fn self_test(&mut self) -> Result<(), SelfTestFailure<E::Error>> {
+        let result = self.run_kats();
+        if let Err(f) = result {
+            self.health = Health::Failed(f);
+        }
+        result
+    }
+
+    fn run_kats(&mut self) -> Result<(), SelfTestFailure<E::Error>> {
+        for kat in E::KATS {
+            for route in [Route::Pio, Route::Dma] {
+                for op in [CipherOp::Encrypt, CipherOp::Decrypt] {
+                    let fail = |engine_error| SelfTestFailure {
+                        vector: kat.name,
+                        route,
+                        op,
+                        engine_error,
+                    };
+                    let (input, want) = match op {
+                        CipherOp::Encrypt => (kat.plain, kat.cipher),
+                        CipherOp::Decrypt => (kat.cipher, kat.plain),
+                    };
+                    let n = input.len();
+                    let segs =
+                        whole(n, self.scratch.bytes.len(), kat.mode).map_err(|_| fail(None))?;
+                    self.scratch.bytes[..n].copy_from_slice(input);
+                    let mut s = test_session(kat.mode, kat.key, kat.iv);
+                    self.engine
+                        .run(route, &mut s, op, &segs, &mut self.scratch, &self.meter)
+                        .map_err(|e| fail(Some(e)))?;
+                    if self.scratch.bytes[..n] != *want || s.iv != kat::iv_after(kat) {
+                        return Err(fail(None));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn calibrate(&mut self) -> Result<Calibration, InitError<E::Error>> {
+        let mut cal = Calibration::UNCALIBRATED;
+        for (m, &mode) in calibrate::MODES.iter().enumerate() {
+            for (k, &key_len) in calibrate::KEY_LENS.iter().enumerate() {
+                cal.table[m][k] = calibrate::find(E::MIN_DMA_BLOCKS, |blocks| {
+                    self.measure(mode, key_len, blocks)
+                })?;
+            }
+        }
+        Ok(cal)
+    }
+
+    /// Modelled (or timed) picoseconds of one request of `blocks` blocks on each route.
+    fn measure(
+        &mut self,
+        mode: Mode,
+        key_len: u8,
+        blocks: u32,
+    ) -> Result<(u64, u64), InitError<E::Error>> {
+        let n = blocks as usize * BLOCK as usize;
+        let segs = whole(n, self.scratch.bytes.len(), mode).map_err(|_| InitError::Scratch)?;
+        let mut took = [0u64; 2];
+        for (i, route) in [Route::Pio, Route::Dma].into_iter().enumerate() {
+            let mut s = test_session(mode, &[0x5a; 32][..usize::from(key_len)], [0; 16]);
+            let t0 = self.meter.now_ps();
+            self.engine
+                .run(
+                    route,
+                    &mut s,
+                    CipherOp::Encrypt,
+                    &segs,
+                    &mut self.scratch,
+                    &self.meter,
+                )
+                .map_err(InitError::Calibration)?;
+            took[i] = self.meter.now_ps().saturating_sub(t0);
+        }
+        Ok((took[0], took[1]))
+    }
+
+    fn ready(&self) -> Result<(), CipherError> {
+        match self.health {
+            Health::Ready => Ok(()),
+            _ => Err(CipherError::EngineFault),
+        }
+    }
+}
+
+impl<E: PioDmaEngine, M: Meter> CipherEngine for Driver<'_, E, M> {
+    fn supports(&self, session: &Session) -> Result<(), CipherError> {
+        self.ready()?;
+        match session.path {
+            Path::Cpu => Err(CipherError::UnsupportedPath),
+            Path::Adaptive | Path::Pio | Path::Dma => Ok(()),
+        }
+    }
+
+    fn crypt(
+        &mut self,
+        session: &mut Session,
+        op: CipherOp,
+        segs: &Segments,
+        data: &mut ClientData<'_>,
+    ) -> Result<Path, CipherError> {
+        self.ready()?;
+        self.meter.count(Event::Request, 1);
+        let crossover = self.calibration.get(session.mode, session.key_len);
+        let dma_capable = self.engine.dma_capable(segs, data.phys);
+        let route = route::choose(session.path, segs, dma_capable, crossover.dma_from_bytes)?;
+        self.engine
+            .run(route, session, op, segs, data, &self.meter)
+            .map_err(Into::into)?;
+        Ok(route.into())
+    }
+}

@@ -1,0 +1,37 @@
+//! The talitos SEC1 (MPC885 SEC 1.2) Digest driver: MD5, SHA-1 and SHA-256 sessions with
+//! update and final, behind `digest-service`'s [`DigestEngine`](digest_service::DigestEngine).
+//!
+//! Seed 003 in a protection domain: SEC1 has no scatter-gather, so before the seed the
+//! driver copied its buffered partial block and the new data into one buffer for each
+//! update; the seed chains a descriptor over the buffered block ahead of one over the
+//! new data instead. Here ([`plan`]): each update hashes the client's segments where they
+//! lie (one descriptor per segment, split at SEC1's 32768-byte pointer limit), chained
+//! behind a descriptor over the session's buffered block, and copies at most two blocks
+//! with the CPU (the top-up of the buffered block and the tail kept for next time; plus
+//! one block per segment boundary that falls inside a block). The final pads in
+//! hardware. `HashPath::Copy` keeps the old strategy for comparison; `Auto` is chained.
+//!
+//! Each session's MDEU context and buffered block live in its slot of the driver's DMA
+//! scratch ([`layout`]); every descriptor loads and saves the context there, so
+//! sessions of any clients interleave on the one channel. [`Sec1Hash::init`] runs
+//! known-answer self-tests on both paths; a driver that fails them opens no sessions.
+//!
+//! Assumes: channel 0 only; the driver's requests run one at a time to completion (it
+//! waits for the channel's done interrupt); segments were validated by `digest-service`;
+//! the engine's clock is granted while sessions are open (the PD holds the power grant).
+//! Every CPU copy of client bytes is counted as `Event::CpuCopyByte`, every request as
+//! `Event::Request`. `no_std`, no heap.
+#![no_std]
+#![forbid(unsafe_code)]
+
+mod channel;
+mod engine;
+pub mod hw;
+pub mod layout;
+pub mod plan;
+mod selftest;
+
+pub use channel::Fault;
+pub use engine::{HashState, InitError, Sec1Hash};
+pub use layout::{SCRATCH_ALIGN, SCRATCH_BYTES};
+pub use selftest::SelfTestError;
