@@ -1,0 +1,361 @@
+//! Bringing the device up (virtio 1.2 §3.1, §4.2.3.1) and the three things the driver
+//! asks of it: create a session, destroy one, run one cipher request.
+
+use crate::dma::{DmaArea, MAX_KEY, layout};
+use crate::transport::{init, probe};
+use crate::virtq::{Buf, Chain, Virtq};
+use crate::wire::{self, CtrlReq, DataReq, SessionInput, status};
+use crate::{Error, regs};
+use mmio::RegisterBus;
+use zerocopy::{FromBytes, FromZeros, IntoBytes};
+
+/// What the device said about itself in its configuration space (§5.9.5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub data_queues: u32,
+    pub services: u32,
+    /// Advertised cipher algorithms: bit n = algorithm n (`cipher_algo_l` | `_h` << 32).
+    pub cipher_algos: u64,
+    pub max_cipher_key_len: u32,
+    pub max_size: u64,
+}
+
+/// The direction of a request or a session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Encrypt,
+    Decrypt,
+}
+
+/// A piece of memory the device reads from or writes to, by physical address.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DmaBuf {
+    pub phys: u64,
+    pub len: u32,
+}
+
+/// A virtio-crypto device on a virtio-mmio transport, driven by polling.
+#[derive(Debug)]
+pub struct VirtioCrypto<B: RegisterBus> {
+    pub(crate) bus: B,
+    pub(crate) dma: DmaArea,
+    ctrlq: Virtq,
+    dataq: Virtq,
+    pub(crate) info: DeviceInfo,
+    /// Set when the device or the queues can no longer be trusted (a timeout with a chain
+    /// still posted, a corrupt used ring, DEVICE_NEEDS_RESET): every later call fails.
+    broken: bool,
+    spin_limit: u32,
+    pub(crate) cache: crate::engine::SessionCache,
+    /// AES modes usable on this device, by algorithm number (proven by a trial session).
+    pub(crate) usable_algos: u64,
+}
+
+impl<B: RegisterBus> VirtioCrypto<B> {
+    /// Resets and initialises the device behind `bus`, using `dma` for the queues and
+    /// headers. On failure the device is left with FAILED set (§3.1).
+    pub fn new(mut bus: B, mut dma: DmaArea) -> Result<Self, Error> {
+        probe(&mut bus)?;
+        if !dma.usable() {
+            return Err(Error::DmaArea);
+        }
+        let mut q = (Virtq::new(0, 0, 0, 0, 0), Virtq::new(0, 0, 0, 0, 0));
+        match init(&mut bus, &mut dma, &mut q) {
+            Ok(info) => {
+                let mut dev = Self {
+                    bus,
+                    dma,
+                    ctrlq: q.0,
+                    dataq: q.1,
+                    info,
+                    broken: false,
+                    spin_limit: 100_000_000,
+                    cache: Default::default(),
+                    usable_algos: 0,
+                };
+                match dev.find_usable_algos() {
+                    Ok(algos) => dev.usable_algos = algos,
+                    Err(e) => {
+                        let _ = dev.bus.modify32(regs::STATUS, 0, regs::status::FAILED);
+                        return Err(e);
+                    }
+                }
+                Ok(dev)
+            }
+            Err(e) => {
+                let _ = bus.modify32(regs::STATUS, 0, regs::status::FAILED);
+                Err(e)
+            }
+        }
+    }
+
+    /// The register bus (the PD acknowledges interrupts through it; tests reach the model).
+    pub fn bus_mut(&mut self) -> &mut B {
+        &mut self.bus
+    }
+
+    /// Whether an earlier failure left the driver unusable.
+    pub fn is_broken(&self) -> bool {
+        self.broken
+    }
+
+    pub fn info(&self) -> DeviceInfo {
+        self.info
+    }
+
+    /// How many times a wait polls the used ring before giving up with `Timeout`.
+    pub fn set_spin_limit(&mut self, spins: u32) {
+        self.spin_limit = spins.max(1);
+    }
+
+    /// Whether AES `algo` ([`wire::cipher_algo`]) can be used, as proven at start-up by
+    /// creating and destroying a session with it. The advertisement alone would not do:
+    /// QEMU's built-in backend advertises only CBC but implements ECB and CTR as well.
+    pub fn supports_algo(&self, algo: u32) -> bool {
+        algo < 64 && self.usable_algos & (1 << algo) != 0
+    }
+
+    fn find_usable_algos(&mut self) -> Result<u64, Error> {
+        let mut usable = 0;
+        for algo in [
+            wire::cipher_algo::AES_ECB,
+            wire::cipher_algo::AES_CBC,
+            wire::cipher_algo::AES_CTR,
+        ] {
+            match self.create_session(algo, Direction::Encrypt, &[0; 16]) {
+                Ok(id) => {
+                    self.destroy_session(id)?;
+                    usable |= 1 << algo;
+                }
+                Err(Error::Device { .. } | Error::Unsupported) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(usable)
+    }
+
+    /// Creates a cipher session (§5.9.7.2.1, §5.9.7.2.1.3) for AES `algo` with `key`; returns its id.
+    pub fn create_session(&mut self, algo: u32, dir: Direction, key: &[u8]) -> Result<u64, Error> {
+        self.check()?;
+        if key.is_empty()
+            || key.len() > MAX_KEY
+            || key.len() as u64 > u64::from(self.info.max_cipher_key_len)
+        {
+            return Err(Error::BadKeySize);
+        }
+        let mut req = CtrlReq::new_zeroed();
+        req.header.opcode = wire::ctrl_op::CIPHER_CREATE_SESSION.into();
+        req.header.algo = algo.into();
+        let body = wire::SymCreateSession {
+            para: wire::CipherSessionPara {
+                algo: algo.into(),
+                keylen: (key.len() as u32).into(),
+                op: match dir {
+                    Direction::Encrypt => wire::session_op::ENCRYPT,
+                    Direction::Decrypt => wire::session_op::DECRYPT,
+                }
+                .into(),
+                padding: 0.into(),
+            },
+            union_padding: [0; 32],
+            op_type: wire::SYM_OP_CIPHER.into(),
+            padding: 0.into(),
+        };
+        req.body.copy_from_slice(body.as_bytes());
+        self.dma.write_bytes(layout::CTRL_REQ, req.as_bytes());
+        self.dma.write_bytes(layout::CTRL_KEY, key);
+        // A device that answers without writing leaves a non-OK status behind.
+        let unwritten = SessionInput {
+            status: status::ERR.into(),
+            ..Default::default()
+        };
+        self.dma
+            .write_bytes(layout::CTRL_INPUT, unwritten.as_bytes());
+        let mut chain = Chain::default();
+        chain.push(self.out(layout::CTRL_REQ, size_of::<CtrlReq>()))?;
+        chain.push(self.out(layout::CTRL_KEY, key.len()))?;
+        chain.push(self.inb(layout::CTRL_INPUT, size_of::<SessionInput>()))?;
+        self.run(&chain, true)?;
+        let mut raw = [0u8; 16];
+        self.dma.read_bytes(layout::CTRL_INPUT, &mut raw);
+        self.dma.fill(layout::CTRL_KEY, MAX_KEY, 0);
+        let input = SessionInput::read_from_bytes(&raw).map_err(|_| Error::BadChain)?;
+        check_status(input.status.get())?;
+        Ok(input.session_id.get())
+    }
+
+    /// Destroys session `id` (§5.9.7.2.1, destroy session).
+    pub fn destroy_session(&mut self, id: u64) -> Result<(), Error> {
+        self.check()?;
+        let mut req = CtrlReq::new_zeroed();
+        req.header.opcode = wire::ctrl_op::CIPHER_DESTROY_SESSION.into();
+        let body = wire::DestroySession {
+            session_id: id.into(),
+            padding: [0; 48],
+        };
+        req.body.copy_from_slice(body.as_bytes());
+        self.dma.write_bytes(layout::CTRL_REQ, req.as_bytes());
+        self.dma
+            .write_bytes(layout::CTRL_STATUS, &[status::ERR as u8]);
+        let mut chain = Chain::default();
+        chain.push(self.out(layout::CTRL_REQ, size_of::<CtrlReq>()))?;
+        chain.push(self.inb(layout::CTRL_STATUS, wire::INHDR_LEN))?;
+        self.run(&chain, true)?;
+        let mut st = [0u8];
+        self.dma.read_bytes(layout::CTRL_STATUS, &mut st);
+        check_status(u32::from(st[0]))
+    }
+
+    /// Runs one cipher request (§5.9.7.3, §5.9.7.6) on session `session` of AES `algo`: the device
+    /// reads `iv` (if any) and `src`, and writes the result to `dst`, each buffer by DMA
+    /// where it lies. `src` and `dst` must hold the same number of bytes; they may be the
+    /// same buffers (in place). A total that is not whole blocks is padded with zeros to
+    /// the next block (the device takes only whole blocks; for CTR the pad's output is
+    /// discarded, which is what a partial last block means).
+    pub fn cipher(
+        &mut self,
+        session: u64,
+        algo: u32,
+        dir: Direction,
+        iv: Option<&[u8; 16]>,
+        src: &[DmaBuf],
+        dst: &[DmaBuf],
+    ) -> Result<(), Error> {
+        self.check()?;
+        let total = total_len(src)?;
+        if total != total_len(dst)? {
+            return Err(Error::BadLength);
+        }
+        if total == 0 {
+            return Ok(());
+        }
+        let pad = (16 - total % 16) % 16;
+        let len = total + pad;
+        if u64::from(len) > self.info.max_size {
+            return Err(Error::BadLength);
+        }
+        let mut req = DataReq::new_zeroed();
+        req.header.opcode = match dir {
+            Direction::Encrypt => wire::data_op::CIPHER_ENCRYPT,
+            Direction::Decrypt => wire::data_op::CIPHER_DECRYPT,
+        }
+        .into();
+        req.header.algo = algo.into();
+        req.header.session_id = session.into();
+        req.para.iv_len = (if iv.is_some() { 16u32 } else { 0 }).into();
+        req.para.src_data_len = len.into();
+        req.para.dst_data_len = len.into();
+        req.op_type = wire::SYM_OP_CIPHER.into();
+        self.dma.write_bytes(layout::DATA_REQ, req.as_bytes());
+        self.dma
+            .write_bytes(layout::DATA_STATUS, &[status::ERR as u8]);
+
+        let mut chain = Chain::default();
+        chain.push(self.out(layout::DATA_REQ, size_of::<DataReq>()))?;
+        if let Some(iv) = iv {
+            self.dma.write_bytes(layout::DATA_IV, iv);
+            chain.push(self.out(layout::DATA_IV, 16))?;
+        }
+        push_bufs(&mut chain, src, false)?;
+        if pad > 0 {
+            self.dma.fill(layout::PAD_SRC, 16, 0);
+            chain.push(self.out(layout::PAD_SRC, pad as usize))?;
+        }
+        push_bufs(&mut chain, dst, true)?;
+        if pad > 0 {
+            chain.push(self.inb(layout::PAD_DST, pad as usize))?;
+        }
+        chain.push(self.inb(layout::DATA_STATUS, wire::INHDR_LEN))?;
+        self.run(&chain, false)?;
+        let mut st = [0u8];
+        self.dma.read_bytes(layout::DATA_STATUS, &mut st);
+        check_status(u32::from(st[0]))
+    }
+
+    fn out(&self, off: usize, len: usize) -> Buf {
+        Buf {
+            phys: self.dma.phys(off),
+            len: len as u32,
+            device_writes: false,
+        }
+    }
+
+    fn inb(&self, off: usize, len: usize) -> Buf {
+        Buf {
+            phys: self.dma.phys(off),
+            len: len as u32,
+            device_writes: true,
+        }
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        if self.broken {
+            Err(Error::Broken)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Posts `chain` on the control or data queue and polls until the device returns it.
+    /// Anything but a clean return leaves the driver broken: the device may still own
+    /// the chain's buffers, so they must not be reused.
+    fn run(&mut self, chain: &Chain, ctrl: bool) -> Result<(), Error> {
+        let result = self.run_inner(chain, ctrl);
+        if matches!(
+            result,
+            Err(Error::Timeout | Error::NeedsReset | Error::BadUsedRing | Error::Bus(_))
+        ) {
+            self.broken = true;
+        }
+        result
+    }
+
+    fn run_inner(&mut self, chain: &Chain, ctrl: bool) -> Result<(), Error> {
+        let q = if ctrl {
+            &mut self.ctrlq
+        } else {
+            &mut self.dataq
+        };
+        q.submit(&mut self.bus, &mut self.dma, chain)?;
+        for spin in 0..self.spin_limit {
+            if q.poll(&self.dma)?.is_some() {
+                return Ok(());
+            }
+            // A device that hit an error it cannot report in-band says so in STATUS
+            // (§2.1.2); look now and then rather than on every spin (an MMIO read is a
+            // trap to the hypervisor).
+            if spin % 1024 == 1023
+                && self.bus.read32(regs::STATUS)? & regs::status::DEVICE_NEEDS_RESET != 0
+            {
+                return Err(Error::NeedsReset);
+            }
+            core::hint::spin_loop();
+        }
+        Err(Error::Timeout)
+    }
+}
+
+fn push_bufs(chain: &mut Chain, bufs: &[DmaBuf], device_writes: bool) -> Result<(), Error> {
+    for b in bufs.iter().filter(|b| b.len > 0) {
+        chain.push(Buf {
+            phys: b.phys,
+            len: b.len,
+            device_writes,
+        })?;
+    }
+    Ok(())
+}
+
+fn total_len(bufs: &[DmaBuf]) -> Result<u32, Error> {
+    bufs.iter()
+        .try_fold(0u32, |t, b| t.checked_add(b.len))
+        .ok_or(Error::BadLength)
+}
+
+fn check_status(st: u32) -> Result<(), Error> {
+    match st {
+        status::OK => Ok(()),
+        status::NOTSUPP => Err(Error::Unsupported),
+        status => Err(Error::Device { status }),
+    }
+}

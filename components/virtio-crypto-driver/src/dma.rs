@@ -1,0 +1,153 @@
+//! The driver's own DMA memory: both virtqueues and the request headers, at fixed offsets.
+//!
+//! The device reads and writes this memory behind the compiler's back, so it is never
+//! borrowed as a Rust slice: every access is a volatile load or store through the raw
+//! pointer, naturally aligned (on aarch64 with the MMU off all memory is Device-nGnRnE,
+//! where an unaligned access faults). One request per queue is in flight at a time, so
+//! each queue needs one set of headers.
+
+use crate::virtq;
+
+/// Descriptors in the control queue: request, key, result (create) or request, status.
+pub const CTRL_QUEUE_SIZE: u16 = 4;
+/// Descriptors in the data queue: request, IV, 8 source segments and a pad, 8
+/// destination segments and a pad, status = 21; the next power of two.
+pub const DATA_QUEUE_SIZE: u16 = 32;
+/// Longest key the driver passes (the device's own limit is in its configuration).
+pub const MAX_KEY: usize = 64;
+
+/// Byte offsets in the area. Queue parts are aligned as §2.7 requires (descriptor table
+/// 16, available ring 2, used ring 4); headers on 16 so every field is naturally aligned.
+pub mod layout {
+    use super::*;
+    pub const CTRL_DESC: usize = 0x000;
+    pub const CTRL_AVAIL: usize = CTRL_DESC + virtq::desc_bytes(CTRL_QUEUE_SIZE);
+    pub const CTRL_USED: usize = 0x080;
+    pub const DATA_DESC: usize = 0x100;
+    pub const DATA_AVAIL: usize = DATA_DESC + virtq::desc_bytes(DATA_QUEUE_SIZE);
+    pub const DATA_USED: usize = 0x380;
+    pub const CTRL_REQ: usize = 0x500;
+    pub const CTRL_KEY: usize = 0x560;
+    pub const CTRL_INPUT: usize = 0x5a0;
+    pub const CTRL_STATUS: usize = 0x5b0;
+    pub const DATA_REQ: usize = 0x5c0;
+    pub const DATA_IV: usize = 0x610;
+    /// 16 zero bytes the device reads to round a CTR request up to whole blocks.
+    pub const PAD_SRC: usize = 0x620;
+    /// 16 bytes the device writes the padding's output to (discarded).
+    pub const PAD_DST: usize = 0x630;
+    pub const DATA_STATUS: usize = 0x640;
+    /// Bytes the area must have.
+    pub const LEN: usize = 0x680;
+
+    const _: () = {
+        assert!(CTRL_AVAIL + virtq::avail_bytes(CTRL_QUEUE_SIZE) <= CTRL_USED);
+        assert!(CTRL_USED + virtq::used_bytes(CTRL_QUEUE_SIZE) <= DATA_DESC);
+        assert!(DATA_AVAIL + virtq::avail_bytes(DATA_QUEUE_SIZE) <= DATA_USED);
+        assert!(DATA_USED + virtq::used_bytes(DATA_QUEUE_SIZE) <= CTRL_REQ);
+        assert!(CTRL_REQ + 72 <= CTRL_KEY && CTRL_KEY + MAX_KEY <= CTRL_INPUT);
+        assert!(DATA_REQ + 72 <= DATA_IV && DATA_STATUS < LEN);
+    };
+}
+
+/// Alignment the area must have (the descriptor tables need 16; 64 keeps each part on
+/// its own cache line boundary).
+pub const ALIGN: usize = 64;
+
+/// DMA-reachable memory owned by the driver.
+#[derive(Debug)]
+pub struct DmaArea {
+    base: *mut u8,
+    phys: u64,
+    len: usize,
+}
+
+impl DmaArea {
+    /// The area of `len` bytes mapped at `base`, which the device sees at `phys`.
+    ///
+    /// # Safety
+    /// `base..base + len` must be mapped read-write for as long as the driver lives, used
+    /// by nothing but this driver and its device, and be the memory the device reaches at
+    /// `phys` (identity-mapped RAM, or a Microkit region with its `phys_addr`).
+    pub unsafe fn new(base: *mut u8, phys: u64, len: usize) -> Self {
+        Self { base, phys, len }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub(crate) fn usable(&self) -> bool {
+        self.len >= layout::LEN
+            && (self.base as usize).is_multiple_of(ALIGN)
+            && self.phys.is_multiple_of(ALIGN as u64)
+            && self.phys.checked_add(self.len as u64).is_some()
+    }
+
+    /// The device's address of byte `off`.
+    pub fn phys(&self, off: usize) -> u64 {
+        self.phys + off as u64
+    }
+
+    fn at<T>(&self, off: usize) -> *mut T {
+        assert!(off + size_of::<T>() <= self.len, "DMA area offset {off:#x}");
+        debug_assert!(off.is_multiple_of(align_of::<T>()));
+        // In bounds (checked above); `new`'s contract makes it valid memory.
+        self.base.wrapping_add(off).cast()
+    }
+
+    pub fn read_u16(&self, off: usize) -> u16 {
+        // SAFETY: in bounds and aligned (`at`); memory valid by `new`'s contract.
+        u16::from_le(unsafe { self.at::<u16>(off).read_volatile() })
+    }
+
+    pub fn write_u16(&mut self, off: usize, v: u16) {
+        // SAFETY: as in `read_u16`.
+        unsafe { self.at::<u16>(off).write_volatile(v.to_le()) }
+    }
+
+    pub fn read_u32(&self, off: usize) -> u32 {
+        // SAFETY: as in `read_u16`.
+        u32::from_le(unsafe { self.at::<u32>(off).read_volatile() })
+    }
+
+    /// Copies `src` to `off` with byte stores (any alignment, never torn beyond a byte).
+    pub fn write_bytes(&mut self, off: usize, src: &[u8]) {
+        let p = self.at::<u8>(off);
+        assert!(
+            off + src.len() <= self.len,
+            "DMA area write {off:#x}+{}",
+            src.len()
+        );
+        for (i, b) in src.iter().enumerate() {
+            // SAFETY: in bounds (checked above).
+            unsafe { p.add(i).write_volatile(*b) }
+        }
+    }
+
+    pub fn read_bytes(&self, off: usize, dst: &mut [u8]) {
+        let p = self.at::<u8>(off);
+        assert!(
+            off + dst.len() <= self.len,
+            "DMA area read {off:#x}+{}",
+            dst.len()
+        );
+        for (i, b) in dst.iter_mut().enumerate() {
+            // SAFETY: in bounds (checked above).
+            *b = unsafe { p.add(i).read_volatile() };
+        }
+    }
+
+    pub fn fill(&mut self, off: usize, len: usize, v: u8) {
+        let p = self.at::<u8>(off);
+        assert!(off + len <= self.len);
+        for i in 0..len {
+            // SAFETY: in bounds (checked above).
+            unsafe { p.add(i).write_volatile(v) }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! A virtio-crypto driver (virtio 1.2 §5.9) over the virtio-mmio transport (§4.2), for
+//! QEMU's `virtio-crypto-device` and anything else that speaks it: the device half of
+//! `qemu_virt_aarch64`, and the host model in `boards/virtio-crypto-model`.
+//!
+//! What it does: probes and initialises a modern (version 2) transport, negotiates only
+//! VIRTIO_F_VERSION_1 (and ACCESS_PLATFORM if offered), sets up the control queue and
+//! data queue 0 as split virtqueues, and offers AES ECB/CBC/CTR sessions and requests.
+//! [`VirtioCrypto`] implements `cipher_service::CipherEngine`, so it serves the Cipher
+//! interface like every other driver; request data moves by DMA straight from the
+//! client's segments (one descriptor per segment; in place: the same segments are source
+//! and destination), with only the request header, IV and status in the driver's memory.
+//!
+//! Assumptions:
+//! - Registers are reached through [`mmio::RegisterBus`] (volatile MMIO on hardware, the
+//!   model on the host), 32-bit accesses only (the crypto configuration is all 32-bit).
+//! - The caller gives a [`DmaArea`] of [`dma::layout::LEN`] bytes, 64-byte aligned, and
+//!   the physical address of each client region; memory is coherent with the device
+//!   (true of virtio under QEMU; a non-coherent SoC would need cache maintenance here).
+//! - Polling, one request in flight per queue: simple and enough to prove the device;
+//!   interrupts and several chains in flight would be the next step for throughput.
+//! - A device that stops answering (timeout), corrupts its used ring or asks for a reset
+//!   leaves the driver [`Error::Broken`]: its buffers may still be in use, so nothing is
+//!   reused until the PD restarts it.
+//! - `no_std`, no heap.
+#![no_std]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod device;
+pub mod dma;
+mod engine;
+pub mod regs;
+mod transport;
+pub mod virtq;
+pub mod wire;
+
+pub use device::{DeviceInfo, Direction, DmaBuf, VirtioCrypto};
+pub use dma::DmaArea;
+pub use engine::{CACHED_SESSIONS, SessionCache, algo_of};
+pub use transport::probe;
+
+use mmio::BusFault;
+
+/// Why the driver could not do what was asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Error {
+    Bus(BusFault),
+    /// MagicValue is not "virt": no virtio-mmio transport here.
+    NotVirtio {
+        magic: u32,
+    },
+    /// A legacy (version 1) transport; QEMU needs `-global virtio-mmio.force-legacy=false`.
+    Legacy {
+        version: u32,
+    },
+    /// A transport with no device behind it (DeviceID 0).
+    NoDevice,
+    WrongDevice {
+        id: u32,
+    },
+    NoVersion1,
+    FeaturesRefused,
+    /// The device did not read back 0 after a reset.
+    ResetTimeout,
+    /// The configuration kept changing while it was read.
+    ConfigUnstable,
+    /// VIRTIO_CRYPTO_S_HW_READY is clear: the backend is not ready.
+    NotReady,
+    NoCipherService,
+    NoQueue {
+        queue: u16,
+    },
+    QueueInUse {
+        queue: u16,
+    },
+    QueueTooSmall {
+        queue: u16,
+        max: u32,
+    },
+    /// The DMA area is too small or misaligned.
+    DmaArea,
+    /// A chain that does not fit the queue or breaks the out-before-in rule.
+    BadChain,
+    BadKeySize,
+    /// Source and destination lengths differ, overflow, or exceed the device's max_size.
+    BadLength,
+    /// The device answered VIRTIO_CRYPTO_NOTSUPP.
+    Unsupported,
+    /// The device answered another non-OK status (§5.9.7.1).
+    Device {
+        status: u32,
+    },
+    Timeout,
+    NeedsReset,
+    BadUsedRing,
+    /// An earlier failure left the queues unusable.
+    Broken,
+}
+
+impl From<BusFault> for Error {
+    fn from(e: BusFault) -> Self {
+        Error::Bus(e)
+    }
+}

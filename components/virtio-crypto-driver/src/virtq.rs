@@ -1,0 +1,192 @@
+//! A split virtqueue (virtio 1.2 §2.7) driven one chain at a time.
+//!
+//! The driver keeps at most one chain in flight per queue, always in descriptors
+//! `0..n` with head 0, so there is no free list to corrupt and a used element naming any
+//! other head is the device's error. Indices run free as §2.7.6 and §2.7.8 say; the
+//! driver's own copies are authoritative and the device's used index is checked against
+//! them (it may move by one chain, never more).
+
+use crate::Error;
+use crate::dma::DmaArea;
+use crate::regs;
+use crate::wire::{AVAIL_F_NO_INTERRUPT, UsedElem, VirtqDesc, desc_flags};
+use core::sync::atomic::{Ordering, fence};
+use mmio::RegisterBus;
+use zerocopy::{FromBytes, IntoBytes};
+
+/// Bytes of a descriptor table of `size` entries (§2.7 "Queue Part Sizes": 16 * size).
+pub const fn desc_bytes(size: u16) -> usize {
+    16 * size as usize
+}
+
+/// Bytes of an available ring: flags, idx, ring[size], used_event (§2.7.6).
+pub const fn avail_bytes(size: u16) -> usize {
+    6 + 2 * size as usize
+}
+
+/// Bytes of a used ring: flags, idx, ring[size] of 8-byte elements, avail_event (§2.7.8).
+pub const fn used_bytes(size: u16) -> usize {
+    6 + 8 * size as usize
+}
+
+/// One buffer of a chain: where the device finds it and which way data flows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Buf {
+    pub phys: u64,
+    pub len: u32,
+    /// The device writes it (a "device-writable" / "in" buffer, §2.7.5).
+    pub device_writes: bool,
+}
+
+/// A chain being built; §2.7.5.2 wants every device-readable buffer before every
+/// device-writable one, which [`Chain::push`] enforces.
+#[derive(Debug, Default)]
+pub struct Chain {
+    bufs: [Buf; 32],
+    n: usize,
+}
+
+impl Chain {
+    pub fn push(&mut self, buf: Buf) -> Result<(), Error> {
+        if self.n > 0 && self.bufs[self.n - 1].device_writes && !buf.device_writes {
+            return Err(Error::BadChain);
+        }
+        *self.bufs.get_mut(self.n).ok_or(Error::BadChain)? = buf;
+        self.n += 1;
+        Ok(())
+    }
+
+    pub fn as_slice(&self) -> &[Buf] {
+        &self.bufs[..self.n]
+    }
+}
+
+/// A queue's place in the DMA area and the driver's indices.
+#[derive(Debug)]
+pub struct Virtq {
+    pub index: u16,
+    pub size: u16,
+    desc: usize,
+    avail: usize,
+    used: usize,
+    /// Next available-ring index to publish (free-running).
+    avail_idx: u16,
+    /// Next used-ring index to consume (free-running).
+    used_idx: u16,
+}
+
+impl Virtq {
+    pub const fn new(index: u16, size: u16, desc: usize, avail: usize, used: usize) -> Self {
+        Self {
+            index,
+            size,
+            desc,
+            avail,
+            used,
+            avail_idx: 0,
+            used_idx: 0,
+        }
+    }
+
+    /// Clears the queue's memory and gives its addresses to the device (§4.2.3.2
+    /// "Virtqueue Configuration"): select, check it is not in use and large enough, set
+    /// the size and the three addresses, then mark it ready.
+    pub fn configure<B: RegisterBus>(
+        &mut self,
+        bus: &mut B,
+        dma: &mut DmaArea,
+    ) -> Result<(), Error> {
+        dma.fill(self.desc, desc_bytes(self.size), 0);
+        dma.fill(self.avail, avail_bytes(self.size), 0);
+        dma.fill(self.used, used_bytes(self.size), 0);
+        // We poll the used ring: ask for no interrupts (§2.7.7).
+        dma.write_u16(self.avail, AVAIL_F_NO_INTERRUPT);
+        self.avail_idx = 0;
+        self.used_idx = 0;
+
+        let queue = self.index;
+        bus.write32(regs::QUEUE_SEL, u32::from(queue))?;
+        if bus.read32(regs::QUEUE_READY)? != 0 {
+            return Err(Error::QueueInUse { queue });
+        }
+        let max = bus.read32(regs::QUEUE_NUM_MAX)?;
+        if max == 0 {
+            return Err(Error::NoQueue { queue });
+        }
+        if max < u32::from(self.size) {
+            return Err(Error::QueueTooSmall { queue, max });
+        }
+        bus.write32(regs::QUEUE_NUM, u32::from(self.size))?;
+        for (low, off) in [
+            (regs::QUEUE_DESC_LOW, self.desc),
+            (regs::QUEUE_DRIVER_LOW, self.avail),
+            (regs::QUEUE_DEVICE_LOW, self.used),
+        ] {
+            let phys = dma.phys(off);
+            bus.write32(low, phys as u32)?;
+            bus.write32(low + 4, (phys >> 32) as u32)?;
+        }
+        bus.write32(regs::QUEUE_READY, 1)?;
+        Ok(())
+    }
+
+    /// Writes `chain` into descriptors `0..n`, publishes head 0 in the available ring and
+    /// notifies the device (§2.7.13 "Supplying Buffers to The Device").
+    pub fn submit<B: RegisterBus>(
+        &mut self,
+        bus: &mut B,
+        dma: &mut DmaArea,
+        chain: &Chain,
+    ) -> Result<(), Error> {
+        let bufs = chain.as_slice();
+        if bufs.is_empty() || bufs.len() > usize::from(self.size) {
+            return Err(Error::BadChain);
+        }
+        for (i, b) in bufs.iter().enumerate() {
+            let last = i + 1 == bufs.len();
+            let mut flags = if last { 0 } else { desc_flags::NEXT };
+            if b.device_writes {
+                flags |= desc_flags::WRITE;
+            }
+            let d = VirtqDesc {
+                addr: b.phys.into(),
+                len: b.len.into(),
+                flags: flags.into(),
+                next: if last { 0 } else { (i + 1) as u16 }.into(),
+            };
+            dma.write_bytes(self.desc + 16 * i, d.as_bytes());
+        }
+        let slot = usize::from(self.avail_idx % self.size);
+        dma.write_u16(self.avail + 4 + 2 * slot, 0);
+        // The descriptors and the ring entry must be visible before the index that
+        // publishes them (§2.7.13.3.1), and the index before the notification (§2.7.13.4).
+        fence(Ordering::SeqCst);
+        self.avail_idx = self.avail_idx.wrapping_add(1);
+        dma.write_u16(self.avail + 2, self.avail_idx);
+        fence(Ordering::SeqCst);
+        bus.write32(regs::QUEUE_NOTIFY, u32::from(self.index))?;
+        Ok(())
+    }
+
+    /// The completed chain, if the device has returned one.
+    pub fn poll(&mut self, dma: &DmaArea) -> Result<Option<UsedElem>, Error> {
+        let device_idx = dma.read_u16(self.used + 2);
+        match device_idx.wrapping_sub(self.used_idx) {
+            0 => return Ok(None),
+            1 => {}
+            _ => return Err(Error::BadUsedRing),
+        }
+        // Read the element (and, after return, the buffers) only after the index
+        // (§2.7.14 "Receiving Used Buffers From The Device").
+        fence(Ordering::SeqCst);
+        let slot = usize::from(self.used_idx % self.size);
+        let mut raw = [0u8; 8];
+        dma.read_bytes(self.used + 4 + 8 * slot, &mut raw);
+        self.used_idx = self.used_idx.wrapping_add(1);
+        let elem = UsedElem::read_from_bytes(&raw).map_err(|_| Error::BadUsedRing)?;
+        if elem.id.get() != 0 {
+            return Err(Error::BadUsedRing);
+        }
+        Ok(Some(elem))
+    }
+}

@@ -1,0 +1,122 @@
+//! The driver on the host model: a DMA area and a client data region in a physical map.
+
+#![allow(dead_code)]
+
+use cipher_service::{CipherEngine, ClientData, Session, validate};
+use engine_models::phys::PhysMap;
+use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request, Segment};
+use pd_idl::wire::Caller;
+use virtio_crypto_driver::{DmaArea, Error, VirtioCrypto, dma};
+use virtio_crypto_model::{ModelConfig, VirtioCryptoModel};
+
+pub const DMA_PHYS: u64 = 0x4000_0000;
+pub const DATA_PHYS: u64 = 0x4010_0000;
+pub const DATA_LEN: usize = 16 * 1024;
+
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct Line([u8; 64]);
+
+/// Leaked, 64-byte aligned memory: the map and the driver keep raw pointers into it.
+fn memory(len: usize) -> *mut u8 {
+    let v: &'static mut [Line] = Vec::leak(vec![Line([0; 64]); len.div_ceil(64)]);
+    v.as_mut_ptr().cast()
+}
+
+pub type Dev = VirtioCrypto<VirtioCryptoModel<'static>>;
+
+pub struct Rig {
+    pub dev: Dev,
+    data: *mut u8,
+}
+
+pub fn hex(s: &str) -> Vec<u8> {
+    let s: String = s.split_whitespace().collect();
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// The model with `config`, and the driver initialised on it.
+pub fn try_rig(config: ModelConfig) -> Result<Rig, Error> {
+    let area = memory(dma::layout::LEN);
+    let data = memory(DATA_LEN);
+    let map: &'static PhysMap<'static> = Box::leak(Box::new(PhysMap::new()));
+    // SAFETY: both blocks are leaked (live forever) and reached only through the map
+    // (the model) and the raw pointers below (the driver), never as long-lived borrows.
+    unsafe {
+        map.add_raw(DMA_PHYS, area, dma::layout::LEN);
+        map.add_raw(DATA_PHYS, data, DATA_LEN);
+    }
+    let model = VirtioCryptoModel::new(map, config, None);
+    // SAFETY: `area` is the model's window at DMA_PHYS, used by nothing else.
+    let area = unsafe { DmaArea::new(area, DMA_PHYS, dma::layout::LEN) };
+    let mut dev = VirtioCrypto::new(model, area)?;
+    dev.set_spin_limit(10_000);
+    Ok(Rig { dev, data })
+}
+
+pub fn rig() -> Rig {
+    try_rig(ModelConfig::default()).expect("driver initialises on the default model")
+}
+
+pub fn session(mode: Mode, key: &[u8], iv: &[u8]) -> Session {
+    let mut s = Session {
+        owner: Caller(1),
+        mode,
+        path: Path::Adaptive,
+        key_len: key.len() as u8,
+        key: [0; 32],
+        iv: [0; 16],
+    };
+    s.key[..key.len()].copy_from_slice(key);
+    s.iv.copy_from_slice(iv);
+    s
+}
+
+impl Rig {
+    pub fn data(&mut self) -> &mut [u8] {
+        // SAFETY: the region is live (leaked); this borrow ends before the next device access.
+        unsafe { core::slice::from_raw_parts_mut(self.data, DATA_LEN) }
+    }
+
+    /// One request over `segs` (offset, len) of the data region, through the service's
+    /// validation and the engine interface.
+    pub fn crypt(
+        &mut self,
+        s: &mut Session,
+        op: CipherOp,
+        segs: &[(u32, u32)],
+    ) -> Result<Path, CipherError> {
+        let mut req = Request {
+            id: 1,
+            session: 0,
+            op: op.into(),
+            nsegs: segs.len() as u8,
+            reserved: [0; 2],
+            segs: [Segment { offset: 0, len: 0 }; 8],
+        };
+        for (d, &(offset, len)) in req.segs.iter_mut().zip(segs) {
+            *d = Segment { offset, len };
+        }
+        let valid = validate(&req, DATA_LEN, s.mode)?;
+        // SAFETY: as in `data`; the device writes through the map while this borrow lives,
+        // as DMA does under any driver.
+        let bytes = unsafe { core::slice::from_raw_parts_mut(self.data, DATA_LEN) };
+        let mut client = ClientData {
+            bytes,
+            phys: Some(DATA_PHYS),
+        };
+        self.dev.crypt(s, op, &valid, &mut client)
+    }
+
+    /// Opens `s` as the service would: the engine's `supports` first.
+    pub fn supports(&self, s: &Session) -> Result<(), CipherError> {
+        self.dev.supports(s)
+    }
+
+    pub fn model(&mut self) -> &mut VirtioCryptoModel<'static> {
+        self.dev.bus_mut()
+    }
+}
