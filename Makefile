@@ -2,17 +2,20 @@
 #   make run    boot the default demo on the host backend
 #   make test   every test
 #   make bench  benchmarks (reports under target/bench/)
-#   make pds    every no_std crate for aarch64-unknown-none
+#   make pds    every no_std crate, and every PD binary, for aarch64-unknown-none
+#   make sizes  each PD's text/data/bss for aarch64
+#   make image  a Microkit loader image (MICROKIT_SDK=... MICROKIT_BOARD=... MICROKIT_CONFIG=...)
+#   make qemu   boot that image under QEMU (with a virtio-crypto device)
 #   make lint   rustfmt --check and clippy -D warnings
 #   make qemu-test  the virtio-crypto driver against QEMU's real device (bare metal, no seL4)
 
 CARGO      ?= cargo
 NOSTD      := aarch64-unknown-none
 # Crates that must stay no_std: they run inside seL4 protection domains.
-NOSTD_PKGS := -p shm-queue -p pd-idl -p mmio -p cost-ledger -p boards -p engine-models -p power-manager -p cipher-service -p cpu-engine -p session-table -p digest-service -p sec1-hash-driver -p vboot -p omap-aes-driver -p stm32-cryp-driver -p virtio-crypto-driver -p virtio-crypto-model
+NOSTD_PKGS := -p shm-queue -p pd-idl -p mmio -p cost-ledger -p boards -p engine-models -p power-manager -p cipher-service -p cpu-engine -p session-table -p digest-service -p sec1-hash-driver -p vboot -p omap-aes-driver -p stm32-cryp-driver -p virtio-crypto-driver -p virtio-crypto-model -p pd-runtime
 BENCH_DIR  := target/bench
 
-.PHONY: setup run test bench pds lint check-systems qemu-setup qemu-test
+.PHONY: setup run test bench pds sizes image qemu lint check-systems qemu-setup qemu-test
 
 setup:
 	@command -v $(CARGO) >/dev/null || { echo "cargo is missing: install Rust with rustup (https://rustup.rs)"; exit 1; }
@@ -20,8 +23,10 @@ setup:
 	@rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt
 	@rustup component list --installed | grep -q '^clippy' || rustup component add clippy
 
+# The runner finds PD binaries next to itself, so the PDs are built first.
 run: setup
-	$(CARGO) run --locked -q -p queue-demo
+	$(CARGO) build --locked -q -p runtime-examples
+	$(CARGO) run --locked -q -p host-runner -- -q system/demo.system
 
 test: setup
 	$(CARGO) test --locked --workspace
@@ -29,16 +34,41 @@ test: setup
 
 # Every Microkit system description in system/ must pass the checker.
 check-systems:
-	@files=$$(ls system/*.system 2>/dev/null); \
+	@files=$$(ls system/*.system system/*/systems/*.system 2>/dev/null); \
 	if [ -n "$$files" ]; then $(CARGO) run --locked -q -p system-desc --bin system-check -- $$files; \
 	else echo "check-systems: no system/*.system files yet"; fi
 
 bench: setup
 	@mkdir -p $(BENCH_DIR)
 	$(CARGO) bench --locked -p queue-demo --bench queue | tee $(BENCH_DIR)/queue.txt
+	$(CARGO) bench --locked -p host-runner --bench roundtrip | tee $(BENCH_DIR)/roundtrip.txt
+
+# PD binaries: every bin of these packages is a protection domain. A PD binary starts
+# with #![cfg_attr(target_os = "none", no_std, no_main)] and ends with
+# pd_runtime::protection_domain!(init); pd-runtime links it with its microkit.ld.
+# Each is copied to NAME.elf beside it, the name .system files use (on the host too),
+# and listed in $(PD_LIST) for `make sizes`. MICROKIT_CONFIG reaches pd-runtime at build
+# time: debug output (seL4_DebugPutChar) exists only in the debug kernel.
+PD_PKGS         ?= -p runtime-examples
+PD_DIR          := target/$(NOSTD)/release
+PD_LIST         := target/pds.list
+MICROKIT_BOARD  ?= qemu_virt_aarch64
+MICROKIT_CONFIG ?= debug
+SYSTEM          ?= system/qemu_virt_aarch64.system
+LOADER_IMG      := target/loader.img
 
 pds: setup
 	$(CARGO) build --locked --target $(NOSTD) $(NOSTD_PKGS)
+	@mkdir -p target
+	$(if $(strip $(PD_PKGS)),MICROKIT_CONFIG=$(MICROKIT_CONFIG) $(CARGO) build --locked --release \
+	  --target $(NOSTD) $(PD_PKGS) --bins --message-format=json-render-diagnostics > target/pds.json,: > target/pds.json)
+	@sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' target/pds.json | sort > $(PD_LIST)
+	@while read -r exe; do cp "$$exe" "$$exe.elf"; done < $(PD_LIST)
+	@echo "pds: $$(wc -l < $(PD_LIST)) PD images in $(PD_DIR) (NAME.elf, MICROKIT_CONFIG=$(MICROKIT_CONFIG))"
+
+sizes: pds
+	@$(CARGO) run --locked -q -p pd-sizes -- $$(sed 's/$$/.elf/' $(PD_LIST))
+	@echo "(Hubris's hash server: 16 KiB flash, 4 KiB RAM)"
 
 lint: setup
 	$(CARGO) fmt --all -- --check
@@ -67,3 +97,40 @@ qemu-setup:
 qemu-test: setup qemu-setup
 	$(CARGO) build --locked --release --target $(NOSTD) -p qemu-test
 	timeout 300 $(QEMU_TEST_CMD) </dev/null
+
+# A Microkit loader image of $(SYSTEM) (default: the full qemu_virt_aarch64 system;
+# SYSTEM=system/qemu_hello.system boots the runtime examples), then QEMU. The SDK is
+# not part of this repository: see `make image` without one for how to get it.
+MICROKIT_SDK_HELP = "Get a Microkit 2.3.0 SDK: download microkit-sdk-2.3.0-linux-x86-64.tar.gz from \
+https://github.com/seL4/microkit/releases and untar it, or build one from source with \
+build_sdk.py (microkit DEVELOPER.md: --sel4=<seL4 16.0.0> --boards $(MICROKIT_BOARD) \
+--configs $(MICROKIT_CONFIG)); then: make image MICROKIT_SDK=/path/to/microkit-sdk-2.3.0"
+
+image:
+	@test -n "$(MICROKIT_SDK)" || { echo "image: MICROKIT_SDK is not set (the Microkit SDK directory)."; \
+	  echo $(MICROKIT_SDK_HELP); exit 1; }
+	@test -x "$(MICROKIT_SDK)/bin/microkit" || { echo "image: $(MICROKIT_SDK)/bin/microkit is missing: MICROKIT_SDK is not a Microkit SDK."; \
+	  echo $(MICROKIT_SDK_HELP); exit 1; }
+	@test -d "$(MICROKIT_SDK)/board/$(MICROKIT_BOARD)/$(MICROKIT_CONFIG)" || { \
+	  echo "image: this SDK has no board $(MICROKIT_BOARD) in config $(MICROKIT_CONFIG); it has:"; \
+	  ls "$(MICROKIT_SDK)/board"; echo $(MICROKIT_SDK_HELP); exit 1; }
+	$(MAKE) --no-print-directory pds MICROKIT_CONFIG=$(MICROKIT_CONFIG)
+	@missing=""; for img in $$(sed -n 's/.*program_image path="\([^"]*\)".*/\1/p' $(SYSTEM)); do \
+	  [ -f "$(PD_DIR)/$$img" ] || missing="$$missing $$img"; done; \
+	  [ -z "$$missing" ] || { echo "image: $(SYSTEM) needs PD images that no package in PD_PKGS builds:$$missing"; \
+	  echo "image: add their packages to PD_PKGS, or try SYSTEM=system/qemu_hello.system"; exit 1; }
+	$(MICROKIT_SDK)/bin/microkit $(SYSTEM) --search-path $(PD_DIR) --board $(MICROKIT_BOARD) \
+	  --config $(MICROKIT_CONFIG) -o $(LOADER_IMG) -r target/report.txt
+
+# The loader goes at 0x70000000, where the SDK's loader for qemu_virt_aarch64 is linked
+# (LINK_ADDRESS in its build); virtualization=on because the kernel runs at EL2
+# (KernelArmHypervisorSupport). The virtio-crypto options are qemu-test's.
+# Ctrl-a x quits QEMU; QEMU_TIMEOUT=seconds stops it after that long.
+QEMU_TIMEOUT ?=
+QEMU_IMAGE_CMD = $(QEMU) -machine virt,virtualization=on -cpu cortex-a53 -m size=2G -nographic \
+	-device loader,file=$(LOADER_IMG),addr=0x70000000,cpu-num=0 \
+	-global virtio-mmio.force-legacy=false \
+	-device virtio-crypto-device,cryptodev=c0 -object cryptodev-backend-builtin,id=c0
+
+qemu: image qemu-setup
+	$(if $(QEMU_TIMEOUT),timeout $(QEMU_TIMEOUT) )$(QEMU_IMAGE_CMD)

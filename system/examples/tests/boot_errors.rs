@@ -1,0 +1,109 @@
+//! A system that cannot boot says why, naming the file, line or PD, within seconds.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use host_runner::{BootError, Options, System};
+
+/// Writes `xml` to a file of its own in the temp directory.
+fn system_file(name: &str, xml: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("{}-{name}", std::process::id()));
+    std::fs::write(&path, xml).expect("temp file");
+    path
+}
+
+fn one_pd(image: &str) -> String {
+    format!(
+        r#"<system>
+    <protection_domain name="lonely" priority="1">
+        <program_image path="{image}" />
+    </protection_domain>
+</system>"#
+    )
+}
+
+fn boot_err(path: &PathBuf, opts: Options) -> BootError {
+    let result = System::boot(path, opts);
+    let _ = std::fs::remove_file(path);
+    match result {
+        Ok(_) => panic!("{} booted", path.display()),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn bad_system_file_is_refused_with_its_line() {
+    let xml = "<system>\n  <protection_domain name=\"a\" priority=\"1\">\n    \
+               <program_image path=\"ex-pong.elf\" />\n    \
+               <map mr=\"nowhere\" vaddr=\"0x1000000\" />\n  </protection_domain>\n</system>\n";
+    let path = system_file("bad.system", xml);
+    let e = boot_err(&path, Options::default());
+    let BootError::Desc(errors) = &e else {
+        panic!("{e}");
+    };
+    assert_eq!(errors.len(), 1, "{e}");
+    assert_eq!(errors[0].loc.line, 4, "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("bad.system:4:") && text.contains("nowhere"),
+        "{text}"
+    );
+}
+
+#[test]
+fn missing_binary_names_the_pd_and_the_path() {
+    let path = system_file("missing.system", &one_pd("no-such-pd.elf"));
+    let e = boot_err(&path, Options::default());
+    assert!(
+        matches!(&e, BootError::MissingBinary { pd, .. } if pd == "lonely"),
+        "{e}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("PD lonely") && text.contains("no-such-pd"),
+        "{text}"
+    );
+}
+
+#[test]
+fn pd_that_never_finishes_init_is_named_within_the_deadline() {
+    let path = system_file("hang.system", &one_pd("ex-init-hang.elf"));
+    let start = Instant::now();
+    let e = boot_err(
+        &path,
+        Options {
+            init_timeout: Duration::from_millis(500),
+            ..Options::default()
+        },
+    );
+    assert!(
+        matches!(&e, BootError::InitTimeout { pd, .. } if pd == "lonely"),
+        "{e}"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        e.to_string().contains("PD lonely did not finish init"),
+        "{e}"
+    );
+}
+
+#[test]
+fn pd_that_faults_in_init_is_named_with_its_cause() {
+    let path = system_file("panic.system", &one_pd("ex-init-panic.elf"));
+    let e = boot_err(&path, Options::default());
+    let text = e.to_string();
+    assert!(
+        matches!(&e, BootError::InitFault { pd, .. } if pd == "lonely"),
+        "{e}"
+    );
+    assert!(
+        text.contains("PD lonely faulted during init: panicked"),
+        "{text}"
+    );
+}

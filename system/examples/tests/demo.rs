@@ -1,0 +1,36 @@
+//! `system/demo.system`, what `make run` boots: every digest checked by the client
+//! against FIPS 180-2, the power grant taken and given back, exit 0.
+
+mod common;
+
+use common::WAIT;
+use host_runner::{Options, System};
+
+#[test]
+fn demo_hashes_the_fips_examples_across_pds() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../demo.system");
+    let system = System::boot(path, Options::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        system.wait_exit("client", WAIT),
+        "{:?}",
+        system.output("client")
+    );
+    let client = system.output("client");
+    assert_eq!(
+        client
+            .iter()
+            .filter(|l| l.ends_with("matches FIPS 180-2"))
+            .count(),
+        3,
+        "{client:?}"
+    );
+    let hasher = system.output("hasher");
+    assert!(
+        hasher.iter().any(|l| l.contains("Sec1 granted by power")),
+        "{hasher:?}"
+    );
+    assert!(
+        hasher.iter().any(|l| l.contains("Sec1 released (Ok(()))")),
+        "{hasher:?}"
+    );
+}

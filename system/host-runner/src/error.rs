@@ -1,0 +1,57 @@
+//! Why a system did not boot, each naming the file or PD at fault.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug)]
+pub enum BootError {
+    /// The `.system` file is unreadable or breaks a rule (every error, from system-desc).
+    Desc(Vec<system_desc::Error>),
+    /// A PD's program image has no host binary.
+    MissingBinary {
+        pd: String,
+        image: PathBuf,
+        binary: PathBuf,
+    },
+    /// Creating kernel objects or starting a process failed.
+    Os { pd: Option<String>, what: String },
+    /// A PD died before its `init` returned.
+    InitFault { pd: String, cause: String },
+    /// A PD was still in `init` when the boot deadline passed.
+    InitTimeout { pd: String, after: Duration },
+}
+
+impl fmt::Display for BootError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BootError::Desc(errors) => {
+                for (i, e) in errors.iter().enumerate() {
+                    if i > 0 {
+                        writeln!(f)?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                Ok(())
+            }
+            BootError::MissingBinary { pd, image, binary } => write!(
+                f,
+                "PD {pd}: program image {} has no host binary {} (build it: cargo build \
+                 --bin {})",
+                image.display(),
+                binary.display(),
+                binary.file_name().unwrap_or_default().to_string_lossy()
+            ),
+            BootError::Os { pd: Some(pd), what } => write!(f, "PD {pd}: {what}"),
+            BootError::Os { pd: None, what } => write!(f, "{what}"),
+            BootError::InitFault { pd, cause } => {
+                write!(f, "PD {pd} faulted during init: {cause}")
+            }
+            BootError::InitTimeout { pd, after } => {
+                write!(f, "PD {pd} did not finish init within {after:?}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BootError {}

@@ -1,0 +1,50 @@
+//! `host-runner`: boots a Microkit `.system` file on Linux, the host backend's stand-in
+//! for the seL4 kernel and Microkit's monitor. Binary: `host-runner FILE.system`;
+//! library: [`System::boot`], then watch ([`System::wait_exit`], [`System::events`],
+//! [`System::output`]) and [`System::shutdown`], for tests and tools.
+//!
+//! # What it does
+//!
+//! * Reads the file with `system-desc` (every error, with line and element).
+//! * Each PD is one process of the workspace binary named by its `program_image`'s file
+//!   stem (`client.elf` -> `client`), looked up next to the runner's executable, i.e.
+//!   `target/<profile>/` ([`Options::bin_dir`] to change it).
+//! * Each memory region is a memfd, mapped shared by exactly the PDs that `map` it, with
+//!   their perms; each PD has a kernel page (`pd_runtime::host::page`) for its
+//!   notifications, calls and child faults. A PD inherits only the descriptors its boot
+//!   information names (hubpack, in a memfd).
+//! * A PD process that dies on its own is a fault: a child's goes to its parent's
+//!   `fault` handler, which may restart it; a top-level PD is restarted up to
+//!   [`Options::max_restarts`] times, then the system stops. A PD still in `init` after
+//!   [`Options::init_timeout`] is a boot error (or, after boot, a fault).
+//! * PD output: debug lines through one console pipe (in the order written), other
+//!   stdout/stderr through a pipe per PD; [`Options::echo`] prints them as `[pd] line`,
+//!   [`System::output`] keeps them. [`Options::pin_cpus`] runs each PD on the CPU its
+//!   `cpu` attribute names (the round-trip benchmark uses it).
+//! * Shutdown stops PDs lowest priority first, each waited for. PDs get
+//!   PR_SET_PDEATHSIG(SIGKILL) and their own process group, so none outlives the runner
+//!   and a terminal's Ctrl-C reaches only the runner.
+//!
+//! # What it assumes
+//!
+//! Linux 5.11 or later (pidfd, close_range with CLOSE_RANGE_CLOEXEC, memfd). PDs are
+//! built for the host from this workspace with `pd-runtime`; the runner and its PDs use
+//! the same `pd-runtime` (boot information carries a version). Exit status 0 of a PD
+//! means "done" (Microkit PDs never return; tests and demos need an end). The host
+//! backend isolates memory regions; it does not protect the kernel pages from a hostile
+//! PD (see `pd_runtime::host::page`). When a top-level PD restarts, its children keep
+//! running; a child whose parent is down has its fault kept for the next incarnation.
+
+mod console;
+mod error;
+mod event;
+mod objects;
+pub mod plan;
+mod spawn;
+mod supervise;
+mod system;
+
+pub use error::BootError;
+pub use event::{Cause, Event, Outcome};
+pub use rustix::process::Signal;
+pub use system::{Options, System, default_bin_dir};

@@ -1,0 +1,107 @@
+//! `host-runner FILE.system`: boots a system on Linux and runs it until a PD exits with
+//! status 0, the fault policy gives up, `--seconds` pass, or SIGINT/SIGTERM arrives.
+//! Exit status: 0 when a PD finished or on a timeout, 1 when the system failed, 2 when
+//! it could not boot, 130 when interrupted.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use host_runner::{Options, Outcome, System};
+
+#[derive(Parser)]
+#[command(about = "Boot a Microkit .system file on Linux: one process per protection domain")]
+struct Args {
+    /// The system description.
+    system: PathBuf,
+    /// Restarts of a faulting top-level PD before the system is stopped.
+    #[arg(long, default_value_t = 3)]
+    max_restarts: u32,
+    /// Seconds a PD may spend in init.
+    #[arg(long, default_value_t = 3.0)]
+    init_timeout: f64,
+    /// Spins on a futex word before sleeping (0: always sleep).
+    #[arg(long, default_value_t = 2_000)]
+    spin: u32,
+    /// Stop after this many seconds.
+    #[arg(long)]
+    seconds: Option<f64>,
+    /// Where the PD binaries are (default: next to this executable).
+    #[arg(long)]
+    bin_dir: Option<PathBuf>,
+    /// Keep running when a PD exits with status 0.
+    #[arg(long)]
+    keep_going: bool,
+    /// Do not log starts, faults and restarts.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::signal(libc::SIGINT, handler);
+        libc::signal(libc::SIGTERM, handler);
+    }
+    let opts = Options {
+        bin_dir: args.bin_dir,
+        max_restarts: args.max_restarts,
+        init_timeout: Duration::from_secs_f64(args.init_timeout),
+        spin: args.spin,
+        echo: true,
+        log: !args.quiet,
+        stop_on_exit: !args.keep_going,
+        ..Options::default()
+    };
+    let system = match System::boot(&args.system, opts) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("host-runner: {}: cannot boot:\n{e}", args.system.display());
+            return ExitCode::from(2);
+        }
+    };
+    let end = args
+        .seconds
+        .map(|s| Instant::now() + Duration::from_secs_f64(s));
+    loop {
+        if let Some(outcome) = system.wait_outcome(Duration::from_millis(50)) {
+            system.shutdown();
+            return match outcome {
+                Outcome::Exited { pd } => {
+                    eprintln!("host-runner: PD {pd} finished; system stopped");
+                    ExitCode::SUCCESS
+                }
+                Outcome::Failed { pd, cause } => {
+                    eprintln!("host-runner: system failed: PD {pd}: {cause}");
+                    ExitCode::FAILURE
+                }
+                Outcome::Shutdown => ExitCode::SUCCESS,
+            };
+        }
+        let timed_out = end.is_some_and(|e| Instant::now() >= e);
+        if STOP.load(Ordering::SeqCst) || timed_out {
+            system.shutdown();
+            let why = if timed_out {
+                "time is up"
+            } else {
+                "interrupted"
+            };
+            eprintln!("host-runner: {why}; every PD stopped");
+            return if timed_out {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(130)
+            };
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Starting one PD process: its boot information, the descriptors it inherits, and the
+//! settings that keep it from outliving the runner.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::unix::fs::FileExt;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
+
+use pd_runtime::host::boot::{
+    BOOT_FD_ENV, BootInfo, ChannelInfo, ChildInfo, IrqInfo, RegionInfo, VarInfo,
+};
+use rustix::io::{FdFlags, fcntl_setfd};
+use rustix::pipe::{PipeFlags, pipe_with};
+use rustix::process::{Pid, PidfdFlags, Signal, getpid, getppid, pidfd_open};
+use rustix::thread::CpuSet;
+
+use crate::objects::{Objects, memfd};
+use crate::plan::Plan;
+use crate::system::Options;
+
+/// A running PD process.
+pub struct Proc {
+    pub child: Child,
+    pub pidfd: OwnedFd,
+    /// Copies the PD's output lines to the runner's sink; ends when the PD does.
+    pub output: JoinHandle<()>,
+}
+
+/// The boot information for PD `i`, naming the runner's own descriptor numbers (the
+/// child inherits them under the same numbers).
+fn boot_info(plan: &Plan, i: usize, objs: &Objects, fds: &PdFds<'_>, spin: u32) -> BootInfo {
+    let pd = &plan.pds[i];
+    BootInfo {
+        name: pd.name.clone(),
+        index: u8::try_from(i + 1).expect("at most 63 PDs"),
+        priority: pd.priority,
+        passive: pd.passive,
+        spin,
+        page_fd: objs.pages[i].fd.as_raw_fd(),
+        monitor_fd: fds.monitor.map_or(-1, |m| m.as_raw_fd()),
+        console_fd: fds.console.as_raw_fd(),
+        regions: pd
+            .maps
+            .iter()
+            .map(|m| RegionInfo {
+                mr: plan.regions[m.region].name.clone(),
+                symbol: m.symbol.clone(),
+                fd: objs.regions[m.region].as_raw_fd(),
+                size: plan.regions[m.region].size,
+                vaddr: m.vaddr,
+                paddr: plan.regions[m.region].paddr,
+                perms: m.perms,
+                cached: m.cached,
+            })
+            .collect(),
+        channels: pd
+            .channels
+            .iter()
+            .map(|c| ChannelInfo {
+                id: c.id,
+                remote_id: c.remote_id,
+                remote: plan.pds[c.remote].name.clone(),
+                pp: c.pp,
+                notify: c.notify,
+                peer_page_fd: objs.pages[c.remote].fd.as_raw_fd(),
+            })
+            .collect(),
+        irqs: pd
+            .irqs
+            .iter()
+            .map(|&(irq, id, edge)| IrqInfo { irq, id, edge })
+            .collect(),
+        children: pd
+            .children
+            .iter()
+            .map(|&(id, c)| ChildInfo {
+                id,
+                name: plan.pds[c].name.clone(),
+            })
+            .collect(),
+        vars: pd
+            .vars
+            .iter()
+            .map(|(symbol, value)| VarInfo {
+                symbol: symbol.clone(),
+                value: *value,
+            })
+            .collect(),
+    }
+}
+
+/// The runner's pipes a PD writes to.
+pub struct PdFds<'a> {
+    /// Requests about its children, if it has any.
+    pub monitor: Option<&'a OwnedFd>,
+    /// The system console (debug output of every PD).
+    pub console: &'a OwnedFd,
+}
+
+/// Starts PD `i`. Lines it writes to stdout or stderr outside the runtime's debug
+/// console (panic messages, say) go to `sink(line)`.
+pub fn spawn(
+    plan: &Plan,
+    i: usize,
+    objs: &Objects,
+    fds: &PdFds<'_>,
+    opts: &Options,
+    sink: impl FnMut(String) + Send + 'static,
+) -> io::Result<Proc> {
+    let info = boot_info(plan, i, objs, fds, opts.spin);
+    let bytes = info.encode();
+    let boot = File::from(memfd(
+        &format!("pd-boot:{}", info.name),
+        bytes.len() as u64,
+    )?);
+    boot.write_all_at(&bytes, 0)?;
+
+    let mut keep = vec![boot.as_raw_fd(), info.page_fd];
+    keep.extend(info.regions.iter().map(|r| r.fd));
+    keep.extend(info.channels.iter().map(|c| c.peer_page_fd));
+    keep.extend((info.monitor_fd >= 0).then_some(info.monitor_fd));
+    keep.push(info.console_fd);
+
+    let (out_r, out_w) = pipe_with(PipeFlags::CLOEXEC)?;
+    let runner = getpid();
+    let mut cmd = Command::new(&plan.pds[i].binary);
+    cmd.envs(opts.env.iter().map(|(k, v)| (k, v)))
+        .env(BOOT_FD_ENV, boot.as_raw_fd().to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(out_w.try_clone()?))
+        .stderr(Stdio::from(out_w));
+    // SAFETY: the closure runs in the child between fork and exec. It allocates nothing
+    // and makes only async-signal-safe system calls (setpgid, sched_setaffinity, prctl,
+    // getppid, close_range, fcntl) on values prepared before the fork.
+    let cpu = opts.pin_cpus.then(|| {
+        let mut set = CpuSet::new();
+        set.set(usize::from(plan.pds[i].cpu));
+        set
+    });
+    unsafe {
+        cmd.pre_exec(move || child_setup(runner, &keep, cpu.as_ref()));
+    }
+    let child = cmd.spawn()?;
+    drop(cmd);
+    let pid = Pid::from_raw(child.id() as i32).expect("a child's pid is positive");
+    let pidfd = pidfd_open(pid, PidfdFlags::empty())?;
+    let output = std::thread::Builder::new()
+        .name(format!("out:{}", info.name))
+        .spawn(move || copy_lines(out_r, sink))?;
+    Ok(Proc {
+        child,
+        pidfd,
+        output,
+    })
+}
+
+/// In the child before exec: its own process group, so a terminal's Ctrl-C reaches only
+/// the runner (which then stops PDs in order); SIGKILL if the runner dies (checking
+/// that it has not died already); no descriptors but those in `keep` across exec; on
+/// its CPU if pinned.
+fn child_setup(runner: Pid, keep: &[i32], cpu: Option<&CpuSet>) -> io::Result<()> {
+    rustix::process::setpgid(None, None)?;
+    if let Some(set) = cpu {
+        rustix::thread::sched_setaffinity(None, set)?;
+    }
+    rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+    if getppid() != Some(runner) {
+        return Err(io::Error::from_raw_os_error(libc::ESRCH));
+    }
+    // SAFETY: close_range with CLOSE_RANGE_CLOEXEC only sets flags on descriptors; it
+    // closes nothing and touches no memory.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    for &fd in keep {
+        // SAFETY: each number is a descriptor the runner holds open across the spawn.
+        fcntl_setfd(unsafe { BorrowedFd::borrow_raw(fd) }, FdFlags::empty())?;
+    }
+    Ok(())
+}
+
+/// Hands each line read from `from` to `sink`, until end of file.
+pub fn copy_lines(from: OwnedFd, mut sink: impl FnMut(String)) {
+    let mut lines = BufReader::new(File::from(from));
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match lines.read_line(&mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => sink(line.trim_end_matches('\n').to_string()),
+        }
+    }
+}

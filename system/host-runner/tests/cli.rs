@@ -1,0 +1,110 @@
+//! The `host-runner` command: refuses a bad `.system` naming file and line, runs the
+//! bench PDs to completion, and on SIGINT stops every PD in order (lowest priority
+//! first) and exits 130 with no PD left behind.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn runner() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_host-runner"))
+}
+
+fn bench_system() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("systems/bench.system")
+}
+
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn refuses_a_bad_system_file_naming_file_and_line() {
+    let path = std::env::temp_dir().join(format!("{}-cli-bad.system", std::process::id()));
+    let xml = "<system>\n  <protection_domain name=\"a\" priority=\"300\">\n    \
+               <program_image path=\"hr-bench-server.elf\" />\n  </protection_domain>\n\
+               </system>\n";
+    std::fs::write(&path, xml).unwrap();
+    let out = runner().arg(&path).output().unwrap();
+    let _ = std::fs::remove_file(&path);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cli-bad.system:2:"), "{stderr}");
+    assert!(stderr.contains("priority"), "{stderr}");
+}
+
+#[test]
+fn runs_a_system_until_a_pd_finishes() {
+    let out = runner()
+        .args(["-q", "--spin", "0"])
+        .arg(bench_system())
+        .env("PD_BENCH_ROUNDS", "200")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("[client] bench rounds=200 notify_ns="),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn sigint_stops_pds_in_order_and_leaves_none() {
+    let mut child = runner()
+        .arg(bench_system())
+        .env_remove("PD_BENCH_ROUNDS")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut log = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut pids = Vec::new();
+    let mut running = 0;
+    for line in log.by_ref() {
+        let line = line.unwrap();
+        if let Some(rest) = line.split(", pid ").nth(1) {
+            pids.push(rest.split(' ').next().unwrap().parse::<u32>().unwrap());
+        }
+        running += usize::from(line.ends_with("init done"));
+        if running == 2 {
+            break;
+        }
+    }
+    assert_eq!(pids.len(), 2);
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let rest: Vec<String> = log.map(|l| l.unwrap()).collect();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{rest:?}");
+    let stopped: Vec<&String> = rest
+        .iter()
+        .filter(|l| l.starts_with("host-runner: PD ") && l.ends_with(": stopped"))
+        .collect();
+    assert_eq!(
+        stopped,
+        [
+            "host-runner: PD client: stopped",
+            "host-runner: PD server: stopped"
+        ],
+        "client (priority 100) stops before server (200): {rest:?}"
+    );
+    let start = Instant::now();
+    while pids.iter().any(|&p| alive(p)) {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{pids:?} outlived the runner"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

@@ -1,0 +1,85 @@
+//! Reading boot information and mapping what it names.
+
+use std::fs::File;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::fs::FileExt;
+use std::string::{String, ToString};
+use std::vec::Vec;
+use std::{format, vec};
+
+use rustix::mm::{MapFlags, ProtFlags, mmap};
+
+use super::boot::{BOOT_FD_ENV, BootInfo, PERM_R, PERM_W, PERM_X};
+
+/// Takes ownership of an inherited descriptor named in the boot information.
+///
+/// Only called for numbers the runner made inheritable for this PD, once each.
+fn inherited(fd: i32) -> Result<OwnedFd, String> {
+    if fd < 0 {
+        return Err(format!("bad descriptor {fd} in boot info"));
+    }
+    // SAFETY: the runner left exactly the descriptors named in the boot information open
+    // in this process, and nothing else in the PD owns them; each is taken once (the
+    // callers deduplicate).
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Reads and decodes the boot information memfd named by `PD_BOOT_FD`, closing it.
+pub fn read_boot_info() -> Result<BootInfo, String> {
+    let fd: i32 = std::env::var(BOOT_FD_ENV)
+        .map_err(|_| format!("{BOOT_FD_ENV} is not set: run this PD with host-runner"))?
+        .parse()
+        .map_err(|_| format!("{BOOT_FD_ENV} is not a descriptor number"))?;
+    let file = File::from(inherited(fd)?);
+    let len = file.metadata().map_err(|e| e.to_string())?.len();
+    let mut bytes = vec![0; len as usize];
+    file.read_exact_at(&mut bytes, 0)
+        .map_err(|e| format!("reading boot info: {e}"))?;
+    BootInfo::decode(&bytes).map_err(|e| format!("boot info: {}", e.0))
+}
+
+/// Maps `len` bytes of `fd` shared with `perms`, at `vaddr` if that range is free
+/// (so addresses match the `.system` file), else anywhere. Closes `fd`: the mapping
+/// keeps the memfd alive.
+pub fn map_fd(fd: i32, len: u64, vaddr: u64, perms: u8) -> Result<*mut u8, String> {
+    let fd = inherited(fd)?;
+    let len = usize::try_from(len).map_err(|_| String::from("region too large"))?;
+    let mut prot = ProtFlags::empty();
+    for (bit, flag) in [
+        (PERM_R, ProtFlags::READ),
+        (PERM_W, ProtFlags::WRITE),
+        (PERM_X, ProtFlags::EXEC),
+    ] {
+        if perms & bit != 0 {
+            prot |= flag;
+        }
+    }
+    let try_map = |hint: u64, flags: MapFlags| {
+        // SAFETY: a new shared mapping of a memfd; with FIXED_NOREPLACE the kernel
+        // refuses rather than replace an existing mapping, so no Rust object's memory
+        // is touched. It is never unmapped while the PD runs.
+        unsafe { mmap(hint as *mut _, len, prot, flags, &fd, 0) }
+    };
+    let at_vaddr = if vaddr != 0 {
+        try_map(vaddr, MapFlags::SHARED | MapFlags::FIXED_NOREPLACE).ok()
+    } else {
+        None
+    };
+    let ptr = match at_vaddr {
+        Some(p) => p,
+        None => try_map(0, MapFlags::SHARED).map_err(|e| format!("mmap: {e}"))?,
+    };
+    Ok(ptr.cast())
+}
+
+/// Maps each distinct descriptor once; returns its address per descriptor.
+pub fn map_pages(fds: impl Iterator<Item = i32>) -> Result<Vec<(i32, *mut u8)>, String> {
+    let mut mapped: Vec<(i32, *mut u8)> = Vec::new();
+    for fd in fds {
+        if !mapped.iter().any(|(f, _)| *f == fd) {
+            let ptr = map_fd(fd, super::page::PAGE_SIZE as u64, 0, PERM_R | PERM_W)?;
+            mapped.push((fd, ptr));
+        }
+    }
+    Ok(mapped)
+}

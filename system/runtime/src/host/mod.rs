@@ -1,0 +1,345 @@
+//! The host backend: a PD is a Linux process started by `host-runner`.
+//!
+//! At start the process reads its [`boot::BootInfo`], maps its memory regions (a memfd
+//! each, with the `map`'s permissions, so a write through a read-only map is a SIGSEGV
+//! the runner reports as a fault), its own kernel page and the pages of its channel
+//! peers ([`page`]), runs `init`, marks itself running and enters the event loop:
+//! spin briefly, then sleep on its page's futex until a child fault, a call or a
+//! notification arrives, and hand them to the handler in that order.
+//!
+//! Message words are process globals, as the IPC buffer is on seL4: the PD is
+//! single-threaded as far as the API goes.
+//!
+//! Debug output ([`crate::debug_puts`]) goes to the console pipe named in the boot
+//! information as `<index>:<line>` records, one `write` each (atomic below PIPE_BUF), so
+//! the runner sees every PD's lines in the order they were written. Anything else a PD
+//! writes to stdout or stderr (a panic message) reaches the runner through its own pipe.
+
+pub mod boot;
+pub mod futex;
+mod map;
+pub mod page;
+
+use core::sync::atomic::{AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
+use std::io::Write;
+use std::sync::{Mutex, OnceLock};
+use std::vec::Vec;
+use std::{eprintln, process};
+
+use pd_idl::wire::{MSG_WORDS, ServerDied};
+
+use crate::{Channel, ChannelSet, Child, Handler, MemoryRegion, MessageInfo, debug_println};
+use boot::{BootInfo, PERM_W};
+use page::{PdPage, RUNNING};
+
+/// Request bytes on the monitor pipe: `[op, child id]`.
+pub const MONITOR_RESTART: u8 = 1;
+pub const MONITOR_STOP: u8 = 2;
+
+struct Peer {
+    page: &'static PdPage,
+    remote_id: u8,
+    pp: bool,
+    notify: bool,
+}
+
+struct Host {
+    info: BootInfo,
+    page: &'static PdPage,
+    peers: Vec<(u8, Peer)>,
+    /// (info index, address) of each mapped region.
+    regions: Vec<(usize, usize)>,
+    /// Interrupts: (masked, latched) channel bits; device models may run on other threads.
+    irq: Mutex<(u64, u64)>,
+}
+
+static HOST: OnceLock<Host> = OnceLock::new();
+static MRS: [AtomicU64; MSG_WORDS] = [const { AtomicU64::new(0) }; MSG_WORDS];
+
+fn host() -> &'static Host {
+    HOST.get()
+        .expect("pd-runtime used before the PD booted (call it from init or a handler)")
+}
+
+fn boot() -> Result<Host, std::string::String> {
+    let info = map::read_boot_info()?;
+    let pages = map::map_pages(
+        core::iter::once(info.page_fd).chain(info.channels.iter().map(|c| c.peer_page_fd)),
+    )?;
+    let page_at = |fd: i32| {
+        let ptr = pages
+            .iter()
+            .find(|(f, _)| *f == fd)
+            .expect("mapped above")
+            .1;
+        // SAFETY: a PAGE_SIZE shared read-write mapping that is never unmapped.
+        unsafe { PdPage::at(ptr) }
+    };
+    let mut regions = Vec::new();
+    for (i, r) in info.regions.iter().enumerate() {
+        let ptr = map::map_fd(r.fd, r.size, r.vaddr, r.perms)
+            .map_err(|e| std::format!("region {}: {e}", r.mr))?;
+        regions.push((i, ptr as usize));
+    }
+    let peers = info
+        .channels
+        .iter()
+        .map(|c| {
+            let peer = Peer {
+                page: page_at(c.peer_page_fd),
+                remote_id: c.remote_id,
+                pp: c.pp,
+                notify: c.notify,
+            };
+            (c.id, peer)
+        })
+        .collect();
+    Ok(Host {
+        page: page_at(info.page_fd),
+        info,
+        peers,
+        regions,
+        irq: Mutex::new((0, 0)),
+    })
+}
+
+/// Boots the PD and runs its event loop; never returns.
+pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
+    match boot() {
+        Ok(h) => {
+            let _ = HOST.set(h);
+        }
+        Err(e) => {
+            eprintln!("pd-runtime: cannot boot: {e}");
+            process::exit(70);
+        }
+    }
+    let host = host();
+    let mut handler = init();
+    host.page.state.store(RUNNING, SeqCst);
+    let page = host.page;
+    let mut words = [0u64; MSG_WORDS];
+    loop {
+        let (faults, call, notes) = page.wake.wait(host.info.spin, || {
+            // Load before swapping: a spinning PD must not keep writing the lines its
+            // peers write. SeqCst, as the futex protocol's re-check requires.
+            let take = |w: &AtomicU64| match w.load(SeqCst) {
+                0 => 0,
+                _ => w.swap(0, SeqCst),
+            };
+            let faults = take(&page.faults);
+            let call = page.take_call(&mut words);
+            let notes = take(&page.pending);
+            (faults != 0 || call.is_some() || notes != 0).then_some((faults, call, notes))
+        });
+        for id in ChannelSet(faults).iter().map(Channel::index) {
+            let info = page.fault_info[usize::from(id)].load(SeqCst);
+            set_mr(0, info & 0xFFFF_FFFF);
+            let _ = handler.fault(Child::new(id), MessageInfo::new(info >> 32, 1));
+        }
+        if let Some((seq, caller, label, count)) = call {
+            for (mr, w) in MRS.iter().zip(&words[..count]) {
+                mr.store(*w, Relaxed);
+            }
+            let reply = handler.protected(Channel::new(caller), MessageInfo::new(label, count));
+            let n = reply.count();
+            for (w, mr) in words[..n].iter_mut().zip(&MRS) {
+                *w = mr.load(Relaxed);
+            }
+            page.reply(seq, reply.label(), &words[..n]);
+        }
+        if notes != 0 {
+            handler.notified(ChannelSet(notes));
+        }
+    }
+}
+
+fn peer(ch: u8) -> Option<&'static Peer> {
+    host()
+        .peers
+        .iter()
+        .find(|(id, _)| *id == ch)
+        .map(|(_, p)| p)
+}
+
+pub(crate) fn notify(ch: u8) {
+    match peer(ch) {
+        Some(p) if p.notify => p.page.notify(p.remote_id),
+        _ => debug_println!("{}: cannot notify on channel {ch}", pd_name()),
+    }
+}
+
+pub(crate) fn pp_call(ch: u8, msg: MessageInfo) -> Result<MessageInfo, ServerDied> {
+    let Some(p) = peer(ch).filter(|p| p.pp) else {
+        panic!("{}: channel {ch} has no pp=\"true\" end here", pd_name());
+    };
+    let mut words = [0u64; MSG_WORDS];
+    for (w, mr) in words[..msg.count()].iter_mut().zip(&MRS) {
+        *w = mr.load(Relaxed);
+    }
+    let h = host();
+    let me = u32::from(h.info.index);
+    let (label, count) = p.page.call(
+        me,
+        p.remote_id,
+        h.info.spin,
+        msg.label(),
+        &mut words,
+        msg.count(),
+    )?;
+    for (mr, w) in MRS.iter().zip(&words[..count]) {
+        mr.store(*w, Relaxed);
+    }
+    Ok(MessageInfo::new(label, count))
+}
+
+/// Raises interrupt `irq` (its number in the `.system` file) on this PD: the device-model
+/// hook. Delivered as a notification on the irq's channel unless that channel's
+/// interrupt is masked (delivered and not yet acked), in which case it is latched and
+/// delivered at [`Channel::irq_ack`]. Returns false if this PD has no such irq.
+/// Safe to call from any thread of the PD process.
+pub fn raise_irq(irq: u64) -> bool {
+    let h = host();
+    let Some(ch) = h.info.irqs.iter().find(|i| i.irq == irq).map(|i| i.id) else {
+        return false;
+    };
+    let bit = 1u64 << ch;
+    let mut state = h.irq.lock().unwrap_or_else(|e| e.into_inner());
+    if state.0 & bit != 0 {
+        state.1 |= bit;
+    } else {
+        state.0 |= bit;
+        h.page.notify(ch);
+    }
+    true
+}
+
+pub(crate) fn irq_ack(ch: u8) {
+    let h = host();
+    if !h.info.irqs.iter().any(|i| i.id == ch) {
+        debug_println!("{}: channel {ch} has no irq to ack", pd_name());
+        return;
+    }
+    let bit = 1u64 << ch;
+    let mut state = h.irq.lock().unwrap_or_else(|e| e.into_inner());
+    state.0 &= !bit;
+    if state.1 & bit != 0 {
+        state.1 &= !bit;
+        state.0 |= bit;
+        h.page.notify(ch);
+    }
+}
+
+fn monitor(op: u8, id: u8) {
+    let h = host();
+    if h.info.monitor_fd < 0 || !h.info.children.iter().any(|c| c.id == id) {
+        debug_println!("{}: no child {id}", pd_name());
+        return;
+    }
+    let fd = h.info.monitor_fd;
+    // SAFETY: the monitor descriptor is inherited, owned by the runtime for the life of
+    // the process and never closed; borrowing it for one write is sound.
+    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    // Two bytes are below PIPE_BUF, so the write is atomic.
+    if let Err(e) = rustix::io::write(fd, &[op, id]) {
+        debug_println!("{}: monitor pipe: {e}", pd_name());
+    }
+}
+
+pub(crate) fn child_restart(id: u8) {
+    monitor(MONITOR_RESTART, id)
+}
+
+pub(crate) fn child_stop(id: u8) {
+    monitor(MONITOR_STOP, id)
+}
+
+pub(crate) fn pd_name() -> &'static str {
+    HOST.get().map_or("?", |h| h.info.name.as_str())
+}
+
+pub(crate) fn is_passive() -> bool {
+    host().info.passive
+}
+
+pub(crate) fn memory_region(symbol: &str) -> Option<MemoryRegion> {
+    let h = host();
+    h.regions.iter().find_map(|&(i, addr)| {
+        let r = &h.info.regions[i];
+        (r.symbol == symbol).then_some(MemoryRegion {
+            vaddr: addr as *mut u8,
+            size: r.size as usize,
+            paddr: r.paddr,
+            writable: r.perms & PERM_W != 0,
+        })
+    })
+}
+
+pub(crate) fn var(symbol: &str) -> Option<u64> {
+    // A vaddr symbol means where the region really is in this process.
+    if let Some(r) = memory_region(symbol) {
+        return Some(r.vaddr as u64);
+    }
+    host()
+        .info
+        .vars
+        .iter()
+        .find(|v| v.symbol == symbol)
+        .map(|v| v.value)
+}
+
+pub(crate) fn set_mr(i: usize, value: u64) {
+    MRS[i].store(value, Relaxed)
+}
+
+pub(crate) fn get_mr(i: usize) -> u64 {
+    MRS[i].load(Relaxed)
+}
+
+/// The debug line being assembled (debug output may arrive in pieces).
+static CONSOLE: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+
+/// Longest record written at once: below PIPE_BUF (4096), so a write is atomic.
+const RECORD_MAX: usize = 4000;
+
+pub(crate) fn debug_puts(s: &str) {
+    let fd = HOST.get().map_or(-1, |h| h.info.console_fd);
+    if fd < 0 {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(s.as_bytes());
+        let _ = out.flush();
+        return;
+    }
+    let mut line = CONSOLE.lock().unwrap_or_else(|e| e.into_inner());
+    for &b in s.as_bytes() {
+        if b == b'\n' || line.len() == RECORD_MAX {
+            console_record(fd, &line);
+            line.clear();
+        }
+        if b != b'\n' {
+            line.push(b);
+        }
+    }
+}
+
+/// Writes `<index>:<line>\n` to the console in one write.
+fn console_record(fd: i32, line: &[u8]) {
+    let index = host().info.index;
+    let mut rec = std::format!("{index}:").into_bytes();
+    rec.extend_from_slice(line);
+    rec.push(b'\n');
+    // SAFETY: the console descriptor is inherited, owned by the runtime for the life of
+    // the process and never closed.
+    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+    let _ = rustix::io::write(fd, &rec);
+}
+
+pub(crate) fn exit(code: i32) -> ! {
+    let line = CONSOLE.lock().unwrap_or_else(|e| e.into_inner());
+    let fd = HOST.get().map_or(-1, |h| h.info.console_fd);
+    if fd >= 0 && !line.is_empty() {
+        console_record(fd, &line);
+    }
+    let _ = std::io::stdout().flush();
+    process::exit(code)
+}

@@ -1,0 +1,106 @@
+//! Message words, and the bridge to `pd-idl`: a channel as a client stub's transport,
+//! and a generated `dispatch` served from [`Handler::protected`](crate::Handler).
+
+use core::fmt::{self, Write};
+
+use pd_idl::wire::{Caller, MSG_WORDS, Message, ServerDied, Transport};
+
+use crate::{Channel, MessageInfo, backend};
+
+/// Sets message word `i` (`microkit_mr_set`). Panics if `i` is 64 or more.
+pub fn set_mr(i: usize, value: u64) {
+    assert!(i < MSG_WORDS, "message word {i}; there are 64");
+    backend::set_mr(i, value)
+}
+
+/// Reads message word `i` (`microkit_mr_get`). Panics if `i` is 64 or more.
+pub fn get_mr(i: usize) -> u64 {
+    assert!(i < MSG_WORDS, "message word {i}; there are 64");
+    backend::get_mr(i)
+}
+
+/// Puts `msg` into the message words and returns its info.
+pub fn load(msg: &Message) -> MessageInfo {
+    let words = msg.words.min(MSG_WORDS);
+    for (i, w) in msg.mrs[..words].iter().enumerate() {
+        set_mr(i, *w);
+    }
+    MessageInfo::new(msg.label, words)
+}
+
+/// The message described by `info`, read out of the message words.
+pub fn store(info: MessageInfo) -> Message {
+    let mut msg = Message::empty(info.label());
+    msg.words = info.count();
+    for i in 0..msg.words {
+        msg.mrs[i] = get_mr(i);
+    }
+    msg
+}
+
+/// A channel with `pp="true"` as the transport of a `pd-idl` client stub:
+/// `pd_idl::power::Client::new(PpcTransport(POWER))`.
+#[derive(Clone, Copy, Debug)]
+pub struct PpcTransport(pub Channel);
+
+impl Transport for PpcTransport {
+    fn call(&mut self, msg: &Message) -> Result<Message, ServerDied> {
+        let info = self.0.pp_call(load(msg))?;
+        Ok(store(info))
+    }
+}
+
+/// Answers the call in the message words with `dispatch`, for use in
+/// [`Handler::protected`](crate::Handler::protected):
+/// `ipc::serve(ch, msg, |caller, m| power::dispatch(&mut self.server, caller, m))`.
+/// The caller is identified by the channel id this PD uses for it.
+pub fn serve(
+    channel: Channel,
+    info: MessageInfo,
+    dispatch: impl FnOnce(Caller, &Message) -> Message,
+) -> MessageInfo {
+    let call = store(info);
+    let reply = dispatch(Caller(u32::from(channel.index())), &call);
+    load(&reply)
+}
+
+/// Formats to the debug console in one write, so lines from several PDs do not mix.
+pub fn debug_fmt(args: fmt::Arguments<'_>) {
+    struct Line {
+        buf: [u8; 256],
+        len: usize,
+    }
+    impl Write for Line {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            for &b in s.as_bytes() {
+                if self.len == self.buf.len() {
+                    self.flush();
+                }
+                self.buf[self.len] = b;
+                self.len += 1;
+            }
+            Ok(())
+        }
+    }
+    impl Line {
+        fn flush(&mut self) {
+            // Split only at a char boundary so each write is valid UTF-8.
+            let mut end = self.len;
+            while end > 0 && core::str::from_utf8(&self.buf[..end]).is_err() {
+                end -= 1;
+            }
+            if let Ok(s) = core::str::from_utf8(&self.buf[..end]) {
+                crate::debug_puts(s);
+            }
+            self.buf.copy_within(end..self.len, 0);
+            self.len -= end;
+        }
+    }
+    let mut line = Line {
+        buf: [0; 256],
+        len: 0,
+    };
+    let _ = line.write_fmt(args);
+    let _ = line.write_str("\n");
+    line.flush();
+}

@@ -1,0 +1,181 @@
+//! `pd-runtime`: the API every crypto-pd protection domain (PD) is written against, in
+//! the shape of seL4 Microkit's C API and rust-sel4's `sel4-microkit` crate, so that a
+//! component reads the same on the host and on seL4.
+//!
+//! ```no_run
+//! use pd_runtime::{Channel, ChannelSet, Handler, debug_println, protection_domain};
+//!
+//! const SERVER: Channel = Channel::new(0);
+//!
+//! struct Client {
+//!     rounds: u32,
+//! }
+//!
+//! impl Handler for Client {
+//!     fn notified(&mut self, _: ChannelSet) {
+//!         self.rounds += 1;
+//!         debug_println!("round {}", self.rounds);
+//!         SERVER.notify();
+//!     }
+//! }
+//!
+//! fn init() -> Client {
+//!     SERVER.notify();
+//!     Client { rounds: 0 }
+//! }
+//!
+//! protection_domain!(init);
+//! ```
+//!
+//! * [`protection_domain!`] names the PD's `init`; the runtime runs it once, then hands
+//!   every event to the returned [`Handler`]: notifications ([`Handler::notified`]),
+//!   protected procedure calls ([`Handler::protected`]) and faults of child PDs
+//!   ([`Handler::fault`]), one at a time, as Microkit's event loop does.
+//! * [`Channel`] is a channel id from the `.system` file: [`Channel::notify`],
+//!   [`Channel::irq_ack`], [`Channel::pp_call`]. Message words (64, Microkit's limit) are
+//!   set and read with [`set_mr`] and [`get_mr`] around a [`MessageInfo`].
+//! * Memory regions are found by the `setvar_vaddr` symbol of their `map`
+//!   ([`memory_region!`]), with their size and, for DMA, their physical address; other
+//!   setvar symbols by [`var!`]. [`pd_name`] and [`is_passive`] say who we are.
+//! * [`ipc`] joins this to `pd-idl`: [`ipc::PpcTransport`] lets a generated client stub
+//!   call over a channel, [`ipc::serve`] answers a call with a generated `dispatch`.
+//!
+//! # Backends
+//!
+//! * `host` (every target but `target_os = "none"`): each PD is a Linux process started
+//!   by `host-runner`; regions are memfds, notifications and calls go through a shared
+//!   "kernel page" per PD with futexes (spin briefly, then sleep); debug output goes to
+//!   one console pipe shared by all PDs, so lines keep the order they were written in.
+//!   A passive PD runs like any other after `init` (the host has no scheduling
+//!   contexts to take away); [`is_passive`] reports the attribute. Interrupts come from
+//!   device models in the PD's own process ([`host::raise_irq`]). Uses `std` inside
+//!   that module only.
+//! * `microkit` (`target_os = "none"`): the seL4 backend. **Not written yet** (a later
+//!   issue): the module holds the entry points it must provide, each `todo!()`, so that
+//!   components already build for `aarch64-unknown-none`.
+//!
+//! # What it assumes
+//!
+//! * A PD is single-threaded as far as this API goes (as on Microkit): handlers run one
+//!   at a time on the PD's thread. Device models in a host PD may raise interrupts from
+//!   another thread ([`host::raise_irq`]); nothing else here is meant for that.
+//! * Departures from Microkit, each for the host: [`Channel::pp_call`] returns
+//!   `Err(ServerDied)` when the callee faulted during the call (Microkit would leave the
+//!   caller blocked); [`exit`] ends a PD (on the host the runner treats exit 0 as "this
+//!   PD is done", which tests and demos use; Microkit PDs never return).
+#![no_std]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+#[cfg(not(target_os = "none"))]
+extern crate std;
+
+mod handler;
+pub mod ipc;
+mod types;
+
+#[cfg(not(target_os = "none"))]
+pub mod host;
+#[cfg(not(target_os = "none"))]
+use host as backend;
+
+#[cfg(target_os = "none")]
+pub mod microkit;
+#[cfg(target_os = "none")]
+use microkit as backend;
+
+pub use handler::Handler;
+pub use ipc::{get_mr, set_mr};
+pub use pd_idl::wire::{MSG_WORDS, ServerDied};
+pub use types::{Channel, ChannelSet, Child, FaultKind, MemoryRegion, MessageInfo};
+
+/// Microkit's limit on channels per PD (ids 0..=61).
+pub const MAX_CHANNELS: usize = 62;
+
+/// This PD's name, as the `.system` file gives it.
+pub fn pd_name() -> &'static str {
+    backend::pd_name()
+}
+
+/// Whether this PD is passive: after `init` it runs only on its callers' behalf.
+pub fn is_passive() -> bool {
+    backend::is_passive()
+}
+
+/// The memory region whose `map` has `setvar_vaddr="symbol"` in this PD, if any.
+/// Prefer [`memory_region!`], which becomes a patched symbol on seL4.
+pub fn memory_region(symbol: &str) -> Option<MemoryRegion> {
+    backend::memory_region(symbol)
+}
+
+/// The value of a setvar symbol (`setvar_size`, `setvar_id`, `region_paddr`, ...).
+/// Prefer [`var!`].
+pub fn var(symbol: &str) -> Option<u64> {
+    backend::var(symbol)
+}
+
+/// Writes `s` to the debug console (Microkit's `microkit_dbg_puts`).
+pub fn debug_puts(s: &str) {
+    backend::debug_puts(s)
+}
+
+/// Ends this PD with `code`. See the crate docs: a host-only notion of "done".
+pub fn exit(code: i32) -> ! {
+    backend::exit(code)
+}
+
+/// The memory region mapped with `setvar_vaddr="$name"`; panics naming the symbol if the
+/// `.system` file gives this PD no such map (a system description error, found at boot).
+/// On seL4 the macro of the same name in the `microkit` module defines the symbols instead.
+#[cfg(not(target_os = "none"))]
+#[macro_export]
+macro_rules! memory_region {
+    ($name:ident) => {
+        $crate::memory_region(stringify!($name)).unwrap_or_else(|| {
+            panic!(
+                "PD {}: no memory region with setvar_vaddr=\"{}\"",
+                $crate::pd_name(),
+                stringify!($name)
+            )
+        })
+    };
+}
+
+/// A setvar symbol's value; panics naming the symbol if the `.system` file sets none.
+/// On seL4 the macro of the same name in the `microkit` module defines the symbol instead.
+#[cfg(not(target_os = "none"))]
+#[macro_export]
+macro_rules! var {
+    ($name:ident) => {
+        $crate::var(stringify!($name)).unwrap_or_else(|| {
+            panic!(
+                "PD {}: no setvar \"{}\"",
+                $crate::pd_name(),
+                stringify!($name)
+            )
+        })
+    };
+}
+
+/// `println!` to the debug console.
+#[macro_export]
+macro_rules! debug_println {
+    ($($arg:tt)*) => {
+        $crate::ipc::debug_fmt(format_args!($($arg)*))
+    };
+}
+
+/// Declares the PD's entry: `init` runs once, then its [`Handler`] gets every event.
+#[macro_export]
+macro_rules! protection_domain {
+    ($init:path) => {
+        #[cfg(not(target_os = "none"))]
+        fn main() {
+            $crate::host::run($init)
+        }
+        #[cfg(target_os = "none")]
+        #[unsafe(no_mangle)]
+        extern "C" fn pd_runtime_main() -> ! {
+            $crate::microkit::run($init)
+        }
+    };
+}
