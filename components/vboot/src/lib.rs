@@ -147,6 +147,21 @@ pub fn check(
     image_len: u64,
     sha256: impl FnOnce(u64) -> Result<[u8; 32], &'static str>,
 ) -> Result<ManifestBody, VbootError> {
+    let body = precheck(manifest, trusted_key, floor, image_len)?;
+    let digest = sha256(body.length).map_err(VbootError::Digest)?;
+    compare(&body, &digest)?;
+    Ok(body)
+}
+
+/// Steps 1-4 of [`check`]: everything but the image's digest. A verifier whose digest
+/// engine answers asynchronously (a Digest driver PD over queues) calls this, hashes the
+/// first `body.length` bytes, then calls [`compare`].
+pub fn precheck(
+    manifest: &[u8],
+    trusted_key: &[u8; 32],
+    floor: u32,
+    image_len: u64,
+) -> Result<ManifestBody, VbootError> {
     let m = Manifest::decode(manifest)?;
     let key = VerifyingKey::from_bytes(trusted_key).map_err(|_| VbootError::BadSignature)?;
     key.verify_strict(&m.body.encode(), &Signature::from_bytes(&m.signature))
@@ -163,9 +178,14 @@ pub fn check(
             want: m.body.length,
         });
     }
-    let digest = sha256(m.body.length).map_err(VbootError::Digest)?;
-    if digest != m.body.sha256 {
-        return Err(VbootError::DigestMismatch);
-    }
     Ok(m.body)
+}
+
+/// Step 5 of [`check`]: the image's SHA-256 against the (already verified) manifest's.
+pub fn compare(body: &ManifestBody, sha256: &[u8; 32]) -> Result<(), VbootError> {
+    if *sha256 == body.sha256 {
+        Ok(())
+    } else {
+        Err(VbootError::DigestMismatch)
+    }
 }
