@@ -13,10 +13,16 @@
 //!
 //! Assumes the data region stays mapped while the driver runs. `no_std`, no heap.
 #![no_std]
-#![forbid(unsafe_code)]
+// The library has no unsafe code; only the host-only testkit (raw test memory) does.
+#![deny(unsafe_code)]
 
 mod segments;
 mod sessions;
+#[cfg(feature = "testkit")]
+extern crate std;
+#[cfg(feature = "testkit")]
+#[allow(unsafe_code)]
+pub mod testkit;
 
 /// A client's data region as the driver sees it: its bytes, and where DMA finds them.
 pub struct ClientData<'a> {

@@ -6,7 +6,7 @@ mod rig;
 use cost_ledger::Event;
 use omap_aes_driver::calibrate::{KEY_LENS, MODES};
 use pd_idl::cipher::{CipherOp, Mode, Path};
-use rig::{Board, Layout, Rig, counted};
+use rig::{Board, Layout, counted};
 
 #[test]
 fn crossover_is_8_to_10_blocks_for_every_mode_and_key_size() {
@@ -39,7 +39,7 @@ fn calibration_agrees_with_requests_on_either_side_of_it() {
     // One block below the crossover PIO is faster, at it DMA is: measured through the
     // service as clients see it (with the per-request cost on both).
     let board = Board::new();
-    let mut rig = Rig::new(&board, board.driver());
+    let mut rig = rig::rig(&board, board.driver());
     let from = rig.engine.calibration().get(Mode::Cbc, 16).dma_from_bytes;
     let costs = &boards::am335x::COSTS;
     let key = [7u8; 16];

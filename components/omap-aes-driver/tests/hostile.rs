@@ -3,111 +3,34 @@
 
 mod rig;
 
+use cipher_service::testkit::suite;
+
 use mmio::{BusFault, RegisterBus, omap_aes};
 use omap_aes_driver::{Health, InitError, Route};
-use pd_idl::cipher::{self, CipherError, CipherOp, Mode, Path, Request, Segment};
+use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
 use pd_idl::wire::Caller;
-use rig::{Board, CLIENT, DATA, Layout, Rig, hex};
-use zerocopy::FromZeros;
+use rig::{Board, CLIENT, Layout, hex, request, status};
 
 const KEY: &str = "2b7e151628aed2a6abf7158809cf4f3c";
-
-fn request(id: u32, session: u32, segs: &[(u32, u32)]) -> Request {
-    let mut r = Request::new_zeroed();
-    r.id = id;
-    r.session = session;
-    r.op = CipherOp::Encrypt.into();
-    r.nsegs = segs.len() as u8;
-    for (i, &(offset, len)) in segs.iter().enumerate() {
-        r.segs[i] = Segment { offset, len };
-    }
-    r
-}
-
-fn status(r: &cipher::Response) -> Result<(), CipherError> {
-    r.status.check().expect("a status the interface defines")
-}
 
 #[test]
 fn each_bad_request_gets_its_own_error_and_the_engine_keeps_working() {
     let board = Board::new();
-    let mut rig = Rig::new(&board, board.driver());
-    let s = rig
-        .open(Mode::Cbc, Path::Adaptive, &hex(KEY), &[0; 16])
-        .unwrap();
-    let dma = rig.open(Mode::Cbc, Path::Dma, &hex(KEY), &[0; 16]).unwrap();
-    let mut bad_op = request(5, s, &[(0, 16)]);
-    bad_op.op.0 = 9;
-    let mut too_many = request(6, s, &[(0, 16)]);
-    too_many.nsegs = 9;
-    let cases = [
-        (request(1, s ^ 0x7, &[(0, 16)]), CipherError::UnknownSession),
-        (request(2, s, &[(0, 17)]), CipherError::BadLength),
-        (
-            request(3, s, &[(DATA as u32 - 8, 16)]),
-            CipherError::SegmentOutOfRange,
-        ),
-        (
-            request(4, s, &[(u32::MAX - 3, 16)]),
-            CipherError::SegmentOutOfRange,
-        ),
-        (bad_op, CipherError::BadRequest),
-        (too_many, CipherError::TooManySegments),
-        (
-            request(7, s, &[(0, u32::MAX), (0, 2)]),
-            CipherError::SegmentOutOfRange,
-        ),
-        // Forced DMA on what DMA cannot take: misaligned, or a segment of partial blocks.
-        (request(8, dma, &[(2, 32)]), CipherError::UnsupportedPath),
-        (
-            request(9, dma, &[(0, 8), (64, 24)]),
-            CipherError::UnsupportedPath,
-        ),
-    ];
-    let requests: Vec<_> = cases.iter().map(|(r, _)| *r).collect();
-    let answers = rig.exchange(CLIENT, &requests);
-    assert_eq!(answers.len(), cases.len());
-    for ((req, want), got) in cases.iter().zip(&answers) {
-        assert_eq!(got.id, req.id);
-        assert_eq!(status(got), Err(*want), "request {}", req.id);
-        assert_eq!(got.bytes_done, 0);
-    }
-    assert!(
-        rig.crypt(s, CipherOp::Encrypt, &[0; 32], &[32], Layout::Aligned)
-            .is_ok()
-    );
-    assert!(
-        rig.crypt(dma, CipherOp::Encrypt, &[0; 32], &[32], Layout::Aligned)
-            .is_ok()
-    );
+    let mut rig = rig::rig(&board, board.driver());
+    suite::bad_requests_get_their_own_errors(&mut rig, true);
 }
 
 #[test]
 fn dma_to_an_unreachable_address_is_a_typed_error_and_the_engine_recovers() {
-    // The region's physical address as told to the driver is wrong (outside every DMA
-    // window): EDMA reports a bus error, the driver resets and answers EngineFault.
     let board = Board::new();
-    let mut rig = Rig::new(&board, board.driver());
-    let s = rig.open(Mode::Cbc, Path::Dma, &hex(KEY), &[0; 16]).unwrap();
-    let good = rig.phys;
-    rig.phys = Some(0x1000);
-    assert_eq!(
-        rig.crypt(s, CipherOp::Encrypt, &[1; 64], &[64], Layout::Aligned),
-        Err(CipherError::EngineFault)
-    );
-    rig.phys = good;
-    let want = rig
-        .crypt(s, CipherOp::Encrypt, &[1; 64], &[64], Layout::Aligned)
-        .unwrap();
-    let p = rig.open(Mode::Cbc, Path::Pio, &hex(KEY), &[0; 16]).unwrap();
-    let pio = rig.crypt(p, CipherOp::Encrypt, &[1; 64], &[64], Layout::Aligned);
-    assert_eq!(pio, Ok(want), "both routes work after the fault");
+    let mut rig = rig::rig(&board, board.driver());
+    suite::dma_fault_is_typed_and_recovers(&mut rig);
 }
 
 #[test]
 fn two_clients_with_different_keys_and_modes_interleave() {
     let board = Board::new();
-    let mut rig = Rig::new(&board, board.driver());
+    let mut rig = rig::rig(&board, board.driver());
     let plain = hex(
         "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51\
          30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710",
@@ -193,7 +116,7 @@ fn a_self_test_failure_refuses_service() {
     );
     assert_eq!(failure.engine_error, None, "the engine answered, wrongly");
     assert_eq!(driver.health(), Health::Failed(failure));
-    let mut rig = Rig::new(&board, driver);
+    let mut rig = rig::rig(&board, driver);
     assert_eq!(
         rig.open(Mode::Cbc, Path::Adaptive, &hex(KEY), &[0; 16]),
         Err(CipherError::EngineFault),
@@ -206,14 +129,14 @@ fn an_untested_driver_serves_nobody_and_a_gated_engine_says_no_power() {
     let board = Board::new();
     let driver = board.driver_with(board.soc.aes());
     assert_eq!(driver.health(), Health::Untested);
-    let mut rig = Rig::new(&board, driver);
+    let mut rig = rig::rig(&board, driver);
     assert_eq!(
         rig.open(Mode::Ecb, Path::Pio, &hex(KEY), &[0; 16]),
         Err(CipherError::EngineFault)
     );
     // A ready driver whose engine loses its clock (its grant revoked) answers NoPower.
     let board = Board::new();
-    let mut rig = Rig::new(&board, board.driver());
+    let mut rig = rig::rig(&board, board.driver());
     let s = rig.open(Mode::Ecb, Path::Pio, &hex(KEY), &[0; 16]).unwrap();
     let gate = boards::am335x::AES0.gate.unwrap();
     engine_models::power::ClockController::new(board.gates, board.ledger)
@@ -260,7 +183,7 @@ fn the_self_test_covers_the_dma_path_too() {
         failure.engine_error.is_some(),
         "the engine stalled: {failure:?}"
     );
-    let mut rig = Rig::new(&board, driver);
+    let mut rig = rig::rig(&board, driver);
     assert_eq!(
         rig.open(Mode::Ctr, Path::Pio, &hex(KEY), &[0; 16]),
         Err(CipherError::EngineFault),

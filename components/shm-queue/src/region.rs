@@ -93,6 +93,21 @@ impl<'a> SharedRegion<'a> {
         self.base
     }
 
+    /// The 32-bit word at `offset`, for a control word beside the queues (e.g. a
+    /// peer's incarnation number); `None` if it is outside the region or misaligned.
+    /// Atomic access only, as for the queue indices: the peer may write it any time.
+    pub fn atomic_u32(&self, offset: usize) -> Option<&'a AtomicU32> {
+        let end = offset.checked_add(4)?;
+        // SAFETY (of the add): offset + 4 <= len, checked first.
+        let ptr = (end <= self.len).then(|| unsafe { self.base.add(offset) })?;
+        if !(ptr as usize).is_multiple_of(core::mem::align_of::<AtomicU32>()) {
+            return None;
+        }
+        // SAFETY: in bounds and aligned (checked above); the region stays mapped for 'a
+        // (`from_raw`'s contract) and is only ever accessed atomically or volatilely.
+        Some(unsafe { &*(ptr as *const AtomicU32) })
+    }
+
     /// Checks that a queue of `capacity` slots of `T` fits.
     pub(crate) fn check<T>(&self, capacity: u32) -> Result<(), LayoutError> {
         if capacity == 0 || !capacity.is_power_of_two() {

@@ -7,7 +7,7 @@ mod rig;
 
 use cost_ledger::Event;
 use pd_idl::cipher::{CipherOp, Mode, Path};
-use rig::{Board, Layout, Rig, counted};
+use rig::{Board, Layout, counted};
 use stm32_cryp_driver::calibrate::{KEY_LENS, MODES};
 
 #[test]
@@ -41,7 +41,7 @@ fn calibration_agrees_with_requests_on_either_side_of_it() {
     // One block below the crossover CPU mode is faster, at it DMA is: measured through the
     // service as clients see it (with the per-request cost on both).
     let board = Board::new();
-    let mut rig = Rig::new(&board, board.driver());
+    let mut rig = rig::rig(&board, board.driver());
     let from = rig.engine.calibration().get(Mode::Cbc, 16).dma_from_bytes;
     let costs = &boards::stm32mp1::COSTS;
     let key = [7u8; 16];

@@ -1,0 +1,226 @@
+//! A client's link to a Cipher or Digest driver PD, in the spirit of Hubris's
+//! `drv/hash-api`: tiny, and shared by both ends.
+//!
+//! * [`pair`]: the layout of one client's queue region (request queue, response queue,
+//!   and a control line holding the driver's *epoch*: which incarnation of the driver
+//!   serves this queue pair). The driver maps it through [`pair::driver_side`], the
+//!   client through [`pair::client_side`].
+//! * [`Link`]: the client side. It tracks the id of every request it submitted and has
+//!   not seen answered; when the driver's epoch moves on (the driver was restarted), the
+//!   answers the old incarnation published are delivered first, then every request still
+//!   in flight is reported [`Completion::Restarted`]: none silently dropped, none
+//!   answered twice (an answer for an id not in flight is counted as stray and dropped).
+//! * Calls (`open_session`, `close_session`) go through `pd-idl`'s generated stubs over
+//!   `pd_runtime::ipc::PpcTransport`; the stubs turn a driver that died during a call
+//!   into `ServerRestarted` and retry idempotent ops (`close_session`) once.
+//!
+//! Assumes a single-threaded client (a PD) and request ids chosen by the client, unique
+//! among its requests in flight. `no_std`, no heap: the in-flight table is fixed.
+#![no_std]
+#![forbid(unsafe_code)]
+
+pub mod pair;
+
+use pd_idl::{cipher, digest};
+use shm_queue::{Consumer, Producer, QueueError};
+
+pub use pair::{Control, Epoch};
+
+/// Requests one client may have in flight: the request queue, the response queue and
+/// the one the driver holds between them.
+pub const MAX_IN_FLIGHT: usize = 128;
+
+/// A descriptor that carries a request id.
+pub trait Tagged: shm_queue::Descriptor {
+    fn id(&self) -> u32;
+}
+
+impl Tagged for cipher::Request {
+    fn id(&self) -> u32 {
+        self.id
+    }
+}
+impl Tagged for cipher::Response {
+    fn id(&self) -> u32 {
+        self.id
+    }
+}
+impl Tagged for digest::Request {
+    fn id(&self) -> u32 {
+        self.id
+    }
+}
+impl Tagged for digest::Response {
+    fn id(&self) -> u32 {
+        self.id
+    }
+}
+
+/// What became of a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Completion<R> {
+    /// The driver answered it.
+    Answered(R),
+    /// The driver was restarted before answering request `id`; its sessions are gone.
+    Restarted(u32),
+}
+
+/// Why a request was not submitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubmitError {
+    /// The queue or the in-flight table is full: poll, then try again.
+    Full,
+    /// An id already in flight.
+    DuplicateId,
+    /// The driver broke the queue's indices.
+    Corrupt(QueueError),
+}
+
+/// Counters a test or a log can read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    pub submitted: u64,
+    pub answered: u64,
+    pub restarted: u64,
+    /// Answers for ids not in flight (a second answer, or one after a restart report):
+    /// dropped, never delivered.
+    pub stray: u64,
+    /// Driver restarts seen.
+    pub restarts: u32,
+}
+
+/// The client side of one queue pair.
+pub struct Link<'a, Req, Resp> {
+    tx: Producer<'a, Req>,
+    rx: Consumer<'a, Resp>,
+    control: Control<'a>,
+    /// The driver epoch our in-flight requests were submitted under (0: driver not up
+    /// yet when we attached).
+    epoch: u32,
+    in_flight: [Option<u32>; MAX_IN_FLIGHT],
+    count: usize,
+    stats: LinkStats,
+}
+
+impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
+    pub fn new(tx: Producer<'a, Req>, rx: Consumer<'a, Resp>, control: Control<'a>) -> Self {
+        let epoch = control.epoch().0;
+        Link {
+            tx,
+            rx,
+            control,
+            epoch,
+            in_flight: [None; MAX_IN_FLIGHT],
+            count: 0,
+            stats: LinkStats::default(),
+        }
+    }
+
+    pub fn stats(&self) -> LinkStats {
+        self.stats
+    }
+
+    /// Requests submitted and not yet completed.
+    pub fn in_flight(&self) -> usize {
+        self.count
+    }
+
+    /// Queues `req`; returns whether the driver asked to be notified (the caller then
+    /// notifies its channel, once per batch).
+    pub fn submit(&mut self, req: Req) -> Result<bool, SubmitError> {
+        let id = req.id();
+        if self.in_flight.contains(&Some(id)) {
+            return Err(SubmitError::DuplicateId);
+        }
+        let slot = self
+            .in_flight
+            .iter()
+            .position(Option::is_none)
+            .ok_or(SubmitError::Full)?;
+        match self.tx.enqueue(req) {
+            Ok(()) => {}
+            Err(QueueError::Full) => return Err(SubmitError::Full),
+            Err(e) => return Err(SubmitError::Corrupt(e)),
+        }
+        self.in_flight[slot] = Some(id);
+        self.count += 1;
+        self.stats.submitted += 1;
+        Ok(self.tx.take_signal_request())
+    }
+
+    /// Room left in the request queue.
+    pub fn free(&self) -> Result<u32, QueueError> {
+        self.tx.free()
+    }
+
+    /// Delivers every answer waiting, then, if the driver restarted, a
+    /// [`Completion::Restarted`] for each request still in flight. Returns whether the
+    /// driver should be notified: we made room in its response queue while requests wait
+    /// for it (the driver stops at a full response queue rather than drop an answer).
+    pub fn poll(&mut self, mut f: impl FnMut(Completion<Resp>)) -> Result<bool, QueueError> {
+        // Read the epoch first: a driver publishes its epoch only after it has settled
+        // the queues, so every answer of the old incarnation is in the queue by now.
+        let epoch = self.control.epoch().0;
+        let mut drained = false;
+        loop {
+            match self.rx.dequeue() {
+                Ok(resp) => {
+                    drained = true;
+                    if self.take(resp.id()) {
+                        self.stats.answered += 1;
+                        f(Completion::Answered(resp));
+                    } else {
+                        self.stats.stray += 1;
+                    }
+                }
+                Err(QueueError::Empty) => {
+                    if self.rx.arm_signal()? {
+                        break;
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if epoch != self.epoch {
+            // Epoch 0 -> n is the driver's first start, not a restart: it serves what we
+            // queued before it came up.
+            if self.epoch != 0 {
+                self.stats.restarts += 1;
+                for slot in &mut self.in_flight {
+                    if let Some(id) = slot.take() {
+                        self.stats.restarted += 1;
+                        f(Completion::Restarted(id));
+                    }
+                }
+                self.count = 0;
+            }
+            self.epoch = epoch;
+        }
+        let waiting = self.tx.free()? < self.tx.capacity();
+        Ok(drained && waiting)
+    }
+
+    fn take(&mut self, id: u32) -> bool {
+        match self.in_flight.iter_mut().find(|s| **s == Some(id)) {
+            Some(slot) => {
+                *slot = None;
+                self.count -= 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The driver epoch this link last saw.
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+}
+
+/// A Cipher driver link.
+pub type CipherLink<'a> = Link<'a, cipher::Request, cipher::Response>;
+/// A Digest driver link.
+pub type DigestLink<'a> = Link<'a, digest::Request, digest::Response>;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,117 @@
+//! One client's queue region, shared by the client and the driver:
+//!
+//! ```text
+//! offset 0                       request queue   (client produces, driver consumes)
+//! next cache line                response queue  (driver produces, client consumes)
+//! next cache line                control: epoch  (written by the driver only)
+//! ```
+//!
+//! The epoch says which incarnation of the driver serves the pair: 0 before the driver
+//! first starts, then incremented by each incarnation once it has settled the queues
+//! (a restarted driver discards the requests its predecessor left, which the client
+//! reports as restarted). The client only reads it; a client scribbling on it hurts only
+//! its own bookkeeping.
+
+use core::sync::atomic::{AtomicU32, Ordering};
+
+use shm_queue::{CACHE_LINE, Consumer, Descriptor, Producer, SharedRegion, region_size};
+
+/// Bytes the region needs for a pair of queues of `capacity` slots of `Req` and `Resp`.
+pub const fn bytes<Req, Resp>(capacity: u32) -> usize {
+    control_at::<Req, Resp>(capacity) + CACHE_LINE
+}
+
+const fn response_at<Req>(capacity: u32) -> usize {
+    region_size::<Req>(capacity).next_multiple_of(CACHE_LINE)
+}
+
+const fn control_at<Req, Resp>(capacity: u32) -> usize {
+    response_at::<Req>(capacity) + region_size::<Resp>(capacity).next_multiple_of(CACHE_LINE)
+}
+
+/// A driver incarnation number (0: never started).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Epoch(pub u32);
+
+/// The control line: the driver's epoch.
+#[derive(Clone, Copy)]
+pub struct Control<'a> {
+    epoch: &'a AtomicU32,
+}
+
+impl Control<'_> {
+    /// Acquire: pairs with [`Control::publish`], so a client that sees the new epoch
+    /// also sees every queue update the driver made before publishing it.
+    pub fn epoch(&self) -> Epoch {
+        Epoch(self.epoch.load(Ordering::Acquire))
+    }
+
+    /// Driver side: announces the next incarnation; returns it.
+    pub fn publish_next(&self) -> Epoch {
+        let next = self.epoch.load(Ordering::Relaxed).wrapping_add(1).max(1);
+        self.epoch.store(next, Ordering::Release);
+        Epoch(next)
+    }
+}
+
+/// Why a region cannot hold the pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooSmall {
+    pub need: usize,
+    pub have: usize,
+}
+
+fn split<'a, Req: Descriptor, Resp: Descriptor>(
+    region: SharedRegion<'a>,
+    capacity: u32,
+) -> Result<(SharedRegion<'a>, SharedRegion<'a>, Control<'a>), TooSmall> {
+    let need = bytes::<Req, Resp>(capacity);
+    let too_small = TooSmall {
+        need,
+        have: region.len(),
+    };
+    let req = region.slice(0, region_size::<Req>(capacity));
+    let resp = region.slice(response_at::<Req>(capacity), region_size::<Resp>(capacity));
+    let ctl = region.slice(control_at::<Req, Resp>(capacity), CACHE_LINE);
+    match (req, resp, ctl) {
+        (Some(req), Some(resp), Some(ctl)) => {
+            // The control slice is CACHE_LINE bytes at a CACHE_LINE-aligned offset of a
+            // region shm-queue requires to be 64-byte aligned: an AtomicU32 fits there.
+            let epoch = ctl.atomic_u32(0).ok_or(too_small)?;
+            Ok((req, resp, Control { epoch }))
+        }
+        _ => Err(too_small),
+    }
+}
+
+/// The client's ends: produces requests, consumes responses.
+#[allow(clippy::type_complexity)]
+pub fn client_side<'a, Req: Descriptor, Resp: Descriptor>(
+    region: SharedRegion<'a>,
+    capacity: u32,
+) -> Result<(Producer<'a, Req>, Consumer<'a, Resp>, Control<'a>), TooSmall> {
+    let (req, resp, control) = split::<Req, Resp>(region, capacity)?;
+    let need = TooSmall {
+        need: bytes::<Req, Resp>(capacity),
+        have: region.len(),
+    };
+    let tx = Producer::attach(req, capacity).map_err(|_| need)?;
+    let rx = Consumer::attach(resp, capacity).map_err(|_| need)?;
+    Ok((tx, rx, control))
+}
+
+/// The driver's ends: consumes requests, produces responses.
+#[allow(clippy::type_complexity)]
+pub fn driver_side<'a, Req: Descriptor, Resp: Descriptor>(
+    region: SharedRegion<'a>,
+    capacity: u32,
+) -> Result<(Consumer<'a, Req>, Producer<'a, Resp>, Control<'a>), TooSmall> {
+    let (req, resp, control) = split::<Req, Resp>(region, capacity)?;
+    let need = TooSmall {
+        need: bytes::<Req, Resp>(capacity),
+        have: region.len(),
+    };
+    let rx = Consumer::attach(req, capacity).map_err(|_| need)?;
+    let tx = Producer::attach(resp, capacity).map_err(|_| need)?;
+    Ok((rx, tx, control))
+}

@@ -1,0 +1,123 @@
+//! The link's bookkeeping against a driver played by hand over one region.
+
+extern crate std;
+
+use super::*;
+use pd_idl::digest::{DigestErrorRaw, Request, Response};
+use shm_queue::SharedRegion;
+use std::vec::Vec;
+
+const CAP: u32 = 64;
+
+#[repr(C, align(64))]
+struct Page([u8; 16384]);
+
+fn req(id: u32) -> Request {
+    let mut r = <Request as zerocopy_free::Zero>::zero();
+    r.id = id;
+    r
+}
+
+fn resp(id: u32) -> Response {
+    let mut r = <Response as zerocopy_free::Zero>::zero();
+    r.id = id;
+    r.status = DigestErrorRaw::OK;
+    r
+}
+
+/// All-zero descriptors without a zerocopy dependency: the generated types are plain
+/// integers and arrays, so every field can be named.
+mod zerocopy_free {
+    use pd_idl::digest::{DigestErrorRaw, DigestOp, Request, Response, Segment};
+    pub trait Zero {
+        fn zero() -> Self;
+    }
+    impl Zero for Request {
+        fn zero() -> Self {
+            Request {
+                id: 0,
+                session: 0,
+                op: DigestOp::Update.into(),
+                nsegs: 0,
+                reserved: [0; 2],
+                segs: [Segment { offset: 0, len: 0 }; 8],
+            }
+        }
+    }
+    impl Zero for Response {
+        fn zero() -> Self {
+            Response {
+                id: 0,
+                status: DigestErrorRaw::OK,
+                digest_len: 0,
+                reserved: 0,
+                bytes_done: 0,
+                digest: [0; 32],
+            }
+        }
+    }
+}
+
+fn collect(link: &mut DigestLink<'_>) -> Vec<Completion<u32>> {
+    let mut out = Vec::new();
+    link.poll(|c| {
+        out.push(match c {
+            Completion::Answered(r) => Completion::Answered(r.id),
+            Completion::Restarted(id) => Completion::Restarted(id),
+        })
+    })
+    .unwrap();
+    out
+}
+
+#[test]
+fn a_restart_reports_each_unanswered_request_once_and_drops_late_answers() {
+    let mut page = Page([0; 16384]);
+    assert!(pair::bytes::<Request, Response>(CAP) <= page.0.len());
+    let region = SharedRegion::new(&mut page.0);
+    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
+    let (mut d_rx, mut d_tx, d_control) =
+        pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    // The driver comes up after the client attached: not a restart.
+    let mut link = Link::new(tx, rx, control);
+    assert_eq!(d_control.publish_next(), Epoch(1));
+    for id in 0..5 {
+        link.submit(req(id)).unwrap();
+    }
+    assert_eq!(link.submit(req(3)), Err(SubmitError::DuplicateId));
+    // The driver answers 0 and 1, takes 2 and dies; 3 and 4 stay queued.
+    for _ in 0..3 {
+        let r = d_rx.dequeue().unwrap();
+        if r.id < 2 {
+            d_tx.enqueue(resp(r.id)).unwrap();
+        }
+    }
+    assert_eq!(
+        collect(&mut link),
+        [Completion::Answered(0), Completion::Answered(1)]
+    );
+    // The next incarnation discards what is queued, then publishes its epoch.
+    let (mut d_rx, mut d_tx, d_control) =
+        pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    while d_rx.dequeue().is_ok() {}
+    assert_eq!(d_control.publish_next(), Epoch(2));
+    let got = collect(&mut link);
+    assert_eq!(
+        got,
+        [
+            Completion::Restarted(2),
+            Completion::Restarted(3),
+            Completion::Restarted(4)
+        ]
+    );
+    assert_eq!(link.in_flight(), 0);
+    // A late answer for a reported id is stray, not a second completion.
+    d_tx.enqueue(resp(3)).unwrap();
+    assert_eq!(collect(&mut link), []);
+    let s = link.stats();
+    assert_eq!(
+        (s.submitted, s.answered, s.restarted, s.stray),
+        (5, 2, 3, 1)
+    );
+    assert_eq!(s.restarts, 1);
+}

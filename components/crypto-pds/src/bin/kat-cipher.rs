@@ -1,0 +1,312 @@
+//! Known-answer client for a Cipher driver: FIPS-197 appendix C and SP 800-38A F.1, F.2,
+//! F.5 on every path the driver offers (CPU, PIO, DMA, adaptive), both directions, as
+//! scatter-gather requests through the queue, one session per case. Then a burst: one
+//! session, 32 requests in flight at once, to show one power acquire per session burst.
+//! Prints a summary per path (paths taken, CPU-copied bytes on DMA from the ledger) and
+//! exits 0 only when every answer matches the published one.
+use crypto_client::{CipherLink, Completion};
+use crypto_pds::client::{DRIVER, Data, Meter, link};
+use crypto_pds::kat::{self, Case, MAX_INPUT, PATHS};
+use kat_vectors::{PLAIN, SP800_38A, hex};
+use pd_idl::cipher::{
+    self, CipherError, CipherOp, Path, REQUEST_QUEUE_CAPACITY, Request, Response, Segment,
+};
+use pd_idl::wire::CallError;
+use pd_runtime::ipc::PpcTransport;
+use pd_runtime::{ChannelSet, Handler, debug_println, exit};
+
+const BURST: usize = 32;
+
+#[derive(Default, Clone, Copy)]
+struct PathTally {
+    passed: u32,
+    taken: [u32; 5],
+    dma_copied: u64,
+    dma_requests: u32,
+}
+
+/// The case whose request is in flight.
+struct Running {
+    case: Case,
+    session: u32,
+    segs: [(u32, u32); 4],
+    n: usize,
+    before: cost_ledger::Counts,
+}
+
+struct Kat {
+    calls: cipher::Client<PpcTransport>,
+    link: CipherLink<'static>,
+    data: Data,
+    meter: Meter,
+    path: usize,
+    index: usize,
+    case: Option<Running>,
+    tally: [PathTally; 4],
+    failed: u32,
+    burst: Option<(u32, usize)>,
+    next_id: u32,
+}
+
+fn request(id: u32, session: u32, op: CipherOp, segs: &[(u32, u32)]) -> Request {
+    let mut s = [Segment { offset: 0, len: 0 }; 8];
+    for (d, &(offset, len)) in s.iter_mut().zip(segs) {
+        *d = Segment { offset, len };
+    }
+    Request {
+        id,
+        session,
+        op: op.into(),
+        nsegs: segs.len() as u8,
+        reserved: [0; 2],
+        segs: s,
+    }
+}
+
+impl Kat {
+    fn open(&mut self, c: &Case) -> Result<u32, CallError<CipherError>> {
+        self.calls
+            .open_session(c.mode, c.path, c.key_len, c.key, c.iv)
+    }
+
+    /// Starts the next case; moves on to the burst after the last path.
+    fn next(&mut self) {
+        while self.path < PATHS.len() {
+            let path = PATHS[self.path];
+            let Some(c) = kat::case(path, self.index) else {
+                self.report_path();
+                self.path += 1;
+                self.index = 0;
+                continue;
+            };
+            match self.open(&c) {
+                Ok(session) => {
+                    let (segs, n) = kat::segments(c.layout, c.len);
+                    let mut from = 0;
+                    for &(off, len) in &segs[..n] {
+                        self.data.write(off, &c.input[from..from + len as usize]);
+                        from += len as usize;
+                    }
+                    let id = self.fresh_id();
+                    let before = self.meter.now();
+                    self.submit(request(id, session, c.op, &segs[..n]));
+                    self.case = Some(Running {
+                        case: c,
+                        session,
+                        segs,
+                        n,
+                        before,
+                    });
+                    return;
+                }
+                Err(CallError::Server(CipherError::UnsupportedPath)) if self.index == 0 => {
+                    debug_println!("kat-cipher: path {path:?}: not offered by this driver");
+                    self.path += 1;
+                }
+                Err(e) => {
+                    self.fail(format_args!("{} {path:?}: open_session: {e:?}", c.name));
+                    self.index += 1;
+                }
+            }
+        }
+        self.start_burst();
+    }
+
+    fn fresh_id(&mut self) -> u32 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn submit(&mut self, req: Request) {
+        match self.link.submit(req) {
+            Ok(true) => DRIVER.notify(),
+            Ok(false) => {}
+            Err(e) => panic!("kat-cipher: submit: {e:?}"),
+        }
+    }
+
+    fn fail(&mut self, what: core::fmt::Arguments<'_>) {
+        self.failed += 1;
+        debug_println!("kat-cipher: FAIL {what}");
+    }
+
+    fn report_path(&mut self) {
+        let t = self.tally[self.path];
+        if t.passed == 0 && t.taken == [0; 5] {
+            return;
+        }
+        debug_println!(
+            "kat-cipher: path {:?}: {} passed; taken pio={} dma={} cpu={}; dma requests {} cpu_copy {}",
+            PATHS[self.path],
+            t.passed,
+            t.taken[Path::Pio as usize],
+            t.taken[Path::Dma as usize],
+            t.taken[Path::Cpu as usize],
+            t.dma_requests,
+            t.dma_copied
+        );
+    }
+
+    fn check(&mut self, resp: Response) {
+        let Some(Running {
+            case: c,
+            session,
+            segs,
+            n,
+            before,
+        }) = self.case.take()
+        else {
+            return self.check_burst(resp);
+        };
+        let after = self.meter.now().since(&before);
+        let taken = resp.path.get().ok();
+        match resp.status.check() {
+            Ok(Ok(())) => {
+                let mut out = [0u8; MAX_INPUT];
+                let mut from = 0;
+                for &(off, len) in &segs[..n] {
+                    self.data.read(off, &mut out[from..from + len as usize]);
+                    from += len as usize;
+                }
+                let t = &mut self.tally[self.path];
+                if let Some(p) = taken {
+                    t.taken[p as usize] += 1;
+                }
+                if taken == Some(Path::Dma) {
+                    t.dma_requests += 1;
+                    t.dma_copied += after.get(cost_ledger::Event::CpuCopyByte);
+                }
+                let forced_ok = match c.path {
+                    Path::Pio | Path::Dma | Path::Cpu => taken == Some(c.path),
+                    Path::Adaptive => taken.is_some(),
+                };
+                if out[..c.len] == c.expect[..c.len]
+                    && resp.bytes_done as usize == c.len
+                    && forced_ok
+                {
+                    self.tally[self.path].passed += 1;
+                } else {
+                    self.fail(format_args!(
+                        "{} {:?} {:?}: wrong answer (took {taken:?}, {} bytes)",
+                        c.name, c.path, c.op, resp.bytes_done
+                    ));
+                }
+            }
+            other => self.fail(format_args!(
+                "{} {:?} {:?}: {other:?}",
+                c.name, c.path, c.op
+            )),
+        }
+        if let Err(e) = self.calls.close_session(session) {
+            self.fail(format_args!("close_session: {e:?}"));
+        }
+        self.index += 1;
+        self.next();
+    }
+
+    /// One session, BURST requests of F.1.1 (ECB-AES128) in flight together.
+    fn start_burst(&mut self) {
+        let (name, mode, k, iv, _) = SP800_38A[0];
+        debug_println!("kat-cipher: burst begin: one session, {BURST} requests");
+        let mut key = [0; 32];
+        let key_len = hex(k, &mut key) as u8;
+        let mut ivb = [0; 16];
+        hex(iv, &mut ivb);
+        // The driver's preferred path: whatever it offers (adaptive on hardware).
+        let session = match self
+            .calls
+            .open_session(mode, Path::Adaptive, key_len, key, ivb)
+        {
+            Ok(s) => s,
+            Err(e) => {
+                self.fail(format_args!("{name} burst: open_session: {e:?}"));
+                return self.finish();
+            }
+        };
+        let mut plain = [0u8; 64];
+        hex(PLAIN, &mut plain);
+        for i in 0..BURST {
+            let off = 8192 + 64 * i as u32;
+            self.data.write(off, &plain);
+            let id = 1_000_000 + i as u32;
+            self.submit(request(id, session, CipherOp::Encrypt, &[(off, 64)]));
+        }
+        self.burst = Some((session, 0));
+    }
+
+    fn check_burst(&mut self, resp: Response) {
+        let Some((session, done)) = self.burst else {
+            return self.fail(format_args!("answer {} to nothing asked", resp.id));
+        };
+        let mut want = [0u8; 64];
+        hex(SP800_38A[0].4, &mut want);
+        let mut got = [0u8; 64];
+        let i = resp.id.wrapping_sub(1_000_000);
+        self.data.read(8192 + 64 * i, &mut got);
+        if resp.status.check() != Ok(Ok(())) || got != want {
+            self.fail(format_args!("burst request {i}: {:?}", resp.status));
+        }
+        let done = done + 1;
+        self.burst = Some((session, done));
+        if done == BURST {
+            if let Err(e) = self.calls.close_session(session) {
+                self.fail(format_args!("burst close_session: {e:?}"));
+            }
+            debug_println!("kat-cipher: burst end: {done} requests answered");
+            self.finish();
+        }
+    }
+
+    fn finish(&mut self) {
+        let passed: u32 = self.tally.iter().map(|t| t.passed).sum();
+        if self.failed == 0 && passed > 0 {
+            debug_println!("kat-cipher: all {passed} vectors passed");
+            exit(0);
+        }
+        debug_println!("kat-cipher: {} failed, {passed} passed", self.failed);
+        exit(1);
+    }
+}
+
+impl Handler for Kat {
+    fn notified(&mut self, _: ChannelSet) {
+        let mut answers = [None; 2 * BURST];
+        let mut n = 0;
+        let notify = self
+            .link
+            .poll(|c| match c {
+                Completion::Answered(r) => {
+                    answers[n] = Some(r);
+                    n += 1;
+                }
+                Completion::Restarted(id) => panic!("kat-cipher: driver restarted (request {id})"),
+            })
+            .expect("response queue");
+        if notify {
+            DRIVER.notify();
+        }
+        for r in answers.into_iter().take(n).flatten() {
+            self.check(r);
+        }
+    }
+}
+
+fn init() -> Kat {
+    let mut kat = Kat {
+        calls: cipher::Client::new(PpcTransport(DRIVER)),
+        link: link(REQUEST_QUEUE_CAPACITY),
+        data: Data::map(),
+        meter: Meter::map(),
+        path: 0,
+        index: 0,
+        case: None,
+        tally: [PathTally::default(); 4],
+        failed: 0,
+        burst: None,
+        next_id: 0,
+    };
+    kat.next();
+    kat
+}
+
+pd_runtime::protection_domain!(init);

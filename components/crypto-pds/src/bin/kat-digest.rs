@@ -1,0 +1,311 @@
+//! Known-answer client for a Digest driver: the FIPS 180-4 examples (SHA-1, SHA-256,
+//! including a million 'a') and RFC 1321's MD5 suite on every path the driver offers
+//! (auto, chained, copy), each as updates and a final through the queue. Updates are one
+//! segment each and run one at a time, so the ledger says what each cost: the summary per
+//! path reports the most bytes the driver copied with the CPU in one update. Exits 0
+//! only when every digest matches the published one.
+use cost_ledger::{Counts, Event};
+use crypto_client::{Completion, DigestLink};
+use crypto_pds::client::{DRIVER, Data, Meter, link};
+use kat_vectors::{FIPS180_4, MILLION, RFC1321, digest_len, fips_message, hex};
+use pd_idl::digest::{
+    self, Algorithm, DigestError, DigestOp, HashPath, REQUEST_QUEUE_CAPACITY, Request, Response,
+    Segment,
+};
+use pd_idl::wire::CallError;
+use pd_runtime::ipc::PpcTransport;
+use pd_runtime::{ChannelSet, Handler, debug_println, exit};
+
+const PATHS: [HashPath; 3] = [HashPath::Auto, HashPath::Chained, HashPath::Copy];
+const CASES: usize = FIPS180_4.len() + RFC1321.len();
+/// Short messages sit at an odd offset; the million 'a' after them.
+const SHORT_AT: u32 = 3;
+const MILLION_AT: u32 = 0x1000;
+/// Update sizes for the million: SHA-1's are not a whole number of blocks, so every
+/// update leaves a partial block for the next (the chained path copies at most two
+/// blocks); SHA-256's are whole blocks at block boundaries of the stream (nothing to
+/// copy at all). 1,000,000 = 244 x 4096 + 9 x 64.
+const fn chunk(alg: Algorithm) -> u32 {
+    match alg {
+        Algorithm::Sha1 => 4000,
+        _ => 4096,
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    passed: u32,
+    updates: u32,
+    max_update_copy: u64,
+    copied: u64,
+    /// Updates of whole blocks starting at a block boundary of the session's stream,
+    /// and what they copied.
+    whole_updates: u32,
+    whole_copy: u64,
+}
+
+struct Current {
+    alg: Algorithm,
+    name: &'static str,
+    session: u32,
+    len: u32,
+    step: u32,
+    want: [u8; 32],
+    before: Counts,
+    op: DigestOp,
+    /// The current request is whole blocks at a block boundary of the stream.
+    whole: bool,
+}
+
+struct Kat {
+    calls: digest::Client<PpcTransport>,
+    link: DigestLink<'static>,
+    data: Data,
+    meter: Meter,
+    path: usize,
+    index: usize,
+    current: Option<Current>,
+    tally: [Tally; 3],
+    failed: u32,
+    next_id: u32,
+}
+
+fn request(id: u32, session: u32, op: DigestOp, segs: &[(u32, u32)]) -> Request {
+    let mut s = [Segment { offset: 0, len: 0 }; 8];
+    for (d, &(offset, len)) in s.iter_mut().zip(segs) {
+        *d = Segment { offset, len };
+    }
+    Request {
+        id,
+        session,
+        op: op.into(),
+        nsegs: segs.len() as u8,
+        reserved: [0; 2],
+        segs: s,
+    }
+}
+
+impl Kat {
+    fn fail(&mut self, what: core::fmt::Arguments<'_>) {
+        self.failed += 1;
+        debug_println!("kat-digest: FAIL {what}");
+    }
+
+    /// (algorithm, name, message at its offset (None: the million), digest hex).
+    fn case(i: usize) -> (Algorithm, &'static str, Option<&'static [u8]>, &'static str) {
+        if i < FIPS180_4.len() {
+            let (alg, name, d) = FIPS180_4[i];
+            (alg, name, fips_message(name), d)
+        } else {
+            let (msg, d) = RFC1321[i - FIPS180_4.len()];
+            (Algorithm::Md5, "rfc1321", Some(msg), d)
+        }
+    }
+
+    fn next(&mut self) {
+        while self.path < PATHS.len() {
+            let path = PATHS[self.path];
+            if self.index >= CASES {
+                self.report();
+                self.path += 1;
+                self.index = 0;
+                continue;
+            }
+            let (alg, name, msg, d) = Self::case(self.index);
+            match self.calls.open_session(alg, path) {
+                Ok(session) => {
+                    let len = match msg {
+                        Some(m) => {
+                            self.data.write(SHORT_AT, m);
+                            m.len() as u32
+                        }
+                        None => MILLION as u32,
+                    };
+                    let mut want = [0; 32];
+                    hex(d, &mut want);
+                    self.current = Some(Current {
+                        alg,
+                        name,
+                        session,
+                        len,
+                        step: 0,
+                        want,
+                        before: Counts::default(),
+                        op: DigestOp::Update,
+                        whole: false,
+                    });
+                    self.step();
+                    return;
+                }
+                Err(CallError::Server(DigestError::UnsupportedPath)) if self.index == 0 => {
+                    debug_println!("kat-digest: path {path:?}: not offered by this driver");
+                    self.path += 1;
+                }
+                Err(e) => {
+                    self.fail(format_args!("{name} {alg:?} {path:?}: open_session: {e:?}"));
+                    self.index += 1;
+                }
+            }
+        }
+        let passed: u32 = self.tally.iter().map(|t| t.passed).sum();
+        if self.failed == 0 && passed > 0 {
+            debug_println!("kat-digest: all {passed} digests passed");
+            exit(0);
+        }
+        debug_println!("kat-digest: {} failed, {passed} passed", self.failed);
+        exit(1);
+    }
+
+    /// Sends the current case's next request: short messages as an update of the first
+    /// third then a final of the rest in two segments; the million as one-segment
+    /// updates of [`chunk`] bytes, then an empty final.
+    fn step(&mut self) {
+        let Some(c) = self.current.as_mut() else {
+            return;
+        };
+        let (op, segs, n): (DigestOp, [(u32, u32); 2], usize) = if c.len as usize == MILLION {
+            let at = c.step * chunk(c.alg);
+            if at < c.len {
+                let len = chunk(c.alg).min(c.len - at);
+                (DigestOp::Update, [(MILLION_AT + at, len), (0, 0)], 1)
+            } else {
+                (DigestOp::Final, [(0, 0); 2], 0)
+            }
+        } else if c.step == 0 {
+            (DigestOp::Update, [(SHORT_AT, c.len / 3), (0, 0)], 1)
+        } else {
+            let rest = c.len - c.len / 3;
+            let half = rest / 2;
+            let at = SHORT_AT + c.len / 3;
+            (DigestOp::Final, [(at, half), (at + half, rest - half)], 2)
+        };
+        c.op = op;
+        c.whole = c.len as usize == MILLION
+            && segs[..n]
+                .iter()
+                .all(|s| (s.0 - MILLION_AT).is_multiple_of(64) && s.1.is_multiple_of(64));
+        let session = c.session;
+        c.before = self.meter.now();
+        self.next_id += 1;
+        match self
+            .link
+            .submit(request(self.next_id, session, op, &segs[..n]))
+        {
+            Ok(true) => DRIVER.notify(),
+            Ok(false) => {}
+            Err(e) => panic!("kat-digest: submit: {e:?}"),
+        }
+    }
+
+    fn check(&mut self, resp: Response) {
+        let Some(mut c) = self.current.take() else {
+            return self.fail(format_args!("answer {} to nothing asked", resp.id));
+        };
+        let copied = self.meter.now().since(&c.before).get(Event::CpuCopyByte);
+        let t = &mut self.tally[self.path];
+        t.copied += copied;
+        if resp.status.check() != Ok(Ok(())) {
+            self.fail(format_args!(
+                "{} {:?} {:?}: {:?}",
+                c.name, c.alg, PATHS[self.path], resp.status
+            ));
+            return self.close(c.session);
+        }
+        if c.op == DigestOp::Update {
+            t.updates += 1;
+            t.max_update_copy = t.max_update_copy.max(copied);
+            if c.whole {
+                t.whole_updates += 1;
+                t.whole_copy += copied;
+            }
+            c.step += 1;
+            self.current = Some(c);
+            return self.step();
+        }
+        let n = digest_len(c.alg);
+        if usize::from(resp.digest_len) == n && resp.digest[..n] == c.want[..n] {
+            self.tally[self.path].passed += 1;
+        } else {
+            self.fail(format_args!(
+                "{} {:?} {:?}: wrong digest",
+                c.name, c.alg, PATHS[self.path]
+            ));
+        }
+        self.close(c.session);
+    }
+
+    fn close(&mut self, session: u32) {
+        if let Err(e) = self.calls.close_session(session) {
+            self.fail(format_args!("close_session: {e:?}"));
+        }
+        self.index += 1;
+        self.next();
+    }
+
+    fn report(&self) {
+        let t = self.tally[self.path];
+        debug_println!(
+            "kat-digest: path {:?}: {} passed; updates {} max_update_copy {} cpu_copy {}; \
+             whole-block updates {} whole_copy {}",
+            PATHS[self.path],
+            t.passed,
+            t.updates,
+            t.max_update_copy,
+            t.copied,
+            t.whole_updates,
+            t.whole_copy
+        );
+    }
+}
+
+impl Handler for Kat {
+    fn notified(&mut self, _: ChannelSet) {
+        let mut answers = [None; 4];
+        let mut n = 0;
+        let notify = self
+            .link
+            .poll(|c| match c {
+                Completion::Answered(r) if n < answers.len() => {
+                    answers[n] = Some(r);
+                    n += 1;
+                }
+                Completion::Answered(r) => panic!("kat-digest: unasked answer {}", r.id),
+                Completion::Restarted(id) => panic!("kat-digest: driver restarted (request {id})"),
+            })
+            .expect("response queue");
+        if notify {
+            DRIVER.notify();
+        }
+        for r in answers.into_iter().take(n).flatten() {
+            self.check(r);
+        }
+    }
+}
+
+fn init() -> Kat {
+    let data = Data::map();
+    // The million 'a' once, in chunks (no heap).
+    let chunk = [b'a'; 4096];
+    let mut at = 0;
+    while at < MILLION {
+        let n = chunk.len().min(MILLION - at);
+        data.write(MILLION_AT + at as u32, &chunk[..n]);
+        at += n;
+    }
+    let mut kat = Kat {
+        calls: digest::Client::new(PpcTransport(DRIVER)),
+        link: link(REQUEST_QUEUE_CAPACITY),
+        data,
+        meter: Meter::map(),
+        path: 0,
+        index: 0,
+        current: None,
+        tally: [Tally::default(); 3],
+        failed: 0,
+        next_id: 0,
+    };
+    kat.next();
+    kat
+}
+
+pd_runtime::protection_domain!(init);

@@ -1,0 +1,101 @@
+//! Several clients on one driver: two clients with interleaved sessions both get the
+//! published answers; a hostile client gets a typed error for every bad request, cannot
+//! reach the other client's data or sessions, cannot crash the driver, cannot starve the
+//! other client, and is cut off when it corrupts its queue indices.
+
+mod common;
+
+use common::{WAIT, boot, lines, show};
+use host_runner::Event;
+
+fn faults(events: &[Event], pd: &str) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e, Event::Faulted { pd: p, .. } if p == pd))
+        .count()
+}
+
+#[test]
+fn two_clients_with_interleaved_sessions_both_get_the_published_answers() {
+    let system = boot("two-clients.system");
+    let both = system.wait_exit("kat0", WAIT) && system.wait_exit("kat1", WAIT);
+    let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
+    assert!(both, "{}", show(&out, &system.events()));
+    for kat in ["kat0", "kat1"] {
+        assert_eq!(lines(&out, kat, "all 72 vectors passed").len(), 1, "{kat}");
+        assert!(lines(&out, kat, "FAIL").is_empty());
+    }
+    // The driver had sessions of both clients open at the same time: requests of the
+    // two interleaved on the one engine, its context saved and restored for each.
+    assert_eq!(
+        lines(&out, "omap_aes", "sessions of 2 client(s) open at once").len(),
+        1,
+        "{}",
+        show(&out, &system.events())
+    );
+}
+
+#[test]
+fn a_hostile_client_is_refused_contained_and_cut_off() {
+    let system = boot("hostile.system");
+    let done = system.wait_exit("kat", WAIT) && system.wait_exit("hostile", WAIT);
+    // The cut-off is logged when the driver next serves the hostile client's channel.
+    let cut = system.wait_until(WAIT, |_, o| {
+        o.iter()
+            .any(|(p, l)| p == "omap_aes" && l.contains("client 1 cut off"))
+            .then_some(())
+    });
+    let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
+    let events = system.events();
+    assert!(done && cut.is_some(), "{}", show(&out, &events));
+
+    // Every bad request got its typed error (the hostile client checks each and exits
+    // 0 only if all were as expected).
+    for what in [
+        "key of 0 bytes: refused with BadKeySize",
+        "key of 17 bytes: refused with BadKeySize",
+        "unknown session: refused with UnknownSession",
+        "CBC length not a multiple of 16: refused with BadLength",
+        "segment past the end of its region: refused with SegmentOutOfRange",
+        "segment whose end overflows: refused with SegmentOutOfRange",
+        "segment aimed at the other client's data: refused with SegmentOutOfRange",
+        "nine segments: refused with TooManySegments",
+        "unknown op: refused with BadRequest",
+    ] {
+        assert_eq!(lines(&out, "hostile", what).len(), 1, "{what}");
+    }
+    // 32 guesses (the first two generations of every slot) less its own sessions.
+    let guesses = lines(&out, "hostile", "a session id that is not ours");
+    assert!(guesses.len() >= 30, "{guesses:?}");
+    assert!(
+        guesses
+            .iter()
+            .all(|l| l.ends_with("refused with UnknownSession as expected"))
+    );
+    assert!(
+        lines(&out, "hostile", "FAIL").is_empty(),
+        "{}",
+        show(&out, &events)
+    );
+    assert!(!lines(&out, "hostile", "flood done: 20").is_empty());
+    assert!(!lines(&out, "hostile", "stray 0").is_empty());
+
+    // The good client got every published answer, and finished while the flood ran.
+    assert_eq!(lines(&out, "kat", "all 72 vectors passed").len(), 1);
+    let pos = |pd: &str, needle: &str| {
+        out.iter()
+            .position(|(p, l)| p == pd && l.contains(needle))
+            .unwrap_or_else(|| panic!("{pd}: {needle}"))
+    };
+    assert!(
+        pos("kat", "all 72 vectors passed") < pos("hostile", "flood done"),
+        "the flood starved the good client:\n{}",
+        show(&out, &events)
+    );
+    // The driver never faulted; it cut the hostile client off and closed its sessions.
+    assert_eq!(faults(&events, "omap_aes"), 0);
+    assert_eq!(
+        lines(&out, "omap_aes", "closed 2 session(s) of cut-off client 1").len(),
+        1
+    );
+}

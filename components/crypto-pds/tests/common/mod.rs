@@ -1,0 +1,73 @@
+//! Booting the crypto-pd systems (`system/*.system`) from tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use host_runner::{Event, Options, System};
+
+pub const WAIT: Duration = Duration::from_secs(20);
+
+pub fn system_file(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../system")).join(name)
+}
+
+pub fn boot(name: &str) -> System {
+    System::boot(system_file(name), Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Boots `name`, waits for PD `client` to exit 0, returns every output line in order.
+pub fn run_to_exit(name: &str, client: &str) -> Vec<(String, String)> {
+    let system = boot(name);
+    let done = system.wait_exit(client, WAIT);
+    let all = system
+        .wait_until(Duration::ZERO, |_, out| Some(out.to_vec()))
+        .unwrap();
+    assert!(
+        done,
+        "{name}: {client} did not exit 0:\n{}",
+        show(&all, &system.events())
+    );
+    all
+}
+
+pub fn show(out: &[(String, String)], events: &[Event]) -> String {
+    let mut s = String::new();
+    for e in events {
+        s += &format!("  event: {e}\n");
+    }
+    for (pd, l) in out {
+        s += &format!("  [{pd}] {l}\n");
+    }
+    s
+}
+
+/// Lines of `pd` containing `needle`.
+pub fn lines<'a>(out: &'a [(String, String)], pd: &str, needle: &str) -> Vec<&'a str> {
+    out.iter()
+        .filter(|(p, l)| p == pd && l.contains(needle))
+        .map(|(_, l)| l.as_str())
+        .collect()
+}
+
+/// The number after `key=` (or `key `) in `line`.
+pub fn field(line: &str, key: &str) -> u64 {
+    let at = line
+        .find(key)
+        .unwrap_or_else(|| panic!("no {key} in {line:?}"))
+        + key.len();
+    let rest = line[at..].trim_start_matches(['=', ' ']);
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("{key} in {line:?} is not a number"))
+}
+
+/// The per-path summary line of a kat client, if that path ran.
+pub fn path_line<'a>(out: &'a [(String, String)], client: &str, path: &str) -> Option<&'a str> {
+    let prefix = format!("path {path}:");
+    out.iter()
+        .filter(|(p, _)| p == client)
+        .map(|(_, l)| l.as_str())
+        .find(|l| l.contains(&prefix) && !l.contains("not offered"))
+}

@@ -1,0 +1,248 @@
+//! A driver's clients, as the `.system` file wires them, and the per-client serving
+//! loop: fair between clients, stopping at a full response queue (backpressure), and
+//! cutting off a client that breaks its queues.
+
+use crypto_client::pair;
+use pd_idl::wire::Caller;
+use pd_runtime::{Channel, ChannelSet, MemoryRegion, debug_println, pd_name};
+use shm_queue::{Consumer, Descriptor, Producer, QueueError, SharedRegion};
+
+/// Clients one driver serves.
+pub const MAX_CLIENTS: usize = 4;
+
+/// The setvar symbols of client `k`'s regions (fixed names: seL4 patches symbols).
+const QUEUES: [&str; MAX_CLIENTS] = ["queues0", "queues1", "queues2", "queues3"];
+const DATA: [&str; MAX_CLIENTS] = ["data0", "data1", "data2", "data3"];
+
+/// Rounds of one batch per client before going back to the event loop (so calls are
+/// answered while a client floods): each round serves every client once.
+const ROUNDS: usize = 8;
+
+/// One client: its queues, its data region, and whether it was cut off.
+pub struct Client<Req: 'static, Resp: 'static> {
+    pub channel: Channel,
+    rx: Consumer<'static, Req>,
+    tx: Producer<'static, Resp>,
+    pub data: MemoryRegion,
+    pub cut_off: Option<QueueError>,
+}
+
+impl<Req, Resp> Client<Req, Resp> {
+    pub fn caller(&self) -> Caller {
+        Caller(u32::from(self.channel.index()))
+    }
+}
+
+/// Every client of this PD.
+pub struct Clients<Req: 'static, Resp: 'static> {
+    slots: [Option<Client<Req, Resp>>; MAX_CLIENTS],
+}
+
+/// What one serving pass over a client's queue did.
+pub type ServeFn<'f, Req, Resp> = dyn FnMut(
+        Caller,
+        &mut Consumer<'static, Req>,
+        &mut Producer<'static, Resp>,
+        MemoryRegion,
+    ) -> Result<usize, QueueError>
+    + 'f;
+
+impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
+    /// Finds the clients the `.system` file maps into this PD and takes over their
+    /// queue pairs for this incarnation (see the crate docs on restart). `writable_data`:
+    /// whether the engine writes client data (a cipher works in place).
+    pub fn from_system(capacity: u32, writable_data: bool) -> Self {
+        let mut slots = [const { None }; MAX_CLIENTS];
+        for (k, slot) in slots.iter_mut().enumerate() {
+            let (Some(q), Some(data)) = (
+                pd_runtime::memory_region(QUEUES[k]),
+                pd_runtime::memory_region(DATA[k]),
+            ) else {
+                continue;
+            };
+            if !q.writable || (writable_data && !data.writable) {
+                debug_println!(
+                    "{}: client {k}: regions mapped read-only; not served",
+                    pd_name()
+                );
+                continue;
+            }
+            // SAFETY: the runtime maps the region once, read-write (checked), for the
+            // life of the PD; nothing here makes Rust references into it: shm-queue
+            // accesses it atomically and volatilely only.
+            let region = unsafe { SharedRegion::from_raw(q.vaddr, q.size) };
+            let Ok((mut rx, tx, control)) = pair::driver_side::<Req, Resp>(region, capacity) else {
+                debug_println!("{}: client {k}: queue region too small", pd_name());
+                continue;
+            };
+            let channel = Channel::new(k as u8);
+            let mut cut_off = None;
+            // A restarted incarnation drops what the dead one left queued: it belongs to
+            // sessions that died with it, and the client reports those requests
+            // ServerRestarted when it sees the new epoch. Either way, ask to be woken
+            // before announcing ourselves: a predecessor killed between batches may have
+            // left the flag saying it needs no wake-up, and then the client's next
+            // requests would wait forever.
+            let restarted = control.epoch().0 != 0;
+            let mut left = 0u32;
+            loop {
+                if restarted {
+                    match rx.dequeue() {
+                        Ok(_) => {
+                            left += 1;
+                            continue;
+                        }
+                        Err(QueueError::Empty) => {}
+                        Err(e) => {
+                            cut_off = Some(e);
+                            break;
+                        }
+                    }
+                }
+                match rx.arm_signal() {
+                    // Armed and empty; or (first start only) requests queued before we
+                    // came up, served on the first pass (see `pending`).
+                    Ok(true) => break,
+                    Ok(false) if !restarted => break,
+                    Ok(false) => {}
+                    Err(e) => {
+                        cut_off = Some(e);
+                        break;
+                    }
+                }
+            }
+            if restarted {
+                debug_println!(
+                    "{}: restarted: client {k}: {left} queued request(s) of the previous incarnation discarded",
+                    pd_name()
+                );
+            }
+            let epoch = control.publish_next();
+            if epoch.0 > 1 {
+                channel.notify();
+            }
+            *slot = Some(Client {
+                channel,
+                rx,
+                tx,
+                data,
+                cut_off,
+            });
+        }
+        Clients { slots }
+    }
+
+    pub fn get(&self, caller: Caller) -> Option<&Client<Req, Resp>> {
+        self.slots
+            .get(caller.0 as usize)
+            .and_then(Option::as_ref)
+            .filter(|c| c.cut_off.is_none())
+    }
+
+    pub fn count(&self) -> usize {
+        self.slots.iter().flatten().count()
+    }
+
+    /// Clients with requests already waiting (queued before this PD came up): the PD
+    /// serves them at once, since no notification for them will come.
+    pub fn pending(&self) -> ChannelSet {
+        let mut set = 0u64;
+        for c in self.slots.iter().flatten() {
+            if c.cut_off.is_none() && c.rx.is_empty().is_ok_and(|empty| !empty) {
+                set |= 1 << c.channel.index();
+            }
+        }
+        ChannelSet(set)
+    }
+
+    /// Serves every notified client, a batch per client per round, until none has work
+    /// it can take or [`ROUNDS`] pass. Returns the callers cut off by this pass (their
+    /// sessions must be closed).
+    pub fn serve(
+        &mut self,
+        notified: ChannelSet,
+        serve: &mut ServeFn<'_, Req, Resp>,
+    ) -> [Option<Caller>; MAX_CLIENTS] {
+        let mut cut = [None; MAX_CLIENTS];
+        let mut busy = [false; MAX_CLIENTS];
+        for (k, slot) in self.slots.iter().enumerate() {
+            busy[k] = slot
+                .as_ref()
+                .is_some_and(|c| c.cut_off.is_none() && notified.contains(c.channel));
+        }
+        for _ in 0..ROUNDS {
+            if !busy.iter().any(|b| *b) {
+                break;
+            }
+            for (k, slot) in self.slots.iter_mut().enumerate() {
+                let Some(client) = slot.as_mut().filter(|_| busy[k]) else {
+                    continue;
+                };
+                match one_batch(client, serve) {
+                    Ok(more) => busy[k] = more,
+                    Err(e) => {
+                        debug_println!(
+                            "{}: client {k} cut off: {e} (its queues are broken; other clients are served on)",
+                            pd_name()
+                        );
+                        client.cut_off = Some(e);
+                        cut[k] = Some(client.caller());
+                        busy[k] = false;
+                    }
+                }
+            }
+        }
+        cut
+    }
+}
+
+/// Serves one batch; returns whether more work waits that the next round can take.
+fn one_batch<Req: Descriptor, Resp: Descriptor>(
+    client: &mut Client<Req, Resp>,
+    serve: &mut ServeFn<'_, Req, Resp>,
+) -> Result<bool, QueueError> {
+    let caller = client.caller();
+    let answered = serve(caller, &mut client.rx, &mut client.tx, client.data)?;
+    if answered > 0 && client.tx.take_signal_request() {
+        client.channel.notify();
+    }
+    if client.tx.free()? == 0 {
+        // Backpressure: nothing more is taken until the client makes room (its link
+        // notifies us when it drains answers while requests wait).
+        let _ = client.rx.arm_signal()?;
+        return Ok(false);
+    }
+    // Ask to be notified, then re-check (the shm-queue handshake): if requests arrived
+    // meanwhile, serve them in the next round.
+    Ok(!client.rx.arm_signal()?)
+}
+
+/// Sessions open per client, to report when sessions of several clients interleave on
+/// the one engine (the claim the two-client tests check).
+#[derive(Debug, Default)]
+pub struct SessionCounts {
+    open: [u32; MAX_CLIENTS],
+    peak: usize,
+}
+
+impl SessionCounts {
+    pub fn opened(&mut self, caller: Caller) {
+        if let Some(n) = self.open.get_mut(caller.0 as usize) {
+            *n += 1;
+        }
+        let clients = self.open.iter().filter(|n| **n > 0).count();
+        if clients > self.peak {
+            self.peak = clients;
+            debug_println!(
+                "{}: sessions of {clients} client(s) open at once",
+                pd_name()
+            );
+        }
+    }
+
+    pub fn closed(&mut self, caller: Caller, n: usize) {
+        if let Some(c) = self.open.get_mut(caller.0 as usize) {
+            *c = c.saturating_sub(n as u32);
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! The engine-independent half of a driver PD entry: a Cipher or Digest driver PD is
+//! `CipherPd::new(engine, power)` or `DigestPd::new(engine, power)` plus its engine.
+//!
+//! * [`clients`]: the clients the `.system` file gives this PD. Client `k` (0..4) talks
+//!   on channel `k` (calls and notifications both) and has a queue-pair region mapped
+//!   with `setvar_vaddr="queues<k>"` and a data region with `setvar_vaddr="data<k>"`
+//!   (its `phys_addr`, if any, is where DMA finds it). A client whose queues break is cut
+//!   off (logged, its sessions closed); the others are served on.
+//! * [`power`]: the one grant held while any session is open (acquired by the first
+//!   open, released by the last close: a transition per session burst, never per
+//!   request), over `pd-idl` Power on channel [`POWER`].
+//! * [`cipher`], [`digest`]: the PD's `Handler`: calls dispatched to the generated
+//!   server over `cipher-service` / `digest-service`, notifications served per client.
+//!
+//! Restart: each client's queue region carries the driver's epoch (`crypto_client::pair`).
+//! A starting driver that finds a non-zero epoch is a restarted one: it discards the
+//! requests its predecessor left (their client reports them `ServerRestarted`), then
+//! publishes the next epoch and notifies the client. Sessions do not survive a restart.
+//!
+//! Assumes the PD is single-threaded (Microkit's model), at most [`MAX_CLIENTS`]
+//! clients, and queue regions mapped read-write. No heap: fixed tables.
+#![no_std]
+
+pub mod cipher;
+pub mod clients;
+pub mod digest;
+pub mod power;
+
+use pd_runtime::Channel;
+
+pub use clients::{Clients, MAX_CLIENTS};
+pub use power::PowerHold;
+
+/// The channel to the power manager (`pp="true"` at this end).
+pub const POWER: Channel = Channel::new(10);

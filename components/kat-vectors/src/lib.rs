@@ -1,0 +1,263 @@
+//! Published known-answer vectors as `no_std` data, so test client PDs (which run the
+//! vectors through the full client, queue, driver and engine path) and host tests share
+//! one copy. Copied, not retyped, from the driver crates' tests (`omap-aes-driver`'s
+//! SP 800-38A table, `cpu-engine`'s FIPS-197 table, `digest-service`'s testkit).
+//!
+//! Hex strings are decoded by [`hex`] into a caller's buffer: no heap.
+#![no_std]
+#![forbid(unsafe_code)]
+
+use pd_idl::cipher::Mode;
+use pd_idl::digest::Algorithm;
+
+/// An SP 800-38A example: `PLAIN` under `key` and `iv` in `mode` gives `ct`.
+pub type CipherVector = (&'static str, Mode, &'static str, &'static str, &'static str);
+
+/// SP 800-38A appendix F: the four-block plaintext and keys all examples share.
+pub const PLAIN: &str = "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51\
+                     30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710";
+pub const K128: &str = "2b7e151628aed2a6abf7158809cf4f3c";
+pub const K192: &str = "8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b";
+pub const K256: &str = "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4";
+pub const CBC_IV: &str = "000102030405060708090a0b0c0d0e0f";
+pub const CTR_IV: &str = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+/// (name, mode, key, iv, ciphertext of PLAIN)
+pub const SP800_38A: &[CipherVector] = &[
+    (
+        "F.1.1 ECB-AES128",
+        Mode::Ecb,
+        K128,
+        CBC_IV,
+        "3ad77bb40d7a3660a89ecaf32466ef97f5d3d58503b9699de785895a96fdbaaf\
+      43b1cd7f598ece23881b00e3ed0306887b0c785e27e8ad3f8223207104725dd4",
+    ),
+    (
+        "F.1.5 ECB-AES256",
+        Mode::Ecb,
+        K256,
+        CBC_IV,
+        "f3eed1bdb5d2a03c064b5a7e3db181f8591ccb10d410ed26dc5ba74a31362870\
+      b6ed21b99ca6f4f9f153e7b1beafed1d23304b7a39f9f3ff067d8d8f9e24ecc7",
+    ),
+    (
+        "F.2.1 CBC-AES128",
+        Mode::Cbc,
+        K128,
+        CBC_IV,
+        "7649abac8119b246cee98e9b12e9197d5086cb9b507219ee95db113a917678b2\
+      73bed6b8e3c1743b7116e69e222295163ff1caa1681fac09120eca307586e1a7",
+    ),
+    (
+        "F.2.3 CBC-AES192",
+        Mode::Cbc,
+        K192,
+        CBC_IV,
+        "4f021db243bc633d7178183a9fa071e8b4d9ada9ad7dedf4e5e738763f69145a\
+      571b242012fb7ae07fa9baac3df102e008b0e27988598881d920a9e64f5615cd",
+    ),
+    (
+        "F.2.5 CBC-AES256",
+        Mode::Cbc,
+        K256,
+        CBC_IV,
+        "f58c4c04d6e5f1ba779eabfb5f7bfbd69cfc4e967edb808d679f777bc6702c7d\
+      39f23369a9d9bacfa530e26304231461b2eb05e2c39be9fcda6c19078c6a9d1b",
+    ),
+    (
+        "F.5.1 CTR-AES128",
+        Mode::Ctr,
+        K128,
+        CTR_IV,
+        "874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff\
+      5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee",
+    ),
+    (
+        "F.5.3 CTR-AES192",
+        Mode::Ctr,
+        K192,
+        CTR_IV,
+        "1abc932417521ca24f2b0459fe7e6e0b090339ec0aa6faefd5ccc2c6f4ce8e94\
+      1e36b26bd1ebc670d1bd1d665620abf74f78a7f6d29809585a97daec58c6b050",
+    ),
+    (
+        "F.5.5 CTR-AES256",
+        Mode::Ctr,
+        K256,
+        CTR_IV,
+        "601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c5\
+      2b0930daa23de94ce87017ba2d84988ddfc9c58db67aada613c2dd08457941a6",
+    ),
+];
+
+/// FIPS-197 appendix C: `PT` under each key gives the ciphertext (AES-128/192/256).
+pub const FIPS197_PT: &str = "00112233445566778899aabbccddeeff";
+pub const FIPS197_C: &[(&str, &str, &str)] = &[
+    (
+        "C.1 AES-128",
+        "000102030405060708090a0b0c0d0e0f",
+        "69c4e0d86a7b0430d8cdb78070b4c55a",
+    ),
+    (
+        "C.2 AES-192",
+        "000102030405060708090a0b0c0d0e0f1011121314151617",
+        "dda97ca4864cdfe06eaf70a0ec0d7191",
+    ),
+    (
+        "C.3 AES-256",
+        "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+        "8ea2b7ca516745bfeafc49904b496089",
+    ),
+];
+
+/// FIPS 180-4 example: "abc" (one block).
+pub const ABC: &[u8] = b"abc";
+/// FIPS 180-4 example: the 448-bit message (padding needs a second block).
+pub const M448: &[u8] = b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+/// FIPS 180-4 example: the 896-bit message (two blocks of data).
+pub const M896: &[u8] = b"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+/// Length of the million-'a' message.
+pub const MILLION: usize = 1_000_000;
+
+/// (algorithm, message name, digest hex): FIPS 180-4 examples.
+pub const FIPS180_4: &[(Algorithm, &str, &str)] = &[
+    (
+        Algorithm::Sha1,
+        "abc",
+        "a9993e364706816aba3e25717850c26c9cd0d89d",
+    ),
+    (
+        Algorithm::Sha1,
+        "448",
+        "84983e441c3bd26ebaae4aa1f95129e5e54670f1",
+    ),
+    (
+        Algorithm::Sha1,
+        "896",
+        "a49b2446a02c645bf419f995b67091253a04a259",
+    ),
+    (
+        Algorithm::Sha1,
+        "million",
+        "34aa973cd4c4daa4f61eeb2bdbad27316534016f",
+    ),
+    (
+        Algorithm::Sha256,
+        "abc",
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    ),
+    (
+        Algorithm::Sha256,
+        "448",
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+    ),
+    (
+        Algorithm::Sha256,
+        "896",
+        "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1",
+    ),
+    (
+        Algorithm::Sha256,
+        "million",
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+    ),
+];
+
+/// The message a [`FIPS180_4`] entry names; `None` for "million" (a million 'a', which
+/// the caller writes: too big for a constant).
+pub fn fips_message(name: &str) -> Option<&'static [u8]> {
+    match name {
+        "abc" => Some(ABC),
+        "448" => Some(M448),
+        "896" => Some(M896),
+        _ => None,
+    }
+}
+
+/// RFC 1321, appendix A.5: (message, MD5).
+pub const RFC1321: &[(&[u8], &str)] = &[
+    (b"", "d41d8cd98f00b204e9800998ecf8427e"),
+    (b"a", "0cc175b9c0f1b6a831c399e269772661"),
+    (b"abc", "900150983cd24fb0d6963f7d28e17f72"),
+    (b"message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+    (
+        b"abcdefghijklmnopqrstuvwxyz",
+        "c3fcd3d76192e4007dfb496cca67e13b",
+    ),
+    (
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+        "d174ab98d277d9f5a5611c2c9f419d9f",
+    ),
+    (
+        b"12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+        "57edf4a22be3c955ac49da2e2107b67a",
+    ),
+];
+
+/// MD5 of one million 'a' (not in RFC 1321; cross-checked against RustCrypto).
+pub const MD5_MILLION_A: &str = "7707d6ae4e027c70eea2a935c2296f21";
+
+/// Decodes hex `s` (whitespace ignored) into `out`; returns the bytes written. Panics on
+/// a bad digit or a short buffer: the vectors are constants, so that is a typo here.
+pub fn hex(s: &str, out: &mut [u8]) -> usize {
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => c - b'0',
+        b'a'..=b'f' => c - b'a' + 10,
+        b'A'..=b'F' => c - b'A' + 10,
+        _ => panic!("not a hex digit: {c}"),
+    };
+    let mut n = 0;
+    let mut high: Option<u8> = None;
+    for c in s.bytes().filter(|c| !c.is_ascii_whitespace()) {
+        match high.take() {
+            None => high = Some(digit(c)),
+            Some(h) => {
+                out[n] = h << 4 | digit(c);
+                n += 1;
+            }
+        }
+    }
+    assert!(high.is_none(), "odd number of hex digits");
+    n
+}
+
+/// [`hex`] into a fixed array of `N` bytes (the length must match).
+pub fn hex_array<const N: usize>(s: &str) -> [u8; N] {
+    let mut out = [0; N];
+    assert_eq!(hex(s, &mut out), N, "vector length");
+    out
+}
+
+/// Digest length of each algorithm.
+pub const fn digest_len(algorithm: Algorithm) -> usize {
+    match algorithm {
+        Algorithm::Md5 => 16,
+        Algorithm::Sha1 => 20,
+        Algorithm::Sha256 => 32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_vector_decodes_to_its_length() {
+        let mut buf = [0u8; 64];
+        assert_eq!(hex(PLAIN, &mut buf), 64);
+        for v in SP800_38A {
+            assert_eq!(hex(v.4, &mut buf), 64, "{}", v.0);
+            assert!(matches!(hex(v.2, &mut buf), 16 | 24 | 32));
+        }
+        for (alg, name, d) in FIPS180_4 {
+            assert_eq!(hex(d, &mut buf), digest_len(*alg), "{name}");
+        }
+        for (_, d) in RFC1321 {
+            assert_eq!(hex(d, &mut buf), 16);
+        }
+        assert_eq!(
+            hex_array::<16>("00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f")[15],
+            15
+        );
+    }
+}
