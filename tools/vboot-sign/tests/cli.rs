@@ -199,3 +199,14 @@ fn bad_keys_and_names_are_refused() {
     assert!(!out.status.success());
     assert!(!Path::new(&d.path("m")).exists());
 }
+
+#[test]
+fn the_shipped_demo_image_matches_its_manifest() {
+    // The verified-boot client PD embeds these files: if the image changes, re-sign it
+    // (`vboot-sign sign --secret system/images/demo-signing.key --name demo-kernel
+    // --version 3 --image system/images/demo.img --manifest system/images/demo.manifest`).
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../system/images");
+    let p = |f: &str| dir.join(f).to_string_lossy().into_owned();
+    let ok = verify(&p("demo.pub"), 2, &p("demo.img"), &p("demo.manifest")).unwrap();
+    assert!(ok.contains("verified (demo-kernel, version 3"), "{ok}");
+}
