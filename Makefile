@@ -23,10 +23,14 @@ setup:
 	@rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt
 	@rustup component list --installed | grep -q '^clippy' || rustup component add clippy
 
-# The runner finds PD binaries next to itself, so the PDs are built first.
+# The default demo: every engine behind its driver PD, the verified-boot client and
+# known-answer clients (system/demo.system). The runner finds PD binaries next to itself,
+# so they are built first; it stops once every client has finished, and prints only
+# what the clients report (drop the --show options to see every PD's log).
+DEMO_CLIENTS := vboot kat_cpu kat_omap kat_stm32 kat_sec1
 run: setup
-	$(CARGO) build --locked -q -p runtime-examples
-	$(CARGO) run --locked -q -p host-runner -- -q system/demo.system
+	$(CARGO) build --locked -q -p crypto-pds -p host-runner
+	target/debug/host-runner -q $(foreach c,$(DEMO_CLIENTS),--wait-for $(c) --show $(c)) system/demo.system
 
 test: setup
 	$(CARGO) test --locked --workspace

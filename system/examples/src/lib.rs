@@ -1,6 +1,5 @@
 //! `runtime-examples`: small protection domains that exercise `pd-runtime` on the host
-//! backend, the `.system` files that wire them (beside this crate in `systems/`, and
-//! `system/demo.system`), and the integration tests and round-trip benchmark that boot
+//! backend, the `.system` files that wire them (beside this crate in `systems/`), and the integration tests and round-trip benchmark that boot
 //! them with `host-runner`.
 //!
 //! The PDs are written against the runtime API only (no `std` calls outside the bench

@@ -1,5 +1,6 @@
-//! `system/demo.system`, what `make run` boots: every digest checked by the client
-//! against FIPS 180-2, the power grant taken and given back, exit 0.
+//! `systems/hasher.system`, the runtime's own demo (queues, PPC and a nested power
+//! grant): every digest checked by the client against FIPS 180-2, the power grant taken
+//! and given back, exit 0.
 
 mod common;
 
@@ -8,7 +9,7 @@ use host_runner::{Options, System};
 
 #[test]
 fn demo_hashes_the_fips_examples_across_pds() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../demo.system");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/systems/hasher.system");
     let system = System::boot(path, Options::default()).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         system.wait_exit("client", WAIT),

@@ -28,13 +28,13 @@ impl Console {
     pub(crate) fn open(
         names: Vec<String>,
         shared: Arc<Shared>,
-        echo: bool,
+        echo: Echo,
     ) -> std::io::Result<Self> {
         let (r, write) = pipe_with(PipeFlags::CLOEXEC)?;
         let (marks, passed) = channel();
         let reader = std::thread::Builder::new()
             .name("console".into())
-            .spawn(move || copy_lines(r, |rec| record(&shared, echo, &names, &marks, rec)))?;
+            .spawn(move || copy_lines(r, |rec| record(&shared, &echo, &names, &marks, rec)))?;
         Ok(Console {
             write,
             reader,
@@ -74,9 +74,29 @@ impl Console {
     }
 }
 
+/// Which PDs' lines are printed: none, all, or only those named.
+#[derive(Clone, Debug)]
+pub(crate) struct Echo {
+    on: bool,
+    only: Arc<[String]>,
+}
+
+impl Echo {
+    pub(crate) fn new(on: bool, only: &[String]) -> Self {
+        Echo {
+            on,
+            only: only.into(),
+        }
+    }
+
+    fn shows(&self, pd: &str) -> bool {
+        self.on && (self.only.is_empty() || self.only.iter().any(|n| n == pd))
+    }
+}
+
 /// One output line of PD `pd`: echoed if asked, kept for [`System::output`](crate::System).
-pub(crate) fn emit(shared: &Shared, echo: bool, pd: &str, line: String) {
-    if echo {
+pub(crate) fn emit(shared: &Shared, echo: &Echo, pd: &str, line: String) {
+    if echo.shows(pd) {
         // One write per line: threads echoing for different PDs never split a line.
         let _ = std::io::stdout().write_all(format!("[{pd}] {line}\n").as_bytes());
     }
@@ -84,7 +104,7 @@ pub(crate) fn emit(shared: &Shared, echo: bool, pd: &str, line: String) {
 }
 
 /// Files one record, `<index>:<line>`, or passes a marker on.
-fn record(shared: &Shared, echo: bool, names: &[String], marks: &Sender<u64>, rec: String) {
+fn record(shared: &Shared, echo: &Echo, names: &[String], marks: &Sender<u64>, rec: String) {
     let Some((index, line)) = rec.split_once(':') else {
         return emit(shared, echo, "?", rec);
     };

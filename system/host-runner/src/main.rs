@@ -1,5 +1,5 @@
 //! `host-runner FILE.system`: boots a system on Linux and runs it until a PD exits with
-//! status 0, the fault policy gives up, `--seconds` pass, or SIGINT/SIGTERM arrives.
+//! status 0 (or every PD named by `--wait-for` has), the fault policy gives up, `--seconds` pass, or SIGINT/SIGTERM arrives.
 //! Exit status: 0 when a PD finished or on a timeout, 1 when the system failed, 2 when
 //! it could not boot, 130 when interrupted.
 
@@ -34,6 +34,12 @@ struct Args {
     /// Keep running when a PD exits with status 0.
     #[arg(long)]
     keep_going: bool,
+    /// Stop only once every PD named here (repeat the option) has exited with status 0.
+    #[arg(long, value_name = "PD")]
+    wait_for: Vec<String>,
+    /// Print only the output of the PDs named here (repeat the option); default: all.
+    #[arg(long, value_name = "PD")]
+    show: Vec<String>,
     /// Do not log starts, faults and restarts.
     #[arg(long, short)]
     quiet: bool,
@@ -59,8 +65,10 @@ fn main() -> ExitCode {
         init_timeout: Duration::from_secs_f64(args.init_timeout),
         spin: args.spin,
         echo: true,
+        show: args.show.clone(),
         log: !args.quiet,
         stop_on_exit: !args.keep_going,
+        wait_for: args.wait_for.clone(),
         ..Options::default()
     };
     let system = match System::boot(&args.system, opts) {
@@ -78,7 +86,12 @@ fn main() -> ExitCode {
             system.shutdown();
             return match outcome {
                 Outcome::Exited { pd } => {
-                    eprintln!("host-runner: PD {pd} finished; system stopped");
+                    let who = if args.wait_for.len() > 1 {
+                        format!("PDs {}", args.wait_for.join(", "))
+                    } else {
+                        format!("PD {pd}")
+                    };
+                    eprintln!("host-runner: {who} finished; system stopped");
                     ExitCode::SUCCESS
                 }
                 Outcome::Failed { pd, cause } => {

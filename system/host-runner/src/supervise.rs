@@ -19,7 +19,7 @@ use rustix::pipe::{PipeFlags, pipe_with};
 use rustix::process::{Signal, pidfd_send_signal};
 use rustix::time::Timespec;
 
-use crate::console::{Console, emit};
+use crate::console::{Console, Echo, emit};
 use crate::error::BootError;
 use crate::event::{Cause, Event, Outcome};
 use crate::objects::Objects;
@@ -54,6 +54,8 @@ pub(crate) struct Supervisor {
     pds: Vec<PdState>,
     booted: bool,
     outcome: Option<Outcome>,
+    /// PDs that exited with status 0, in order.
+    finished: Vec<String>,
 }
 
 impl Supervisor {
@@ -69,7 +71,7 @@ impl Supervisor {
             .collect();
         let pds = plan.pds.iter().map(|_| PdState::default()).collect();
         let names: Vec<String> = plan.pds.iter().map(|p| p.name.clone()).collect();
-        let console = Console::open(names, shared.clone(), opts.echo).ok();
+        let console = Console::open(names, shared.clone(), Echo::new(opts.echo, &opts.show)).ok();
         Supervisor {
             plan,
             objs,
@@ -80,6 +82,7 @@ impl Supervisor {
             pds,
             booted: false,
             outcome: None,
+            finished: Vec::new(),
         }
     }
 
@@ -100,8 +103,8 @@ impl Supervisor {
         self.objs.pages[i].get().reset();
         let name = self.plan.pds[i].name.clone();
         let shared = self.shared.clone();
-        let echo = self.opts.echo;
-        let sink = move |line: String| emit(&shared, echo, &name, line);
+        let echo = Echo::new(self.opts.echo, &self.opts.show);
+        let sink = move |line: String| emit(&shared, &echo, &name, line);
         let console = self
             .console
             .as_ref()
@@ -260,7 +263,9 @@ impl Supervisor {
             match status.code() {
                 Some(0) => {
                     self.log(Event::Exited { pd: name.clone() });
-                    if self.opts.stop_on_exit {
+                    self.finished.push(name.clone());
+                    let all_done = self.opts.wait_for.iter().all(|w| self.finished.contains(w));
+                    if self.opts.stop_on_exit && all_done {
                         self.outcome = Some(Outcome::Exited { pd: name });
                     }
                     return;

@@ -31,10 +31,17 @@ pub struct Options {
     pub spin: u32,
     /// Print each PD's output lines, prefixed with its name.
     pub echo: bool,
+    /// With `echo`: if not empty, print only the lines of the PDs named here (every
+    /// line is still kept for [`System::output`]).
+    pub show: Vec<String>,
     /// Print each event (start, fault, restart...) on stderr.
     pub log: bool,
-    /// A PD exiting with status 0 ends the system.
+    /// A PD exiting with status 0 ends the system (but see `wait_for`).
     pub stop_on_exit: bool,
+    /// With `stop_on_exit`: if not empty, the system ends only once every PD named here
+    /// has exited with status 0 (a demo whose clients finish one by one); other PDs
+    /// exiting 0 are just logged.
+    pub wait_for: Vec<String>,
     /// Run each PD on the CPU its `cpu` attribute names (Microkit's default is 0, so
     /// without `cpu` attributes every PD shares CPU 0). Off: the host scheduler decides.
     pub pin_cpus: bool,
@@ -51,8 +58,10 @@ impl Default for Options {
             init_timeout: Duration::from_secs(3),
             spin: 2_000,
             echo: false,
+            show: Vec::new(),
             log: false,
             stop_on_exit: false,
+            wait_for: Vec::new(),
             pin_cpus: false,
             env: Vec::new(),
         }

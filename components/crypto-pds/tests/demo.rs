@@ -1,0 +1,48 @@
+//! The default demo (`make run`, system/demo.system): every client finishes with its
+//! engines' published answers and the boot image verified, and the runner's
+//! `wait_for` ends the system only once all of them have.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{lines, show, system_file};
+use host_runner::{Options, Outcome, System};
+
+const CLIENTS: [&str; 5] = ["vboot", "kat_cpu", "kat_omap", "kat_stm32", "kat_sec1"];
+
+#[test]
+fn every_client_of_the_demo_finishes_and_then_the_system_stops() {
+    let opts = Options {
+        stop_on_exit: true,
+        wait_for: CLIENTS.iter().map(|c| c.to_string()).collect(),
+        ..Options::default()
+    };
+    let system = System::boot(system_file("demo.system"), opts).expect("boots");
+    let mut outcome = None;
+    for _ in 0..600 {
+        outcome = system.wait_outcome(Duration::from_millis(100));
+        if outcome.is_some() {
+            break;
+        }
+    }
+    let out = system
+        .wait_until(Duration::ZERO, |_, out| Some(out.to_vec()))
+        .unwrap();
+    let Some(Outcome::Exited { pd }) = outcome else {
+        panic!("{outcome:?}\n{}", show(&out, &system.events()));
+    };
+    // The last client to finish ended the system; every one had finished by then.
+    assert!(CLIENTS.contains(&pd.as_str()));
+    assert_eq!(lines(&out, "vboot", "boot image verified").len(), 1);
+    for (client, done) in [
+        ("kat_cpu", "all 48 vectors passed"),
+        ("kat_omap", "all 72 vectors passed"),
+        ("kat_stm32", "all 72 vectors passed"),
+        ("kat_sec1", "all 45 digests passed"),
+    ] {
+        assert_eq!(lines(&out, client, done).len(), 1, "{client}: {done}");
+        assert!(lines(&out, client, "FAIL").is_empty(), "{client}");
+    }
+    system.shutdown();
+}
