@@ -53,7 +53,7 @@ bench: setup
 # Each is copied to NAME.elf beside it, the name .system files use (on the host too),
 # and listed in $(PD_LIST) for `make sizes`. MICROKIT_CONFIG reaches pd-runtime at build
 # time: debug output (seL4_DebugPutChar) exists only in the debug kernel.
-PD_PKGS         ?= -p runtime-examples
+PD_PKGS         ?= -p runtime-examples -p sel4-pds
 PD_DIR          := target/$(NOSTD)/release
 PD_LIST         := target/pds.list
 MICROKIT_BOARD  ?= qemu_virt_aarch64
@@ -129,12 +129,36 @@ image:
 # The loader goes at 0x70000000, where the SDK's loader for qemu_virt_aarch64 is linked
 # (LINK_ADDRESS in its build); virtualization=on because the kernel runs at EL2
 # (KernelArmHypervisorSupport). The virtio-crypto options are qemu-test's.
-# Ctrl-a x quits QEMU; QEMU_TIMEOUT=seconds stops it after that long.
-QEMU_TIMEOUT ?=
+# A system whose test client prints a verdict line (QEMU_VERDICT, an extended regex:
+# the default system's `test_client: PASS|FAIL`) runs unattended: QEMU is stopped as
+# soon as that line appears, or after QEMU_TIMEOUT seconds (default 120), the log is
+# kept in target/qemu.log, and make fails unless the line says PASS. Any other system
+# (QEMU_VERDICT empty) is interactive: Ctrl-a x quits QEMU; QEMU_TIMEOUT=seconds stops
+# it after that long.
+QEMU_VERDICT ?= $(if $(filter system/qemu_virt_aarch64.system,$(SYSTEM)),test_client: (PASS|FAIL))
+QEMU_TIMEOUT ?= $(if $(QEMU_VERDICT),120)
+QEMU_LOG     := target/qemu.log
 QEMU_IMAGE_CMD = $(QEMU) -machine virt,virtualization=on -cpu cortex-a53 -m size=2G -nographic \
 	-device loader,file=$(LOADER_IMG),addr=0x70000000,cpu-num=0 \
 	-global virtio-mmio.force-legacy=false \
 	-device virtio-crypto-device,cryptodev=c0 -object cryptodev-backend-builtin,id=c0
 
 qemu: image qemu-setup
+ifeq ($(QEMU_VERDICT),)
 	$(if $(QEMU_TIMEOUT),timeout $(QEMU_TIMEOUT) )$(QEMU_IMAGE_CMD)
+else
+	@echo "qemu: booting $(LOADER_IMG); stops at the line matching '$(QEMU_VERDICT)' or after $(QEMU_TIMEOUT) s (log: $(QEMU_LOG))"
+	@: > $(QEMU_LOG); \
+	$(QEMU_IMAGE_CMD) </dev/null >$(QEMU_LOG) 2>&1 & qemu=$$!; \
+	tail -n +1 -f --pid=$$qemu $(QEMU_LOG) & tailer=$$!; \
+	end=$$(( $$(date +%s) + $(QEMU_TIMEOUT) )); \
+	while kill -0 $$qemu 2>/dev/null && [ $$(date +%s) -lt $$end ] \
+	  && ! grep -qaE '$(QEMU_VERDICT)' $(QEMU_LOG); do sleep 1; done; \
+	kill $$qemu 2>/dev/null; wait $$qemu 2>/dev/null; wait $$tailer 2>/dev/null; \
+	verdict=$$(grep -aE '$(QEMU_VERDICT)' $(QEMU_LOG) | tail -n 1); \
+	case "$$(printf '%s\n' "$$verdict" | grep -oE '$(QEMU_VERDICT)')" in \
+	  *PASS*) echo "qemu: $$verdict";; \
+	  "") echo "qemu: FAILED: no line matching '$(QEMU_VERDICT)' within $(QEMU_TIMEOUT) s (see $(QEMU_LOG))"; exit 1;; \
+	  *) echo "qemu: FAILED: $$verdict"; exit 1;; \
+	esac
+endif
