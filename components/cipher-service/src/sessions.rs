@@ -34,6 +34,14 @@ pub struct Sessions {
 }
 
 impl Sessions {
+    /// A table whose ids cannot name a session of an earlier incarnation `incarnation`
+    /// of this driver (see `session_table::Table::starting_at`).
+    pub fn for_incarnation(incarnation: u32) -> Self {
+        Sessions {
+            table: Table::starting_at(incarnation as u16),
+        }
+    }
+
     /// Opens a session after checking the key size; the engine checks the rest.
     pub fn open(
         &mut self,

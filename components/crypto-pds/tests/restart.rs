@@ -64,10 +64,11 @@ fn a_killed_driver_is_restarted_and_every_request_in_flight_is_accounted_for() {
     );
     // The restarted driver discarded the queue its predecessor left and served anew.
     assert_eq!(lines(&out, "omap_aes", "restarted: client 0").len(), 1);
-    assert!(
-        lines(&out, "stream", "session").len() >= 2,
-        "a new session after restart"
-    );
+    let sessions = lines(&out, "stream", "open");
+    assert!(sessions.len() >= 2, "a new session after restart: {sessions:?}");
+    // The restarted driver's session ids start from its incarnation: none names a
+    // session of its predecessor that a client may still hold.
+    assert_ne!(sessions[0], sessions[1], "{sessions:?}");
     if std::env::var_os("SHOW").is_some() {
         eprintln!("{}", show(&out, &events));
     }

@@ -49,6 +49,14 @@ impl<C> Default for Sessions<C> {
 }
 
 impl<C> Sessions<C> {
+    /// A table whose ids cannot name a session of an earlier incarnation `incarnation`
+    /// of this driver (see `session_table::Table::starting_at`).
+    pub fn for_incarnation(incarnation: u32) -> Self {
+        Sessions {
+            table: Table::starting_at(incarnation as u16),
+        }
+    }
+
     /// Opens a session after the engine has accepted the algorithm and path.
     pub fn open<E: DigestEngine<Context = C>>(
         &mut self,

@@ -29,7 +29,7 @@ impl<E: CipherEngine> CipherPd<E> {
         debug_println!("{}: serving {} client(s)", pd_name(), clients.count());
         let mut pd = CipherPd {
             engine,
-            sessions: Sessions::default(),
+            sessions: Sessions::for_incarnation(clients.incarnation()),
             clients,
             power,
             counts: SessionCounts::default(),

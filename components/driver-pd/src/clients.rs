@@ -36,6 +36,8 @@ impl<Req, Resp> Client<Req, Resp> {
 /// Every client of this PD.
 pub struct Clients<Req: 'static, Resp: 'static> {
     slots: [Option<Client<Req, Resp>>; MAX_CLIENTS],
+    /// The highest epoch published to a client: this driver's incarnation.
+    incarnation: u32,
 }
 
 /// What one serving pass over a client's queue did.
@@ -53,6 +55,7 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
     /// whether the engine writes client data (a cipher works in place).
     pub fn from_system(capacity: u32, writable_data: bool) -> Self {
         let mut slots = [const { None }; MAX_CLIENTS];
+        let mut incarnation = 0;
         for (k, slot) in slots.iter_mut().enumerate() {
             let (Some(q), Some(data)) = (
                 pd_runtime::memory_region(QUEUES[k]),
@@ -118,6 +121,7 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                 );
             }
             let epoch = control.publish_next();
+            incarnation = incarnation.max(epoch.0);
             if epoch.0 > 1 {
                 channel.notify();
             }
@@ -129,7 +133,7 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                 cut_off,
             });
         }
-        Clients { slots }
+        Clients { slots, incarnation }
     }
 
     pub fn get(&self, caller: Caller) -> Option<&Client<Req, Resp>> {
@@ -137,6 +141,12 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
             .get(caller.0 as usize)
             .and_then(Option::as_ref)
             .filter(|c| c.cut_off.is_none())
+    }
+
+    /// This driver's incarnation (1 at first start): seeds the session ids, so none
+    /// names a session of a predecessor that a client may still hold.
+    pub fn incarnation(&self) -> u32 {
+        self.incarnation
     }
 
     pub fn count(&self) -> usize {

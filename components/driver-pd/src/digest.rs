@@ -29,7 +29,7 @@ impl<E: DigestEngine> DigestPd<E> {
         debug_println!("{}: serving {} client(s)", pd_name(), clients.count());
         let mut pd = DigestPd {
             engine,
-            sessions: Sessions::default(),
+            sessions: Sessions::for_incarnation(clients.incarnation()),
             clients,
             power,
             counts: SessionCounts::default(),

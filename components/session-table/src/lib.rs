@@ -39,10 +39,17 @@ impl<S, const N: usize> Table<S, N> {
     const FITS: () = assert!(N <= 1 << 16, "slot must fit the id's low 16 bits");
 
     pub const fn new() -> Self {
+        Self::starting_at(0)
+    }
+
+    /// A table whose ids start at `generation`: a restarted server passes its
+    /// incarnation, so no id it hands out names a session of its predecessor that a
+    /// client may still hold.
+    pub const fn starting_at(generation: u16) -> Self {
         let () = Self::FITS;
         Table {
             slots: [const { None }; N],
-            generation: [0; N],
+            generation: [generation; N],
         }
     }
 
@@ -119,6 +126,17 @@ mod tests {
 
     fn open(t: &mut Table<u8, 2>, owner: Caller, v: u8) -> Result<u32, E> {
         t.open(owner, E::Full, |_| Ok(v))
+    }
+
+    #[test]
+    fn a_restarted_table_does_not_reissue_its_predecessors_ids() {
+        let mut before = Table::<u8, 2>::new();
+        let old = open(&mut before, A, 1).unwrap();
+        let mut after = Table::<u8, 2>::starting_at(1);
+        let new = open(&mut after, A, 1).unwrap();
+        assert_eq!(new & 0xFFFF, old & 0xFFFF, "same slot");
+        assert_ne!(new, old);
+        assert_eq!(after.get_mut(A, old).err(), Some(Unknown));
     }
 
     #[test]
