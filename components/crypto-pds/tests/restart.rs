@@ -65,7 +65,10 @@ fn a_killed_driver_is_restarted_and_every_request_in_flight_is_accounted_for() {
     // The restarted driver discarded the queue its predecessor left and served anew.
     assert_eq!(lines(&out, "omap_aes", "restarted: client 0").len(), 1);
     let sessions = lines(&out, "stream", "open");
-    assert!(sessions.len() >= 2, "a new session after restart: {sessions:?}");
+    assert!(
+        sessions.len() >= 2,
+        "a new session after restart: {sessions:?}"
+    );
     // The restarted driver's session ids start from its incarnation: none names a
     // session of its predecessor that a client may still hold.
     assert_ne!(sessions[0], sessions[1], "{sessions:?}");

@@ -4,12 +4,12 @@
 //! session, 32 requests in flight at once, to show one power acquire per session burst.
 //! Prints a summary per path (paths taken, CPU-copied bytes on DMA from the ledger) and
 //! exits 0 only when every answer matches the published one.
-use crypto_client::{CipherLink, Completion};
+use crypto_client::{CipherLink, Completion, cipher_request};
 use crypto_pds::client::{DRIVER, Data, Meter, link};
 use crypto_pds::kat::{self, Case, MAX_INPUT, PATHS};
 use kat_vectors::{PLAIN, SP800_38A, hex};
 use pd_idl::cipher::{
-    self, CipherError, CipherOp, Path, REQUEST_QUEUE_CAPACITY, Request, Response, Segment,
+    self, CipherError, CipherOp, Path, REQUEST_QUEUE_CAPACITY, Request, Response,
 };
 use pd_idl::wire::CallError;
 use pd_runtime::ipc::PpcTransport;
@@ -48,21 +48,6 @@ struct Kat {
     next_id: u32,
 }
 
-fn request(id: u32, session: u32, op: CipherOp, segs: &[(u32, u32)]) -> Request {
-    let mut s = [Segment { offset: 0, len: 0 }; 8];
-    for (d, &(offset, len)) in s.iter_mut().zip(segs) {
-        *d = Segment { offset, len };
-    }
-    Request {
-        id,
-        session,
-        op: op.into(),
-        nsegs: segs.len() as u8,
-        reserved: [0; 2],
-        segs: s,
-    }
-}
-
 impl Kat {
     fn open(&mut self, c: &Case) -> Result<u32, CallError<CipherError>> {
         self.calls
@@ -89,7 +74,7 @@ impl Kat {
                     }
                     let id = self.fresh_id();
                     let before = self.meter.now();
-                    self.submit(request(id, session, c.op, &segs[..n]));
+                    self.submit(cipher_request(id, session, c.op, &segs[..n]));
                     self.case = Some(Running {
                         case: c,
                         session,
@@ -229,7 +214,7 @@ impl Kat {
             let off = 8192 + 64 * i as u32;
             self.data.write(off, &plain);
             let id = 1_000_000 + i as u32;
-            self.submit(request(id, session, CipherOp::Encrypt, &[(off, 64)]));
+            self.submit(cipher_request(id, session, CipherOp::Encrypt, &[(off, 64)]));
         }
         self.burst = Some((session, 0));
     }

@@ -5,12 +5,11 @@
 //! path reports the most bytes the driver copied with the CPU in one update. Exits 0
 //! only when every digest matches the published one.
 use cost_ledger::{Counts, Event};
-use crypto_client::{Completion, DigestLink};
+use crypto_client::{Completion, DigestLink, digest_request};
 use crypto_pds::client::{DRIVER, Data, Meter, link};
 use kat_vectors::{FIPS180_4, MILLION, RFC1321, digest_len, fips_message, hex};
 use pd_idl::digest::{
-    self, Algorithm, DigestError, DigestOp, HashPath, REQUEST_QUEUE_CAPACITY, Request, Response,
-    Segment,
+    self, Algorithm, DigestError, DigestOp, HashPath, REQUEST_QUEUE_CAPACITY, Response,
 };
 use pd_idl::wire::CallError;
 use pd_runtime::ipc::PpcTransport;
@@ -68,21 +67,6 @@ struct Kat {
     tally: [Tally; 3],
     failed: u32,
     next_id: u32,
-}
-
-fn request(id: u32, session: u32, op: DigestOp, segs: &[(u32, u32)]) -> Request {
-    let mut s = [Segment { offset: 0, len: 0 }; 8];
-    for (d, &(offset, len)) in s.iter_mut().zip(segs) {
-        *d = Segment { offset, len };
-    }
-    Request {
-        id,
-        session,
-        op: op.into(),
-        nsegs: segs.len() as u8,
-        reserved: [0; 2],
-        segs: s,
-    }
 }
 
 impl Kat {
@@ -189,7 +173,7 @@ impl Kat {
         self.next_id += 1;
         match self
             .link
-            .submit(request(self.next_id, session, op, &segs[..n]))
+            .submit(digest_request(self.next_id, session, op, &segs[..n]))
         {
             Ok(true) => DRIVER.notify(),
             Ok(false) => {}

@@ -12,11 +12,9 @@
 //! On the host the PD copies the image into its data region itself, standing in for the
 //! boot loader that would have placed it there.
 
-use crypto_client::{Completion, DigestLink};
+use crypto_client::{Completion, DigestLink, digest_request};
 use crypto_pds::client::{DRIVER, Data, link};
-use pd_idl::digest::{
-    self, Algorithm, DigestOp, HashPath, REQUEST_QUEUE_CAPACITY, Request, Segment,
-};
+use pd_idl::digest::{self, Algorithm, DigestOp, HashPath, REQUEST_QUEUE_CAPACITY, Request};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use vboot::{ManifestBody, VbootError};
@@ -31,21 +29,6 @@ struct Vboot {
     link: DigestLink<'static>,
     body: ManifestBody,
     session: u32,
-}
-
-fn request(id: u32, session: u32, op: DigestOp, segs: &[(u32, u32)]) -> Request {
-    let mut s = [Segment { offset: 0, len: 0 }; 8];
-    for (d, &(offset, len)) in s.iter_mut().zip(segs) {
-        *d = Segment { offset, len };
-    }
-    Request {
-        id,
-        session,
-        op: op.into(),
-        nsegs: segs.len() as u8,
-        reserved: [0; 2],
-        segs: s,
-    }
 }
 
 fn refuse(e: VbootError) -> ! {
@@ -71,7 +54,7 @@ impl Vboot {
         }
         if resp.id == 1 {
             // The update went through: finish (the engine pads).
-            self.submit(request(2, self.session, DigestOp::Final, &[]));
+            self.submit(digest_request(2, self.session, DigestOp::Final, &[]));
             return;
         }
         let mut sha = [0u8; 32];
@@ -142,7 +125,7 @@ fn init() -> Vboot {
     };
     let len =
         u32::try_from(body.length).unwrap_or_else(|_| refuse(VbootError::Digest("image too long")));
-    v.submit(request(1, session, DigestOp::Update, &[(0, len)]));
+    v.submit(digest_request(1, session, DigestOp::Update, &[(0, len)]));
     v
 }
 
