@@ -46,6 +46,13 @@ bench: setup
 	@mkdir -p $(BENCH_DIR)
 	$(CARGO) bench --locked -p queue-demo --bench queue | tee $(BENCH_DIR)/queue.txt
 	$(CARGO) bench --locked -p host-runner --bench roundtrip | tee $(BENCH_DIR)/roundtrip.txt
+	$(CARGO) build --locked --release -q -p pd-tools
+	target/release/speed --standard --csv $(BENCH_DIR)/speed.csv --svg $(BENCH_DIR)/speed.svg > $(BENCH_DIR)/speed.txt
+	for s in 000 001 002 003; do target/release/speed --reproduce $$s >> $(BENCH_DIR)/speed.txt && echo >> $(BENCH_DIR)/speed.txt || exit 1; done
+	target/release/speed --host-limit --alg aes-128-cbc >> $(BENCH_DIR)/speed.txt
+	target/release/speed --host-limit --alg sha256 >> $(BENCH_DIR)/speed.txt
+	@cat $(BENCH_DIR)/speed.txt
+	@echo "bench: report $(BENCH_DIR)/speed.txt, CSV $(BENCH_DIR)/speed.csv, plot $(BENCH_DIR)/speed.svg"
 
 # PD binaries: every bin of these packages is a protection domain. A PD binary starts
 # with #![cfg_attr(target_os = "none", no_std, no_main)] and ends with

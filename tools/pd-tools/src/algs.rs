@@ -1,0 +1,206 @@
+//! The algorithm, engine and path names the tools accept, and what they mean in the
+//! Cipher and Digest interfaces.
+
+use pd_idl::cipher::{Mode, Path};
+use pd_idl::digest::{Algorithm, HashPath};
+
+/// A cipher as the tools name it (`aes-128-cbc`): mode and key length in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CipherAlg {
+    pub mode: Mode,
+    pub key_len: usize,
+}
+
+impl CipherAlg {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let bad = || format!("unknown cipher {s:?} (aes-128|192|256-ecb|cbc|ctr)");
+        let mut it = s.split('-');
+        let (Some("aes"), Some(bits), Some(mode), None) =
+            (it.next(), it.next(), it.next(), it.next())
+        else {
+            return Err(bad());
+        };
+        let key_len = match bits {
+            "128" => 16,
+            "192" => 24,
+            "256" => 32,
+            _ => return Err(bad()),
+        };
+        let mode = match mode {
+            "ecb" => Mode::Ecb,
+            "cbc" => Mode::Cbc,
+            "ctr" => Mode::Ctr,
+            _ => return Err(bad()),
+        };
+        Ok(CipherAlg { mode, key_len })
+    }
+
+    pub fn name(&self) -> String {
+        let mode = match self.mode {
+            Mode::Ecb => "ecb",
+            Mode::Cbc => "cbc",
+            Mode::Ctr => "ctr",
+        };
+        format!("aes-{}-{mode}", self.key_len * 8)
+    }
+
+    /// Whether the length of the data must be whole blocks (no padding here).
+    pub fn whole_blocks(&self) -> bool {
+        self.mode != Mode::Ctr
+    }
+}
+
+pub fn digest_alg(s: &str) -> Result<Algorithm, String> {
+    match s {
+        "md5" => Ok(Algorithm::Md5),
+        "sha1" => Ok(Algorithm::Sha1),
+        "sha256" => Ok(Algorithm::Sha256),
+        _ => Err(format!("unknown digest {s:?} (md5, sha1, sha256)")),
+    }
+}
+
+pub fn digest_name(a: Algorithm) -> &'static str {
+    match a {
+        Algorithm::Md5 => "md5",
+        Algorithm::Sha1 => "sha1",
+        Algorithm::Sha256 => "sha256",
+    }
+}
+
+pub fn digest_len(a: Algorithm) -> usize {
+    match a {
+        Algorithm::Md5 => 16,
+        Algorithm::Sha1 => 20,
+        Algorithm::Sha256 => 32,
+    }
+}
+
+/// An engine the tools can boot a driver PD for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// RustCrypto in the CPU engine driver PD (board `host`).
+    Cpu,
+    /// TI OMAP AES model (board `am335x`).
+    OmapAes,
+    /// ST STM32 CRYP model (board `stm32mp1`).
+    Stm32Cryp,
+    /// Freescale talitos SEC1 hash model (board `mpc885`).
+    Sec1,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Cpu => "cpu",
+            Engine::OmapAes => "omap-aes",
+            Engine::Stm32Cryp => "stm32-cryp",
+            Engine::Sec1 => "sec1",
+        }
+    }
+
+    /// The board whose cost table prices this engine's ledger.
+    pub fn board(self) -> &'static boards::Board {
+        match self {
+            Engine::Cpu => &boards::host::BOARD,
+            Engine::OmapAes => &boards::am335x::BOARD,
+            Engine::Stm32Cryp => &boards::stm32mp1::BOARD,
+            Engine::Sec1 => &boards::mpc885::BOARD,
+        }
+    }
+
+    pub fn ciphers(self) -> bool {
+        self != Engine::Sec1
+    }
+
+    pub fn digests(self) -> bool {
+        matches!(self, Engine::Cpu | Engine::Sec1)
+    }
+
+    /// The paths this engine's driver offers for ciphers and for hashes (what its
+    /// `open_session` accepts; the drivers' own `supports` checks are the authority).
+    pub fn paths(self, cipher: bool) -> &'static [DataPath] {
+        match (self, cipher) {
+            (Engine::Cpu, true) => &[DataPath::Cpu, DataPath::Adaptive],
+            (Engine::Cpu, false) => &[DataPath::Auto],
+            (Engine::OmapAes | Engine::Stm32Cryp, true) => {
+                &[DataPath::Pio, DataPath::Dma, DataPath::Adaptive]
+            }
+            (Engine::Sec1, false) => &[DataPath::Auto, DataPath::Chained, DataPath::Copy],
+            _ => &[],
+        }
+    }
+}
+
+/// A data path as the tools name it; cipher paths and hash paths share the option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DataPath {
+    Pio,
+    Dma,
+    Adaptive,
+    Cpu,
+    /// SEC1: chained descriptors over the buffered block and the client's data.
+    Chained,
+    /// SEC1: the old strategy, buffered block and data copied into one buffer.
+    Copy,
+    /// A hash engine's own default (chained where it can).
+    Auto,
+}
+
+impl DataPath {
+    pub fn name(self) -> &'static str {
+        match self {
+            DataPath::Pio => "pio",
+            DataPath::Dma => "dma",
+            DataPath::Adaptive => "adaptive",
+            DataPath::Cpu => "cpu",
+            DataPath::Chained => "chained",
+            DataPath::Copy => "copy",
+            DataPath::Auto => "auto",
+        }
+    }
+
+    pub fn cipher(self) -> Option<Path> {
+        match self {
+            DataPath::Pio => Some(Path::Pio),
+            DataPath::Dma => Some(Path::Dma),
+            DataPath::Adaptive => Some(Path::Adaptive),
+            DataPath::Cpu => Some(Path::Cpu),
+            _ => None,
+        }
+    }
+
+    pub fn hash(self) -> Option<HashPath> {
+        match self {
+            DataPath::Auto => Some(HashPath::Auto),
+            DataPath::Chained => Some(HashPath::Chained),
+            DataPath::Copy => Some(HashPath::Copy),
+            _ => None,
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<DataPath> {
+        <DataPath as clap::ValueEnum>::from_str(s, true).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cipher_names_parse_and_print_back() {
+        for s in [
+            "aes-128-cbc",
+            "aes-192-cbc",
+            "aes-256-cbc",
+            "aes-128-ctr",
+            "aes-256-ctr",
+            "aes-128-ecb",
+        ] {
+            assert_eq!(CipherAlg::parse(s).unwrap().name(), s);
+        }
+        assert!(CipherAlg::parse("aes-100-cbc").is_err());
+        assert!(CipherAlg::parse("des-128-cbc").is_err());
+        assert!(!CipherAlg::parse("aes-128-ctr").unwrap().whole_blocks());
+    }
+}

@@ -1,0 +1,141 @@
+//! `pd-enc`: AES through an isolated Cipher driver PD, in the spirit of kcapi-enc.
+//!
+//! Boots a minimal system on the host backend (the engine's power manager if it has a
+//! clock gate, its driver PD, and the `pdt-enc-client` PD) and runs the input through
+//! it: raw bytes, no padding. For ECB and CBC a length that is not a multiple of 16 is
+//! an error: found before anything is written when the input is a regular file, at the
+//! end of the input otherwise (then the output holds every whole chunk before it, and
+//! the exit status is 1). CTR takes any length.
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use pd_tools::algs::{CipherAlg, Engine};
+use pd_tools::fifo::{self, TempDir};
+use pd_tools::hexfmt;
+use pd_tools::run::run;
+use pd_tools::systems::Kind;
+
+#[derive(Parser)]
+#[command(about = "Encrypt or decrypt through an isolated crypto-engine driver PD (host backend)")]
+struct Args {
+    #[arg(long, value_parser = ["omap-aes", "stm32-cryp", "cpu"], default_value = "cpu")]
+    engine: String,
+    /// How the driver moves data (adaptive: PIO or DMA per request by size and alignment).
+    #[arg(long, value_parser = ["pio", "dma", "adaptive", "cpu"], default_value = "adaptive")]
+    path: String,
+    #[arg(long, value_parser = ["aes-128-cbc", "aes-192-cbc", "aes-256-cbc", "aes-128-ctr", "aes-256-ctr", "aes-128-ecb"])]
+    alg: String,
+    #[arg(
+        short = 'e',
+        conflicts_with = "decrypt",
+        required_unless_present = "decrypt"
+    )]
+    encrypt: bool,
+    #[arg(short = 'd')]
+    decrypt: bool,
+    /// The key in hex (16, 24 or 32 bytes, as the algorithm says).
+    #[arg(long)]
+    key: String,
+    /// The IV (CTR: the initial counter block) in hex, 16 bytes; ECB ignores it.
+    #[arg(long, default_value = "00000000000000000000000000000000")]
+    iv: String,
+    /// Input file (default: standard input).
+    #[arg(short = 'i')]
+    input: Option<PathBuf>,
+    /// Output file (default: standard output).
+    #[arg(short = 'o')]
+    output: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let a = Args::parse();
+    let engine = match a.engine.as_str() {
+        "omap-aes" => Engine::OmapAes,
+        "stm32-cryp" => Engine::Stm32Cryp,
+        _ => Engine::Cpu,
+    };
+    let alg = CipherAlg::parse(&a.alg).unwrap_or_else(|e| die(&e));
+    let key = hexfmt::decode(&a.key).unwrap_or_else(|e| die(&format!("--key: {e}")));
+    if key.len() != alg.key_len {
+        die(&format!(
+            "--key: {} takes a {}-byte key, got {} bytes",
+            a.alg,
+            alg.key_len,
+            key.len()
+        ));
+    }
+    let iv = hexfmt::decode(&a.iv).unwrap_or_else(|e| die(&format!("--iv: {e}")));
+    if iv.len() != 16 {
+        die(&format!("--iv: 16 bytes expected, got {}", iv.len()));
+    }
+    let tmp = TempDir::new("enc").unwrap_or_else(|e| die(&format!("temporary directory: {e}")));
+    let input = match &a.input {
+        Some(p) => {
+            let m = std::fs::metadata(p).unwrap_or_else(|e| die(&format!("{}: {e}", p.display())));
+            if m.is_file() && alg.whole_blocks() && m.len() % 16 != 0 {
+                die(&format!(
+                    "{}: {} bytes is not a multiple of 16 ({} has no padding)",
+                    p.display(),
+                    m.len(),
+                    a.alg
+                ));
+            }
+            std::fs::canonicalize(p).unwrap_or_else(|e| die(&format!("{}: {e}", p.display())))
+        }
+        None => {
+            let p = tmp.path().join("in");
+            fifo::make(&p).unwrap_or_else(|e| die(&format!("fifo: {e}")));
+            fifo::feed(p.clone(), std::io::stdin());
+            p
+        }
+    };
+    let (output, drain) = match &a.output {
+        Some(p) => {
+            // The client creates it; an absolute path, since the PD's working directory
+            // is not the tool's business.
+            let abs =
+                std::path::absolute(p).unwrap_or_else(|e| die(&format!("{}: {e}", p.display())));
+            (abs, None)
+        }
+        None => {
+            let p = tmp.path().join("out");
+            fifo::make(&p).unwrap_or_else(|e| die(&format!("fifo: {e}")));
+            let t = fifo::drain(p.clone(), std::io::stdout());
+            (p, Some(t))
+        }
+    };
+    let env = vec![
+        ("PDT_ALG".into(), a.alg.clone()),
+        ("PDT_PATH".into(), a.path.clone()),
+        ("PDT_OP".into(), if a.decrypt { "d" } else { "e" }.into()),
+        ("PDT_KEY".into(), a.key.clone()),
+        ("PDT_IV".into(), a.iv.clone()),
+        ("PDT_IN".into(), input.to_string_lossy().into_owned()),
+        ("PDT_OUT".into(), output.to_string_lossy().into_owned()),
+    ];
+    let result = run(
+        engine,
+        Kind::Cipher,
+        "pdt-enc-client",
+        env,
+        Duration::from_secs(3600),
+    );
+    // On failure the client may never have opened the output FIFO: no join then.
+    if let Err(e) = result {
+        die(&e);
+    }
+    if let Some(t) = drain {
+        // The client opened the FIFO in init and closed it when it exited.
+        if let Ok(Err(e)) = t.join() {
+            die(&format!("writing standard output: {e}"));
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn die(what: &str) -> ! {
+    eprintln!("pd-enc: {what}");
+    std::process::exit(1)
+}

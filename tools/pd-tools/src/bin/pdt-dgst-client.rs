@@ -1,0 +1,136 @@
+//! The client PD `pd-dgst` boots: hashes each input (`PDT_INPUTS`, one host path per
+//! line; a FIFO for stdin) through its Digest driver, streamed through the data region
+//! in updates of at most the region's size, then an empty final. Prints `digest I HEX`
+//! per input I and exits 0, or `error: ...` and exits 1.
+use std::fs::File;
+
+use crypto_client::{Completion, DigestLink};
+use crypto_pds::client::{DRIVER, link};
+use pd_idl::digest::{self, DigestOp, REQUEST_QUEUE_CAPACITY, Request, Segment};
+use pd_runtime::ipc::PpcTransport;
+use pd_runtime::{ChannelSet, Handler, debug_println, exit};
+use pd_tools::algs::{DataPath, digest_alg};
+use pd_tools::hexfmt;
+use pd_tools::pd::{Data, fail, fill, param};
+
+struct Client {
+    calls: digest::Client<PpcTransport>,
+    link: DigestLink<'static>,
+    data: Data,
+    buf: Vec<u8>,
+    alg: digest::Algorithm,
+    path: digest::HashPath,
+    inputs: Vec<String>,
+    index: usize,
+    file: Option<File>,
+    session: u32,
+    /// The request in flight is the final.
+    finishing: bool,
+    next_id: u32,
+}
+
+impl Client {
+    /// Opens a session and the file for input `index`, or exits after the last.
+    fn start(&mut self) {
+        let Some(name) = self.inputs.get(self.index) else {
+            exit(0)
+        };
+        self.file = Some(File::open(name).unwrap_or_else(|e| fail(format!("{name}: {e}"))));
+        self.session = self
+            .calls
+            .open_session(self.alg, self.path)
+            .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));
+        self.step();
+    }
+
+    /// Sends the next chunk as an update, or the final at the end of the input.
+    fn step(&mut self) {
+        let file = self.file.as_mut().expect("an input is open");
+        let n = fill(file, &mut self.buf).unwrap_or_else(|e| fail(format!("reading input: {e}")));
+        self.data.write(0, &self.buf[..n]);
+        self.finishing = n == 0;
+        let (op, nsegs) = if n > 0 {
+            (DigestOp::Update, 1)
+        } else {
+            (DigestOp::Final, 0)
+        };
+        let mut segs = [Segment { offset: 0, len: 0 }; 8];
+        segs[0].len = n as u32;
+        self.next_id += 1;
+        let req = Request {
+            id: self.next_id,
+            session: self.session,
+            op: op.into(),
+            nsegs,
+            reserved: [0; 2],
+            segs,
+        };
+        match self.link.submit(req) {
+            Ok(true) => DRIVER.notify(),
+            Ok(false) => {}
+            Err(e) => fail(format!("submit: {e:?}")),
+        }
+    }
+
+    fn answered(&mut self, r: digest::Response) {
+        match r.status.check() {
+            Ok(Ok(())) => {}
+            other => fail(format!("driver: {other:?}")),
+        }
+        if !self.finishing {
+            return self.step();
+        }
+        let d = &r.digest[..usize::from(r.digest_len).min(32)];
+        debug_println!("digest {} {}", self.index, hexfmt::encode(d));
+        if let Err(e) = self.calls.close_session(self.session) {
+            fail(format!("close_session: {e:?}"));
+        }
+        self.index += 1;
+        self.start();
+    }
+}
+
+impl Handler for Client {
+    fn notified(&mut self, _: ChannelSet) {
+        let mut got = Vec::new();
+        let notify = self
+            .link
+            .poll(|c| match c {
+                Completion::Answered(r) => got.push(r),
+                Completion::Restarted(id) => fail(format!("driver restarted (request {id})")),
+            })
+            .unwrap_or_else(|e| fail(format!("response queue: {e:?}")));
+        if notify {
+            DRIVER.notify();
+        }
+        for r in got {
+            self.answered(r);
+        }
+    }
+}
+
+fn init() -> Client {
+    let alg = digest_alg(&param("ALG")).unwrap_or_else(|e| fail(e));
+    let path = DataPath::parse(&param("PATH"))
+        .and_then(DataPath::hash)
+        .unwrap_or_else(|| fail("PDT_PATH is not a hash path"));
+    let data = Data::map();
+    let mut c = Client {
+        calls: digest::Client::new(PpcTransport(DRIVER)),
+        link: link(REQUEST_QUEUE_CAPACITY),
+        buf: vec![0; data.size()],
+        data,
+        alg,
+        path,
+        inputs: param("INPUTS").lines().map(str::to_string).collect(),
+        index: 0,
+        file: None,
+        session: 0,
+        finishing: false,
+        next_id: 0,
+    };
+    c.start();
+    c
+}
+
+pd_runtime::protection_domain!(init);

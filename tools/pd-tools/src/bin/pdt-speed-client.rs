@@ -1,0 +1,390 @@
+//! The client PD `speed` boots: times requests of each size through its driver, one
+//! request in flight at a time (as `openssl speed` through AF_ALG and tcrypt's sync
+//! tests do), and reads what they cost from the shared ledger.
+//!
+//! Parameters (host-only, environment): `PDT_KIND` cipher|digest|stream, `PDT_ALG`,
+//! `PDT_PATH`, `PDT_SIZES` (comma list), `PDT_SECONDS` per size, `PDT_MIN_OPS`,
+//! `PDT_MAX_OPS`; stream: `PDT_TOTAL` bytes hashed in one session in updates of each size.
+//! * cipher: one session per size (power is taken at open, outside the timed window);
+//!   an op is one request of `size` bytes at offset 0, enciphered in place.
+//! * digest: an op is a whole digest of `size` bytes: open, one final, close.
+//! * stream: one session, updates of `size` bytes until `PDT_TOTAL`, then a final; an op
+//!   is an update. The ledger is read after each half of the updates so the tool can
+//!   check that every update costs the same.
+//!
+//! Prints per size: `result size=S ops=K host_ns=T pio=a dma=b cpu=c counts=c0,..,c14`
+//! (stream: first `first counts=...` after the first update, `half counts=...` after half the updates and `updates counts=...` after
+//! the last update, before the final), then exits 0.
+use std::time::Instant;
+
+use cost_ledger::Counts;
+use crypto_client::{Completion, Link, Tagged};
+use crypto_pds::client::{DRIVER, Meter, link};
+use pd_idl::cipher::{self, CipherOp, Path};
+use pd_idl::digest::{self, DigestOp};
+use pd_runtime::ipc::PpcTransport;
+use pd_runtime::{ChannelSet, Handler, debug_println, exit};
+use pd_tools::algs::{CipherAlg, DataPath, digest_alg};
+use pd_tools::pd::{Data, fail, param};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Cipher,
+    Digest,
+    Stream,
+}
+
+enum Calls {
+    Cipher {
+        calls: cipher::Client<PpcTransport>,
+        link: Link<'static, cipher::Request, cipher::Response>,
+        alg: CipherAlg,
+        path: Path,
+    },
+    Digest {
+        calls: digest::Client<PpcTransport>,
+        link: Link<'static, digest::Request, digest::Response>,
+        alg: digest::Algorithm,
+        path: digest::HashPath,
+    },
+}
+
+/// The measurement of the current size.
+struct Run {
+    size: usize,
+    ops: u64,
+    start: Instant,
+    before: Counts,
+    half: Option<Counts>,
+    /// Stream: the ledger after the first update (which has no buffered block before it).
+    first: Option<Counts>,
+    /// Stream: the ledger after the last update (before the final).
+    updates: Option<Counts>,
+    taken: [u64; 5],
+    session: u32,
+    /// Stream: bytes hashed so far; the final is in flight once `finishing`.
+    done: u64,
+    finishing: bool,
+}
+
+struct Speed {
+    kind: Kind,
+    calls: Calls,
+    meter: Meter,
+    sizes: Vec<usize>,
+    next: usize,
+    seconds: f64,
+    min_ops: u64,
+    max_ops: u64,
+    total: u64,
+    run: Option<Run>,
+    next_id: u32,
+}
+
+fn segs1(len: usize) -> [cipher::Segment; 8] {
+    let mut s = [cipher::Segment { offset: 0, len: 0 }; 8];
+    s[0].len = len as u32;
+    s
+}
+
+fn submit<Req: Tagged, Resp: Tagged>(link: &mut Link<'static, Req, Resp>, req: Req) {
+    match link.submit(req) {
+        Ok(true) => DRIVER.notify(),
+        Ok(false) => {}
+        Err(e) => fail(format!("submit: {e:?}")),
+    }
+}
+
+impl Speed {
+    /// Starts the next size, or exits after the last.
+    fn start_size(&mut self) {
+        let Some(&size) = self.sizes.get(self.next) else {
+            exit(0)
+        };
+        self.next += 1;
+        let session = match &mut self.calls {
+            Calls::Cipher {
+                calls, alg, path, ..
+            } => {
+                let key = [0x5a; 32];
+                calls
+                    .open_session(alg.mode, *path, alg.key_len as u8, key, [0xa5; 16])
+                    .unwrap_or_else(|e| fail(format!("open_session: {e:?}")))
+            }
+            Calls::Digest {
+                calls, alg, path, ..
+            } if self.kind == Kind::Stream => calls
+                .open_session(*alg, *path)
+                .unwrap_or_else(|e| fail(format!("open_session: {e:?}"))),
+            // Digest ops open their own session each. One open and close first, so
+            // that the engine's power-on (the driver holds power while sessions are
+            // open; the manager's autosuspend keeps it on across the gap) is not
+            // charged to the first measured op.
+            Calls::Digest {
+                calls, alg, path, ..
+            } => {
+                let s = calls
+                    .open_session(*alg, *path)
+                    .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));
+                if let Err(e) = calls.close_session(s) {
+                    fail(format!("close_session: {e:?}"));
+                }
+                0
+            }
+        };
+        self.run = Some(Run {
+            size,
+            ops: 0,
+            start: Instant::now(),
+            before: self.meter.now(),
+            half: None,
+            first: None,
+            updates: None,
+            taken: [0; 5],
+            session,
+            done: 0,
+            finishing: false,
+        });
+        self.op();
+    }
+
+    /// Submits one op of the current size.
+    fn op(&mut self) {
+        let r = self.run.as_mut().expect("a size is running");
+        self.next_id += 1;
+        let id = self.next_id;
+        match &mut self.calls {
+            Calls::Cipher { link, .. } => {
+                let req = cipher::Request {
+                    id,
+                    session: r.session,
+                    op: CipherOp::Encrypt.into(),
+                    nsegs: 1,
+                    reserved: [0; 2],
+                    segs: segs1(r.size),
+                };
+                submit(link, req);
+            }
+            Calls::Digest {
+                calls,
+                link,
+                alg,
+                path,
+            } => {
+                let (op, len) = if self.kind == Kind::Stream {
+                    let left = self.total - r.done;
+                    if left == 0 {
+                        r.finishing = true;
+                        (DigestOp::Final, 0)
+                    } else {
+                        (DigestOp::Update, left.min(r.size as u64) as usize)
+                    }
+                } else {
+                    r.session = calls
+                        .open_session(*alg, *path)
+                        .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));
+                    (DigestOp::Final, r.size)
+                };
+                let mut segs = [digest::Segment { offset: 0, len: 0 }; 8];
+                segs[0].len = len as u32;
+                let req = digest::Request {
+                    id,
+                    session: r.session,
+                    op: op.into(),
+                    nsegs: u8::from(len > 0),
+                    reserved: [0; 2],
+                    segs,
+                };
+                submit(link, req);
+            }
+        }
+    }
+
+    fn answered(&mut self, ok: Result<(), String>, taken: Option<Path>) {
+        let r = self.run.as_mut().expect("a size is running");
+        if let Err(e) = ok {
+            // A forced path that cannot take this size (STM32 DMA takes more than one
+            // block) is a fact to report, not a failure of the run.
+            if e.contains("UnsupportedPath") && r.ops == 0 {
+                debug_println!("unsupported size={}", r.size);
+                let session = r.session;
+                if let Calls::Cipher { calls, .. } = &mut self.calls
+                    && let Err(e) = calls.close_session(session)
+                {
+                    fail(format!("close_session: {e:?}"));
+                }
+                return self.start_size();
+            }
+            fail(format!("driver: {e}"));
+        }
+        if let Some(p) = taken {
+            r.taken[p as usize] += 1;
+        }
+        let more = match self.kind {
+            Kind::Stream => {
+                if r.finishing {
+                    false
+                } else {
+                    r.ops += 1;
+                    r.done += (r.size as u64).min(self.total - r.done);
+                    if r.first.is_none() {
+                        r.first = Some(self.meter.now());
+                    }
+                    if r.half.is_none() && r.done * 2 >= self.total {
+                        r.half = Some(self.meter.now());
+                    }
+                    if r.done == self.total {
+                        r.updates = Some(self.meter.now());
+                    }
+                    true
+                }
+            }
+            _ => {
+                r.ops += 1;
+                if self.kind == Kind::Digest
+                    && let Calls::Digest { calls, .. } = &mut self.calls
+                    && let Err(e) = calls.close_session(r.session)
+                {
+                    fail(format!("close_session: {e:?}"));
+                }
+                let secs = r.start.elapsed().as_secs_f64();
+                r.ops < self.max_ops && (secs < self.seconds || r.ops < self.min_ops)
+            }
+        };
+        if more {
+            return self.op();
+        }
+        let host_ns = r.start.elapsed().as_nanos();
+        let after = self.meter.now();
+        let counts = |c: &Counts| c.0.map(|v| v.to_string()).join(",");
+        if let (Some(f), Some(h), Some(u)) = (r.first, r.half, r.updates) {
+            debug_println!("first counts={}", counts(&f.since(&r.before)));
+            debug_println!("half counts={}", counts(&h.since(&r.before)));
+            debug_println!("updates counts={}", counts(&u.since(&r.before)));
+        }
+        debug_println!(
+            "result size={} ops={} host_ns={host_ns} pio={} dma={} cpu={} counts={}",
+            r.size,
+            r.ops,
+            r.taken[Path::Pio as usize],
+            r.taken[Path::Dma as usize],
+            r.taken[Path::Cpu as usize],
+            counts(&after.since(&r.before))
+        );
+        let session = r.session;
+        match &mut self.calls {
+            Calls::Cipher { calls, .. } => {
+                if let Err(e) = calls.close_session(session) {
+                    fail(format!("close_session: {e:?}"));
+                }
+            }
+            Calls::Digest { calls, .. } if self.kind == Kind::Stream => {
+                if let Err(e) = calls.close_session(session) {
+                    fail(format!("close_session: {e:?}"));
+                }
+            }
+            Calls::Digest { .. } => {}
+        }
+        self.start_size();
+    }
+}
+
+impl Handler for Speed {
+    fn notified(&mut self, _: ChannelSet) {
+        let mut got: Vec<(Result<(), String>, Option<Path>)> = Vec::new();
+        let notify = match &mut self.calls {
+            Calls::Cipher { link, .. } => link.poll(|c| match c {
+                Completion::Answered(r) => got.push((
+                    match r.status.check() {
+                        Ok(Ok(())) => Ok(()),
+                        e => Err(format!("{e:?}")),
+                    },
+                    r.path.get().ok(),
+                )),
+                Completion::Restarted(id) => fail(format!("driver restarted (request {id})")),
+            }),
+            Calls::Digest { link, .. } => link.poll(|c| match c {
+                Completion::Answered(r) => got.push((
+                    match r.status.check() {
+                        Ok(Ok(())) => Ok(()),
+                        e => Err(format!("{e:?}")),
+                    },
+                    None,
+                )),
+                Completion::Restarted(id) => fail(format!("driver restarted (request {id})")),
+            }),
+        }
+        .unwrap_or_else(|e| fail(format!("response queue: {e:?}")));
+        if notify {
+            DRIVER.notify();
+        }
+        for (ok, taken) in got {
+            self.answered(ok, taken);
+        }
+    }
+}
+
+fn init() -> Speed {
+    let kind = match param("KIND").as_str() {
+        "cipher" => Kind::Cipher,
+        "digest" => Kind::Digest,
+        "stream" => Kind::Stream,
+        k => fail(format!("PDT_KIND {k:?}")),
+    };
+    let path = DataPath::parse(&param("PATH")).unwrap_or_else(|| fail("PDT_PATH"));
+    let calls = if kind == Kind::Cipher {
+        Calls::Cipher {
+            calls: cipher::Client::new(PpcTransport(DRIVER)),
+            link: link(cipher::REQUEST_QUEUE_CAPACITY),
+            alg: CipherAlg::parse(&param("ALG")).unwrap_or_else(|e| fail(e)),
+            path: path.cipher().unwrap_or_else(|| fail("not a cipher path")),
+        }
+    } else {
+        Calls::Digest {
+            calls: digest::Client::new(PpcTransport(DRIVER)),
+            link: link(digest::REQUEST_QUEUE_CAPACITY),
+            alg: digest_alg(&param("ALG")).unwrap_or_else(|e| fail(e)),
+            path: path.hash().unwrap_or_else(|| fail("not a hash path")),
+        }
+    };
+    let num = |name: &str| -> f64 {
+        param(name)
+            .parse()
+            .unwrap_or_else(|_| fail(format!("PDT_{name} is not a number")))
+    };
+    let sizes: Vec<usize> = param("SIZES")
+        .split(',')
+        .map(|s| s.parse().unwrap_or_else(|_| fail(format!("size {s:?}"))))
+        .collect();
+    // Data to work on: anything but zeros (engines are not data-dependent, but a
+    // reader of a dump should not wonder).
+    let data = Data::map();
+    let fill: Vec<u8> = (0..data.size()).map(|i| (i * 131 % 251) as u8).collect();
+    data.write(0, &fill);
+    if let Some(&big) = sizes.iter().find(|&&s| s > data.size()) {
+        fail(format!(
+            "size {big} is larger than the data region ({})",
+            data.size()
+        ));
+    }
+    let mut s = Speed {
+        kind,
+        calls,
+        meter: Meter::map(),
+        sizes,
+        next: 0,
+        seconds: num("SECONDS"),
+        min_ops: num("MIN_OPS") as u64,
+        max_ops: num("MAX_OPS") as u64,
+        total: std::env::var("PDT_TOTAL")
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0),
+        run: None,
+        next_id: 0,
+    };
+    s.start_size();
+    s
+}
+
+pd_runtime::protection_domain!(init);

@@ -1,0 +1,260 @@
+//! `speed`: openssl-speed and tcrypt style measurements of an engine and path through
+//! the real system (client PD -> queues -> driver PD -> engine) on the host backend,
+//! with modelled board time (the shared ledger x the board's cost table) beside real
+//! host time, CSV and an SVG plot; `--reproduce` sets a seed's published figures beside
+//! the same measurement on our model of its board; `--host-limit` sets the isolated CPU
+//! engine beside in-process RustCrypto. Every figure printed as ours is measured in the
+//! run; published figures are typed-in data with their source (`speed::reproduce`).
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use pd_tools::algs::{DataPath, Engine};
+use pd_tools::speed::measure::{Alg, Budget, Job, Measured, measure};
+use pd_tools::speed::report::{self, Clock};
+use pd_tools::speed::{OPENSSL_SIZES, host_limit, plot, reproduce};
+
+#[derive(Parser)]
+#[command(about = "Crypto engine throughput through the isolated driver PDs (host backend)")]
+struct Args {
+    /// Board whose engine to drive (am335x: omap-aes, stm32mp1: stm32-cryp, mpc885:
+    /// sec1, host: cpu); --engine overrides.
+    #[arg(long, value_parser = ["am335x", "stm32mp1", "mpc885", "host"])]
+    board: Option<String>,
+    #[arg(long, value_enum)]
+    engine: Option<Engine>,
+    /// Algorithms, comma-separated (aes-128-cbc, aes-256-cbc, aes-128-ctr, sha256, sha1,
+    /// md5, ...); default: aes-128-cbc for cipher engines, sha256 for SEC1.
+    #[arg(long, value_delimiter = ',')]
+    alg: Vec<String>,
+    /// Paths, comma-separated (pio, dma, adaptive, chained, copy, cpu); default: every
+    /// path the engine has.
+    #[arg(long, value_delimiter = ',', value_enum)]
+    path: Vec<DataPath>,
+    /// Request sizes in bytes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = OPENSSL_SIZES)]
+    sizes: Vec<usize>,
+    /// Host seconds per size (at least --min-ops requests each).
+    #[arg(long, default_value_t = 0.25)]
+    seconds: f64,
+    #[arg(long, default_value_t = 20)]
+    min_ops: u64,
+    /// The standard set (`make bench`): every engine, each path, its usual algorithms.
+    #[arg(long)]
+    standard: bool,
+    /// CSV rows (engine, path, algorithm, size: modelled ns/op, host ns/op, bytes/s) to
+    /// FILE, or to stdout instead of the tables with `--csv` alone.
+    #[arg(long, num_args = 0..=1, default_missing_value = "-")]
+    csv: Option<String>,
+    /// Throughput against size, one line per path, as SVG.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// A seed's published table beside our model of its board, old strategy and ours.
+    #[arg(long, value_parser = ["000", "001", "002", "003"])]
+    reproduce: Option<String>,
+    /// The isolated CPU engine beside in-process RustCrypto, same sizes, with the ratio.
+    #[arg(long)]
+    host_limit: bool,
+}
+
+fn default_engine(board: Option<&str>) -> Engine {
+    match board {
+        Some("am335x") | None => Engine::OmapAes,
+        Some("stm32mp1") => Engine::Stm32Cryp,
+        Some("mpc885") => Engine::Sec1,
+        _ => Engine::Cpu,
+    }
+}
+
+fn default_paths(e: Engine) -> Vec<DataPath> {
+    match e {
+        Engine::Cpu => vec![DataPath::Cpu],
+        Engine::Sec1 => vec![DataPath::Chained, DataPath::Copy],
+        _ => vec![DataPath::Pio, DataPath::Dma, DataPath::Adaptive],
+    }
+}
+
+fn jobs(a: &Args) -> Result<Vec<Job>, String> {
+    if a.standard {
+        let mut v = Vec::new();
+        for (engine, algs) in [
+            (Engine::OmapAes, &["aes-128-cbc"][..]),
+            (Engine::Stm32Cryp, &["aes-256-cbc"][..]),
+            (Engine::Sec1, &["md5", "sha256"][..]),
+            (Engine::Cpu, &["aes-128-cbc", "aes-128-ctr", "sha256"][..]),
+        ] {
+            for alg in algs {
+                let alg = Alg::parse(alg)?;
+                for path in default_paths(engine) {
+                    let path = match (alg, engine) {
+                        (Alg::Digest(_), Engine::Cpu) => DataPath::Auto,
+                        _ => path,
+                    };
+                    v.push(Job { engine, alg, path });
+                }
+            }
+        }
+        return Ok(v);
+    }
+    let engine = a
+        .engine
+        .unwrap_or_else(|| default_engine(a.board.as_deref()));
+    let algs: Vec<Alg> = if a.alg.is_empty() {
+        vec![Alg::parse(if engine == Engine::Sec1 {
+            "sha256"
+        } else {
+            "aes-128-cbc"
+        })?]
+    } else {
+        a.alg
+            .iter()
+            .map(|s| Alg::parse(s))
+            .collect::<Result<_, _>>()?
+    };
+    let paths = if a.path.is_empty() {
+        default_paths(engine)
+    } else {
+        a.path.clone()
+    };
+    let mut v = Vec::new();
+    for alg in algs {
+        match alg {
+            Alg::Cipher(_) if !engine.ciphers() => {
+                return Err(format!("{} does not encipher", engine.name()));
+            }
+            Alg::Digest(_) if !engine.digests() => {
+                return Err(format!("{} does not hash", engine.name()));
+            }
+            _ => {}
+        }
+        for &path in &paths {
+            // The CPU digest driver's one path is its default.
+            let path = match (alg, engine, path) {
+                (Alg::Digest(_), Engine::Cpu, DataPath::Cpu) => DataPath::Auto,
+                _ => path,
+            };
+            let cipher = matches!(alg, Alg::Cipher(_));
+            let offered = engine.paths(cipher);
+            if !offered.contains(&path) {
+                let names: Vec<&str> = offered.iter().map(|p| p.name()).collect();
+                return Err(format!(
+                    "{} has no {} path for {}: it offers {}",
+                    engine.name(),
+                    path.name(),
+                    alg.name(),
+                    names.join(", ")
+                ));
+            }
+            v.push(Job { engine, alg, path });
+        }
+    }
+    Ok(v)
+}
+
+/// A progress bar over `steps` measured sizes, drawn only on a terminal and only when
+/// the run is expected to last more than a couple of seconds.
+fn bar(steps: u64, expected_s: f64) -> ProgressBar {
+    if expected_s < 2.0 || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(steps);
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} {msg}")
+            .expect("a valid template"),
+    );
+    pb
+}
+
+/// Measures every job, advancing `pb` by one per size.
+fn run_all(
+    jobs: &[Job],
+    sizes: &[usize],
+    budget: Budget,
+    pb: &ProgressBar,
+) -> Result<Vec<Measured>, String> {
+    let mut out = Vec::new();
+    for job in jobs {
+        pb.set_message(job.label());
+        let base = pb.position();
+        let m = measure(*job, sizes, budget, None, &mut |lines| {
+            pb.set_position(base + lines.min(sizes.len()) as u64)
+        })?;
+        out.push(m);
+    }
+    Ok(out)
+}
+
+fn main() -> ExitCode {
+    let a = Args::parse();
+    match main_result(&a) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("speed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn main_result(a: &Args) -> Result<(), String> {
+    let budget = Budget {
+        seconds: a.seconds,
+        min_ops: a.min_ops,
+        max_ops: u64::MAX,
+    };
+    if let Some(seed) = &a.reproduce {
+        print!("{}", reproduce::run(seed, budget)?);
+        return Ok(());
+    }
+    let jobs = if a.host_limit {
+        // The CPU engine only, with the first --alg (default aes-128-cbc).
+        let alg = Alg::parse(a.alg.first().map_or("aes-128-cbc", String::as_str))?;
+        let path = match alg {
+            Alg::Cipher(_) => DataPath::Cpu,
+            Alg::Digest(_) => DataPath::Auto,
+        };
+        vec![Job {
+            engine: Engine::Cpu,
+            alg,
+            path,
+        }]
+    } else {
+        jobs(a)?
+    };
+    let steps = (jobs.len() * a.sizes.len()) as u64;
+    let pb = bar(steps, steps as f64 * a.seconds);
+    let ms = run_all(&jobs, &a.sizes, budget, &pb)?;
+    pb.finish_and_clear();
+    let csv_to_stdout = a.csv.as_deref() == Some("-");
+    if let Some(path) = &a.csv {
+        let mut csv = format!("{}\n", report::CSV_HEADER);
+        for m in &ms {
+            csv += &report::csv_rows(m);
+        }
+        if csv_to_stdout {
+            print!("{csv}");
+        } else {
+            std::fs::write(path, csv).map_err(|e| format!("{path}: {e}"))?;
+        }
+    }
+    if let Some(path) = &a.svg {
+        plot::svg(&ms, path)?;
+    }
+    if csv_to_stdout {
+        return Ok(());
+    }
+    if a.host_limit {
+        print!("{}", host_limit::table(&ms[0], a.seconds));
+        return Ok(());
+    }
+    for m in &ms {
+        println!("{}", report::detail(m));
+    }
+    println!("{}", report::openssl_table(&ms, Clock::Modelled));
+    println!("{}", report::openssl_table(&ms, Clock::Host));
+    for m in &ms {
+        println!("{}", report::tcrypt_lines(m, Clock::Modelled));
+    }
+    Ok(())
+}

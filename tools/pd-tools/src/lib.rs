@@ -1,0 +1,27 @@
+//! `pd-tools`: command-line use of the crypto engines through the isolated driver PDs,
+//! in the spirit of libkcapi's `kcapi-dgst`/`kcapi-enc` and of `openssl speed`/tcrypt.
+//!
+//! Each tool builds a minimal system (the engine's power manager where the engine has a
+//! clock gate, the engine's driver PD, and one client PD of this crate), writes it as a
+//! Microkit `.system` file into a private temporary directory ([`systems`]), boots it on
+//! the host backend (`host-runner`) and reads what the client reports ([`run`]).
+//!
+//! Host-only plumbing, stated once: a client PD here is a Linux process, so it reads
+//! its input and writes its output through host files named in its environment (a
+//! regular file, or a FIFO the tool feeds from its own stdin or drains to its stdout,
+//! [`fifo`]). Everything the engine sees still goes the PD way: the client copies the
+//! bytes into its data region and asks the driver over its queues; on seL4 the bytes
+//! would come from a storage or network client instead. Results and errors come back
+//! as debug-console lines of the client (`run::Report`).
+//!
+//! Assumes the PD binaries (`pdt-*`) sit beside the running tool, which `cargo build -p
+//! pd-tools` (or `cargo run`/`cargo test` of this package) guarantees.
+
+pub mod algs;
+pub mod fifo;
+pub mod hexfmt;
+pub mod pd;
+pub mod refcrypto;
+pub mod run;
+pub mod speed;
+pub mod systems;

@@ -1,0 +1,73 @@
+//! What the client PDs of this crate share: their data region as bytes, their
+//! parameters from the environment, and the way they fail.
+//!
+//! Host-only: parameters come from the process environment (see [`crate::run`]); on
+//! seL4 they would be setvars or a configuration region.
+
+use std::io::{self, Read};
+
+use pd_runtime::{MemoryRegion, debug_println, exit, memory_region};
+
+/// Prints `error: what` (the tool shows it) and ends the PD with status 1.
+pub fn fail(what: impl core::fmt::Display) -> ! {
+    debug_println!("{}{what}", crate::run::ERROR);
+    exit(1)
+}
+
+/// The parameter `PDT_<name>`; fails the PD if missing.
+pub fn param(name: &str) -> String {
+    std::env::var(format!("PDT_{name}")).unwrap_or_else(|_| fail(format!("PDT_{name} not set")))
+}
+
+/// The client's data region (`setvar_vaddr="data"`), shared with its driver.
+pub struct Data(MemoryRegion);
+
+impl Data {
+    pub fn map() -> Self {
+        let r = memory_region!(data);
+        assert!(r.writable, "a client maps its data region read-write");
+        Data(r)
+    }
+
+    pub fn size(&self) -> usize {
+        self.0.size
+    }
+
+    /// Copies `bytes` in at `offset`.
+    pub fn write(&self, offset: usize, bytes: &[u8]) {
+        assert!(
+            offset + bytes.len() <= self.0.size,
+            "inside the data region"
+        );
+        // SAFETY: inside the region (checked), mapped read-write for the life of the PD.
+        // The driver reads it only for a request submitted after this copy (the queue's
+        // release/acquire orders the bytes before the descriptor).
+        unsafe {
+            core::ptr::copy_nonoverlapping(bytes.as_ptr(), self.0.vaddr.add(offset), bytes.len())
+        };
+    }
+
+    /// Copies `out.len()` bytes out from `offset`.
+    pub fn read(&self, offset: usize, out: &mut [u8]) {
+        assert!(offset + out.len() <= self.0.size, "inside the data region");
+        // SAFETY: inside the region (checked); read only after the driver answered the
+        // request that wrote it (the response queue's acquire orders its writes first).
+        unsafe {
+            core::ptr::copy_nonoverlapping(self.0.vaddr.add(offset), out.as_mut_ptr(), out.len())
+        };
+    }
+}
+
+/// Reads until `buf` is full or the input ends (a FIFO returns short reads).
+pub fn fill(from: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match from.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}

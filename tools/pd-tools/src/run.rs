@@ -1,0 +1,102 @@
+//! Booting a generated system and collecting what its client reports.
+//!
+//! Protocol (host-only, between a tool and its client PD): the tool passes parameters
+//! in the PDs' environment (`PDT_*`); the client prints result lines on its debug
+//! console and exits 0 when done, or prints `error: ...` and exits non-zero. Nothing is
+//! restarted: a tool run is one attempt, and any PD fault fails it with the PD's output.
+
+use std::time::Duration;
+
+use host_runner::{Event, Options, System};
+
+use crate::algs::Engine;
+use crate::systems::{self, Kind};
+
+/// Prefix of an error line from a client PD.
+pub const ERROR: &str = "error: ";
+
+/// What the client printed, in order.
+pub struct Report {
+    pub lines: Vec<String>,
+}
+
+impl Report {
+    /// The lines that start with `tag ` (tag removed).
+    pub fn tagged<'a>(&'a self, tag: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.lines
+            .iter()
+            .filter_map(move |l| l.strip_prefix(tag)?.strip_prefix(' '))
+    }
+}
+
+/// Boots `engine`'s driver with `client` as its client, passes `env` to the PDs, and
+/// waits up to `timeout` for the client to finish.
+pub fn run(
+    engine: Engine,
+    kind: Kind,
+    client: &str,
+    env: Vec<(String, String)>,
+    timeout: Duration,
+) -> Result<Report, String> {
+    run_watched(engine, kind, client, env, timeout, &mut |_| {})
+}
+
+/// [`run`], calling `progress` with the number of lines the client has printed so far
+/// every 100 ms (the speed tool's progress bar).
+pub fn run_watched(
+    engine: Engine,
+    kind: Kind,
+    client: &str,
+    env: Vec<(String, String)>,
+    timeout: Duration,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Report, String> {
+    let text = systems::system(engine, kind, client)?;
+    let desc = system_desc::parse(&text, "pd-tools.system")
+        .map_err(|e| format!("generated system is invalid: {e:?}\n{text}"))?;
+    let opts = Options {
+        max_restarts: 0,
+        // The hardware drivers run their self-test and crossover calibration in init,
+        // against the models; a debug build on a loaded 2-core machine needs a while.
+        init_timeout: Duration::from_secs(30),
+        // PDT_ECHO=1: every PD's output on the terminal, as `[pd] line` (debugging; a
+        // PD that fails inside init takes its output with it otherwise).
+        echo: std::env::var_os("PDT_ECHO").is_some(),
+        env,
+        ..Options::default()
+    };
+    let system = System::boot_desc(&desc, opts)
+        .map_err(|e| format!("boot: {e} (PDT_ECHO=1 shows the PDs' output)"))?;
+    let deadline = std::time::Instant::now() + timeout;
+    let end = loop {
+        let end = system.wait_until(Duration::from_millis(100), |events, _| {
+            events.iter().find_map(|e| match e {
+                Event::Exited { pd } if pd == "client" => Some(Ok(())),
+                Event::Faulted { pd, cause } => Some(Err(format!("PD {pd} {cause}"))),
+                _ => None,
+            })
+        });
+        progress(system.output("client").len());
+        if end.is_some() || std::time::Instant::now() >= deadline {
+            break end;
+        }
+    };
+    let lines = system.output("client");
+    let mut all = String::new();
+    for pd in system.pds() {
+        for l in system.output(pd) {
+            all += &format!("  [{pd}] {l}\n");
+        }
+    }
+    system.shutdown();
+    let error = lines
+        .iter()
+        .find_map(|l| l.strip_prefix(ERROR))
+        .map(str::to_string);
+    match (end, error) {
+        (_, Some(e)) => Err(e),
+        (Some(Ok(())), None) => Ok(Report { lines }),
+        (Some(Err(e)), None) => Err(format!("{e}\n{all}")),
+        (None, None) => Err(format!("no answer within {timeout:?}\n{all}")),
+    }
+}

@@ -1,0 +1,293 @@
+//! Running the speed client PD against one engine, algorithm and path.
+
+use std::time::Duration;
+
+use cost_ledger::{Counts, Event};
+use pd_idl::digest::Algorithm;
+
+use crate::algs::{CipherAlg, DataPath, Engine, digest_alg, digest_name};
+use crate::run::{Report, run_watched};
+use crate::systems::Kind;
+
+/// An algorithm of either interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Alg {
+    Cipher(CipherAlg),
+    Digest(Algorithm),
+}
+
+impl Alg {
+    pub fn parse(s: &str) -> Result<Alg, String> {
+        digest_alg(s)
+            .map(Alg::Digest)
+            .or_else(|_| CipherAlg::parse(s).map(Alg::Cipher))
+            .map_err(|_| format!("unknown algorithm {s:?}"))
+    }
+
+    pub fn name(&self) -> String {
+        match self {
+            Alg::Cipher(c) => c.name(),
+            Alg::Digest(d) => digest_name(*d).to_string(),
+        }
+    }
+
+    pub fn kind(&self) -> Kind {
+        match self {
+            Alg::Cipher(_) => Kind::Cipher,
+            Alg::Digest(_) => Kind::Digest,
+        }
+    }
+}
+
+/// What to measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Job {
+    pub engine: Engine,
+    pub alg: Alg,
+    pub path: DataPath,
+}
+
+impl Job {
+    pub fn label(&self) -> String {
+        format!(
+            "{} {} {}",
+            self.engine.name(),
+            self.path.name(),
+            self.alg.name()
+        )
+    }
+}
+
+/// How long to measure each size.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    pub seconds: f64,
+    pub min_ops: u64,
+    pub max_ops: u64,
+}
+
+/// One size's measurement.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    pub size: usize,
+    pub ops: u64,
+    pub host_ns: f64,
+    /// Requests the driver answered as taken by PIO, DMA, the CPU.
+    pub pio: u64,
+    pub dma: u64,
+    pub cpu: u64,
+    pub counts: Counts,
+    /// Stream runs: the events of the first half of the updates, and of all updates
+    /// (without the final).
+    pub half: Option<Counts>,
+    pub updates: Option<Counts>,
+    /// Stream runs: the events of the first update.
+    pub first: Option<Counts>,
+}
+
+impl Sample {
+    pub fn host_ns_per_op(&self) -> f64 {
+        self.host_ns / self.ops as f64
+    }
+
+    pub fn modelled_ns_per_op(&self, board: &boards::Board) -> f64 {
+        self.counts.modelled_ps(&board.costs) as f64 / 1000.0 / self.ops as f64
+    }
+
+    /// Whether the driver took requests of this size on the path (a forced path may
+    /// refuse a size: STM32 DMA below two blocks).
+    pub fn measured(&self) -> bool {
+        self.ops > 0
+    }
+
+    /// The path(s) the driver took, e.g. `pio`, `dma`, `pio+dma`.
+    pub fn taken(&self) -> String {
+        let mut v = Vec::new();
+        for (n, name) in [(self.pio, "pio"), (self.dma, "dma"), (self.cpu, "cpu")] {
+            if n > 0 {
+                v.push(name);
+            }
+        }
+        if v.is_empty() {
+            "-".into()
+        } else {
+            v.join("+")
+        }
+    }
+}
+
+/// A job's measurements, with the board that prices them.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    pub job: Job,
+    pub board: &'static boards::Board,
+    pub samples: Vec<Sample>,
+    /// The CPU driver PDs count no ledger events; the tool then counts what the host
+    /// board's table prices (a request, and each byte enciphered or hashed) itself.
+    pub counted_by_tool: bool,
+}
+
+fn field<'a>(line: &'a str, key: &str) -> Result<&'a str, String> {
+    line.split(' ')
+        .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
+        .ok_or_else(|| format!("no {key} in {line:?}"))
+}
+
+fn num(line: &str, key: &str) -> Result<u64, String> {
+    field(line, key)?
+        .parse()
+        .map_err(|_| format!("{key} in {line:?}"))
+}
+
+fn counts(s: &str) -> Result<Counts, String> {
+    let v: Vec<u64> = s
+        .split(',')
+        .map(|x| x.parse().map_err(|_| format!("count {x:?}")))
+        .collect::<Result<_, _>>()?;
+    let arr: [u64; Event::COUNT] = v
+        .try_into()
+        .map_err(|_| "wrong number of counts".to_string())?;
+    Ok(Counts(arr))
+}
+
+/// Parses the client's `result` and `half` lines.
+pub fn samples(report: &Report) -> Result<Vec<Sample>, String> {
+    let mut out = Vec::new();
+    let (mut half, mut updates, mut first) = (None, None, None);
+    for line in &report.lines {
+        if let Some(rest) = line.strip_prefix("unsupported ") {
+            // The driver refused this size on the forced path: a sample with no ops.
+            out.push(Sample {
+                size: num(rest, "size")? as usize,
+                ops: 0,
+                host_ns: 0.0,
+                pio: 0,
+                dma: 0,
+                cpu: 0,
+                counts: Counts::default(),
+                half: None,
+                updates: None,
+                first: None,
+            });
+        } else if let Some(rest) = line.strip_prefix("first ") {
+            first = Some(counts(field(rest, "counts")?)?);
+        } else if let Some(rest) = line.strip_prefix("half ") {
+            half = Some(counts(field(rest, "counts")?)?);
+        } else if let Some(rest) = line.strip_prefix("updates ") {
+            updates = Some(counts(field(rest, "counts")?)?);
+        } else if let Some(rest) = line.strip_prefix("result ") {
+            out.push(Sample {
+                size: num(rest, "size")? as usize,
+                ops: num(rest, "ops")?,
+                host_ns: num(rest, "host_ns")? as f64,
+                pio: num(rest, "pio")?,
+                dma: num(rest, "dma")?,
+                cpu: num(rest, "cpu")?,
+                counts: counts(field(rest, "counts")?)?,
+                half: half.take(),
+                updates: updates.take(),
+                first: first.take(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Measures `job` at each of `sizes`. `stream`: hash `total` bytes in one session in
+/// updates of each size instead. `progress` gets the number of sizes done.
+pub fn measure(
+    job: Job,
+    sizes: &[usize],
+    budget: Budget,
+    stream: Option<u64>,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Measured, String> {
+    let kind = match (job.alg, stream) {
+        (Alg::Cipher(_), None) => "cipher",
+        (Alg::Digest(_), None) => "digest",
+        (Alg::Digest(_), Some(_)) => "stream",
+        (Alg::Cipher(_), Some(_)) => return Err("stream runs hash".into()),
+    };
+    let list: Vec<String> = sizes.iter().map(usize::to_string).collect();
+    let env = vec![
+        ("PDT_KIND".into(), kind.into()),
+        ("PDT_ALG".into(), job.alg.name()),
+        ("PDT_PATH".into(), job.path.name().into()),
+        ("PDT_SIZES".into(), list.join(",")),
+        ("PDT_SECONDS".into(), budget.seconds.to_string()),
+        ("PDT_MIN_OPS".into(), budget.min_ops.to_string()),
+        ("PDT_MAX_OPS".into(), budget.max_ops.to_string()),
+        ("PDT_TOTAL".into(), stream.unwrap_or(0).to_string()),
+    ];
+    // Generous: a slow model at a large size may take many times the budget.
+    let timeout = Duration::from_secs_f64(60.0 + 20.0 * budget.seconds * sizes.len() as f64);
+    let report = run_watched(
+        job.engine,
+        job.alg.kind(),
+        "pdt-speed-client",
+        env,
+        timeout,
+        &mut |lines| progress(lines),
+    )
+    .map_err(|e| format!("{}: {e}", job.label()))?;
+    let mut samples = samples(&report)?;
+    if samples.len() != sizes.len() {
+        return Err(format!(
+            "{}: {} of {} sizes measured",
+            job.label(),
+            samples.len(),
+            sizes.len()
+        ));
+    }
+    let counted_by_tool =
+        samples.iter().all(|s| s.counts == Counts::default()) && samples.iter().any(|s| s.ops > 0);
+    if counted_by_tool {
+        let per_byte = match job.alg {
+            Alg::Cipher(_) => Event::CpuCipherByte,
+            Alg::Digest(_) => Event::CpuDigestByte,
+        };
+        for s in &mut samples {
+            let bytes = match stream {
+                Some(total) => total,
+                None => s.ops * s.size as u64,
+            };
+            s.counts.0[Event::Request as usize] = s.ops;
+            s.counts.0[per_byte as usize] = bytes;
+        }
+    }
+    Ok(Measured {
+        job,
+        board: job.engine.board(),
+        samples,
+        counted_by_tool,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_lines_parse_into_samples() {
+        let report = Report {
+            lines: vec![
+                "half counts=1,0,0,0,0,0,0,0,0,0,0,0,0,0,2".into(),
+                "result size=64 ops=10 host_ns=5000 pio=10 dma=0 cpu=0 counts=2,0,0,0,0,0,0,0,0,0,0,0,0,0,4"
+                    .into(),
+            ],
+        };
+        let s = samples(&report).unwrap();
+        assert_eq!(s.len(), 1);
+        assert_eq!((s[0].size, s[0].ops, s[0].pio), (64, 10, 10));
+        assert_eq!(s[0].host_ns_per_op(), 500.0);
+        assert_eq!(s[0].counts.get(Event::Request), 4);
+        assert_eq!(s[0].half.unwrap().get(Event::Request), 2);
+        assert_eq!(s[0].taken(), "pio");
+        assert!(
+            samples(&Report {
+                lines: vec!["result size=1".into()]
+            })
+            .is_err()
+        );
+    }
+}

@@ -1,0 +1,19 @@
+//! The speed tool's library: what it measures ([`measure`]), how it prints it
+//! ([`report`]: openssl-speed tables, tcrypt lines, modelled beside host time, CSV),
+//! the plot ([`plot`]), the seeds' published figures beside our model ([`reproduce`])
+//! and the host limit ([`host_limit`]).
+//!
+//! Two clocks, never mixed: *modelled* time is the board's cost table applied to the
+//! events the engine models and drivers counted in the shared ledger during the run
+//! (what the requests would cost on that board); *host* time is real time on this
+//! machine for the same requests through the PDs (client PD -> queue -> driver PD ->
+//! engine model or RustCrypto), one request in flight.
+
+pub mod host_limit;
+pub mod measure;
+pub mod plot;
+pub mod report;
+pub mod reproduce;
+
+/// openssl speed's sizes.
+pub const OPENSSL_SIZES: [usize; 6] = [16, 64, 256, 1024, 8192, 16384];

@@ -1,0 +1,271 @@
+//! The speed tool's text output: openssl-speed tables, tcrypt lines, modelled time
+//! beside host time, and CSV rows. Everything printed here is computed from samples.
+
+use std::fmt::Write;
+
+use super::measure::{Alg, Measured, Sample};
+
+/// Which clock a figure is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// The board's cost table over the ledger.
+    Modelled,
+    /// Real time on this machine through the PDs.
+    Host,
+}
+
+impl Clock {
+    pub fn ns_per_op(self, m: &Measured, s: &Sample) -> f64 {
+        match self {
+            Clock::Modelled => s.modelled_ns_per_op(m.board),
+            Clock::Host => s.host_ns_per_op(),
+        }
+    }
+
+    pub fn bytes_per_s(self, m: &Measured, s: &Sample) -> f64 {
+        s.size as f64 * 1e9 / self.ns_per_op(m, s)
+    }
+
+    pub fn label(self, m: &Measured) -> String {
+        match self {
+            Clock::Modelled if m.counted_by_tool => format!(
+                "modelled {} time (events counted by the tool: the CPU driver PD counts none)",
+                m.board.name
+            ),
+            Clock::Modelled => format!("modelled {} time (ledger x cost table)", m.board.name),
+            Clock::Host => "host real time (this machine, through the PDs)".into(),
+        }
+    }
+}
+
+/// The tick rate tcrypt's "cycles" are counted in for a board: a 24 MHz timer on the
+/// ARM boards (COSTS.md: seed 002's tcrypt cycles look like one), nanoseconds otherwise.
+pub fn tick_hz(board: &str) -> f64 {
+    match board {
+        "am335x" | "stm32mp1" => 24e6,
+        _ => 1e9,
+    }
+}
+
+/// An openssl-speed table, one row per measured job, on `clock`.
+pub fn openssl_table(ms: &[Measured], clock: Clock) -> String {
+    let mut sizes: Vec<usize> = ms
+        .iter()
+        .flat_map(|m| m.samples.iter().map(|s| s.size))
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut out = String::new();
+    let what = match clock {
+        Clock::Modelled => "modelled board time".to_string(),
+        Clock::Host => "host real time".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "The 'numbers' are in 1000s of bytes per second processed ({what})."
+    );
+    let _ = write!(out, "{:<38}", "type");
+    for s in &sizes {
+        let _ = write!(out, " {s:>7} bytes");
+    }
+    out.push('\n');
+    for m in ms {
+        let board = match clock {
+            Clock::Modelled => m.board.name,
+            Clock::Host => "real",
+        };
+        let _ = write!(
+            out,
+            "{:<38}",
+            format!(
+                "{} {}/{} @{board}",
+                m.job.alg.name(),
+                m.job.engine.name(),
+                m.job.path.name()
+            )
+        );
+        for size in &sizes {
+            match m.samples.iter().find(|s| s.size == *size && s.measured()) {
+                Some(s) => {
+                    let _ = write!(out, " {:>12.2}k", clock.bytes_per_s(m, s) / 1000.0);
+                }
+                None => out += "           n/a",
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// tcrypt's lines for one job on `clock`.
+pub fn tcrypt_lines(m: &Measured, clock: Clock) -> String {
+    let hz = match clock {
+        Clock::Modelled => tick_hz(m.board.name),
+        Clock::Host => 1e9,
+    };
+    let mut out = format!(
+        "tcrypt style: {} {} ({}; cycles = ticks at {} MHz)\n",
+        m.job.label(),
+        match m.job.alg {
+            Alg::Cipher(_) => "encryption",
+            Alg::Digest(_) => "digest",
+        },
+        clock.label(m),
+        hz / 1e6
+    );
+    for (i, s) in m.samples.iter().enumerate() {
+        if !s.measured() {
+            let _ = writeln!(
+                out,
+                "test {i}: {} byte blocks: refused by the driver on this path",
+                s.size
+            );
+            continue;
+        }
+        let cycles = clock.ns_per_op(m, s) * hz / 1e9;
+        let _ = match m.job.alg {
+            Alg::Cipher(c) => writeln!(
+                out,
+                "test {i} ({} bit key, {} byte blocks): 1 operation in {:.0} cycles ({} bytes)",
+                c.key_len * 8,
+                s.size,
+                cycles,
+                s.size
+            ),
+            Alg::Digest(_) => writeln!(
+                out,
+                "test {i:>2} ({:>5} byte blocks,{:>5} bytes per update,   1 updates): {:>8.0} cycles/operation, {:>5.0} cycles/byte",
+                s.size,
+                s.size,
+                cycles,
+                cycles / s.size.max(1) as f64
+            ),
+        };
+    }
+    out
+}
+
+/// Modelled beside host, per size, with the path the driver took.
+pub fn detail(m: &Measured) -> String {
+    let mut out = format!(
+        "{}: one request in flight, client PD -> queue -> driver PD -> engine\n",
+        m.job.label()
+    );
+    let _ = writeln!(
+        out,
+        "{:>7} {:>8} {:>16} {:>14} {:>15} {:>13}  taken",
+        "size",
+        "ops",
+        format!("modelled {} us", m.board.name),
+        "host real us",
+        "modelled MB/s",
+        "host MB/s"
+    );
+    for s in &m.samples {
+        if !s.measured() {
+            let _ = writeln!(
+                out,
+                "{:>7}  n/a: the driver refuses this size on this path",
+                s.size
+            );
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "{:>7} {:>8} {:>16.2} {:>14.2} {:>15.2} {:>13.2}  {}",
+            s.size,
+            s.ops,
+            Clock::Modelled.ns_per_op(m, s) / 1000.0,
+            Clock::Host.ns_per_op(m, s) / 1000.0,
+            Clock::Modelled.bytes_per_s(m, s) / 1e6,
+            Clock::Host.bytes_per_s(m, s) / 1e6,
+            s.taken()
+        );
+    }
+    if m.counted_by_tool {
+        out += "  (modelled: the CPU driver PD counts no ledger events; the tool counted one request and every byte at the host board's prices)\n";
+    }
+    out
+}
+
+pub const CSV_HEADER: &str = "engine,board,path,algorithm,size,ops,modelled_ns_per_op,host_ns_per_op,modelled_bytes_per_s,host_bytes_per_s";
+
+/// One CSV row per size.
+pub fn csv_rows(m: &Measured) -> String {
+    let mut out = String::new();
+    for s in m.samples.iter().filter(|s| s.measured()) {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{:.1},{:.1},{:.0},{:.0}",
+            m.job.engine.name(),
+            m.board.name,
+            m.job.path.name(),
+            m.job.alg.name(),
+            s.size,
+            s.ops,
+            Clock::Modelled.ns_per_op(m, s),
+            Clock::Host.ns_per_op(m, s),
+            Clock::Modelled.bytes_per_s(m, s),
+            Clock::Host.bytes_per_s(m, s)
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algs::{CipherAlg, DataPath, Engine};
+    use crate::speed::measure::Job;
+    use cost_ledger::{Counts, Event};
+
+    fn measured() -> Measured {
+        let mut counts = Counts::default();
+        // 2 interrupts per op on am335x, 10 ops.
+        counts.0[Event::Interrupt as usize] = 20;
+        Measured {
+            job: Job {
+                engine: Engine::OmapAes,
+                alg: crate::speed::measure::Alg::Cipher(CipherAlg::parse("aes-128-cbc").unwrap()),
+                path: DataPath::Pio,
+            },
+            board: &boards::am335x::BOARD,
+            samples: vec![Sample {
+                size: 16,
+                ops: 10,
+                host_ns: 10_000.0,
+                pio: 10,
+                dma: 0,
+                cpu: 0,
+                counts,
+                half: None,
+                updates: None,
+                first: None,
+            }],
+            counted_by_tool: false,
+        }
+    }
+
+    #[test]
+    fn figures_follow_from_the_counts_and_the_cost_table() {
+        let m = measured();
+        let s = &m.samples[0];
+        let want_ns = 2.0 * boards::am335x::COSTS.interrupt_ps as f64 / 1000.0;
+        assert_eq!(Clock::Modelled.ns_per_op(&m, s), want_ns);
+        assert_eq!(Clock::Host.ns_per_op(&m, s), 1000.0);
+        let table = openssl_table(std::slice::from_ref(&m), Clock::Host);
+        // 16 bytes per microsecond = 16000 kB/s.
+        assert!(table.contains("16000.00k"), "{table}");
+        let t = tcrypt_lines(&m, Clock::Modelled);
+        let cycles = (want_ns * 24e6 / 1e9).round();
+        assert!(
+            t.contains(&format!(
+                "test 0 (128 bit key, 16 byte blocks): 1 operation in {cycles} cycles (16 bytes)"
+            )),
+            "{t}"
+        );
+        let csv = csv_rows(&m);
+        assert_eq!(csv.lines().count(), 1);
+        assert_eq!(csv.split(',').count(), CSV_HEADER.split(',').count());
+    }
+}

@@ -1,0 +1,183 @@
+//! The speed tool's output has the promised shape and its figures are consistent with
+//! the system they measure: the adaptive path's modelled cost equals the path it took,
+//! CSV rows and plot lines match what was measured, the seeds' comparisons come out.
+//! Nothing here asserts on host speed (the machine is shared); modelled time is
+//! deterministic per request, so it may be compared exactly.
+
+mod common;
+
+use common::{Dir, path_str, run};
+
+const EXE: &str = env!("CARGO_BIN_EXE_speed");
+
+fn ok(args: &[&str]) -> String {
+    let out = run(EXE, args, None);
+    assert!(
+        out.status.success(),
+        "speed {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Quick: no time budget, a few requests per size.
+const QUICK: [&str; 4] = ["--seconds", "0", "--min-ops", "3"];
+
+#[test]
+fn csv_has_a_row_per_path_and_size_and_adaptive_costs_what_it_took() {
+    let mut args = vec!["--board", "am335x", "--sizes", "16,1024", "--csv"];
+    args.extend(QUICK);
+    let csv = ok(&args);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some(pd_tools::speed::report::CSV_HEADER));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 3 * 2, "{csv}");
+    let modelled = |path: &str, size: &str| -> f64 {
+        let r = rows.iter().find(|r| r[2] == path && r[4] == size).unwrap();
+        assert_eq!((r[0], r[1], r[3]), ("omap-aes", "am335x", "aes-128-cbc"));
+        r[6].parse().unwrap()
+    };
+    // Below the calibrated crossover adaptive is PIO, above it DMA, at the same cost.
+    assert_eq!(modelled("adaptive", "16"), modelled("pio", "16"));
+    assert_eq!(modelled("adaptive", "1024"), modelled("dma", "1024"));
+    assert!(modelled("pio", "16") < modelled("dma", "16"));
+    assert!(modelled("dma", "1024") < modelled("pio", "1024"));
+}
+
+#[test]
+fn tables_tcrypt_lines_and_plot() {
+    let dir = Dir::new("speed-svg");
+    let svg = dir.0.join("p.svg");
+    let mut args = vec![
+        "--board",
+        "mpc885",
+        "--alg",
+        "md5",
+        "--sizes",
+        "16,64",
+        "--svg",
+        path_str(&svg),
+    ];
+    args.extend(QUICK);
+    let out = ok(&args);
+    assert!(out.contains("type"), "{out}");
+    assert!(
+        out.contains("1000s of bytes per second processed (modelled board time)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1000s of bytes per second processed (host real time)"),
+        "{out}"
+    );
+    for path in ["chained", "copy"] {
+        assert!(out.contains(&format!("md5 sec1/{path} @mpc885")), "{out}");
+    }
+    assert!(
+        out.contains("test  1 (   64 byte blocks,   64 bytes per update,   1 updates):"),
+        "{out}"
+    );
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg"));
+    // One line per path in each of the two panels, and its legend sample (the axes and
+    // ticks are drawn 1 wide).
+    let wide = svg
+        .lines()
+        .filter(|l| l.starts_with("<polyline") && l.contains("stroke-width=\"2\""));
+    assert_eq!(wide.count(), 2 * 2 * 2, "{svg}");
+    assert!(svg.contains("sec1 chained md5") && svg.contains("sec1 copy md5"));
+}
+
+#[test]
+fn cipher_tcrypt_lines_and_a_refused_size() {
+    // STM32's DMA takes more than one block: 16 B on forced DMA is refused, not failed.
+    let mut args = vec![
+        "--board",
+        "stm32mp1",
+        "--path",
+        "dma",
+        "--alg",
+        "aes-256-cbc",
+        "--sizes",
+        "16,64",
+    ];
+    args.extend(QUICK);
+    let out = ok(&args);
+    assert!(
+        out.contains("test 0: 16 byte blocks: refused by the driver on this path"),
+        "{out}"
+    );
+    assert!(
+        out.contains("test 1 (256 bit key, 64 byte blocks): 1 operation in "),
+        "{out}"
+    );
+    assert!(out.contains("n/a"), "{out}");
+}
+
+#[test]
+fn reproduce_003_halves_the_time_with_identical_updates() {
+    let out = ok(&["--reproduce", "003"]);
+    assert!(out.contains("copy / chained: seed 2.00x, model "), "{out}");
+    let ratio: f64 = out
+        .split("copy / chained: seed 2.00x, model ")
+        .nth(1)
+        .and_then(|r| r.split('x').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1.8..2.2).contains(&ratio), "{out}");
+    for path in ["copy", "chained"] {
+        let row = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{path} |")))
+            .unwrap();
+        assert!(row.contains("yes"), "updates not identical: {row}");
+    }
+}
+
+#[test]
+fn reproduce_001_adaptive_takes_pio_small_and_dma_large() {
+    let mut args = vec!["--reproduce", "001"];
+    args.extend(QUICK);
+    let out = ok(&args);
+    let took = |size: &str| {
+        let row = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{size} |")))
+            .unwrap();
+        // size | old old | dma dma | pio pio | adaptive took ...
+        row.split_whitespace().nth(12).unwrap().to_string()
+    };
+    assert_eq!(took("16"), "pio", "{out}");
+    assert_eq!(took("8192"), "dma", "{out}");
+}
+
+#[test]
+fn host_limit_sets_the_pd_beside_in_process_rustcrypto() {
+    let out = ok(&[
+        "--host-limit",
+        "--sizes",
+        "16,1024",
+        "--seconds",
+        "0.01",
+        "--min-ops",
+        "3",
+    ]);
+    assert!(out.contains("vs in-process RustCrypto"), "{out}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("16 ") || l.trim_start().starts_with("1024 "))
+        .collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(rows.iter().all(|r| r.trim_end().ends_with('x')), "{out}");
+}
+
+#[test]
+fn a_path_the_engine_lacks_is_a_clear_error() {
+    let out = run(EXE, &["--board", "host", "--path", "pio"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("cpu has no pio path for aes-128-cbc: it offers cpu, adaptive"),
+        "{err}"
+    );
+}
