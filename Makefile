@@ -27,7 +27,7 @@ setup:
 # known-answer clients (system/demo.system). The runner finds PD binaries next to itself,
 # so they are built first; it stops once every client has finished, and prints only
 # what the clients report (drop the --show options to see every PD's log).
-DEMO_CLIENTS := vboot kat_cpu kat_omap kat_stm32 kat_sec1
+DEMO_CLIENTS := vboot kat_cpu kat_omap kat_stm32 kat_sec1 speed
 run: setup
 	$(CARGO) build --locked -q -p crypto-pds -p host-runner
 	target/debug/host-runner -q $(foreach c,$(DEMO_CLIENTS),--wait-for $(c) --show $(c)) system/demo.system

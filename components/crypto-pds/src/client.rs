@@ -11,7 +11,21 @@ pub const DRIVER: Channel = Channel::new(0);
 
 /// The client's link over its `queues` region.
 pub fn link<Req: Tagged, Resp: Tagged>(capacity: u32) -> Link<'static, Req, Resp> {
-    let q = memory_region!(queues);
+    link_over(memory_region!(queues), capacity)
+}
+
+/// A link over the queue region mapped with `setvar_vaddr=symbol` (a client of several
+/// drivers).
+pub fn link_at<Req: Tagged, Resp: Tagged>(symbol: &str, capacity: u32) -> Link<'static, Req, Resp> {
+    let q = pd_runtime::memory_region(symbol)
+        .unwrap_or_else(|| panic!("no memory region with setvar_vaddr=\"{symbol}\""));
+    link_over(q, capacity)
+}
+
+fn link_over<Req: Tagged, Resp: Tagged>(
+    q: MemoryRegion,
+    capacity: u32,
+) -> Link<'static, Req, Resp> {
     assert!(q.writable, "queue regions are mapped rw");
     // SAFETY: mapped read-write for the life of the PD (checked); only shm-queue's
     // atomic and volatile accesses touch it.
@@ -27,6 +41,14 @@ pub struct Data(pub MemoryRegion);
 impl Data {
     pub fn map() -> Self {
         Data(memory_region!(data))
+    }
+
+    /// The data region mapped with `setvar_vaddr=symbol`.
+    pub fn map_at(symbol: &str) -> Self {
+        Data(
+            pd_runtime::memory_region(symbol)
+                .unwrap_or_else(|| panic!("no memory region with setvar_vaddr=\"{symbol}\"")),
+        )
     }
 
     /// Writes `bytes` at `offset` (volatile: the driver and DMA read it).

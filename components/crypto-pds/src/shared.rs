@@ -20,7 +20,12 @@ fn typed<T>(symbol: &str) -> Option<&'static T> {
 
 /// The system's cost ledger (`setvar_vaddr="ledger"`).
 pub fn ledger() -> Option<&'static Ledger> {
-    typed("ledger")
+    ledger_at("ledger")
+}
+
+/// A cost ledger mapped with `setvar_vaddr=symbol` (a client of several boards).
+pub fn ledger_at(symbol: &str) -> Option<&'static Ledger> {
+    typed(symbol)
 }
 
 /// The clock gates the power manager sets and the engine models check

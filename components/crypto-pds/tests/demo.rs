@@ -9,7 +9,14 @@ use std::time::Duration;
 use common::{lines, show, system_file};
 use host_runner::{Options, Outcome, System};
 
-const CLIENTS: [&str; 5] = ["vboot", "kat_cpu", "kat_omap", "kat_stm32", "kat_sec1"];
+const CLIENTS: [&str; 6] = [
+    "vboot",
+    "kat_cpu",
+    "kat_omap",
+    "kat_stm32",
+    "kat_sec1",
+    "speed",
+];
 
 #[test]
 fn every_client_of_the_demo_finishes_and_then_the_system_stops() {
@@ -43,6 +50,27 @@ fn every_client_of_the_demo_finishes_and_then_the_system_stops() {
     ] {
         assert_eq!(lines(&out, client, done).len(), 1, "{client}: {done}");
         assert!(lines(&out, client, "FAIL").is_empty(), "{client}");
+    }
+    // The speed table: a row per engine and size, the adaptive path choosing PIO for
+    // 16 bytes and DMA for 4 KiB on both hardware engines, a modelled figure where a
+    // board model exists.
+    let rows = lines(&out, "speed", "speed: ");
+    for (engine, size, path) in [
+        ("omap-aes", 16, "pio"),
+        ("omap-aes", 4096, "dma"),
+        ("stm32-cryp", 16, "pio"),
+        ("stm32-cryp", 4096, "dma"),
+        ("cpu", 16, "cpu"),
+    ] {
+        let row = rows
+            .iter()
+            .find(|r| {
+                let w: Vec<&str> = r.split_whitespace().collect();
+                w.get(1) == Some(&engine) && w.get(2) == Some(&size.to_string().as_str())
+            })
+            .unwrap_or_else(|| panic!("no row for {engine} {size}: {rows:?}"));
+        assert!(row.contains(&format!(" {path} ")), "{row}");
+        assert_eq!(row.contains("(no model)"), engine == "cpu", "{row}");
     }
     system.shutdown();
 }
