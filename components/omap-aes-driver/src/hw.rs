@@ -6,7 +6,7 @@ use cipher_service::{ClientData, Segments, Session};
 use mmio::edma::{self as e, p};
 use mmio::omap_aes::{self as r, ctrl, irq, sysconfig};
 use mmio::{BusFault, RegisterBus};
-use pd_idl::cipher::{CipherError, CipherOp, Mode};
+use pd_idl::cipher::{CipherOp, Mode};
 use pio_dma_driver::{IrqSource, Route, sg};
 
 /// Where the engine and its DMA lines sit (from the board description).
@@ -51,31 +51,7 @@ impl Config {
 /// SYSSTATUS reads before a soft reset counts as failed.
 const RESET_POLLS: u32 = 1000;
 
-/// What went wrong on the engine side of a request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HwError {
-    Bus(BusFault),
-    /// An interrupt that should have come did not (timeout).
-    Stalled,
-    /// EDMA reported a bus error at this address (a segment it cannot reach).
-    DmaBus(u32),
-}
-
-impl From<BusFault> for HwError {
-    fn from(f: BusFault) -> Self {
-        HwError::Bus(f)
-    }
-}
-
-impl From<HwError> for CipherError {
-    fn from(e: HwError) -> Self {
-        match e {
-            // An unclocked engine: the driver lost its power grant.
-            HwError::Bus(BusFault::Gated) => CipherError::NoPower,
-            _ => CipherError::EngineFault,
-        }
-    }
-}
+pub use pio_dma_driver::HwError;
 
 /// The engine's buses and interrupts.
 pub struct Engine<A, D, I> {

@@ -29,8 +29,38 @@ pub use route::Route;
 
 use cipher_service::{BLOCK, CipherEngine, ClientData, Segments, Session, validate};
 use cost_ledger::Event;
+use mmio::BusFault;
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request, Segment};
 use pd_idl::wire::Caller;
+
+/// What went wrong on the engine side of a request, for both engines' register halves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HwError {
+    Bus(BusFault),
+    /// An interrupt or status bit that should have come did not (timeout).
+    Stalled,
+    /// The engine refused its configuration (STM32: CRYPEN did not stick).
+    Refused,
+    /// The DMA controller reported a bus error at this address (a segment it cannot
+    /// reach).
+    DmaBus(u32),
+}
+
+impl From<BusFault> for HwError {
+    fn from(f: BusFault) -> Self {
+        HwError::Bus(f)
+    }
+}
+
+impl From<HwError> for CipherError {
+    fn from(e: HwError) -> Self {
+        match e {
+            // An unclocked engine: the driver lost its power grant.
+            HwError::Bus(BusFault::Gated) => CipherError::NoPower,
+            _ => CipherError::EngineFault,
+        }
+    }
+}
 
 /// Scratch bytes a driver needs for self-test and calibration.
 pub const SCRATCH_BYTES: usize = calibrate::MAX_BLOCKS as usize * BLOCK as usize;

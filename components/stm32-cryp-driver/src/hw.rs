@@ -8,7 +8,7 @@ use cost_ledger::Event;
 use mmio::edma::{self as e, p};
 use mmio::stm32_cryp::{self as r, cr, dmacr, it, sr};
 use mmio::{BusFault, RegisterBus};
-use pd_idl::cipher::{CipherError, CipherOp, Mode, Segment};
+use pd_idl::cipher::{CipherOp, Mode, Segment};
 use pio_dma_driver::{IrqSource, Meter, Route, sg};
 
 /// Where the engine and its DMA lines sit (from the board description).
@@ -50,32 +50,7 @@ impl Config {
 /// Polls of a status bit before the engine counts as stalled.
 const POLLS: u32 = 1000;
 
-/// What went wrong on the engine side of a request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HwError {
-    Bus(BusFault),
-    /// An interrupt or status bit that should have come did not (timeout).
-    Stalled,
-    /// CRYPEN did not stick: the engine refused the configuration.
-    Refused,
-    /// The DMA controller reported a bus error at this address.
-    DmaBus(u32),
-}
-
-impl From<BusFault> for HwError {
-    fn from(f: BusFault) -> Self {
-        HwError::Bus(f)
-    }
-}
-
-impl From<HwError> for CipherError {
-    fn from(e: HwError) -> Self {
-        match e {
-            HwError::Bus(BusFault::Gated) => CipherError::NoPower,
-            _ => CipherError::EngineFault,
-        }
-    }
-}
+pub use pio_dma_driver::HwError;
 
 pub struct Engine<C, D, I> {
     pub cryp: C,
