@@ -99,3 +99,44 @@ fn a_hostile_client_is_refused_contained_and_cut_off() {
         1
     );
 }
+
+#[test]
+fn a_hostile_digest_client_is_refused_and_cut_off_while_the_good_one_gets_its_digests() {
+    let system = boot("hostile-digest.system");
+    let done = system.wait_exit("kat", WAIT) && system.wait_exit("hostile", WAIT);
+    let cut = system.wait_until(WAIT, |_, o| {
+        o.iter()
+            .any(|(p, l)| p == "sec1" && l.contains("client 1 cut off"))
+            .then_some(())
+    });
+    let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
+    let events = system.events();
+    assert!(done && cut.is_some(), "{}", show(&out, &events));
+    for what in [
+        "algorithm 42: refused with BadValue",
+        "unknown session: answered Err(UnknownSession)",
+        "segment past the end of its region: answered Err(SegmentOutOfRange)",
+        "segment whose end overflows: answered Err(SegmentOutOfRange)",
+        "nine segments: answered Err(TooManySegments)",
+        "unknown op: answered Err(BadRequest)",
+        "an update after the final: answered Err(SessionFinished)",
+    ] {
+        assert_eq!(lines(&out, "hostile", what).len(), 1, "{what}");
+    }
+    assert!(
+        lines(&out, "hostile", "FAIL").is_empty(),
+        "{}",
+        show(&out, &events)
+    );
+    assert!(!lines(&out, "hostile", "stray 0").is_empty());
+    // The good client got every published digest; the driver never faulted and closed
+    // the hostile client's two sessions when it cut it off.
+    assert_eq!(lines(&out, "kat", "all 45 digests passed").len(), 1);
+    assert_eq!(faults(&events, "sec1"), 0);
+    assert_eq!(
+        lines(&out, "sec1", "closed 2 session(s) of cut-off client 1").len(),
+        1,
+        "{}",
+        show(&out, &events)
+    );
+}
