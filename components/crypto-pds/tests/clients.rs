@@ -17,6 +17,7 @@ fn faults(events: &[Event], pd: &str) -> usize {
 
 #[test]
 fn two_clients_with_interleaved_sessions_both_get_the_published_answers() {
+    let _turn = common::serial();
     let system = boot("two-clients.system");
     let both = system.wait_exit("kat0", WAIT) && system.wait_exit("kat1", WAIT);
     let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
@@ -37,6 +38,7 @@ fn two_clients_with_interleaved_sessions_both_get_the_published_answers() {
 
 #[test]
 fn a_hostile_client_is_refused_contained_and_cut_off() {
+    let _turn = common::serial();
     let system = boot("hostile.system");
     let done = system.wait_exit("kat", WAIT) && system.wait_exit("hostile", WAIT);
     // The cut-off is logged when the driver next serves the hostile client's channel.
@@ -102,6 +104,7 @@ fn a_hostile_client_is_refused_contained_and_cut_off() {
 
 #[test]
 fn a_hostile_digest_client_is_refused_and_cut_off_while_the_good_one_gets_its_digests() {
+    let _turn = common::serial();
     let system = boot("hostile-digest.system");
     let done = system.wait_exit("kat", WAIT) && system.wait_exit("hostile", WAIT);
     let cut = system.wait_until(WAIT, |_, o| {

@@ -20,6 +20,7 @@ const CLIENTS: [&str; 6] = [
 
 #[test]
 fn every_client_of_the_demo_finishes_and_then_the_system_stops() {
+    let _turn = common::serial();
     let opts = Options {
         stop_on_exit: true,
         wait_for: CLIENTS.iter().map(|c| c.to_string()).collect(),

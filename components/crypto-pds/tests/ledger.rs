@@ -20,6 +20,7 @@ fn crossover_bytes(out: &[(String, String)], pd: &str) -> Vec<u64> {
 
 #[test]
 fn dma_paths_copy_no_client_bytes_and_omap_crossover_is_8_to_10_blocks() {
+    let _turn = common::serial();
     let out = run_to_exit("cipher-omap.system", "kat");
     for path in ["Dma", "Adaptive"] {
         let line = path_line(&out, "kat", path).unwrap();
@@ -34,6 +35,7 @@ fn dma_paths_copy_no_client_bytes_and_omap_crossover_is_8_to_10_blocks() {
 
 #[test]
 fn stm32_dma_copies_no_client_bytes_and_crossover_is_in_costs_range() {
+    let _turn = common::serial();
     let out = run_to_exit("cipher-stm32.system", "kat");
     let line = path_line(&out, "kat", "Dma").unwrap();
     assert_eq!(field(line, "dma requests"), 24, "{line}");
@@ -46,6 +48,7 @@ fn stm32_dma_copies_no_client_bytes_and_crossover_is_in_costs_range() {
 
 #[test]
 fn sec1_copies_at_most_two_blocks_per_chained_update() {
+    let _turn = common::serial();
     let out = run_to_exit("digest-sec1.system", "kat");
     let chained = path_line(&out, "kat", "Chained").unwrap();
     let auto = path_line(&out, "kat", "Auto").unwrap();
@@ -72,6 +75,7 @@ fn sec1_copies_at_most_two_blocks_per_chained_update() {
 
 #[test]
 fn one_power_acquire_per_session_burst_not_per_request() {
+    let _turn = common::serial();
     let out = run_to_exit("cipher-omap.system", "kat");
     let begin = out
         .iter()
@@ -95,6 +99,7 @@ fn one_power_acquire_per_session_burst_not_per_request() {
 
 #[test]
 fn autosuspend_gates_the_engine_after_its_delay_not_between_sessions() {
+    let _turn = common::serial();
     let system = common::boot("cipher-stm32.system");
     assert!(system.wait_exit("kat", common::WAIT));
     let gated = system.wait_until(common::WAIT, |_, out| {

@@ -10,6 +10,7 @@ use host_runner::{Event, Signal};
 
 #[test]
 fn a_killed_driver_is_restarted_and_every_request_in_flight_is_accounted_for() {
+    let _turn = common::serial();
     let system = boot("restart.system");
     let streaming = system.wait_until(WAIT, |_, out| {
         out.iter()

@@ -19,11 +19,13 @@ fn verifies(system: &str) -> Vec<(String, String)> {
 
 #[test]
 fn the_shipped_image_verifies_through_the_cpu_digest_driver() {
+    let _turn = common::serial();
     verifies("vboot.system");
 }
 
 #[test]
 fn the_shipped_image_verifies_through_the_sec1_engine_on_mpc885() {
+    let _turn = common::serial();
     let out = verifies("vboot-mpc885.system");
     // The hash really ran on the SEC1: its driver held the engine for the session.
     assert!(!lines(&out, "sec1", "Sec1 acquired").is_empty(), "{out:?}");

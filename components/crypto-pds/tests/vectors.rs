@@ -26,6 +26,7 @@ fn all_passed(out: &[(String, String)], what: &str, n: u64) {
 
 #[test]
 fn cpu_cipher_gives_the_published_answers() {
+    let _turn = common::serial();
     let out = run_to_exit("cipher-cpu.system", "kat");
     ran(&out, "Cpu", 24, "cpu=");
     ran(&out, "Adaptive", 24, "cpu=");
@@ -34,6 +35,7 @@ fn cpu_cipher_gives_the_published_answers() {
 
 #[test]
 fn omap_aes_gives_the_published_answers_on_pio_dma_and_adaptive() {
+    let _turn = common::serial();
     let out = run_to_exit("cipher-omap.system", "kat");
     ran(&out, "Pio", 24, "pio=");
     ran(&out, "Dma", 24, "dma=");
@@ -46,6 +48,7 @@ fn omap_aes_gives_the_published_answers_on_pio_dma_and_adaptive() {
 
 #[test]
 fn stm32_cryp_gives_the_published_answers_on_pio_dma_and_adaptive() {
+    let _turn = common::serial();
     let out = run_to_exit("cipher-stm32.system", "kat");
     ran(&out, "Pio", 24, "pio=");
     ran(&out, "Dma", 24, "dma=");
@@ -56,6 +59,7 @@ fn stm32_cryp_gives_the_published_answers_on_pio_dma_and_adaptive() {
 
 #[test]
 fn cpu_digest_gives_the_published_digests() {
+    let _turn = common::serial();
     let out = run_to_exit("digest-cpu.system", "kat");
     let auto = path_line(&out, "kat", "Auto").expect("auto ran");
     assert_eq!(field(auto, "Auto: "), 15, "{auto}");
@@ -64,6 +68,7 @@ fn cpu_digest_gives_the_published_digests() {
 
 #[test]
 fn sec1_gives_the_published_digests_chained_and_copied() {
+    let _turn = common::serial();
     let out = run_to_exit("digest-sec1.system", "kat");
     for path in ["Auto", "Chained", "Copy"] {
         let line = path_line(&out, "kat", path).unwrap_or_else(|| panic!("{path} ran"));

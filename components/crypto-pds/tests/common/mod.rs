@@ -8,6 +8,15 @@ use host_runner::{Event, Options, System};
 
 pub const WAIT: Duration = Duration::from_secs(20);
 
+/// Held by each test while its system runs: a system is a dozen processes, and two
+/// booted at once on a 2-core machine starve each other enough to upset the tests that
+/// compare how two clients of one driver progress. Tests in one binary take turns.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A test that failed while holding it does not stop the others.
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 pub fn system_file(name: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../system")).join(name)
 }
