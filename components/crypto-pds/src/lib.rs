@@ -30,6 +30,7 @@
 
 pub mod board;
 pub mod client;
+pub mod hostile;
 pub mod kat;
 pub mod pio_dma;
 pub mod power;

@@ -117,12 +117,13 @@ fn a_hostile_digest_client_is_refused_and_cut_off_while_the_good_one_gets_its_di
     assert!(done && cut.is_some(), "{}", show(&out, &events));
     for what in [
         "algorithm 42: refused with BadValue",
-        "unknown session: answered Err(UnknownSession)",
-        "segment past the end of its region: answered Err(SegmentOutOfRange)",
-        "segment whose end overflows: answered Err(SegmentOutOfRange)",
-        "nine segments: answered Err(TooManySegments)",
-        "unknown op: answered Err(BadRequest)",
-        "an update after the final: answered Err(SessionFinished)",
+        "unknown session: refused with UnknownSession",
+        "segment past the end of its region: refused with SegmentOutOfRange",
+        "segment whose end overflows: refused with SegmentOutOfRange",
+        "nine segments: refused with TooManySegments",
+        "unknown op: refused with BadRequest",
+        "a final: answered Ok",
+        "an update after the final: refused with SessionFinished",
     ] {
         assert_eq!(lines(&out, "hostile", what).len(), 1, "{what}");
     }
