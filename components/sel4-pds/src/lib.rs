@@ -197,27 +197,23 @@ impl<Req: shm_queue::Descriptor, Resp: shm_queue::Descriptor> DriverPair<Req, Re
     }
 }
 
-/// Host tests of what the PDs share: the build-time manifest against the image the vboot
+/// Host tests of what the PDs share: the embedded manifest against the image the vboot
 /// client writes, and the report round trip.
 #[cfg(test)]
 mod tests {
     use super::*;
     use sha2::Digest as _;
 
-    static MANIFEST: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/vboot_manifest.bin"));
-    static KEY: &[u8; 32] = include_bytes!(concat!(env!("OUT_DIR"), "/vboot_pubkey.bin"));
-
     #[test]
     fn the_signed_manifest_matches_the_image_the_pd_writes() {
         let body = vboot::precheck(
-            MANIFEST,
-            KEY,
+            vboot_image::MANIFEST,
+            &vboot_image::TRUSTED_KEY,
             vboot_image::ROLLBACK_FLOOR,
             vboot_image::IMAGE_LEN as u64,
         )
         .expect("genuine manifest");
-        let image: [u8; vboot_image::IMAGE_LEN] = core::array::from_fn(vboot_image::image_byte);
-        let digest: [u8; 32] = sha2::Sha256::digest(image).into();
+        let digest: [u8; 32] = sha2::Sha256::digest(vboot_image::IMAGE).into();
         assert_eq!(vboot::compare(&body, &digest), Ok(()));
         assert_eq!(body.version, vboot_image::IMAGE_VERSION);
     }

@@ -1,24 +1,44 @@
-// Shared by build.rs (which signs the image) and the vboot client PD (which writes the
-// same bytes into its image region at run time): one definition, so the two cannot
-// drift. No dependencies, so build.rs can `include!` it.
+//! The verified-boot demo image, its signed manifest and the trusted public key: the
+//! same files as the host demo's (system/images, made with `tools/vboot-sign`; the
+//! signing key there is a published demo key), embedded in the PD image, where a real
+//! system would have a loaded kernel and a key fused into the verifier.
 
+/// The demo boot image.
+pub const IMAGE: &[u8] = include_bytes!("../../../system/images/demo.img");
 /// Bytes of the demo boot image.
-pub const IMAGE_LEN: usize = 48 * 1024 + 37;
-/// The demo image's name and version in its manifest.
-pub const IMAGE_NAME: &str = "demo-kernel";
+pub const IMAGE_LEN: usize = IMAGE.len();
+/// Its manifest, signed by the demo key.
+pub const MANIFEST: &[u8] = include_bytes!("../../../system/images/demo.manifest");
+/// The key the verifier trusts.
+pub const TRUSTED_KEY: [u8; 32] = hex32(include_str!("../../../system/images/demo.pub"));
+/// The version the manifest gives the image.
 pub const IMAGE_VERSION: u32 = 3;
 /// The rollback floor the verifier enforces.
 pub const ROLLBACK_FLOOR: u32 = 2;
-/// The Ed25519 secret seed of the demo signing key. A published test key: it signs the
-/// demo image at build time only; the PD image holds the public key and the manifest.
-pub const TEST_SEED: [u8; 32] = *b"crypto-pd vboot demo test key!!!";
 
-/// Byte `i` of the demo image (xorshift32 of `i`, a pattern with no long runs, so a
-/// digest over a wrong offset or a dropped segment cannot match by accident).
+/// Byte `i` of the demo image.
 pub const fn image_byte(i: usize) -> u8 {
-    let mut x = (i as u32).wrapping_mul(0x9e37_79b9) ^ 0x5bd1_e995;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    (x >> 24) as u8
+    IMAGE[i]
+}
+
+/// The first 64 hex digits of `s` as 32 bytes, at compile time (a bad key file fails the
+/// build).
+const fn hex32(s: &str) -> [u8; 32] {
+    const fn nibble(c: u8) -> u8 {
+        match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => panic!("demo.pub: not a hex digit"),
+        }
+    }
+    let s = s.as_bytes();
+    assert!(s.len() >= 64, "demo.pub: fewer than 64 hex digits");
+    let mut out = [0u8; 32];
+    let mut i = 0;
+    while i < 32 {
+        out[i] = nibble(s[2 * i]) << 4 | nibble(s[2 * i + 1]);
+        i += 1;
+    }
+    out
 }

@@ -4,10 +4,9 @@
 //! PPC, requests over the queue pair in `queues`), and writes its verdict to
 //! `vboot_report` for the test client (notified on channel 1).
 //!
-//! The image is `sel4_pds::vboot_image` (a fixed pattern this PD writes into its region
-//! `image`, standing in for a loaded kernel); its manifest was signed at build time by
-//! `build.rs` with a published test key, and only the manifest and the public key are in
-//! this PD. Checks, each of which must come out as stated for the verdict to pass:
+//! The image is `sel4_pds::vboot_image` (system/images/demo.img, which this PD writes into
+//! its region `image`, standing in for a loaded kernel); its manifest was signed with
+//! the published demo key, and only the manifest and the public key are in this PD. Checks, each of which must come out as stated for the verdict to pass:
 //! 1. the genuine manifest passes `vboot::precheck` (signature, rollback floor, length)
 //!    and the image's SHA-256 from the Digest driver (8 scattered segments) matches it
 //!    (`vboot::compare`);
@@ -20,16 +19,13 @@ use pd_idl::digest::{
 };
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{Channel, ChannelSet, Handler, MemoryRegion, debug_println, memory_region};
-use sel4_pds::vboot_image::{IMAGE_LEN, ROLLBACK_FLOOR, image_byte};
+use sel4_pds::vboot_image::{IMAGE_LEN, MANIFEST, ROLLBACK_FLOOR, TRUSTED_KEY, image_byte};
 use sel4_pds::{Hex, QUEUE_CAPACITY, queue_region, report};
 use vboot::{ManifestBody, VbootError, compare, precheck};
 use zerocopy::FromZeros;
 
 const DIGEST: Channel = Channel::new(0);
 const TEST: Channel = Channel::new(1);
-
-static MANIFEST: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/vboot_manifest.bin"));
-static TRUSTED_KEY: &[u8; 32] = include_bytes!(concat!(env!("OUT_DIR"), "/vboot_pubkey.bin"));
 
 /// The byte changed for check 3.
 const TAMPER_AT: usize = IMAGE_LEN / 3;
@@ -280,7 +276,7 @@ fn init() -> Vboot {
     let mut forged = [0u8; vboot::MANIFEST_LEN];
     forged.copy_from_slice(MANIFEST);
     forged[vboot::MANIFEST_LEN - 1] ^= 1;
-    match precheck(&forged, TRUSTED_KEY, ROLLBACK_FLOOR, IMAGE_LEN as u64) {
+    match precheck(&forged, &TRUSTED_KEY, ROLLBACK_FLOOR, IMAGE_LEN as u64) {
         Err(VbootError::BadSignature) => {
             debug_println!(
                 "vboot_client: manifest with a flipped signature bit: refused (bad signature)"
@@ -289,7 +285,7 @@ fn init() -> Vboot {
         }
         other => debug_println!("vboot_client: forged manifest NOT refused: {other:?}"),
     }
-    match precheck(MANIFEST, TRUSTED_KEY, u32::MAX, IMAGE_LEN as u64) {
+    match precheck(MANIFEST, &TRUSTED_KEY, u32::MAX, IMAGE_LEN as u64) {
         Err(e @ VbootError::Rollback { .. }) => {
             debug_println!("vboot_client: genuine manifest under a higher floor: refused ({e})");
             good += 1;
@@ -306,7 +302,7 @@ fn init() -> Vboot {
         good,
     };
     // Check 1, first half: the genuine manifest; then hash the image.
-    match precheck(MANIFEST, TRUSTED_KEY, ROLLBACK_FLOOR, IMAGE_LEN as u64) {
+    match precheck(MANIFEST, &TRUSTED_KEY, ROLLBACK_FLOOR, IMAGE_LEN as u64) {
         Ok(body) => {
             debug_println!(
                 "vboot_client: manifest signature ok ({} v{}, {} bytes, floor {ROLLBACK_FLOOR}); hashing the image",
