@@ -29,10 +29,13 @@ setup:
 # what the clients report (drop the --show options to see every PD's log).
 DEMO_CLIENTS := vboot kat_cpu kat_omap kat_stm32 kat_sec1 speed
 run: setup
-	$(CARGO) build --locked -q -p crypto-pds -p host-runner
+	$(CARGO) build --locked -q -p crypto-pds -p cpu-engine-pd -p host-runner
 	target/debug/host-runner -q $(foreach c,$(DEMO_CLIENTS),--wait-for $(c) --show $(c)) system/demo.system
 
+# PD binaries of every package first: whole-system tests boot .system files whose PDs
+# come from several packages, and the runner finds them in target/debug.
 test: setup
+	$(CARGO) build --locked --workspace --bins
 	$(CARGO) test --locked --workspace
 	$(MAKE) --no-print-directory check-systems
 
@@ -60,7 +63,7 @@ bench: setup
 # Each is copied to NAME.elf beside it, the name .system files use (on the host too),
 # and listed in $(PD_LIST) for `make sizes`. MICROKIT_CONFIG reaches pd-runtime at build
 # time: debug output (seL4_DebugPutChar) exists only in the debug kernel.
-PD_PKGS         ?= -p runtime-examples -p sel4-pds
+PD_PKGS         ?= -p runtime-examples -p sel4-pds -p cpu-engine-pd -p virtio-crypto-pd
 PD_DIR          := target/$(NOSTD)/release
 PD_LIST         := target/pds.list
 MICROKIT_BOARD  ?= qemu_virt_aarch64

@@ -10,9 +10,17 @@
 //!
 //! Interrupts are level-triggered with GIC-like delivery: [`Soc::irq_pending`] delivers
 //! (and counts) an asserted line that is not already in service; [`Soc::irq_ack`] ends
-//! service, after which a line still asserted is delivered again. The host runtime calls
-//! these where seL4 would signal the IRQ notification and where the driver calls
-//! `irq_ack`.
+//! service, after which a line still asserted is delivered again. Tests that drive a
+//! model by hand poll these.
+//!
+//! A driver PD does not poll: it is notified. [`Soc::set_irq_sink`] names a function
+//! the SoC calls with the interrupt number whenever an access leaves a line asserted
+//! that was not before (the host PD passes the runtime's `raise_irq`, so the interrupt
+//! arrives as the IRQ channel's notification, as on seL4), and [`Soc::irq_asserted`]
+//! gives the line's level, which the runtime checks when the driver acknowledges the
+//! interrupt (a level-triggered line still asserted then is delivered again). The
+//! driver's handler reads and clears the engine's status, and counts the interrupt it
+//! serviced.
 
 use core::cell::{Cell, RefCell};
 use cost_ledger::{Event, Ledger};
@@ -37,7 +45,31 @@ pub const MAX_IRQS: usize = 8;
 pub struct Soc<'a, M> {
     machine: RefCell<M>,
     in_service: [Cell<bool>; MAX_IRQS],
+    lines: Lines,
     ledger: &'a Ledger,
+}
+
+/// Where raised interrupts go, and each line's level as last seen.
+#[derive(Default)]
+struct Lines {
+    level: [Cell<bool>; MAX_IRQS],
+    sink: Cell<Option<fn(u32)>>,
+}
+
+impl Lines {
+    /// After an access: tells the sink of every line that rose.
+    fn update<M: Machine>(&self, machine: &M) {
+        let Some(sink) = self.sink.get() else {
+            return;
+        };
+        for (level, &irq) in self.level.iter().zip(machine.irqs()) {
+            let now = machine.irq_asserted(irq);
+            if now && !level.get() {
+                sink(irq);
+            }
+            level.set(now);
+        }
+    }
 }
 
 impl<'a, M: Machine> Soc<'a, M> {
@@ -46,6 +78,7 @@ impl<'a, M: Machine> Soc<'a, M> {
         Self {
             machine: RefCell::new(machine),
             in_service: [const { Cell::new(false) }; MAX_IRQS],
+            lines: Lines::default(),
             ledger,
         }
     }
@@ -54,12 +87,29 @@ impl<'a, M: Machine> Soc<'a, M> {
     pub fn port(&self, dev: usize) -> Port<'_, M> {
         Port {
             machine: &self.machine,
+            lines: &self.lines,
             dev,
         }
     }
 
+    /// From now on, `sink(irq)` is called whenever interrupt `irq` rises (see the
+    /// module docs). Lines already asserted are raised at once.
+    pub fn set_irq_sink(&self, sink: fn(u32)) {
+        self.lines.sink.set(Some(sink));
+        for level in &self.lines.level {
+            level.set(false);
+        }
+        self.lines.update(&*self.machine.borrow());
+    }
+
     fn slot(&self, irq: u32) -> Option<usize> {
         self.machine.borrow().irqs().iter().position(|&i| i == irq)
+    }
+
+    /// Whether line `irq` is asserted now (for a runtime that re-delivers a
+    /// level-triggered interrupt still asserted at its acknowledgement).
+    pub fn irq_asserted(&self, irq: u32) -> bool {
+        self.machine.borrow().irq_asserted(irq)
     }
 
     /// Delivers interrupt `irq` if it is asserted and not in service; counts it.
@@ -97,15 +147,23 @@ impl<'a, M: Machine> Soc<'a, M> {
 /// One device's register bus on a modelled SoC.
 pub struct Port<'s, M> {
     machine: &'s RefCell<M>,
+    lines: &'s Lines,
     dev: usize,
 }
 
 impl<M: Machine> RegisterBus for Port<'_, M> {
     fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
-        self.machine.borrow_mut().read(self.dev, offset)
+        let mut machine = self.machine.borrow_mut();
+        // Reads have effects too (popping an output FIFO).
+        let value = machine.read(self.dev, offset);
+        self.lines.update(&*machine);
+        value
     }
 
     fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
-        self.machine.borrow_mut().write(self.dev, offset, value)
+        let mut machine = self.machine.borrow_mut();
+        let result = machine.write(self.dev, offset, value);
+        self.lines.update(&*machine);
+        result
     }
 }

@@ -1,15 +1,33 @@
 //! The part of a Cipher driver that does not depend on its engine: the session table,
-//! validation of every request a client puts in shared memory, and the loop that turns a
-//! client's request queue into responses. Engines plug in through [`CipherEngine`].
+//! validation of every request a client puts in shared memory, and the [`Service`] that
+//! turns clients' request queues into work for one engine and its results into
+//! responses. Engines plug in through [`CipherEngine`].
+//!
+//! Engines are event-driven, as Tock's `crypt` / `handle_interrupt` and sDDF's drivers:
+//! [`CipherEngine::start`] programs the engine and returns at once, finished
+//! ([`Step::Done`], the CPU engine) or [`Step::Pending`]; the engine's interrupt then
+//! reaches [`Service::interrupt`], which advances the request (a PIO block, a DMA
+//! completion) until it is done. Nothing here waits for a device. While a request is in
+//! flight the PD keeps answering calls and notifications; further requests stay in their
+//! clients' queues until the engine is free.
 //!
 //! Guarantees, whatever a client writes into its queues and data region:
 //! * every request taken off the queue gets exactly one response: a request is taken
-//!   only when there is room for its answer (backpressure, never a dropped answer);
+//!   only when there is room for its answer (backpressure, never a dropped answer), and
+//!   nothing else is answered to that client while it is in flight;
 //! * segments are checked against the client's data region before the engine sees them,
-//!   so an engine never touches memory outside it;
+//!   so an engine never touches memory outside it; the region is reached only by
+//!   volatile copies ([`ClientData`]), so a client scribbling on it mid-request spoils
+//!   only its own result;
 //! * a session is usable only by the client (channel) that opened it;
 //! * corrupt queue indices stop service to that client with [`QueueError::Corrupt`]
 //!   (the driver cuts it off) and affect no other client.
+//!
+//! In flight, defined here and tested: a request whose session is closed meanwhile is
+//! still answered with its result (the work was accepted), but the session's IV is not
+//! kept; a request of a client cut off meanwhile finishes and its answer is dropped (its
+//! queues are broken); an engine error fails that request alone (`EngineFault`, or
+//! `NoPower` for a gated engine) and the engine is reset for the next.
 //!
 //! Assumes the data region stays mapped while the driver runs. `no_std`, no heap.
 #![no_std]
@@ -17,99 +35,121 @@
 #![deny(unsafe_code)]
 
 mod segments;
+mod service;
 mod sessions;
+pub mod sg;
 #[cfg(feature = "testkit")]
 extern crate std;
 #[cfg(feature = "testkit")]
 #[allow(unsafe_code)]
 pub mod testkit;
 
-/// A client's data region as the driver sees it: its bytes, and where DMA finds them.
+/// A client's data region as the driver sees it: shared memory the client may write at
+/// any moment, reached only through volatile copies (see [`sg`]), and where DMA finds it.
+#[derive(Clone, Copy)]
 pub struct ClientData<'a> {
-    pub bytes: &'a mut [u8],
-    /// Physical (bus) address of `bytes[0]`, if the region is DMA-reachable; a driver
-    /// without it must use its CPU path.
+    pub region: SharedRegion<'a>,
+    /// Physical (bus) address of the region's first byte, if it is DMA-reachable; a
+    /// driver without it must use its CPU path.
     pub phys: Option<u64>,
 }
 
+impl ClientData<'_> {
+    pub fn len(&self) -> usize {
+        self.region.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.region.is_empty()
+    }
+}
+
 pub use segments::{BLOCK, Segments, validate};
+pub use service::Service;
 pub use sessions::{MAX_SESSIONS, Session, Sessions};
 
-use pd_idl::cipher::{CipherError, CipherErrorRaw, CipherOp, Path, Request, Response};
-use pd_idl::wire::Caller;
-use shm_queue::{Consumer, Producer, QueueError};
+use pd_idl::cipher::{CipherError, CipherOp, Path};
+use shm_queue::SharedRegion;
 
-/// An engine as the service drives it.
+/// One validated request, as an engine runs it.
+#[derive(Clone, Copy)]
+pub struct Job<'a> {
+    /// The session as it was when the request started: key, mode, path and the IV to
+    /// begin with.
+    pub session: Session,
+    pub op: CipherOp,
+    pub segs: Segments,
+    pub data: ClientData<'a>,
+}
+
+/// A request the engine finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Finished {
+    /// How the data moved.
+    pub path: Path,
+    /// The IV for the session's next request (CBC: the last ciphertext block; CTR: the
+    /// counter after the last block used; ECB: unchanged).
+    pub next_iv: [u8; 16],
+}
+
+/// Where a request stands after the engine was started or interrupted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The engine works on it; its interrupt will advance it.
+    Pending,
+    Done(Result<Finished, CipherError>),
+}
+
+/// An engine as the service drives it: one request at a time.
 pub trait CipherEngine {
     /// Refuses what this engine cannot do (`UnsupportedMode`, `UnsupportedPath`, ...),
     /// at open time, so requests never fail for a reason known up front.
     fn supports(&self, session: &Session) -> Result<(), CipherError>;
 
-    /// Encrypts or decrypts `segs` of `data` in place, updating the session's IV for the
-    /// next request; returns the path the data took.
-    fn crypt(
-        &mut self,
-        session: &mut Session,
-        op: CipherOp,
-        segs: &Segments,
-        data: &mut ClientData<'_>,
-    ) -> Result<Path, CipherError>;
-}
+    /// Starts `job`: programs the engine and returns without waiting for it.
+    fn start(&mut self, job: &Job<'_>) -> Step;
 
-/// Serves what is waiting in one client's request queue. Returns how many requests were
-/// answered, or `Corrupt` if the client broke its queues.
-pub fn serve<E: CipherEngine>(
-    engine: &mut E,
-    sessions: &mut Sessions,
-    caller: Caller,
-    requests: &mut Consumer<'_, Request>,
-    responses: &mut Producer<'_, Response>,
-    data: &mut ClientData<'_>,
-) -> Result<usize, QueueError> {
-    let room = responses.free()? as usize;
-    let mut answered = 0;
-    while answered < room {
-        let request = match requests.dequeue() {
-            Ok(r) => r,
-            Err(QueueError::Empty) => break,
-            Err(e) => return Err(e),
-        };
-        let response = handle(engine, sessions, caller, &request, data);
-        // Room was reserved above and only this loop produces: cannot be full.
-        responses.enqueue(response)?;
-        answered += 1;
+    /// One of the engine's interrupts arrived while `job` (the one last started) is in
+    /// flight: reads the engine's status, does what it asks (the next PIO block, the end
+    /// of a DMA transfer) and says where the job stands. A call with nothing to do (a
+    /// spurious or shared interrupt) returns `Pending` and changes nothing, so init code
+    /// may also call it in a bounded poll.
+    fn interrupt(&mut self, job: &Job<'_>) -> Step;
+
+    /// The job in flight took too long (its interrupt never came: the PD's watchdog
+    /// says so): stop it and reset the engine for the next. The service answers it
+    /// `EngineFault`.
+    fn cancel(&mut self, job: &Job<'_>);
+
+    /// `session` was closed (by its client, or because the client was cut off): an
+    /// engine that keeps state per key (virtio-crypto's device sessions) forgets it, so
+    /// no key outlives its session. Nothing by default.
+    fn closed(&mut self, session: &Session) {
+        let _ = session;
     }
-    Ok(answered)
 }
 
-/// One request to its response.
-pub fn handle<E: CipherEngine>(
+/// Runs `job` to the end by polling [`CipherEngine::interrupt`] at most `polls` times:
+/// for init code (self-test, calibration) and tests, which may not wait for interrupt
+/// notifications; a handler never calls it. `Err(EngineFault)` if the engine never
+/// finished (the job is then cancelled).
+pub fn run_polled<E: CipherEngine + ?Sized>(
     engine: &mut E,
-    sessions: &mut Sessions,
-    caller: Caller,
-    request: &Request,
-    data: &mut ClientData<'_>,
-) -> Response {
-    let mut response = Response {
-        id: request.id,
-        status: CipherErrorRaw::OK,
-        path: Path::Adaptive.into(),
-        reserved: 0,
-        bytes_done: 0,
-    };
-    let result = (|| -> Result<(Path, u32), CipherError> {
-        let op = request.op.get().map_err(|_| CipherError::BadRequest)?;
-        let session = sessions.get_mut(caller, request.session)?;
-        let segs = validate(request, data.bytes.len(), session.mode)?;
-        let path = engine.crypt(session, op, &segs, data)?;
-        Ok((path, segs.total()))
-    })();
-    match result {
-        Ok((path, bytes)) => {
-            response.path = path.into();
-            response.bytes_done = bytes;
+    job: &Job<'_>,
+    polls: u32,
+) -> Result<Finished, CipherError> {
+    let mut step = engine.start(job);
+    for _ in 0..polls {
+        match step {
+            Step::Done(result) => return result,
+            Step::Pending => step = engine.interrupt(job),
         }
-        Err(e) => response.status = e.into(),
     }
-    response
+    match step {
+        Step::Done(result) => result,
+        Step::Pending => {
+            engine.cancel(job);
+            Err(CipherError::EngineFault)
+        }
+    }
 }

@@ -63,16 +63,21 @@ impl Sessions {
             .map_err(|_| CipherError::UnknownSession)
     }
 
-    pub fn close(&mut self, owner: Caller, id: u32) -> Result<(), CipherError> {
+    /// Closes session `id`; the session as it was.
+    pub fn close(&mut self, owner: Caller, id: u32) -> Result<Session, CipherError> {
         self.table
             .close(owner, id)
-            .map(|_| ())
             .map_err(|_| CipherError::UnknownSession)
     }
 
     /// Closes every session of `owner` (a client that died or was cut off).
     pub fn close_all(&mut self, owner: Caller) -> usize {
         self.table.close_all(owner)
+    }
+
+    /// Closes every session of `owner`, handing each to `closed`.
+    pub fn close_all_with(&mut self, owner: Caller, closed: impl FnMut(Session)) -> usize {
+        self.table.close_all_with(owner, closed)
     }
 
     pub fn open_count(&self) -> usize {

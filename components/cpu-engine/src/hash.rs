@@ -3,15 +3,17 @@
 //! the hardware engines.
 //!
 //! Each session keeps a RustCrypto hasher, which buffers its own partial block; segments
-//! are fed where they lie in the client's region, so nothing is copied. Paths: the CPU has
+//! are fed in pieces of [`CHUNK`](crate::CHUNK) copied out of the client's shared
+//! region (volatile copies: the client may write it at any moment). Every request
+//! finishes in `start`: the CPU has no interrupt. Paths: the CPU has
 //! no descriptors to chain, so it takes `Auto` and refuses `Chained` and `Copy`, which
 //! name hardware strategies.
 //!
 //! Assumes segments were validated by `digest-service`. `no_std`, no heap.
 
 use digest::Digest as _;
-use digest_service::{ClientData, Digest, DigestEngine, Segments, Session};
-use pd_idl::digest::{Algorithm, DigestError, HashPath};
+use digest_service::{Digest, DigestEngine, DigestStep, Job};
+use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
 
 /// One session's running hash.
 #[derive(Clone, Debug)]
@@ -49,11 +51,11 @@ pub struct CpuDigest {
 }
 
 impl CpuDigest {
-    fn feed(&mut self, hasher: &mut Hasher, segs: &Segments, data: &ClientData<'_>) {
-        for s in segs.as_slice() {
-            hasher.update(&data.bytes[s.offset as usize..(s.offset + s.len) as usize]);
-        }
-        self.bytes += u64::from(segs.total());
+    fn feed(&mut self, hasher: &mut Hasher, job: &Job<'_>) {
+        let mut buf = [0u8; crate::CHUNK];
+        job.data
+            .for_each_piece(&job.segs, &mut buf, |piece| hasher.update(piece));
+        self.bytes += u64::from(job.segs.total());
     }
 }
 
@@ -76,23 +78,18 @@ impl DigestEngine for CpuDigest {
         })
     }
 
-    fn update(
-        &mut self,
-        session: &mut Session<Hasher>,
-        segs: &Segments,
-        data: &ClientData<'_>,
-    ) -> Result<(), DigestError> {
-        self.feed(&mut session.engine, segs, data);
-        Ok(())
+    fn start(&mut self, hasher: &mut Hasher, job: &Job<'_>) -> DigestStep {
+        self.feed(hasher, job);
+        DigestStep::Done(Ok(match job.op {
+            DigestOp::Update => None,
+            DigestOp::Final => Some(hasher.finalize()),
+        }))
     }
 
-    fn finish(
-        &mut self,
-        session: &mut Session<Hasher>,
-        segs: &Segments,
-        data: &ClientData<'_>,
-    ) -> Result<Digest, DigestError> {
-        self.feed(&mut session.engine, segs, data);
-        Ok(session.engine.finalize())
+    fn interrupt(&mut self, _: &mut Hasher, _: &Job<'_>) -> DigestStep {
+        // Nothing is ever left in flight.
+        DigestStep::Pending
     }
+
+    fn cancel(&mut self, _: &Job<'_>) {}
 }

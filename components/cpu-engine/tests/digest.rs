@@ -34,7 +34,11 @@ fn splits_at_every_byte() {
 fn long_segments() {
     let mut rig = rig();
     suite::long_segments(&mut rig, HashPath::Auto);
-    assert_eq!(rig.engine.bytes, 3 * 100_000, "every byte hashed once");
+    assert_eq!(
+        rig.service.engine.bytes,
+        3 * 100_000,
+        "every byte hashed once"
+    );
 }
 
 #[test]
@@ -61,5 +65,5 @@ fn hardware_paths_are_refused_at_open() {
             Err(DigestError::UnsupportedPath)
         );
     }
-    assert_eq!(rig.sessions.open_count(), 0);
+    assert_eq!(rig.service.sessions.open_count(), 0);
 }

@@ -5,9 +5,11 @@
 //! file maps into the driver with a physical address: its scratch (`setvar_vaddr=
 //! "scratch"`) and each client's data region (`"data0"`..`"data3"`). A region the
 //! driver does not map is not in the map, so no DMA programming reaches it.
-//! Interrupts: the models finish work synchronously on the access that starts it, so
-//! the driver's interrupt source asks the model directly (where seL4 would deliver the
-//! IRQ notification); no `irq` element is needed in the `.system` file.
+//! Interrupts: the models finish work synchronously on the access that starts it and
+//! raise the engine's line; the SoC hands every rising line to the runtime's
+//! `raise_irq`, so it reaches the driver as the notification of its `<irq>` channel,
+//! exactly as on seL4. A driver whose `.system` entry lacks the `irq` elements never
+//! hears its engine: [`Parts::irq_sink`] refuses to start it.
 
 use cipher_service::ClientData;
 use cost_ledger::Ledger;
@@ -17,6 +19,7 @@ use engine_models::phys::PhysMap;
 use engine_models::power::GateBlock;
 use engine_models::stm32mp1::Stm32mp1;
 use pd_runtime::MemoryRegion;
+use shm_queue::SharedRegion;
 
 const DATA: [&str; driver_pd::MAX_CLIENTS] = ["data0", "data1", "data2", "data3"];
 
@@ -56,71 +59,81 @@ impl Parts {
     pub fn scratch(&self) -> ClientData<'static> {
         assert!(self.scratch.writable, "scratch must be mapped rw");
         // SAFETY: mapped read-write for the life of the PD and mapped by no other PD;
-        // the driver touches it only while its DMA engine is idle.
-        let bytes =
-            unsafe { core::slice::from_raw_parts_mut(self.scratch.vaddr, self.scratch.size) };
+        // reached only by volatile copies and DMA.
+        let region = unsafe { SharedRegion::from_raw(self.scratch.vaddr, self.scratch.size) };
         ClientData {
-            bytes,
+            region,
             phys: Some(self.scratch.paddr),
         }
     }
 
+    /// Where a SoC model's rising interrupt lines go: the runtime's IRQ notification.
+    /// Panics (a fault the parent sees, at boot) if this PD has no `<irq>` channels.
+    pub fn irq_sink(&self) -> fn(u32) {
+        assert!(
+            !pd_runtime::irq_channels().is_empty(),
+            "{}: the .system file gives this driver no <irq> elements: it would never hear its engine",
+            pd_runtime::pd_name()
+        );
+        |irq| {
+            if !pd_runtime::host::raise_irq(irq.into()) {
+                pd_runtime::debug_println!(
+                    "{}: the model raised irq {irq}, which this PD's .system entry does not name",
+                    pd_runtime::pd_name()
+                );
+            }
+        }
+    }
+
     pub fn am335x(&self) -> &'static Am335x<'static> {
-        Box::leak(Box::new(engine_models::am335x::am335x(
+        let soc: &'static _ = Box::leak(Box::new(engine_models::am335x::am335x(
             self.mem,
             self.gates,
             self.ledger,
-        )))
+        )));
+        soc.set_irq_sink(self.irq_sink());
+        set_irq_level(move |irq| soc.irq_asserted(irq));
+        soc
     }
 
     pub fn stm32mp1(&self) -> &'static Stm32mp1<'static> {
-        Box::leak(Box::new(engine_models::stm32mp1::stm32mp1(
+        let soc: &'static _ = Box::leak(Box::new(engine_models::stm32mp1::stm32mp1(
             self.mem,
             self.gates,
             self.ledger,
-        )))
+        )));
+        soc.set_irq_sink(self.irq_sink());
+        set_irq_level(move |irq| soc.irq_asserted(irq));
+        soc
     }
 
     pub fn mpc885(&self) -> &'static Mpc885<'static> {
-        Box::leak(Box::new(engine_models::mpc885::mpc885(
+        let soc: &'static _ = Box::leak(Box::new(engine_models::mpc885::mpc885(
             self.mem,
             self.gates,
             self.ledger,
-        )))
+        )));
+        soc.set_irq_sink(self.irq_sink());
+        set_irq_level(move |irq| soc.irq_asserted(irq));
+        soc
     }
 }
 
-/// Interrupts of a SoC model, as the pio-dma drivers wait for them.
-pub struct SocIrqs<S: 'static>(pub &'static S);
-
-impl pio_dma_driver::IrqSource for SocIrqs<Am335x<'static>> {
-    fn wait(&mut self, irq: u32) -> bool {
-        self.0.irq_pending(irq)
-    }
-    fn ack(&mut self, irq: u32) {
-        self.0.irq_ack(irq)
-    }
+std::thread_local! {
+    /// The driver's SoC model, as the runtime asks for a line's level: the PD's handler
+    /// thread (the only one that acknowledges interrupts) owns the model.
+    static LEVEL: core::cell::Cell<Option<&'static dyn Fn(u32) -> bool>> =
+        const { core::cell::Cell::new(None) };
 }
 
-impl pio_dma_driver::IrqSource for SocIrqs<Stm32mp1<'static>> {
-    fn wait(&mut self, irq: u32) -> bool {
-        self.0.irq_pending(irq)
-    }
-    fn ack(&mut self, irq: u32) {
-        self.0.irq_ack(irq)
-    }
-}
-
-/// SEC1's done interrupt.
-pub struct Sec1Irq(pub &'static Mpc885<'static>);
-
-impl sec1_hash_driver::hw::Irq for Sec1Irq {
-    fn wait(&mut self) -> bool {
-        self.0.irq_pending(boards::mpc885::SEC.irqs[0])
-    }
-    fn ack(&mut self) {
-        self.0.irq_ack(boards::mpc885::SEC.irqs[0])
-    }
+/// Gives the runtime the model's line levels (see `pd_runtime::host::set_irq_level`).
+fn set_irq_level(level: impl Fn(u32) -> bool + 'static) {
+    let level: &'static dyn Fn(u32) -> bool = Box::leak(Box::new(level));
+    LEVEL.with(|l| l.set(Some(level)));
+    pd_runtime::host::set_irq_level(|irq| {
+        let irq = u32::try_from(irq).unwrap_or(u32::MAX);
+        LEVEL.with(|l| l.get().is_some_and(|asserted| asserted(irq)))
+    });
 }
 
 /// SEC1's CPU view of DMA memory: the physical map.

@@ -11,7 +11,7 @@ use pio_dma_driver::calibrate::{KEY_LENS, MODES};
 use pio_dma_driver::{Calibration, InitError};
 
 /// `init` is the driver's own (`Driver::init`), run with the engine powered.
-pub fn start<D: CipherEngine, E: core::fmt::Debug>(
+pub fn start<D: CipherEngine + 'static, E: core::fmt::Debug>(
     mut driver: D,
     engine: Engine,
     init: impl FnOnce(&mut D) -> Result<Calibration, InitError<E>>,
@@ -40,7 +40,7 @@ pub fn start<D: CipherEngine, E: core::fmt::Debug>(
         // Reported and not served: the driver answers every open with EngineFault.
         Err(e) => debug_println!("{}: SELF-TEST FAILED: {e:?}; not serving", pd_name()),
     }
-    let mut pd = CipherPd::new(driver, Some(power));
+    let mut pd = driver_pd::cipher::pd(driver, Some(power));
     pd.release_idle_power();
     pd
 }

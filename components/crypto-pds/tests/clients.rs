@@ -41,10 +41,11 @@ fn a_hostile_client_is_refused_contained_and_cut_off() {
     let _turn = common::serial();
     let system = boot("hostile.system");
     let done = system.wait_exit("kat", WAIT) && system.wait_exit("hostile", WAIT);
-    // The cut-off is logged when the driver next serves the hostile client's channel.
+    // The cut-off is logged when the driver next serves the hostile client's channel,
+    // then the closing of its sessions: wait for the last of the two lines.
     let cut = system.wait_until(WAIT, |_, o| {
         o.iter()
-            .any(|(p, l)| p == "omap_aes" && l.contains("client 1 cut off"))
+            .any(|(p, l)| p == "omap_aes" && l.contains("session(s) of cut-off client 1"))
             .then_some(())
     });
     let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
@@ -109,7 +110,7 @@ fn a_hostile_digest_client_is_refused_and_cut_off_while_the_good_one_gets_its_di
     let done = system.wait_exit("kat", WAIT) && system.wait_exit("hostile", WAIT);
     let cut = system.wait_until(WAIT, |_, o| {
         o.iter()
-            .any(|(p, l)| p == "sec1" && l.contains("client 1 cut off"))
+            .any(|(p, l)| p == "sec1" && l.contains("session(s) of cut-off client 1"))
             .then_some(())
     });
     let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();

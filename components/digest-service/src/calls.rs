@@ -29,7 +29,7 @@ impl<E: DigestEngine> Server for Calls<'_, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ClientData, Digest, Segments, Session};
+    use crate::{DigestStep, Job};
     use pd_idl::digest::{Client, dispatch};
     use pd_idl::wire::{CallError, Message, ServerDied, Transport};
 
@@ -44,22 +44,13 @@ mod tests {
                 _ => Err(DigestError::UnsupportedPath),
             }
         }
-        fn update(
-            &mut self,
-            _: &mut Session<()>,
-            _: &Segments,
-            _: &ClientData<'_>,
-        ) -> Result<(), DigestError> {
-            Ok(())
+        fn start(&mut self, _: &mut (), _: &Job<'_>) -> DigestStep {
+            DigestStep::Done(Ok(None))
         }
-        fn finish(
-            &mut self,
-            _: &mut Session<()>,
-            _: &Segments,
-            _: &ClientData<'_>,
-        ) -> Result<Digest, DigestError> {
-            Ok(Digest::new(&[]))
+        fn interrupt(&mut self, _: &mut (), _: &Job<'_>) -> DigestStep {
+            DigestStep::Pending
         }
+        fn cancel(&mut self, _: &Job<'_>) {}
     }
 
     /// A PPC straight into the server, as caller `Caller(3)`.

@@ -1,6 +1,15 @@
 //! The part of a Digest driver that does not depend on its engine: the session table,
-//! validation of every request a client puts in shared memory, and the loop that turns a
-//! client's request queue into responses. Engines plug in through [`DigestEngine`].
+//! validation of every request a client puts in shared memory, and the [`Service`] that
+//! turns clients' request queues into work for one engine and its results into
+//! responses. Engines plug in through [`DigestEngine`].
+//!
+//! Engines are event-driven, as `cipher-service`'s: [`DigestEngine::start`] programs
+//! the engine and returns, finished (the CPU) or [`DigestStep::Pending`]; the engine's
+//! interrupt reaches [`Service::interrupt`] until the request is done. While a request
+//! is in flight, calls and notifications are answered and further requests wait in
+//! their queues. In flight: a request whose session closes meanwhile is still answered
+//! (the work was accepted) and its hash state dropped; a cut-off client's finishes
+//! unanswered; an engine error fails that request and marks its session `Failed`.
 //!
 //! Guarantees, whatever a client writes into its queues and data region:
 //! * every request taken off the queue gets exactly one response: a request is taken
@@ -24,27 +33,55 @@ extern crate std;
 
 mod calls;
 mod segments;
+mod service;
 mod sessions;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 
 pub use calls::Calls;
 pub use segments::{MAX_SEGMENTS, Segments, from_slice, validate};
+pub use service::Service;
 pub use sessions::{MAX_SESSIONS, Session, Sessions, State};
 
-use pd_idl::digest::{
-    Algorithm, DigestError, DigestErrorRaw, DigestOp, HashPath, Request, Response,
-};
-use pd_idl::wire::Caller;
-use shm_queue::{Consumer, Producer, QueueError};
+use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
+use shm_queue::SharedRegion;
 
-/// A client's data region as the driver sees it: its bytes, and where DMA finds them.
-#[derive(Clone, Copy, Debug)]
+/// A client's data region as the driver sees it: shared memory the client may write at
+/// any moment, reached only by volatile copies ([`SharedRegion::read_bytes`]) or DMA,
+/// and where DMA finds it.
+#[derive(Clone, Copy)]
 pub struct ClientData<'a> {
-    pub bytes: &'a [u8],
-    /// Physical (bus) address of `bytes[0]`, if the region is DMA-reachable; a driver
-    /// without it must reach the data with the CPU.
+    pub region: SharedRegion<'a>,
+    /// Physical (bus) address of the region's first byte, if it is DMA-reachable; a
+    /// driver without it must reach the data with the CPU.
     pub phys: Option<u64>,
+}
+
+impl ClientData<'_> {
+    pub fn len(&self) -> usize {
+        self.region.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.region.is_empty()
+    }
+
+    /// Calls `f` on the bytes of `segs`, in order, in pieces of at most `buf.len()`
+    /// copied into `buf` (private memory: a hash must not read bytes the client may
+    /// change under it twice).
+    pub fn for_each_piece(&self, segs: &Segments, buf: &mut [u8], mut f: impl FnMut(&[u8])) {
+        for s in segs.as_slice() {
+            let (mut at, end) = (s.offset as usize, (s.offset + s.len) as usize);
+            while at < end {
+                let n = (end - at).min(buf.len());
+                // Validated segments lie inside the region: the copy cannot fail.
+                let inside = self.region.read_bytes(at, &mut buf[..n]);
+                debug_assert!(inside);
+                f(&buf[..n]);
+                at += n;
+            }
+        }
+    }
 }
 
 /// Longest digest of the interface's algorithms (SHA-256).
@@ -83,12 +120,33 @@ impl Digest {
     }
 }
 
-/// An engine as the service drives it. The service has already checked ownership,
-/// session state and segment bounds; the engine hashes.
+/// One validated request, as an engine runs it.
+#[derive(Clone, Copy)]
+pub struct Job<'a> {
+    pub algorithm: Algorithm,
+    pub path: HashPath,
+    /// `Final`: hash `segs`, then finish with the digest of everything the session saw.
+    pub op: DigestOp,
+    pub segs: Segments,
+    pub data: ClientData<'a>,
+}
+
+/// Where a request stands after the engine was started or interrupted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DigestStep {
+    /// The engine works on it; its interrupt will advance it.
+    Pending,
+    /// Finished: the digest of a final, nothing for an update.
+    Done(Result<Option<Digest>, DigestError>),
+}
+
+/// An engine as the service drives it: one request at a time. The service has already
+/// checked ownership, session state and segment bounds; the engine hashes.
 pub trait DigestEngine {
     /// What the engine keeps per session between requests (buffered partial block,
-    /// saved hash context).
-    type Context;
+    /// saved hash context). Cloned when a request goes in flight, so the request can
+    /// finish even if its session closes meanwhile.
+    type Context: Clone;
 
     /// At open time: refuses what this engine cannot do (`UnsupportedAlgorithm`,
     /// `UnsupportedPath`, `EngineFault` for an engine that failed its self-test), so
@@ -102,96 +160,18 @@ pub trait DigestEngine {
         path: HashPath,
     ) -> Result<Self::Context, DigestError>;
 
-    /// Hashes `segs` of `data`, in order, into the session.
-    fn update(
-        &mut self,
-        session: &mut Session<Self::Context>,
-        segs: &Segments,
-        data: &ClientData<'_>,
-    ) -> Result<(), DigestError>;
+    /// Starts `job` on the session whose context is `ctx`, without waiting. `ctx` may
+    /// change only if the step is `Done`; while `Pending`, the service hands the same
+    /// context back to [`interrupt`](Self::interrupt).
+    fn start(&mut self, ctx: &mut Self::Context, job: &Job<'_>) -> DigestStep;
 
-    /// Hashes `segs` of `data` and finishes: the digest of everything the session saw.
-    fn finish(
-        &mut self,
-        session: &mut Session<Self::Context>,
-        segs: &Segments,
-        data: &ClientData<'_>,
-    ) -> Result<Digest, DigestError>;
-}
+    /// One of the engine's interrupts arrived while `job` is in flight: advances it.
+    /// With nothing to do (a spurious interrupt) it returns `Pending` and changes
+    /// nothing, so init code and tests may call it in a bounded poll.
+    fn interrupt(&mut self, ctx: &mut Self::Context, job: &Job<'_>) -> DigestStep;
 
-/// Serves what is waiting in one client's request queue. Returns how many requests were
-/// answered, or `Corrupt` if the client broke its queues.
-pub fn serve<E: DigestEngine>(
-    engine: &mut E,
-    sessions: &mut Sessions<E::Context>,
-    caller: Caller,
-    requests: &mut Consumer<'_, Request>,
-    responses: &mut Producer<'_, Response>,
-    data: &ClientData<'_>,
-) -> Result<usize, QueueError> {
-    let room = responses.free()? as usize;
-    let mut answered = 0;
-    while answered < room {
-        let request = match requests.dequeue() {
-            Ok(r) => r,
-            Err(QueueError::Empty) => break,
-            Err(e) => return Err(e),
-        };
-        let response = handle(engine, sessions, caller, &request, data);
-        // Room was reserved above and only this loop produces: cannot be full.
-        responses.enqueue(response)?;
-        answered += 1;
-    }
-    Ok(answered)
-}
-
-/// One request to its response.
-pub fn handle<E: DigestEngine>(
-    engine: &mut E,
-    sessions: &mut Sessions<E::Context>,
-    caller: Caller,
-    request: &Request,
-    data: &ClientData<'_>,
-) -> Response {
-    let mut response = Response {
-        id: request.id,
-        status: DigestErrorRaw::OK,
-        digest_len: 0,
-        reserved: 0,
-        bytes_done: 0,
-        digest: [0; MAX_DIGEST],
-    };
-    let result = (|| -> Result<(u32, Option<Digest>), DigestError> {
-        let op = request.op.get().map_err(|_| DigestError::BadRequest)?;
-        let session = sessions.get_mut(caller, request.session)?;
-        match session.state {
-            State::Open => {}
-            State::Finished => return Err(DigestError::SessionFinished),
-            State::Failed => return Err(DigestError::EngineFault),
-        }
-        let segs = validate(request, data.bytes.len())?;
-        let result = match op {
-            DigestOp::Update => engine.update(session, &segs, data).map(|()| None),
-            DigestOp::Final => engine.finish(session, &segs, data).map(Some),
-        };
-        session.state = match (&result, op) {
-            (Err(_), _) => State::Failed,
-            (Ok(_), DigestOp::Final) => State::Finished,
-            (Ok(_), DigestOp::Update) => State::Open,
-        };
-        let digest = result?;
-        session.bytes += u64::from(segs.total());
-        Ok((segs.total(), digest))
-    })();
-    match result {
-        Ok((bytes, digest)) => {
-            response.bytes_done = bytes;
-            if let Some(d) = digest {
-                response.digest_len = d.len;
-                response.digest[..usize::from(d.len)].copy_from_slice(d.as_bytes());
-            }
-        }
-        Err(e) => response.status = e.into(),
-    }
-    response
+    /// The job in flight took too long (its interrupt never came: the PD's watchdog
+    /// says so): stop it and reset the engine for the next. The service answers it
+    /// `EngineFault` and marks its session failed.
+    fn cancel(&mut self, job: &Job<'_>);
 }

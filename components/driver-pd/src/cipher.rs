@@ -1,59 +1,68 @@
-//! A Cipher driver PD's handler over any [`CipherEngine`].
+//! A Cipher driver PD over any [`CipherEngine`]: [`CipherPd`] is the generic
+//! [`DriverPd`] over `cipher-service`, plus the interface's calls.
 
-use cipher_service::{CipherEngine, ClientData, Session, Sessions};
-use pd_idl::cipher::{
-    self, CipherError, Mode, Path, REQUEST_QUEUE_CAPACITY, Request, Response, Server,
-};
+use cipher_service::{CipherEngine, ClientData, Service, Session, Sessions};
+use pd_idl::cipher::{self, CipherError, Mode, Path, REQUEST_QUEUE_CAPACITY, Request, Response};
 use pd_idl::wire::Caller;
-use pd_runtime::ipc;
-use pd_runtime::{Channel, ChannelSet, Handler, MessageInfo, debug_println, pd_name};
+use pd_runtime::{Channel, ChannelSet, Handler, MemoryRegion, MessageInfo, ipc};
+use shm_queue::{Consumer, Producer, QueueError, SharedRegion};
 
-use crate::clients::SessionCounts;
-use crate::{Clients, PowerHold};
+use crate::PowerHold;
+use crate::pd::{DriverPd, Serving};
 
-/// The PD: engine, sessions, clients, and the power grant (`None` for an engine that
-/// has no clock gate, such as the CPU).
-pub struct CipherPd<E> {
-    pub engine: E,
-    sessions: Sessions,
-    clients: Clients<Request, Response>,
-    power: Option<PowerHold>,
-    counts: SessionCounts,
+/// A Cipher driver PD.
+pub type CipherPd<E> = DriverPd<Service<'static, E>>;
+
+/// Builds the PD over `engine` (see [`DriverPd::new`]).
+pub fn pd<E: CipherEngine + 'static>(engine: E, power: Option<PowerHold>) -> CipherPd<E> {
+    DriverPd::new(
+        |incarnation| Service::new(engine, Sessions::for_incarnation(incarnation)),
+        power,
+    )
 }
 
-impl<E: CipherEngine> CipherPd<E> {
-    /// Takes over the clients the `.system` file gives this PD. Call after the engine's
-    /// self-test passed: from here on the PD serves.
-    pub fn new(engine: E, power: Option<PowerHold>) -> Self {
-        let clients = Clients::from_system(REQUEST_QUEUE_CAPACITY, true);
-        debug_println!("{}: serving {} client(s)", pd_name(), clients.count());
-        let mut pd = CipherPd {
-            engine,
-            sessions: Sessions::for_incarnation(clients.incarnation()),
-            clients,
-            power,
-            counts: SessionCounts::default(),
+impl<E: CipherEngine> Serving for Service<'static, E> {
+    type Request = Request;
+    type Response = Response;
+    const CAPACITY: u32 = REQUEST_QUEUE_CAPACITY;
+    const WRITES_DATA: bool = true;
+
+    fn busy(&self) -> bool {
+        Service::busy(self)
+    }
+
+    fn serve(
+        &mut self,
+        caller: Caller,
+        rx: &mut Consumer<'static, Request>,
+        tx: &mut Producer<'static, Response>,
+        data: MemoryRegion,
+    ) -> Result<usize, QueueError> {
+        // SAFETY: the runtime mapped the region read-write (checked when the client was
+        // taken on) for the life of the PD; engines reach it only through volatile
+        // copies or DMA, never through Rust references.
+        let region = unsafe { SharedRegion::from_raw(data.vaddr, data.size) };
+        let data = ClientData {
+            region,
+            phys: Some(data.paddr),
         };
-        let pending = pd.clients.pending();
-        if pending.0 != 0 {
-            pd.notified(pending);
-        }
-        pd
+        Service::serve(self, caller, rx, tx, data)
     }
 
-    /// Gives the grant back if no session is open (after an init that needed it).
-    pub fn release_idle_power(&mut self) {
-        self.follow_power();
+    fn interrupt(&mut self) -> Option<(Caller, Response)> {
+        Service::interrupt(self)
     }
 
-    fn follow_power(&mut self) {
-        if let Some(p) = &mut self.power {
-            p.follow(self.sessions.open_count());
-        }
+    fn cut_off(&mut self, caller: Caller) -> usize {
+        Service::cut_off(self, caller)
+    }
+
+    fn open_sessions(&self) -> usize {
+        self.sessions.open_count()
     }
 }
 
-impl<E: CipherEngine> Server for CipherPd<E> {
+impl<E: CipherEngine> cipher::Server for CipherPd<E> {
     fn open_session(
         &mut self,
         caller: Caller,
@@ -63,7 +72,7 @@ impl<E: CipherEngine> Server for CipherPd<E> {
         key: [u8; 32],
         iv: [u8; 16],
     ) -> Result<u32, CipherError> {
-        if self.clients.get(caller).is_none() {
+        if !self.serves(caller) {
             return Err(CipherError::BadRequest);
         }
         let session = Session {
@@ -78,12 +87,14 @@ impl<E: CipherEngine> Server for CipherPd<E> {
         if !matches!(key_len, 16 | 24 | 32) {
             return Err(CipherError::BadKeySize);
         }
-        self.engine.supports(&session)?;
-        if let Some(p) = &mut self.power {
-            p.ensure().map_err(|_| CipherError::NoPower)?;
+        self.service.engine.supports(&session)?;
+        if !self.ensure_power() {
+            return Err(CipherError::NoPower);
         }
-        let engine = &self.engine;
-        let result = self.sessions.open(session, |s| engine.supports(s));
+        let Service {
+            engine, sessions, ..
+        } = &mut self.service;
+        let result = sessions.open(session, |s| engine.supports(s));
         if result.is_ok() {
             self.counts.opened(caller);
         }
@@ -92,7 +103,7 @@ impl<E: CipherEngine> Server for CipherPd<E> {
     }
 
     fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), CipherError> {
-        let result = self.sessions.close(caller, session);
+        let result = self.service.close(caller, session);
         if result.is_ok() {
             self.counts.closed(caller, 1);
         }
@@ -107,28 +118,6 @@ impl<E: CipherEngine> Handler for CipherPd<E> {
     }
 
     fn notified(&mut self, channels: ChannelSet) {
-        let (engine, sessions) = (&mut self.engine, &mut self.sessions);
-        let cut = self.clients.serve(channels, &mut |caller, rx, tx, region| {
-            // SAFETY: the runtime mapped the region read-write (checked when the client
-            // was taken on) for the life of the PD. The client may write it while the
-            // engine works: it then gets garbage for its own request, as with real DMA;
-            // nobody else maps it.
-            let bytes = unsafe { core::slice::from_raw_parts_mut(region.vaddr, region.size) };
-            let mut data = ClientData {
-                bytes,
-                phys: Some(region.paddr),
-            };
-            cipher_service::serve(engine, sessions, caller, rx, tx, &mut data)
-        });
-        for caller in cut.into_iter().flatten() {
-            let closed = self.sessions.close_all(caller);
-            self.counts.closed(caller, closed);
-            debug_println!(
-                "{}: closed {closed} session(s) of cut-off client {}",
-                pd_name(),
-                caller.0
-            );
-        }
-        self.follow_power();
+        self.on_notified(channels);
     }
 }

@@ -1,6 +1,7 @@
 //! A driver's clients, as the `.system` file wires them, and the per-client serving
-//! loop: fair between clients, stopping at a full response queue (backpressure), and
-//! cutting off a client that breaks its queues.
+//! loop: fair between clients (round robin, resuming after the client served last),
+//! stopping at a full response queue (backpressure) or a busy engine, and cutting off a
+//! client that breaks its queues.
 
 use crypto_client::pair;
 use pd_idl::wire::Caller;
@@ -10,9 +11,18 @@ use shm_queue::{Consumer, Descriptor, Producer, QueueError, SharedRegion};
 /// Clients one driver serves.
 pub const MAX_CLIENTS: usize = 4;
 
-/// The setvar symbols of client `k`'s regions (fixed names: seL4 patches symbols).
-const QUEUES: [&str; MAX_CLIENTS] = ["queues0", "queues1", "queues2", "queues3"];
-const DATA: [&str; MAX_CLIENTS] = ["data0", "data1", "data2", "data3"];
+/// Client `k`'s regions: the maps with `setvar_vaddr="queues<k>"` and `"data<k>"`
+/// (symbols the Microkit tool patches; on seL4 each also needs `setvar_size="<name>_size"`
+/// and, for DMA, a `<name>_paddr` region_paddr setvar).
+fn client_regions() -> [(Option<MemoryRegion>, Option<MemoryRegion>); MAX_CLIENTS] {
+    use pd_runtime::maybe_memory_region as region;
+    [
+        (region!(queues0), region!(data0)),
+        (region!(queues1), region!(data1)),
+        (region!(queues2), region!(data2)),
+        (region!(queues3), region!(data3)),
+    ]
+}
 
 /// Rounds of one batch per client before going back to the event loop (so calls are
 /// answered while a client floods): each round serves every client once.
@@ -38,15 +48,27 @@ pub struct Clients<Req: 'static, Resp: 'static> {
     slots: [Option<Client<Req, Resp>>; MAX_CLIENTS],
     /// The highest epoch published to a client: this driver's incarnation.
     incarnation: u32,
+    /// The client the next pass starts with (round robin across passes, so a client
+    /// whose request keeps the engine busy does not always go first).
+    next: usize,
 }
 
 /// What one serving pass over a client's queue did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Served {
+    /// Requests answered now.
+    pub answered: usize,
+    /// A request went in flight: the engine takes nothing more until it finishes.
+    pub engine_busy: bool,
+}
+
+/// One serving pass over a client's queue.
 pub type ServeFn<'f, Req, Resp> = dyn FnMut(
         Caller,
         &mut Consumer<'static, Req>,
         &mut Producer<'static, Resp>,
         MemoryRegion,
-    ) -> Result<usize, QueueError>
+    ) -> Result<Served, QueueError>
     + 'f;
 
 impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
@@ -56,11 +78,8 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
     pub fn from_system(capacity: u32, writable_data: bool) -> Self {
         let mut slots = [const { None }; MAX_CLIENTS];
         let mut incarnation = 0;
-        for (k, slot) in slots.iter_mut().enumerate() {
-            let (Some(q), Some(data)) = (
-                pd_runtime::memory_region(QUEUES[k]),
-                pd_runtime::memory_region(DATA[k]),
-            ) else {
+        for (k, (slot, regions)) in slots.iter_mut().zip(client_regions()).enumerate() {
+            let (Some(q), Some(data)) = regions else {
                 continue;
             };
             if !q.writable || (writable_data && !data.writable) {
@@ -133,7 +152,11 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                 cut_off,
             });
         }
-        Clients { slots, incarnation }
+        Clients {
+            slots,
+            incarnation,
+            next: 0,
+        }
     }
 
     pub fn get(&self, caller: Caller) -> Option<&Client<Req, Resp>> {
@@ -165,9 +188,43 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
         ChannelSet(set)
     }
 
+    /// Every client's channel (after an engine finishes, each may have requests that
+    /// waited for it).
+    pub fn all(&self) -> ChannelSet {
+        let mut set = 0u64;
+        for c in self.slots.iter().flatten() {
+            set |= 1 << c.channel.index();
+        }
+        ChannelSet(set)
+    }
+
+    /// Delivers `response` to `caller` (a request that finished in flight; room was
+    /// checked when it was taken). A client whose queue broke meanwhile is cut off:
+    /// returns it, so its sessions are closed.
+    pub fn answer(&mut self, caller: Caller, response: Resp) -> Option<Caller> {
+        let client = self
+            .slots
+            .get_mut(caller.0 as usize)
+            .and_then(Option::as_mut)
+            .filter(|c| c.cut_off.is_none())?;
+        match client.tx.enqueue(response) {
+            Ok(()) => {
+                if client.tx.take_signal_request() {
+                    client.channel.notify();
+                }
+                None
+            }
+            Err(e) => {
+                cut_off(client, e);
+                Some(caller)
+            }
+        }
+    }
+
     /// Serves every notified client, a batch per client per round, until none has work
-    /// it can take or [`ROUNDS`] pass. Returns the callers cut off by this pass (their
-    /// sessions must be closed).
+    /// it can take, the engine is busy, or [`ROUNDS`] pass. Requests left behind a busy
+    /// engine wait in their queues: the PD serves again when the engine finishes.
+    /// Returns the callers cut off by this pass (their sessions must be closed).
     pub fn serve(
         &mut self,
         notified: ChannelSet,
@@ -184,18 +241,21 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
             if !busy.iter().any(|b| *b) {
                 break;
             }
-            for (k, slot) in self.slots.iter_mut().enumerate() {
-                let Some(client) = slot.as_mut().filter(|_| busy[k]) else {
+            for i in 0..MAX_CLIENTS {
+                let k = (self.next + i) % MAX_CLIENTS;
+                let Some(client) = self.slots[k].as_mut().filter(|_| busy[k]) else {
                     continue;
                 };
                 match one_batch(client, serve) {
-                    Ok(more) => busy[k] = more,
+                    Ok(Some(more)) => busy[k] = more,
+                    Ok(None) => {
+                        // The engine took a request: the next pass starts after this
+                        // client, and nobody is served until the engine is free.
+                        self.next = (k + 1) % MAX_CLIENTS;
+                        return cut;
+                    }
                     Err(e) => {
-                        debug_println!(
-                            "{}: client {k} cut off: {e} (its queues are broken; other clients are served on)",
-                            pd_name()
-                        );
-                        client.cut_off = Some(e);
+                        cut_off(client, e);
                         cut[k] = Some(client.caller());
                         busy[k] = false;
                     }
@@ -206,25 +266,38 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
     }
 }
 
-/// Serves one batch; returns whether more work waits that the next round can take.
+fn cut_off<Req, Resp>(client: &mut Client<Req, Resp>, e: QueueError) {
+    debug_println!(
+        "{}: client {} cut off: {e} (its queues are broken; other clients are served on)",
+        pd_name(),
+        client.channel.index()
+    );
+    client.cut_off = Some(e);
+}
+
+/// Serves one batch; returns whether more work waits that the next round can take, or
+/// `None` if a request went in flight on the engine.
 fn one_batch<Req: Descriptor, Resp: Descriptor>(
     client: &mut Client<Req, Resp>,
     serve: &mut ServeFn<'_, Req, Resp>,
-) -> Result<bool, QueueError> {
+) -> Result<Option<bool>, QueueError> {
     let caller = client.caller();
-    let answered = serve(caller, &mut client.rx, &mut client.tx, client.data)?;
-    if answered > 0 && client.tx.take_signal_request() {
+    let served = serve(caller, &mut client.rx, &mut client.tx, client.data)?;
+    if served.answered > 0 && client.tx.take_signal_request() {
         client.channel.notify();
+    }
+    if served.engine_busy {
+        return Ok(None);
     }
     if client.tx.free()? == 0 {
         // Backpressure: nothing more is taken until the client makes room (its link
         // notifies us when it drains answers while requests wait).
         let _ = client.rx.arm_signal()?;
-        return Ok(false);
+        return Ok(Some(false));
     }
     // Ask to be notified, then re-check (the shm-queue handshake): if requests arrived
     // meanwhile, serve them in the next round.
-    Ok(!client.rx.arm_signal()?)
+    Ok(Some(!client.rx.arm_signal()?))
 }
 
 /// Sessions open per client, to report when sessions of several clients interleave on

@@ -1,55 +1,65 @@
-//! A Digest driver PD's handler over any [`DigestEngine`].
+//! A Digest driver PD over any [`DigestEngine`]: [`DigestPd`] is the generic
+//! [`DriverPd`] over `digest-service`, plus the interface's calls.
 
-use digest_service::{Calls, ClientData, DigestEngine, Sessions};
+use digest_service::{Calls, ClientData, DigestEngine, Service, Sessions};
 use pd_idl::digest::{
     self, Algorithm, DigestError, HashPath, REQUEST_QUEUE_CAPACITY, Request, Response, Server,
 };
 use pd_idl::wire::Caller;
-use pd_runtime::ipc;
-use pd_runtime::{Channel, ChannelSet, Handler, MessageInfo, debug_println, pd_name};
+use pd_runtime::{Channel, ChannelSet, Handler, MemoryRegion, MessageInfo, ipc};
+use shm_queue::{Consumer, Producer, QueueError, SharedRegion};
 
-use crate::clients::SessionCounts;
-use crate::{Clients, PowerHold};
+use crate::PowerHold;
+use crate::pd::{DriverPd, Serving};
 
-/// The PD: engine, sessions, clients, and the power grant (`None` for an engine that
-/// has no clock gate, such as the CPU).
-pub struct DigestPd<E: DigestEngine> {
-    pub engine: E,
-    sessions: Sessions<E::Context>,
-    clients: Clients<Request, Response>,
-    power: Option<PowerHold>,
-    counts: SessionCounts,
+/// A Digest driver PD.
+pub type DigestPd<E> = DriverPd<Service<'static, E>>;
+
+/// Builds the PD over `engine` (see [`DriverPd::new`]).
+pub fn pd<E: DigestEngine + 'static>(engine: E, power: Option<PowerHold>) -> DigestPd<E> {
+    DriverPd::new(
+        |incarnation| Service::new(engine, Sessions::for_incarnation(incarnation)),
+        power,
+    )
 }
 
-impl<E: DigestEngine> DigestPd<E> {
-    /// Takes over the clients the `.system` file gives this PD. Call after the engine's
-    /// self-test passed: from here on the PD serves.
-    pub fn new(engine: E, power: Option<PowerHold>) -> Self {
-        let clients = Clients::from_system(REQUEST_QUEUE_CAPACITY, false);
-        debug_println!("{}: serving {} client(s)", pd_name(), clients.count());
-        let mut pd = DigestPd {
-            engine,
-            sessions: Sessions::for_incarnation(clients.incarnation()),
-            clients,
-            power,
-            counts: SessionCounts::default(),
+impl<E: DigestEngine> Serving for Service<'static, E> {
+    type Request = Request;
+    type Response = Response;
+    const CAPACITY: u32 = REQUEST_QUEUE_CAPACITY;
+    const WRITES_DATA: bool = false;
+
+    fn busy(&self) -> bool {
+        Service::busy(self)
+    }
+
+    fn serve(
+        &mut self,
+        caller: Caller,
+        rx: &mut Consumer<'static, Request>,
+        tx: &mut Producer<'static, Response>,
+        data: MemoryRegion,
+    ) -> Result<usize, QueueError> {
+        // SAFETY: the runtime mapped the region for the life of the PD; a hash only
+        // reads it, through volatile copies or DMA, never through Rust references.
+        let region = unsafe { SharedRegion::from_raw(data.vaddr, data.size) };
+        let data = ClientData {
+            region,
+            phys: Some(data.paddr),
         };
-        let pending = pd.clients.pending();
-        if pending.0 != 0 {
-            pd.notified(pending);
-        }
-        pd
+        Service::serve(self, caller, rx, tx, data)
     }
 
-    /// Gives the grant back if no session is open (after an init that needed it).
-    pub fn release_idle_power(&mut self) {
-        self.follow_power();
+    fn interrupt(&mut self) -> Option<(Caller, Response)> {
+        Service::interrupt(self)
     }
 
-    fn follow_power(&mut self) {
-        if let Some(p) = &mut self.power {
-            p.follow(self.sessions.open_count());
-        }
+    fn cut_off(&mut self, caller: Caller) -> usize {
+        Service::cut_off(self, caller)
+    }
+
+    fn open_sessions(&self) -> usize {
+        self.sessions.open_count()
     }
 }
 
@@ -60,17 +70,16 @@ impl<E: DigestEngine> Server for DigestPd<E> {
         algorithm: Algorithm,
         path: HashPath,
     ) -> Result<u32, DigestError> {
-        if self.clients.get(caller).is_none() {
+        if !self.serves(caller) {
             return Err(DigestError::BadRequest);
         }
-        if let Some(p) = &mut self.power {
-            p.ensure().map_err(|_| DigestError::NoPower)?;
+        if !self.ensure_power() {
+            return Err(DigestError::NoPower);
         }
-        let result = Calls {
-            engine: &mut self.engine,
-            sessions: &mut self.sessions,
-        }
-        .open_session(caller, algorithm, path);
+        let Service {
+            engine, sessions, ..
+        } = &mut self.service;
+        let result = Calls { engine, sessions }.open_session(caller, algorithm, path);
         if result.is_ok() {
             self.counts.opened(caller);
         }
@@ -79,7 +88,7 @@ impl<E: DigestEngine> Server for DigestPd<E> {
     }
 
     fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), DigestError> {
-        let result = self.sessions.close(caller, session);
+        let result = self.service.sessions.close(caller, session);
         if result.is_ok() {
             self.counts.closed(caller, 1);
         }
@@ -94,27 +103,6 @@ impl<E: DigestEngine> Handler for DigestPd<E> {
     }
 
     fn notified(&mut self, channels: ChannelSet) {
-        let (engine, sessions) = (&mut self.engine, &mut self.sessions);
-        let cut = self.clients.serve(channels, &mut |caller, rx, tx, region| {
-            // SAFETY: the runtime mapped the region (readable) for the life of the PD.
-            // The client may write it while the engine reads: it then gets the digest
-            // of torn data for its own request; nobody else maps it.
-            let bytes = unsafe { core::slice::from_raw_parts(region.vaddr, region.size) };
-            let data = ClientData {
-                bytes,
-                phys: Some(region.paddr),
-            };
-            digest_service::serve(engine, sessions, caller, rx, tx, &data)
-        });
-        for caller in cut.into_iter().flatten() {
-            let closed = self.sessions.close_all(caller);
-            self.counts.closed(caller, closed);
-            debug_println!(
-                "{}: closed {closed} session(s) of cut-off client {}",
-                pd_name(),
-                caller.0
-            );
-        }
-        self.follow_power();
+        self.on_notified(channels);
     }
 }

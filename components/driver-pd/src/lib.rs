@@ -1,6 +1,9 @@
 //! The engine-independent half of a driver PD entry: a Cipher or Digest driver PD is
-//! `CipherPd::new(engine, power)` or `DigestPd::new(engine, power)` plus its engine.
+//! `cipher::pd(engine, power)` or `digest::pd(engine, power)` plus its engine.
 //!
+//! * [`pd`]: the event handling, written once for both interfaces ([`DriverPd`]): a
+//!   client's notification starts work, the engine's interrupt (on the PD's `<irq>`
+//!   channels) finishes it, calls are answered meanwhile.
 //! * [`clients`]: the clients the `.system` file gives this PD. Client `k` (0..4) talks
 //!   on channel `k` (calls and notifications both) and has a queue-pair region mapped
 //!   with `setvar_vaddr="queues<k>"` and a data region with `setvar_vaddr="data<k>"`
@@ -9,8 +12,8 @@
 //! * [`power`]: the one grant held while any session is open (acquired by the first
 //!   open, released by the last close: a transition per session burst, never per
 //!   request), over `pd-idl` Power on channel [`POWER`].
-//! * [`cipher`], [`digest`]: the PD's `Handler`: calls dispatched to the generated
-//!   server over `cipher-service` / `digest-service`, notifications served per client.
+//! * [`cipher`], [`digest`]: each interface's calls over its service, dispatched to the
+//!   generated server.
 //!
 //! Restart: each client's queue region carries the driver's epoch (`crypto_client::pair`).
 //! A starting driver that finds a non-zero epoch is a restarted one: it discards the
@@ -24,11 +27,13 @@
 pub mod cipher;
 pub mod clients;
 pub mod digest;
+pub mod pd;
 pub mod power;
 
 use pd_runtime::Channel;
 
 pub use clients::{Clients, MAX_CLIENTS};
+pub use pd::{DriverPd, Serving};
 pub use power::PowerHold;
 
 /// The channel to the power manager (`pp="true"` at this end).

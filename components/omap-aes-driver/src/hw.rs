@@ -1,13 +1,16 @@
 //! Register-level work on the OMAP AES engine and its two EDMA channels: loading a
-//! session's context, the PIO loop, the DMA transfer, reading the IV back, recovery.
-//! The sequences follow upstream `omap-aes.c` (omap4 layout) after seed 001's rewrite.
+//! session's context, PIO as a per-block state machine driven by the engine's
+//! interrupts (`omap_aes_irq`), the DMA transfer finished by EDMA's completion or error
+//! interrupt, reading the IV back, recovery. The sequences follow upstream `omap-aes.c`
+//! (omap4 layout) after "crypto: omap-aes: DMA and PIO mode improvements" (2013).
 
-use cipher_service::{ClientData, Segments, Session};
+use cipher_service::{Job, Segments, Session, sg};
+use cost_ledger::Event;
 use mmio::edma::{self as e, p};
 use mmio::omap_aes::{self as r, ctrl, irq, sysconfig};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherOp, Mode};
-use pio_dma_driver::{IrqSource, Route, sg};
+use pio_dma_driver::{HwStep, Meter, Route};
 
 /// Where the engine and its DMA lines sit (from the board description).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,12 +56,26 @@ const RESET_POLLS: u32 = 1000;
 
 pub use pio_dma_driver::HwError;
 
-/// The engine's buses and interrupts.
-pub struct Engine<A, D, I> {
+/// The engine's buses and the job in flight.
+pub struct Engine<A, D> {
     pub aes: A,
     pub edma: D,
-    pub irqs: I,
     pub cfg: Config,
+    state: State,
+}
+
+/// What the engine is doing, so an interrupt knows what to do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    /// PIO: blocks written to the engine and read back so far, of `blocks`.
+    Pio {
+        sent: usize,
+        got: usize,
+        blocks: usize,
+    },
+    /// Both channels run; rx's completion ends the job.
+    Dma,
 }
 
 fn word(bytes: &[u8], i: usize) -> u32 {
@@ -70,42 +87,76 @@ fn word(bytes: &[u8], i: usize) -> u32 {
     ])
 }
 
-impl<A: RegisterBus, D: RegisterBus, I: IrqSource> Engine<A, D, I> {
-    pub fn new(cfg: Config, aes: A, edma: D, irqs: I) -> Self {
+impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
+    pub fn new(cfg: Config, aes: A, edma: D) -> Self {
         Engine {
             aes,
             edma,
-            irqs,
             cfg,
+            state: State::Idle,
         }
     }
 
-    /// Runs one request on `route`, in place, and leaves the next IV in the session.
-    /// On any error the engine and channels are reset, so the next request starts clean.
-    pub fn transfer(
-        &mut self,
-        route: Route,
-        session: &mut Session,
-        op: CipherOp,
-        segs: &Segments,
-        data: &mut ClientData<'_>,
-    ) -> Result<(), HwError> {
-        if segs.total() == 0 {
-            return Ok(());
+    /// Loads the job's context and starts it on `route`; the engine's interrupts do the
+    /// rest ([`interrupt`](Self::interrupt)).
+    pub fn start(&mut self, route: Route, job: &Job<'_>) -> HwStep<HwError> {
+        let total = job.segs.total();
+        if total == 0 {
+            return HwStep::Done(Ok(job.session.iv));
         }
-        let result = self.load_context(session, op).and_then(|()| match route {
-            Route::Pio => self.pio(segs, data.bytes),
-            Route::Dma => self.dma(segs, data.phys.unwrap_or_default()),
-        });
-        match result {
-            Ok(()) => self.save_iv(session).map_err(HwError::from),
-            Err(err) => {
-                // Best effort: an engine that cannot even be reset reports the first
-                // error; the next request will find it again.
-                let _ = self.recover();
-                Err(err)
+        let started = self.load_context(&job.session, job.op).and_then(|()| {
+            self.set_length(total)?;
+            match route {
+                Route::Pio => {
+                    self.aes.write32(r::IRQ_ENABLE, irq::DATA_IN)?;
+                    let blocks = (total as usize).div_ceil(r::BLOCK);
+                    self.state = State::Pio {
+                        sent: 0,
+                        got: 0,
+                        blocks,
+                    };
+                    Ok(())
+                }
+                Route::Dma => {
+                    self.state = State::Dma;
+                    self.dma_start(&job.segs, job.data.phys.unwrap_or_default())
+                }
             }
+        });
+        match started {
+            Ok(()) => HwStep::Pending,
+            Err(err) => self.fail(err),
         }
+    }
+
+    /// Advances the job in flight on an interrupt (see `PioDmaEngine::interrupt`).
+    pub fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
+        let step = match self.state {
+            State::Idle => Ok(None),
+            State::Pio { .. } => self.pio_step(job, meter),
+            State::Dma => self.dma_step(meter),
+        };
+        match step {
+            Ok(None) => HwStep::Pending,
+            Ok(Some(())) => {
+                self.state = State::Idle;
+                let mut iv = job.session.iv;
+                match self.read_iv(job.session.mode, &mut iv) {
+                    Ok(()) => HwStep::Done(Ok(iv)),
+                    Err(e) => self.fail(e.into()),
+                }
+            }
+            Err(err) => self.fail(err),
+        }
+    }
+
+    /// Ends a job with `err`, the engine and channels reset so the next starts clean.
+    pub(crate) fn fail(&mut self, err: HwError) -> HwStep<HwError> {
+        self.state = State::Idle;
+        // Best effort: an engine that cannot even be reset reports the first error; the
+        // next request will find it again.
+        let _ = self.recover();
+        HwStep::Done(Err(err))
     }
 
     /// Key, IV and CTRL from the session (`omap_aes_write_ctrl`): the engine holds no
@@ -141,13 +192,13 @@ impl<A: RegisterBus, D: RegisterBus, I: IrqSource> Engine<A, D, I> {
 
     /// The chaining value the engine left in its IV registers (CBC: the last ciphertext
     /// block; CTR: the counter after the last block used).
-    fn save_iv(&mut self, session: &mut Session) -> Result<(), BusFault> {
-        if session.mode == Mode::Ecb {
+    fn read_iv(&mut self, mode: Mode, iv: &mut [u8; 16]) -> Result<(), BusFault> {
+        if mode == Mode::Ecb {
             return Ok(());
         }
         for i in 0..r::BLOCK_WORDS {
             let w = self.aes.read32(r::iv(i))?;
-            session.iv[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+            iv[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
         }
         Ok(())
     }
@@ -158,43 +209,46 @@ impl<A: RegisterBus, D: RegisterBus, I: IrqSource> Engine<A, D, I> {
         self.aes.write32(r::C_LENGTH_1, 0)
     }
 
-    /// PIO as `omap_aes_irq`: on DATA_IN write one block, on DATA_OUT read one back.
-    fn pio(&mut self, segs: &Segments, data: &mut [u8]) -> Result<(), HwError> {
-        let list = segs.as_slice();
-        let total = segs.total() as usize;
-        let blocks = total.div_ceil(r::BLOCK);
-        self.set_length(segs.total())?;
-        self.aes.write32(r::IRQ_ENABLE, irq::DATA_IN)?;
-        let (mut sent, mut got) = (0, 0);
+    /// One PIO interrupt, as `omap_aes_irq`: on DATA_IN write the next block, on
+    /// DATA_OUT read one back. `Some` when the last block is back.
+    fn pio_step(&mut self, job: &Job<'_>, meter: &impl Meter) -> Result<Option<()>, HwError> {
+        let State::Pio {
+            mut sent,
+            mut got,
+            blocks,
+        } = self.state
+        else {
+            return Ok(None);
+        };
+        let status = self.aes.read32(r::IRQ_STATUS)?;
         let mut block = [0u8; r::BLOCK];
-        while got < blocks {
-            if !self.irqs.wait(self.cfg.aes_irq) {
-                return Err(HwError::Stalled);
+        if status & irq::DATA_IN != 0 && sent < blocks {
+            meter.count(Event::Interrupt, 1);
+            self.aes.write32(r::IRQ_ENABLE, 0)?;
+            sg::gather(&job.segs, &job.data, sent * r::BLOCK, &mut block);
+            for i in 0..r::BLOCK_WORDS {
+                self.aes.write32(r::data(i), word(&block, i))?;
             }
-            let status = self.aes.read32(r::IRQ_STATUS)?;
-            if status & irq::DATA_IN != 0 && sent < blocks {
-                self.aes.write32(r::IRQ_ENABLE, 0)?;
-                sg::gather(list, data, sent * r::BLOCK, &mut block);
-                for i in 0..r::BLOCK_WORDS {
-                    self.aes.write32(r::data(i), word(&block, i))?;
-                }
-                sent += 1;
-                self.aes.write32(r::IRQ_ENABLE, irq::DATA_OUT)?;
-            } else if status & irq::DATA_OUT != 0 {
-                self.aes.write32(r::IRQ_ENABLE, 0)?;
-                for i in 0..r::BLOCK_WORDS {
-                    let w = self.aes.read32(r::data(i))?;
-                    block[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-                }
-                sg::scatter(list, data, got * r::BLOCK, &block);
-                got += 1;
-                if got < blocks {
-                    self.aes.write32(r::IRQ_ENABLE, irq::DATA_IN)?;
-                }
+            sent += 1;
+            self.aes.write32(r::IRQ_ENABLE, irq::DATA_OUT)?;
+        } else if status & irq::DATA_OUT != 0 {
+            meter.count(Event::Interrupt, 1);
+            self.aes.write32(r::IRQ_ENABLE, 0)?;
+            for i in 0..r::BLOCK_WORDS {
+                let w = self.aes.read32(r::data(i))?;
+                block[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
             }
-            self.irqs.ack(self.cfg.aes_irq);
+            sg::scatter(&job.segs, &job.data, got * r::BLOCK, &block);
+            got += 1;
+            if got < blocks {
+                self.aes.write32(r::IRQ_ENABLE, irq::DATA_IN)?;
+            }
+        } else {
+            // Not ours (or already handled): nothing changes.
+            return Ok(None);
         }
-        Ok(())
+        self.state = State::Pio { sent, got, blocks };
+        Ok((got == blocks).then_some(()))
     }
 
     /// Programs `ch` over the segments: one AB-synchronised frame (4 words of 4 bytes)
@@ -255,11 +309,10 @@ impl<A: RegisterBus, D: RegisterBus, I: IrqSource> Engine<A, D, I> {
         Ok(())
     }
 
-    /// DMA straight from the client's segments (seed 001's rewrite): tx channel memory
-    /// to DATA_N, rx channel DATA_N to memory, completion on rx's last set.
-    fn dma(&mut self, segs: &Segments, base: u64) -> Result<(), HwError> {
+    /// DMA straight from the client's segments ("DMA and PIO mode improvements"): tx
+    /// channel memory to DATA_N, rx channel DATA_N to memory, completion on rx's last set.
+    fn dma_start(&mut self, segs: &Segments, base: u64) -> Result<(), HwError> {
         let (tx, rx) = (self.cfg.dma_tx, self.cfg.dma_rx);
-        self.set_length(segs.total())?;
         self.program(tx, self.cfg.tx_links, segs, base, true, false)?;
         self.program(rx, self.cfg.rx_links, segs, base, false, true)?;
         self.edma.write32(e::IESR, 1 << rx)?;
@@ -267,22 +320,29 @@ impl<A: RegisterBus, D: RegisterBus, I: IrqSource> Engine<A, D, I> {
         self.edma.write32(e::EESR, 1 << rx)?;
         let reqs = sysconfig::DMA_REQ_IN | sysconfig::DMA_REQ_OUT;
         self.aes.modify32(r::SYSCONFIG, 0, reqs)?;
-        let result = if self.irqs.wait(self.cfg.dma_done_irq) {
-            let ipr = self.edma.read32(e::IPR)?;
+        Ok(())
+    }
+
+    /// EDMA's completion or error interrupt. `Some` when the transfer is done.
+    fn dma_step(&mut self, meter: &impl Meter) -> Result<Option<()>, HwError> {
+        let rx = self.cfg.dma_rx;
+        let ipr = self.edma.read32(e::IPR)?;
+        let result = if ipr & (1 << rx) != 0 {
             self.edma.write32(e::ICR, ipr)?;
-            self.irqs.ack(self.cfg.dma_done_irq);
             Ok(())
-        } else if self.irqs.wait(self.cfg.dma_error_irq) {
+        } else if self.edma.read32(e::ERRSTAT)? & e::ERRSTAT_BUSERR != 0 {
             let addr = self.edma.read32(e::ERRADDR)?;
             self.edma.write32(e::ERRCLR, e::ERRSTAT_BUSERR)?;
-            self.irqs.ack(self.cfg.dma_error_irq);
             Err(HwError::DmaBus(addr))
         } else {
-            Err(HwError::Stalled)
+            return Ok(None);
         };
-        self.edma.write32(e::EECR, (1 << tx) | (1 << rx))?;
+        meter.count(Event::Interrupt, 1);
+        self.edma
+            .write32(e::EECR, (1 << self.cfg.dma_tx) | (1 << rx))?;
+        let reqs = sysconfig::DMA_REQ_IN | sysconfig::DMA_REQ_OUT;
         self.aes.modify32(r::SYSCONFIG, reqs, 0)?;
-        result
+        result.map(Some)
     }
 
     /// Puts engine and channels back to a clean state after a failed request.
@@ -292,7 +352,9 @@ impl<A: RegisterBus, D: RegisterBus, I: IrqSource> Engine<A, D, I> {
         self.edma.write32(e::ICR, (1 << tx) | (1 << rx))?;
         self.edma.write32(e::ERRCLR, e::ERRSTAT_BUSERR)?;
         self.aes.write32(r::SYSCONFIG, sysconfig::SOFTRESET)?;
-        // Bounded: an engine that never finishes its reset is reported, not waited on.
+        // The one poll outside init: SOFTRESET completes in a few interface clocks and
+        // raises no interrupt (upstream polls it too); bounded, so an engine that never
+        // finishes its reset is reported, not waited on.
         let mut polls = 0;
         while self.aes.read32(r::SYSSTATUS)? & r::SYSSTATUS_RESETDONE == 0 {
             polls += 1;
@@ -300,9 +362,6 @@ impl<A: RegisterBus, D: RegisterBus, I: IrqSource> Engine<A, D, I> {
                 return Err(HwError::Stalled);
             }
         }
-        self.irqs.ack(self.cfg.aes_irq);
-        self.irqs.ack(self.cfg.dma_done_irq);
-        self.irqs.ack(self.cfg.dma_error_irq);
         Ok(())
     }
 }

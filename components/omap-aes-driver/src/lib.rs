@@ -1,7 +1,8 @@
 //! Driver library for the TI OMAP AES engine (omap4 layout, AM335x AES0) with EDMA, as
 //! an isolated Cipher driver: the logic of the driver PD, testable on the host against
-//! the engine models. The PD entry (someone else's) only wires buses, interrupts, the
-//! ledger and regions into [`OmapAesDriver::new`] and serves with `cipher-service`.
+//! the engine models. The PD entry only wires buses, the ledger and regions into
+//! [`new`] and serves with `cipher-service`, handing the engine's interrupts (AES,
+//! EDMA completion and error) to `CipherEngine::interrupt`.
 //!
 //! What it does, per the project's source documents (seed 001, COSTS.md):
 //! * Per request PIO or DMA (`pio_dma_driver::route::choose` over [`route::dma_capable`]): DMA for requests at or above the
@@ -30,40 +31,38 @@ pub mod route;
 
 pub use hw::{Config, Engine, HwError};
 pub use pio_dma_driver::{
-    Calibration, Crossover, IrqSource, LedgerMeter, Meter, Route, SCRATCH_BYTES, calibrate, kat,
+    Calibration, Crossover, HwStep, LedgerMeter, Meter, Route, SCRATCH_BYTES, calibrate, kat,
 };
 
-use cipher_service::{ClientData, Segments, Session};
+use cipher_service::{ClientData, Job, Segments};
 use mmio::RegisterBus;
-use pd_idl::cipher::CipherOp;
 use pio_dma_driver::{Driver, PioDmaEngine};
 
 /// The driver: this crate's engine under the shared self-test, calibration and routing.
-pub type OmapAesDriver<'a, A, D, I, M> = Driver<'a, Engine<A, D, I>, M>;
+pub type OmapAesDriver<'a, A, D, M> = Driver<'a, Engine<A, D>, M>;
 pub type Health = pio_dma_driver::Health<HwError>;
 pub type InitError = pio_dma_driver::InitError<HwError>;
 pub type SelfTestFailure = pio_dma_driver::SelfTestFailure<HwError>;
 
 /// A driver that serves nothing until `init` (self-test, then calibration) succeeds.
-pub fn new<'a, A, D, I, M>(
+pub fn new<'a, A, D, M>(
     cfg: Config,
     aes: A,
     edma: D,
-    irqs: I,
     meter: M,
     scratch: ClientData<'a>,
-) -> OmapAesDriver<'a, A, D, I, M>
+) -> OmapAesDriver<'a, A, D, M>
 where
     A: RegisterBus,
     D: RegisterBus,
-    I: IrqSource,
     M: Meter,
 {
-    Driver::new(Engine::new(cfg, aes, edma, irqs), meter, scratch)
+    Driver::new(Engine::new(cfg, aes, edma), meter, scratch)
 }
 
-impl<A: RegisterBus, D: RegisterBus, I: IrqSource> PioDmaEngine for Engine<A, D, I> {
+impl<A: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<A, D> {
     type Error = HwError;
+    const STALLED: HwError = HwError::Stalled;
     const MIN_DMA_BLOCKS: u32 = 1;
     const DMA_ALIGN: u64 = route::DMA_WORD;
     const KATS: &'static [&'static kat::Kat] = &kat::ALL;
@@ -72,15 +71,15 @@ impl<A: RegisterBus, D: RegisterBus, I: IrqSource> PioDmaEngine for Engine<A, D,
         route::dma_capable(segs, phys)
     }
 
-    fn run(
-        &mut self,
-        route: Route,
-        session: &mut Session,
-        op: CipherOp,
-        segs: &Segments,
-        data: &mut ClientData<'_>,
-        _meter: &impl Meter,
-    ) -> Result<(), HwError> {
-        self.transfer(route, session, op, segs, data)
+    fn start(&mut self, route: Route, job: &Job<'_>, _: &impl Meter) -> HwStep<HwError> {
+        Engine::start(self, route, job)
+    }
+
+    fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
+        Engine::interrupt(self, job, meter)
+    }
+
+    fn cancel(&mut self) {
+        let _ = self.fail(HwError::Stalled);
     }
 }

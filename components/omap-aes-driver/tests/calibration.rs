@@ -40,7 +40,12 @@ fn calibration_agrees_with_requests_on_either_side_of_it() {
     // service as clients see it (with the per-request cost on both).
     let board = Board::new();
     let mut rig = rig::rig(&board, board.driver());
-    let from = rig.engine.calibration().get(Mode::Cbc, 16).dma_from_bytes;
+    let from = rig
+        .service
+        .engine
+        .calibration()
+        .get(Mode::Cbc, 16)
+        .dma_from_bytes;
     let costs = &boards::am335x::COSTS;
     let key = [7u8; 16];
     let mut time = |path, n: u32| {

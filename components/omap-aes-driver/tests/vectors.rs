@@ -36,7 +36,7 @@ fn both_ways(
             let got = rig.crypt(s, op, input, split, layout);
             assert_eq!(got.as_ref(), Ok(want), "{name} {op:?} {path:?} {split:?}");
             assert_eq!(rig.last_path, Some(want_path), "{name} {split:?}");
-            rig.sessions.close(rig::CLIENT, s).unwrap();
+            rig.service.sessions.close(rig::CLIENT, s).unwrap();
         }
     }
 }
@@ -98,7 +98,12 @@ fn sp800_38a_dma_split_at_every_block_and_no_cpu_copy() {
 fn adaptive_picks_by_size_and_alignment() {
     let board = Board::new();
     let mut rig = rig::rig(&board, board.driver());
-    let from = rig.engine.calibration().get(Mode::Cbc, 16).dma_from_bytes;
+    let from = rig
+        .service
+        .engine
+        .calibration()
+        .get(Mode::Cbc, 16)
+        .dma_from_bytes;
     let key = hex(K128);
     let s = rig.open(Mode::Cbc, Path::Adaptive, &key, &[0; 16]).unwrap();
     let big = vec![0x11u8; from as usize];

@@ -10,7 +10,12 @@
 //!   routes on the engine and reading the [`Meter`]'s clock ([`calibrate`]), not only a
 //!   constant (seed 001's "future work: switch PIO/DMA by block size");
 //! * per request, the route from the session's path, the calibration and whether DMA can
-//!   take the segments as they lie ([`route::choose`]).
+//!   take the segments as they lie ([`route::choose`]);
+//! * event-driven requests: [`PioDmaEngine::start`] programs the engine and returns,
+//!   and each interrupt advances the request ([`PioDmaEngine::interrupt`]: the next PIO
+//!   block, the end of a DMA transfer). Only init (self-test, calibration) polls for the
+//!   interrupts, bounded by [`polls_for`], since a Microkit PD's `init` receives no
+//!   notifications.
 //!
 //! Assumes the driver owns a scratch buffer in a DMA-reachable region (self-test and
 //! calibration run there, never in client memory). `no_std`, no heap.
@@ -21,13 +26,14 @@ pub mod calibrate;
 pub mod kat;
 mod meter;
 pub mod route;
-pub mod sg;
 
 pub use calibrate::{Calibration, Crossover};
-pub use meter::{IrqSource, LedgerMeter, Meter};
+pub use meter::{LedgerMeter, Meter};
 pub use route::Route;
 
-use cipher_service::{BLOCK, CipherEngine, ClientData, Segments, Session, validate};
+use cipher_service::{
+    BLOCK, CipherEngine, ClientData, Finished, Job, Segments, Session, Step, validate,
+};
 use cost_ledger::Event;
 use mmio::BusFault;
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request, Segment};
@@ -69,6 +75,8 @@ pub const SCRATCH_BYTES: usize = calibrate::MAX_BLOCKS as usize * BLOCK as usize
 pub trait PioDmaEngine {
     /// What the hardware can fail with; `Into<CipherError>` says what a client is told.
     type Error: Copy + core::fmt::Debug + PartialEq + Into<CipherError>;
+    /// The error of a job whose interrupts stopped coming.
+    const STALLED: Self::Error;
 
     /// Smallest request, in blocks, DMA may take (calibration starts there).
     const MIN_DMA_BLOCKS: u32;
@@ -80,17 +88,31 @@ pub trait PioDmaEngine {
     /// Whether DMA can take `segs` of a region at physical address `phys` as they lie.
     fn dma_capable(&self, segs: &Segments, phys: Option<u64>) -> bool;
 
-    /// Encrypts or decrypts `segs` of `data` in place on `route`, loading the session's
-    /// key, IV and mode first and leaving the next IV in the session.
-    fn run(
-        &mut self,
-        route: Route,
-        session: &mut Session,
-        op: CipherOp,
-        segs: &Segments,
-        data: &mut ClientData<'_>,
-        meter: &impl Meter,
-    ) -> Result<(), Self::Error>;
+    /// Loads the job's key, IV and mode and starts it on `route`, without waiting.
+    fn start(&mut self, route: Route, job: &Job<'_>, meter: &impl Meter) -> HwStep<Self::Error>;
+
+    /// Advances the job in flight on one of the engine's interrupts: reads and clears
+    /// the status, moves the next block or ends the transfer. With nothing pending it
+    /// returns `Pending` and changes nothing. Counts each interrupt it services as
+    /// `Event::Interrupt`. On an error the engine is reset for the next job.
+    fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> HwStep<Self::Error>;
+
+    /// Abandons the job in flight (its interrupt never came) and resets the engine.
+    fn cancel(&mut self);
+}
+
+/// Where a job stands on the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HwStep<E> {
+    Pending,
+    /// Finished, with the IV the engine left for the session's next request.
+    Done(Result<[u8; 16], E>),
+}
+
+/// Interrupt polls init allows a job before calling the engine stalled: PIO takes two
+/// interrupts a block, a DMA transfer one (and a partial tail block two more).
+pub fn polls_for(segs: &Segments) -> u32 {
+    4 * segs.total().div_ceil(BLOCK) + 16
 }
 
 /// Which known-answer test failed, on which route, and how.
@@ -130,6 +152,8 @@ pub struct Driver<'a, E: PioDmaEngine, M> {
     scratch: ClientData<'a>,
     health: Health<E::Error>,
     calibration: Calibration,
+    /// The route of the job in flight.
+    route: Route,
 }
 
 /// A one-segment request over `len` bytes at the start of a region of `region` bytes.
@@ -169,13 +193,14 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
             scratch,
             health: Health::Untested,
             calibration: Calibration::UNCALIBRATED,
+            route: Route::Pio,
         }
     }
 
     /// Self-test on every route, then calibration; on success the driver serves.
     pub fn init(&mut self) -> Result<&Calibration, InitError<E::Error>> {
         let aligned = self.scratch.phys.is_some_and(|p| p % E::DMA_ALIGN == 0);
-        if !aligned || self.scratch.bytes.len() < SCRATCH_BYTES {
+        if !aligned || self.scratch.len() < SCRATCH_BYTES {
             return Err(InitError::Scratch);
         }
         self.self_test().map_err(InitError::SelfTest)?;
@@ -223,14 +248,18 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
                         CipherOp::Decrypt => (kat.cipher, kat.plain),
                     };
                     let n = input.len();
-                    let segs =
-                        whole(n, self.scratch.bytes.len(), kat.mode).map_err(|_| fail(None))?;
-                    self.scratch.bytes[..n].copy_from_slice(input);
-                    let mut s = test_session(kat.mode, kat.key, kat.iv);
-                    self.engine
-                        .run(route, &mut s, op, &segs, &mut self.scratch, &self.meter)
-                        .map_err(|e| fail(Some(e)))?;
-                    if self.scratch.bytes[..n] != *want || s.iv != kat::iv_after(kat) {
+                    let segs = whole(n, self.scratch.len(), kat.mode).map_err(|_| fail(None))?;
+                    self.scratch.region.write_bytes(0, input);
+                    let job = Job {
+                        session: test_session(kat.mode, kat.key, kat.iv),
+                        op,
+                        segs,
+                        data: self.scratch,
+                    };
+                    let iv = self.run_polled(route, &job).map_err(|e| fail(Some(e)))?;
+                    let mut out = [0u8; SCRATCH_BYTES];
+                    self.scratch.region.read_bytes(0, &mut out[..n]);
+                    if out[..n] != *want || iv != kat::iv_after(kat) {
                         return Err(fail(None));
                     }
                 }
@@ -259,24 +288,40 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
         blocks: u32,
     ) -> Result<(u64, u64), InitError<E::Error>> {
         let n = blocks as usize * BLOCK as usize;
-        let segs = whole(n, self.scratch.bytes.len(), mode).map_err(|_| InitError::Scratch)?;
+        let segs = whole(n, self.scratch.len(), mode).map_err(|_| InitError::Scratch)?;
         let mut took = [0u64; 2];
         for (i, route) in [Route::Pio, Route::Dma].into_iter().enumerate() {
-            let mut s = test_session(mode, &[0x5a; 32][..usize::from(key_len)], [0; 16]);
+            let job = Job {
+                session: test_session(mode, &[0x5a; 32][..usize::from(key_len)], [0; 16]),
+                op: CipherOp::Encrypt,
+                segs,
+                data: self.scratch,
+            };
             let t0 = self.meter.now_ps();
-            self.engine
-                .run(
-                    route,
-                    &mut s,
-                    CipherOp::Encrypt,
-                    &segs,
-                    &mut self.scratch,
-                    &self.meter,
-                )
+            self.run_polled(route, &job)
                 .map_err(InitError::Calibration)?;
             took[i] = self.meter.now_ps().saturating_sub(t0);
         }
         Ok((took[0], took[1]))
+    }
+
+    /// Init only: runs `job` on `route` polling for its interrupts, bounded;
+    /// `PioDmaEngine::STALLED` if it never finished.
+    fn run_polled(&mut self, route: Route, job: &Job<'_>) -> Result<[u8; 16], E::Error> {
+        let mut step = self.engine.start(route, job, &self.meter);
+        for _ in 0..polls_for(&job.segs) {
+            if !matches!(step, HwStep::Pending) {
+                break;
+            }
+            step = self.engine.interrupt(job, &self.meter);
+        }
+        match step {
+            HwStep::Done(result) => result,
+            HwStep::Pending => {
+                self.engine.cancel();
+                Err(E::STALLED)
+            }
+        }
     }
 
     fn ready(&self) -> Result<(), CipherError> {
@@ -296,21 +341,50 @@ impl<E: PioDmaEngine, M: Meter> CipherEngine for Driver<'_, E, M> {
         }
     }
 
-    fn crypt(
-        &mut self,
-        session: &mut Session,
-        op: CipherOp,
-        segs: &Segments,
-        data: &mut ClientData<'_>,
-    ) -> Result<Path, CipherError> {
-        self.ready()?;
+    fn start(&mut self, job: &Job<'_>) -> Step {
+        if let Err(e) = self.ready() {
+            return Step::Done(Err(e));
+        }
         self.meter.count(Event::Request, 1);
+        let session = &job.session;
         let crossover = self.calibration.get(session.mode, session.key_len);
-        let dma_capable = self.engine.dma_capable(segs, data.phys);
-        let route = route::choose(session.path, segs, dma_capable, crossover.dma_from_bytes)?;
-        self.engine
-            .run(route, session, op, segs, data, &self.meter)
-            .map_err(Into::into)?;
-        Ok(route.into())
+        let dma_capable = self.engine.dma_capable(&job.segs, job.data.phys);
+        let route = match route::choose(
+            session.path,
+            &job.segs,
+            dma_capable,
+            crossover.dma_from_bytes,
+        ) {
+            Ok(route) => route,
+            Err(e) => return Step::Done(Err(e)),
+        };
+        self.route = route;
+        let step = self.engine.start(route, job, &self.meter);
+        self.step(step)
+    }
+
+    fn interrupt(&mut self, job: &Job<'_>) -> Step {
+        let step = self.engine.interrupt(job, &self.meter);
+        self.step(step)
+    }
+
+    fn cancel(&mut self, _: &Job<'_>) {
+        self.engine.cancel();
+    }
+}
+
+impl<E: PioDmaEngine, M: Meter> Driver<'_, E, M> {
+    fn step(&self, step: HwStep<E::Error>) -> Step {
+        match step {
+            HwStep::Pending => Step::Pending,
+            HwStep::Done(result) => Step::Done(
+                result
+                    .map(|next_iv| Finished {
+                        path: self.route.into(),
+                        next_iv,
+                    })
+                    .map_err(Into::into),
+            ),
+        }
     }
 }

@@ -1,17 +1,7 @@
-//! What the driver needs from its surroundings besides registers: interrupts, a clock
-//! for calibration, and a place to count the events only the driver knows about.
+//! What the driver needs from its surroundings besides registers: a clock for
+//! calibration, and a place to count the events only the driver knows about.
 
 use cost_ledger::{CostTable, Event, Ledger};
-
-/// Interrupt delivery, as the PD runtime provides it.
-pub trait IrqSource {
-    /// Waits until interrupt `irq` is delivered; `false` if it is not coming (on seL4 a
-    /// timeout; on the host models, a line that is not asserted, since work completes
-    /// synchronously there).
-    fn wait(&mut self, irq: u32) -> bool;
-    /// Ends service of `irq` (Microkit's `irq_ack`).
-    fn ack(&mut self, irq: u32);
-}
 
 /// Driver-reported events and the clock that calibration reads.
 pub trait Meter {

@@ -1,6 +1,14 @@
-//! SEC1 channel 0: bring-up, and running one chain of hash descriptors to completion.
+//! SEC1 channel 0: bring-up, and chains of hash descriptors, each submitted at once and
+//! finished by the channel's done interrupt ([`Channel::complete`]).
+//!
+//! A request may need several chains (a chain holds [`DESC_SLOTS`] descriptors; some
+//! steps must wait for the descriptors before them). The engine walks the request's plan
+//! again after each chain finishes, the channel skipping (`replay`) the chains already
+//! run: [`Channel::flush`] submits the next chain and stops the walk with
+//! [`Stop::Submitted`]; the done interrupt resumes it. The plan is deterministic in the
+//! request and the session's state at its start, so every walk sees the same chains.
 
-use crate::hw::{DmaMemory, Irq};
+use crate::hw::DmaMemory;
 use crate::layout::{DESC_SLOTS, Scratch};
 use mmio::RegisterBus;
 use mmio::talitos::{self as t, Desc, cccr, hdr, isr};
@@ -22,6 +30,32 @@ pub enum Fault {
     NotDone,
 }
 
+/// Why a walk of a request's plan stopped before its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// A chain is on the channel: its done interrupt resumes the walk.
+    Submitted,
+    Fault(Fault),
+}
+
+impl From<Fault> for Stop {
+    fn from(f: Fault) -> Self {
+        Stop::Fault(f)
+    }
+}
+
+impl From<mmio::BusFault> for Stop {
+    fn from(e: mmio::BusFault) -> Self {
+        Stop::Fault(e.into())
+    }
+}
+
+impl From<crate::hw::DmaFault> for Stop {
+    fn from(e: crate::hw::DmaFault) -> Self {
+        Stop::Fault(e.into())
+    }
+}
+
 impl From<mmio::BusFault> for Fault {
     fn from(e: mmio::BusFault) -> Self {
         Fault::Bus(e)
@@ -39,25 +73,35 @@ impl From<crate::hw::DmaFault> for Fault {
 const CHANNEL_CONFIG: u32 = cccr::CDIE | cccr::CDWE | cccr::NE;
 
 /// Channel 0 and the descriptors waiting to run on it.
-pub struct Channel<B, I, M> {
+pub struct Channel<B, M> {
     pub bus: B,
-    pub irq: I,
     pub mem: M,
     pub scratch: Scratch,
     pending: [Desc; DESC_SLOTS],
     npending: usize,
+    /// Chains of this walk that already ran: flushes skip them.
+    pub replay: u32,
+    /// Descriptors in the chain on the channel (0: none).
+    submitted: usize,
 }
 
-impl<B: RegisterBus, I: Irq, M: DmaMemory> Channel<B, I, M> {
-    pub fn new(bus: B, irq: I, mem: M, scratch: Scratch) -> Self {
+impl<B: RegisterBus, M: DmaMemory> Channel<B, M> {
+    pub fn new(bus: B, mem: M, scratch: Scratch) -> Self {
         Channel {
             bus,
-            irq,
             mem,
             scratch,
             pending: [Desc::default(); DESC_SLOTS],
             npending: 0,
+            replay: 0,
+            submitted: 0,
         }
+    }
+
+    /// Whether this walk is past the chains already run: only then are its copies into
+    /// DMA memory made (a replayed step's copy was made when it first ran).
+    pub fn live(&self) -> bool {
+        self.replay == 0
     }
 
     /// Software reset of the SEC, then channel 0's interrupts unmasked (on SEC1 a set
@@ -69,9 +113,9 @@ impl<B: RegisterBus, I: Irq, M: DmaMemory> Channel<B, I, M> {
         Ok(())
     }
 
-    /// Queues a descriptor; runs the chain first if it is full (descriptors save and load
-    /// the context, so a chain may end anywhere between blocks).
-    pub fn push(&mut self, d: Desc) -> Result<(), Fault> {
+    /// Queues a descriptor; submits the chain first if it is full (descriptors save and
+    /// load the context, so a chain may end anywhere between blocks).
+    pub fn push(&mut self, d: Desc) -> Result<(), Stop> {
         if self.npending == DESC_SLOTS {
             self.flush()?;
         }
@@ -80,22 +124,36 @@ impl<B: RegisterBus, I: Irq, M: DmaMemory> Channel<B, I, M> {
         Ok(())
     }
 
-    /// Runs the queued descriptors as one chain and waits for it. On any fault the
-    /// channel is reset and the queue dropped: the caller fails the session.
-    pub fn flush(&mut self) -> Result<(), Fault> {
+    /// Ends the chain being built: skipped if it already ran in an earlier walk,
+    /// otherwise submitted (`Stop::Submitted`). An empty chain is nothing.
+    pub fn flush(&mut self) -> Result<(), Stop> {
         let n = core::mem::take(&mut self.npending);
         if n == 0 {
             return Ok(());
         }
-        let result = self.run(n);
-        if result.is_err() {
-            // Best effort: a bus that fails here fails again on the next request.
-            let _ = self.bus.write32(t::CCCR_LO, cccr::RESET | CHANNEL_CONFIG);
+        if self.replay > 0 {
+            self.replay -= 1;
+            return Ok(());
         }
-        result
+        match self.submit(n) {
+            Ok(()) => Err(Stop::Submitted),
+            Err(f) => {
+                self.reset();
+                Err(Stop::Fault(f))
+            }
+        }
     }
 
-    fn run(&mut self, n: usize) -> Result<(), Fault> {
+    /// After a fault: the channel reset, nothing queued or submitted.
+    pub fn reset(&mut self) {
+        self.npending = 0;
+        self.submitted = 0;
+        self.replay = 0;
+        // Best effort: a bus that fails here fails again on the next request.
+        let _ = self.bus.write32(t::CCCR_LO, cccr::RESET | CHANNEL_CONFIG);
+    }
+
+    fn submit(&mut self, n: usize) -> Result<(), Fault> {
         for i in 0..n {
             let mut d = self.pending[i];
             let last = i + 1 == n;
@@ -105,22 +163,43 @@ impl<B: RegisterBus, I: Irq, M: DmaMemory> Channel<B, I, M> {
             d.next_desc = U32::new(if last { 0 } else { self.scratch.desc(i + 1) });
             self.mem.write(self.scratch.desc(i), d.as_bytes())?;
         }
+        self.submitted = n;
         self.bus.write32(t::FF_LO, self.scratch.desc(0))?;
-        if !self.irq.wait() {
-            return Err(Fault::Stalled);
+        Ok(())
+    }
+
+    /// The channel's interrupt: `Ok(true)` if the submitted chain finished, `Ok(false)`
+    /// if nothing happened (spurious, or no chain on the channel). On a fault the
+    /// channel is reset.
+    pub fn complete(&mut self) -> Result<bool, Fault> {
+        if self.submitted == 0 {
+            return Ok(false);
         }
+        let result = self.check();
+        match result {
+            Ok(false) => {}
+            Ok(true) => self.submitted = 0,
+            Err(_) => self.reset(),
+        }
+        result
+    }
+
+    fn check(&mut self) -> Result<bool, Fault> {
         let status = self.bus.read32(t::ISR)?;
+        if status & (isr::CH0_DONE | isr::CH0_ERR) == 0 {
+            return Ok(false);
+        }
         self.bus.write32(t::ICR, status)?;
-        self.irq.ack();
         if status & isr::CH0_ERR != 0 {
             return Err(Fault::Channel(self.bus.read32(t::CCPSR_LO)?));
         }
         // Completion is read from the last descriptor's header (DONE written back).
         let mut word = [0u8; 4];
-        self.mem.read(self.scratch.desc(n - 1), &mut word)?;
-        if status & isr::CH0_DONE == 0 || u32::from_be_bytes(word) & hdr::DONE != hdr::DONE {
+        self.mem
+            .read(self.scratch.desc(self.submitted - 1), &mut word)?;
+        if u32::from_be_bytes(word) & hdr::DONE != hdr::DONE {
             return Err(Fault::NotDone);
         }
-        Ok(())
+        Ok(true)
     }
 }

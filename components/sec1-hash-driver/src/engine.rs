@@ -1,15 +1,15 @@
 //! The driver: SEC1 Digest sessions behind [`DigestEngine`].
 
-use crate::channel::{Channel, Fault};
-use crate::hw::{DmaMemory, Irq};
+use crate::channel::{Channel, Fault, Stop};
+use crate::hw::DmaMemory;
 use crate::layout::{BOUNCE_BYTES, SCRATCH_ALIGN, SCRATCH_BYTES, Scratch};
 use crate::plan::{self, Block, Split, Step};
 use crate::selftest::{self, SelfTestError};
 use cost_ledger::{Event, Ledger};
-use digest_service::{ClientData, Digest, DigestEngine, Segments, Session, digest_len};
+use digest_service::{ClientData, Digest, DigestEngine, DigestStep, Job, Segments, digest_len};
 use mmio::RegisterBus;
 use mmio::talitos::{Desc, HASH_BLOCK, MDEU_CONTEXT_SIZE, Ptr, hdr, slot};
-use pd_idl::digest::{Algorithm, DigestError, HashPath};
+use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
 use zerocopy::big_endian::U32;
 
 /// What the driver keeps per session (besides its scratch slot's context and buffer).
@@ -46,13 +46,19 @@ pub enum InitError {
 }
 
 /// The talitos SEC1 hash driver for one engine (channel 0).
-pub struct Sec1Hash<'a, B, I, M> {
-    pub(crate) ch: Channel<B, I, M>,
+pub struct Sec1Hash<'a, B, M> {
+    pub(crate) ch: Channel<B, M>,
     ledger: &'a Ledger,
     ready: bool,
+    /// Chains of the request in flight that finished (see `channel` on replay).
+    chains_done: u32,
+    in_flight: bool,
     /// The last engine fault, for the PD's logs.
     pub last_fault: Option<Fault>,
 }
+
+/// Interrupt polls init allows one self-test request (a few chains at most).
+const INIT_POLLS: u32 = 64;
 
 fn alg_bits(a: Algorithm) -> u32 {
     match a {
@@ -65,18 +71,20 @@ fn alg_bits(a: Algorithm) -> u32 {
 /// The client region's bus address, if SEC1's 32-bit pointers reach all of it.
 fn client_phys(data: &ClientData<'_>) -> Option<u32> {
     let p = data.phys?;
-    let end = p.checked_add(data.bytes.len() as u64)?;
+    let end = p.checked_add(data.len() as u64)?;
     (end <= 1 << 32).then_some(p as u32)
 }
 
-impl<'a, B: RegisterBus, I: Irq, M: DmaMemory> Sec1Hash<'a, B, I, M> {
-    /// A driver over channel 0 at `bus`, its interrupt, and [`SCRATCH_BYTES`] of DMA
-    /// memory at physical `scratch`. It serves nothing until [`Sec1Hash::init`] passes.
-    pub fn new(bus: B, irq: I, mem: M, scratch: u32, ledger: &'a Ledger) -> Self {
+impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
+    /// A driver over channel 0 at `bus` and [`SCRATCH_BYTES`] of DMA memory at physical
+    /// `scratch`. It serves nothing until [`Sec1Hash::init`] passes.
+    pub fn new(bus: B, mem: M, scratch: u32, ledger: &'a Ledger) -> Self {
         Sec1Hash {
-            ch: Channel::new(bus, irq, mem, Scratch { base: scratch }),
+            ch: Channel::new(bus, mem, Scratch { base: scratch }),
             ledger,
             ready: false,
+            chains_done: 0,
+            in_flight: false,
             last_fault: None,
         }
     }
@@ -105,9 +113,96 @@ impl<'a, B: RegisterBus, I: Irq, M: DmaMemory> Sec1Hash<'a, B, I, M> {
         &mut self.ch.bus
     }
 
+    /// Starts a request on the session whose state is `st` (see `DigestEngine::start`,
+    /// without the readiness check: the self-test runs through here before `init` ends).
+    pub(crate) fn begin(&mut self, st: &mut HashState, job: &Job<'_>) -> DigestStep {
+        self.ledger.add(Event::Request, 1);
+        self.chains_done = 0;
+        self.in_flight = true;
+        self.walk(st, job)
+    }
+
+    /// The channel's done interrupt for the request in flight.
+    pub(crate) fn resume(&mut self, st: &mut HashState, job: &Job<'_>) -> DigestStep {
+        if !self.in_flight {
+            return DigestStep::Pending;
+        }
+        match self.ch.complete() {
+            Ok(false) => DigestStep::Pending,
+            Ok(true) => {
+                self.chains_done += 1;
+                self.walk(st, job)
+            }
+            Err(f) => self.fail(f),
+        }
+    }
+
+    /// Init only: a request to its end, polling (bounded) for its interrupts.
+    pub(crate) fn run_polled(
+        &mut self,
+        st: &mut HashState,
+        job: &Job<'_>,
+    ) -> Result<Option<Digest>, Fault> {
+        let mut step = self.begin(st, job);
+        for _ in 0..INIT_POLLS {
+            if step != DigestStep::Pending {
+                break;
+            }
+            step = self.resume(st, job);
+        }
+        match step {
+            DigestStep::Done(Ok(digest)) => Ok(digest),
+            DigestStep::Done(Err(_)) => Err(self.last_fault.unwrap_or(Fault::NotDone)),
+            DigestStep::Pending => {
+                self.in_flight = false;
+                self.ch.reset();
+                Err(Fault::Stalled)
+            }
+        }
+    }
+
+    /// Walks the request's plan from the start, skipping the chains that already ran;
+    /// the session's state moves on only when the walk reaches the end.
+    fn walk(&mut self, st: &mut HashState, job: &Job<'_>) -> DigestStep {
+        self.ch.replay = self.chains_done;
+        let mut next = *st;
+        let last = job.op == DigestOp::Final;
+        match self.process(
+            job.algorithm,
+            job.path,
+            &mut next,
+            &job.segs,
+            &job.data,
+            last,
+        ) {
+            Ok(()) => {
+                self.in_flight = false;
+                let digest = if last {
+                    match self.read_digest(job.algorithm, next.slot) {
+                        Ok(d) => Some(d),
+                        Err(f) => return self.fail(f),
+                    }
+                } else {
+                    None
+                };
+                *st = next;
+                DigestStep::Done(Ok(digest))
+            }
+            Err(Stop::Submitted) => DigestStep::Pending,
+            Err(Stop::Fault(f)) => self.fail(f),
+        }
+    }
+
+    fn fail(&mut self, f: Fault) -> DigestStep {
+        self.in_flight = false;
+        self.last_fault = Some(f);
+        self.ch.reset();
+        DigestStep::Done(Err(DigestError::EngineFault))
+    }
+
     /// One update (or the final, `last`) of a session; the digest is left at the head of
     /// the slot's context.
-    pub(crate) fn process(
+    fn process(
         &mut self,
         alg: Algorithm,
         path: HashPath,
@@ -115,16 +210,15 @@ impl<'a, B: RegisterBus, I: Irq, M: DmaMemory> Sec1Hash<'a, B, I, M> {
         segs: &Segments,
         data: &ClientData<'_>,
         last: bool,
-    ) -> Result<(), Fault> {
-        self.ledger.add(Event::Request, 1);
-        let result = match (path, client_phys(data)) {
+    ) -> Result<(), Stop> {
+        match (path, client_phys(data)) {
             (HashPath::Auto | HashPath::Chained, Some(phys)) => {
-                self.chained(alg, st, segs, data, phys, last)
+                self.chained(alg, st, segs, data, phys, last)?
             }
             // The old strategy, or a region DMA cannot reach: copy everything.
-            _ => self.copied(alg, st, segs, data, last),
+            _ => self.copied(alg, st, segs, data, last)?,
         };
-        result.and_then(|()| self.ch.flush())
+        self.ch.flush()
     }
 
     /// A descriptor hashing `len` bytes at `phys` into the session's context.
@@ -135,7 +229,7 @@ impl<'a, B: RegisterBus, I: Irq, M: DmaMemory> Sec1Hash<'a, B, I, M> {
         phys: u32,
         len: usize,
         pad: bool,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), Stop> {
         let ctx = self.ch.scratch.context(st.slot);
         let mut h = hdr::SEL0_MDEUA | alg_bits(alg) | hdr::TYPE_COMMON_NONSNOOP_NO_AFEU;
         h |= if pad { hdr::MDEU_PAD } else { hdr::MDEU_CONT };
@@ -158,16 +252,28 @@ impl<'a, B: RegisterBus, I: Irq, M: DmaMemory> Sec1Hash<'a, B, I, M> {
         self.ch.push(d)
     }
 
-    /// CPU copy of client bytes into DMA memory, counted: the cost seed 003 removes.
+    /// CPU copy of client bytes into DMA memory, counted: the cost the talitos change
+    /// removes. Made once, in the walk that first reaches it.
     fn copy_in(
         &mut self,
         data: &ClientData<'_>,
         offset: u32,
         len: usize,
         to: u32,
-    ) -> Result<(), Fault> {
-        let from = offset as usize;
-        self.ch.mem.write(to, &data.bytes[from..from + len])?;
+    ) -> Result<(), Stop> {
+        if !self.ch.live() {
+            return Ok(());
+        }
+        let mut piece = [0u8; HASH_BLOCK];
+        let (mut at, mut done) = (offset as usize, 0);
+        while done < len {
+            let n = (len - done).min(HASH_BLOCK);
+            // Validated segments lie inside the region: the read cannot fail.
+            let inside = data.region.read_bytes(at, &mut piece[..n]);
+            debug_assert!(inside);
+            self.ch.mem.write(to + done as u32, &piece[..n])?;
+            (at, done) = (at + n, done + n);
+        }
         self.ledger.add(Event::CpuCopyByte, len as u64);
         Ok(())
     }
@@ -175,11 +281,13 @@ impl<'a, B: RegisterBus, I: Irq, M: DmaMemory> Sec1Hash<'a, B, I, M> {
     /// SEC1 cannot pad an empty message: pad it here and hash it without PAD, which
     /// leaves the digest at the head of the context (upstream's
     /// `talitos_handle_buggy_hash`).
-    fn hash_empty(&mut self, alg: Algorithm, st: &mut HashState) -> Result<(), Fault> {
+    fn hash_empty(&mut self, alg: Algorithm, st: &mut HashState) -> Result<(), Stop> {
         let mut block = [0u8; HASH_BLOCK];
         block[0] = 0x80;
         let at = self.ch.scratch.carry(0);
-        self.ch.mem.write(at, &block)?;
+        if self.ch.live() {
+            self.ch.mem.write(at, &block)?;
+        }
         self.push(alg, st, at, HASH_BLOCK, false)
     }
 
@@ -193,7 +301,7 @@ impl<'a, B: RegisterBus, I: Irq, M: DmaMemory> Sec1Hash<'a, B, I, M> {
         data: &ClientData<'_>,
         phys: u32,
         last: bool,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), Stop> {
         let scratch = self.ch.scratch;
         let buffer = scratch.buffer(st.slot);
         let at_block = |b: Block| match b {
@@ -244,7 +352,7 @@ impl<'a, B: RegisterBus, I: Irq, M: DmaMemory> Sec1Hash<'a, B, I, M> {
         segs: &Segments,
         data: &ClientData<'_>,
         last: bool,
-    ) -> Result<(), Fault> {
+    ) -> Result<(), Stop> {
         let Split { to_hash, later } = plan::split(st.nbuf, segs.total() as usize, last);
         let (bounce, buffer) = (self.ch.scratch.bounce(), self.ch.scratch.buffer(st.slot));
         if to_hash == 0 && last {
@@ -252,10 +360,12 @@ impl<'a, B: RegisterBus, I: Irq, M: DmaMemory> Sec1Hash<'a, B, I, M> {
         }
         let mut fill = 0;
         if to_hash > 0 && st.nbuf > 0 {
-            let mut held = [0u8; HASH_BLOCK];
-            self.ch.mem.read(buffer, &mut held[..st.nbuf])?;
-            self.ch.mem.write(bounce, &held[..st.nbuf])?;
-            self.ledger.add(Event::CpuCopyByte, st.nbuf as u64);
+            if self.ch.live() {
+                let mut held = [0u8; HASH_BLOCK];
+                self.ch.mem.read(buffer, &mut held[..st.nbuf])?;
+                self.ch.mem.write(bounce, &held[..st.nbuf])?;
+                self.ledger.add(Event::CpuCopyByte, st.nbuf as u64);
+            }
             fill = st.nbuf;
         }
         let mut pos = st.nbuf;
@@ -292,24 +402,6 @@ impl<'a, B: RegisterBus, I: Irq, M: DmaMemory> Sec1Hash<'a, B, I, M> {
         Ok(())
     }
 
-    fn run(
-        &mut self,
-        session: &mut Session<HashState>,
-        segs: &Segments,
-        data: &ClientData<'_>,
-        last: bool,
-    ) -> Result<(), DigestError> {
-        if !self.ready {
-            return Err(DigestError::EngineFault);
-        }
-        let (alg, path) = (session.algorithm, session.path);
-        self.process(alg, path, &mut session.engine, segs, data, last)
-            .map_err(|f| {
-                self.last_fault = Some(f);
-                DigestError::EngineFault
-            })
-    }
-
     /// The digest at the head of `slot`'s context.
     pub(crate) fn read_digest(&mut self, alg: Algorithm, slot: usize) -> Result<Digest, Fault> {
         let mut out = [0u8; digest_service::MAX_DIGEST];
@@ -321,7 +413,7 @@ impl<'a, B: RegisterBus, I: Irq, M: DmaMemory> Sec1Hash<'a, B, I, M> {
     }
 }
 
-impl<B: RegisterBus, I: Irq, M: DmaMemory> DigestEngine for Sec1Hash<'_, B, I, M> {
+impl<B: RegisterBus, M: DmaMemory> DigestEngine for Sec1Hash<'_, B, M> {
     type Context = HashState;
 
     /// Every algorithm and path of the interface (`Auto` is `Chained`), once the
@@ -333,23 +425,18 @@ impl<B: RegisterBus, I: Irq, M: DmaMemory> DigestEngine for Sec1Hash<'_, B, I, M
         Ok(HashState::new(slot))
     }
 
-    fn update(
-        &mut self,
-        session: &mut Session<HashState>,
-        segs: &Segments,
-        data: &ClientData<'_>,
-    ) -> Result<(), DigestError> {
-        self.run(session, segs, data, false)
+    fn start(&mut self, st: &mut HashState, job: &Job<'_>) -> DigestStep {
+        if !self.ready {
+            return DigestStep::Done(Err(DigestError::EngineFault));
+        }
+        self.begin(st, job)
     }
 
-    fn finish(
-        &mut self,
-        session: &mut Session<HashState>,
-        segs: &Segments,
-        data: &ClientData<'_>,
-    ) -> Result<Digest, DigestError> {
-        self.run(session, segs, data, true)?;
-        self.read_digest(session.algorithm, session.engine.slot)
-            .map_err(|_| DigestError::EngineFault)
+    fn interrupt(&mut self, st: &mut HashState, job: &Job<'_>) -> DigestStep {
+        self.resume(st, job)
+    }
+
+    fn cancel(&mut self, _: &Job<'_>) {
+        self.fail(Fault::Stalled);
     }
 }

@@ -1,5 +1,6 @@
 //! What the driver needs from its PD besides the register bus: CPU access to DMA memory
-//! by physical address, and the engine's interrupt.
+//! by physical address. (The engine's interrupt reaches the driver as a call of
+//! `DigestEngine::interrupt` from the PD's handler.)
 
 /// A DMA memory access outside what the PD maps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,12 +13,4 @@ pub struct DmaFault;
 pub trait DmaMemory {
     fn read(&self, phys: u32, buf: &mut [u8]) -> Result<(), DmaFault>;
     fn write(&self, phys: u32, data: &[u8]) -> Result<(), DmaFault>;
-}
-
-/// The engine's interrupt line.
-pub trait Irq {
-    /// Waits for the interrupt; `false` if none is coming (the engine stalled).
-    fn wait(&mut self) -> bool;
-    /// Ends service of the interrupt (Microkit's `irq_ack`).
-    fn ack(&mut self);
 }

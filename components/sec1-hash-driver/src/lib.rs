@@ -16,8 +16,13 @@
 //! sessions of any clients interleave on the one channel. [`Sec1Hash::init`] runs
 //! known-answer self-tests on both paths; a driver that fails them opens no sessions.
 //!
-//! Assumes: channel 0 only; the driver's requests run one at a time to completion (it
-//! waits for the channel's done interrupt); segments were validated by `digest-service`;
+//! Event-driven: a request's descriptors are submitted as chains, each finished by the
+//! channel's done interrupt, which resumes the request (see `channel` on how a request
+//! of several chains is walked again, skipping the chains already run). Only init polls
+//! for the interrupt, bounded.
+//!
+//! Assumes: channel 0 only; one request in flight at a time; segments were validated by
+//! `digest-service`;
 //! the engine's clock is granted while sessions are open (the PD holds the power grant).
 //! Every CPU copy of client bytes is counted as `Event::CpuCopyByte`, every request as
 //! `Event::Request`. `no_std`, no heap.
@@ -31,7 +36,7 @@ pub mod layout;
 pub mod plan;
 mod selftest;
 
-pub use channel::Fault;
+pub use channel::{Fault, Stop};
 pub use engine::{HashState, InitError, Sec1Hash};
 pub use layout::{SCRATCH_ALIGN, SCRATCH_BYTES};
 pub use selftest::SelfTestError;

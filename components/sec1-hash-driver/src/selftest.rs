@@ -6,11 +6,12 @@
 
 use crate::channel::Fault;
 use crate::engine::{HashState, Sec1Hash};
-use crate::hw::{DmaMemory, Irq};
+use crate::hw::DmaMemory;
 use crate::layout::{KAT_BYTES, SELF_TEST_SLOT};
-use digest_service::{ClientData, Digest, from_slice};
+use digest_service::{ClientData, Digest, Job, from_slice};
 use mmio::RegisterBus;
-use pd_idl::digest::{Algorithm, HashPath, Segment};
+use pd_idl::digest::{Algorithm, DigestOp, HashPath, Segment};
+use shm_queue::SharedRegion;
 
 /// Which known answer failed, and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,9 +125,7 @@ fn matches_hex(digest: &[u8], hex: &str) -> bool {
 }
 
 /// Runs every known answer on every path.
-pub fn run<B: RegisterBus, I: Irq, M: DmaMemory>(
-    d: &mut Sec1Hash<'_, B, I, M>,
-) -> Result<(), SelfTestError> {
+pub fn run<B: RegisterBus, M: DmaMemory>(d: &mut Sec1Hash<'_, B, M>) -> Result<(), SelfTestError> {
     for path in [HashPath::Chained, HashPath::Copy] {
         for (vector, k) in KATS.iter().enumerate() {
             let fail = |fault| SelfTestError {
@@ -144,31 +143,39 @@ pub fn run<B: RegisterBus, I: Irq, M: DmaMemory>(
     Ok(())
 }
 
-fn one<B: RegisterBus, I: Irq, M: DmaMemory>(
-    d: &mut Sec1Hash<'_, B, I, M>,
+fn one<B: RegisterBus, M: DmaMemory>(
+    d: &mut Sec1Hash<'_, B, M>,
     k: &Kat,
     path: HashPath,
 ) -> Result<Digest, Fault> {
-    // The engine reads the message from scratch; the CPU reads the same bytes from the
-    // constant (both views of a "client region" hold the message).
+    // The engine reads the message from scratch; the CPU reads the same bytes from a
+    // private copy (both views of a "client region" hold the message).
     let at = d.ch.scratch.kat();
     d.ch.mem.write(at, k.msg)?;
+    let mut msg = [0u8; KAT_BYTES];
+    msg[..k.msg.len()].copy_from_slice(k.msg);
     let data = ClientData {
-        bytes: k.msg,
+        region: SharedRegion::new(&mut msg[..k.msg.len()]),
         phys: Some(u64::from(at)),
     };
-    let seg = |offset: usize, len: usize| {
+    let job = |op, offset: usize, len: usize| -> Result<Job<'_>, Fault> {
         let s = [Segment {
             offset: offset as u32,
             len: len as u32,
         }];
-        from_slice(&s, k.msg.len()).map_err(|_| Fault::Dma)
+        let segs = from_slice(&s, k.msg.len()).map_err(|_| Fault::Dma)?;
+        Ok(Job {
+            algorithm: k.algorithm,
+            path,
+            op,
+            segs,
+            data,
+        })
     };
     let mut st = HashState::new(SELF_TEST_SLOT);
     if k.update > 0 {
-        d.process(k.algorithm, path, &mut st, &seg(0, k.update)?, &data, false)?;
+        d.run_polled(&mut st, &job(DigestOp::Update, 0, k.update)?)?;
     }
-    let rest = seg(k.update, k.msg.len() - k.update)?;
-    d.process(k.algorithm, path, &mut st, &rest, &data, true)?;
-    d.read_digest(k.algorithm, SELF_TEST_SLOT)
+    let rest = job(DigestOp::Final, k.update, k.msg.len() - k.update)?;
+    d.run_polled(&mut st, &rest)?.ok_or(Fault::NotDone)
 }

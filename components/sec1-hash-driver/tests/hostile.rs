@@ -62,14 +62,14 @@ fn a_self_test_failure_refuses_service() {
         ),
         "{init:?}"
     );
-    assert!(!rig.engine.ready());
+    assert!(!rig.service.engine.ready());
     for path in [HashPath::Auto, HashPath::Chained, HashPath::Copy] {
         assert_eq!(
             rig.open(Algorithm::Sha256, path),
             Err(DigestError::EngineFault)
         );
     }
-    assert_eq!(rig.sessions.open_count(), 0);
+    assert_eq!(rig.service.sessions.open_count(), 0);
 }
 
 #[test]
@@ -83,7 +83,7 @@ fn a_stalled_engine_fails_a_rerun_self_test() {
     init.unwrap();
     // A working driver: now break the fetch FIFO and run the self-tests again.
     stall.set(true);
-    let again = rig.engine.init();
+    let again = rig.service.engine.init();
     assert!(
         matches!(
             again,
@@ -117,7 +117,7 @@ fn an_engine_fault_fails_only_that_session() {
         rig.send(s, DigestOp::Update, &msg[100..], &[200]),
         Err(DigestError::EngineFault)
     );
-    assert_eq!(rig.engine.last_fault, Some(Fault::Stalled));
+    assert_eq!(rig.service.engine.last_fault, Some(Fault::Stalled));
     stall.set(false);
     // Its hash state is unknown: it never answers a digest again.
     assert_eq!(
@@ -158,7 +158,9 @@ fn a_channel_error_is_reported_and_cleared() {
     let s = rig.open(Algorithm::Sha256, HashPath::Chained).unwrap();
     let r = rig.send(s, DigestOp::Final, &msg, &split);
     assert_eq!(r, Err(DigestError::EngineFault));
-    assert!(matches!(rig.engine.last_fault, Some(Fault::Channel(bits)) if bits & ccpsr::MDTE != 0));
+    assert!(
+        matches!(rig.service.engine.last_fault, Some(Fault::Channel(bits)) if bits & ccpsr::MDTE != 0)
+    );
     rig.phys = Some(common::DATA_PHYS);
     let got = rig.hash(Algorithm::Sha256, HashPath::Chained, ABC, &[&[3]]);
     assert_eq!(got.unwrap(), reference(Algorithm::Sha256, ABC));

@@ -5,9 +5,10 @@
 //!
 //! * `power-manager-pd`: passive Power server. QEMU `virt` has no clock controller:
 //!   grants are bookkeeping only (holders, generations), nothing is gated.
-//! * `virtio-crypto-pd`: the `virtio-crypto-driver` over QEMU's device, serving Cipher.
-//! * `cpu-engine-pd`: `cpu-engine` (RustCrypto) serving Cipher to the test client and
-//!   Digest to the verified-boot client.
+//!
+//! The image's driver PDs are not here: they are the engines' own, built from the same
+//! source as on the host (`virtio-crypto` in `components/virtio-crypto-driver/pd`,
+//! `cpu-cipher` and `cpu-digest` in `components/cpu-engine/pd`).
 //! * `vboot-client-pd`: checks a signed demo image, hashing it through the Digest path.
 //! * `test-client-pd`: SP 800-38A CBC/CTR vectors through both Cipher drivers, then one
 //!   PASS or FAIL line.
@@ -117,85 +118,6 @@ impl fmt::Display for Hex<'_> {
 /// Whether this build runs on seL4 (the only place the PDs' devices and regions exist
 /// as the .system file describes them).
 pub const ON_SEL4: bool = cfg!(target_os = "none");
-
-/// A driver's end of one client's queue pair (`crypto_client::pair::driver_side`), and
-/// the serving loop every driver PD here runs when that client notifies it.
-pub struct DriverPair<Req: 'static, Resp: 'static> {
-    pub channel: pd_runtime::Channel,
-    rx: shm_queue::Consumer<'static, Req>,
-    tx: shm_queue::Producer<'static, Resp>,
-    /// Set when the client broke its queue indices: it is not served again.
-    pub cut_off: Option<shm_queue::QueueError>,
-}
-
-impl<Req: shm_queue::Descriptor, Resp: shm_queue::Descriptor> DriverPair<Req, Resp> {
-    /// Takes over the pair in `region` for this incarnation: publishes the next epoch
-    /// (`crypto_client::pair`), so the client's `Link` knows the driver is up. These PDs
-    /// are top-level and never restarted on this system, so there is nothing left over
-    /// from a previous incarnation to discard.
-    pub fn attach(region: MemoryRegion, channel: pd_runtime::Channel) -> Self {
-        let (rx, tx, control) =
-            crypto_client::pair::driver_side::<Req, Resp>(queue_region(region), QUEUE_CAPACITY)
-                .unwrap_or_else(|e| {
-                    panic!(
-                        "{}: queue region of channel {}: {e:?}",
-                        pd_runtime::pd_name(),
-                        channel.index()
-                    )
-                });
-        control.publish_next();
-        DriverPair {
-            channel,
-            rx,
-            tx,
-            cut_off: None,
-        }
-    }
-
-    /// Answers what the client queued, with `serve` (one pass of `cipher_service::serve`
-    /// or `digest_service::serve`), until its queue is empty or its response queue full
-    /// (then it notifies us when it has made room: `crypto_client::Link::poll`).
-    /// Notifies the client once per batch, if it asked. A client that breaks its queues
-    /// is cut off (logged); returns whether that happened now.
-    pub fn pump(
-        &mut self,
-        mut serve: impl FnMut(
-            &mut shm_queue::Consumer<'static, Req>,
-            &mut shm_queue::Producer<'static, Resp>,
-        ) -> Result<usize, shm_queue::QueueError>,
-    ) -> bool {
-        if self.cut_off.is_some() {
-            return false;
-        }
-        let result = (|| loop {
-            let answered = serve(&mut self.rx, &mut self.tx)?;
-            if answered > 0 && self.tx.take_signal_request() {
-                self.channel.notify();
-            }
-            if self.tx.free()? == 0 {
-                self.rx.arm_signal()?;
-                return Ok(());
-            }
-            // The shm-queue handshake: ask to be notified, then re-check, so a request
-            // queued meanwhile is served now rather than stranded.
-            if self.rx.arm_signal()? {
-                return Ok(());
-            }
-        })();
-        match result {
-            Ok(()) => false,
-            Err(e) => {
-                pd_runtime::debug_println!(
-                    "{}: client on channel {} cut off: {e} (it broke its queues)",
-                    pd_runtime::pd_name(),
-                    self.channel.index()
-                );
-                self.cut_off = Some(e);
-                true
-            }
-        }
-    }
-}
 
 /// Host tests of what the PDs share: the embedded manifest against the image the vboot
 /// client writes, and the report round trip.

@@ -86,10 +86,18 @@ impl<S, const N: usize> Table<S, N> {
 
     /// Closes every session of `owner` (a client that died or was cut off).
     pub fn close_all(&mut self, owner: Caller) -> usize {
+        self.close_all_with(owner, drop)
+    }
+
+    /// Closes every session of `owner`, handing each to `closed` (an engine that keeps
+    /// state per session forgets it).
+    pub fn close_all_with(&mut self, owner: Caller, mut closed: impl FnMut(S)) -> usize {
         let mut n = 0;
         for i in 0..N {
             if self.slots[i].as_ref().is_some_and(|(o, _)| *o == owner) {
-                self.slots[i] = None;
+                if let Some((_, s)) = self.slots[i].take() {
+                    closed(s);
+                }
                 self.generation[i] = self.generation[i].wrapping_add(1);
                 n += 1;
             }

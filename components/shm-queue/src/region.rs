@@ -108,6 +108,37 @@ impl<'a> SharedRegion<'a> {
         Some(unsafe { &*(ptr as *const AtomicU32) })
     }
 
+    /// Copies `out.len()` bytes at `offset` out of the region into private memory;
+    /// `false` (and nothing copied) if they are not all inside it. Volatile: the peer
+    /// may write these bytes at any moment, so no Rust reference is ever made to them
+    /// (the rule of rust-sel4's externally-shared memory); a peer that scribbles on them
+    /// meanwhile spoils only the copy, never this domain's memory safety.
+    pub fn read_bytes(&self, offset: usize, out: &mut [u8]) -> bool {
+        let Some(src) = self.span(offset, out.len()) else {
+            return false;
+        };
+        // SAFETY: `span` checked the bytes are inside the region, mapped for 'a.
+        unsafe { volatile_copy(src, out.as_mut_ptr(), out.len()) };
+        true
+    }
+
+    /// Copies `data` into the region at `offset`; `false` (and nothing written) if it
+    /// does not fit. Volatile, as [`read_bytes`](Self::read_bytes).
+    pub fn write_bytes(&self, offset: usize, data: &[u8]) -> bool {
+        let Some(dst) = self.span(offset, data.len()) else {
+            return false;
+        };
+        // SAFETY: `span` checked the bytes are inside the region, mapped for 'a.
+        unsafe { volatile_copy(data.as_ptr(), dst, data.len()) };
+        true
+    }
+
+    fn span(&self, offset: usize, len: usize) -> Option<*mut u8> {
+        let end = offset.checked_add(len)?;
+        // SAFETY (of the add): offset <= end <= len.
+        (end <= self.len).then(|| unsafe { self.base.add(offset) })
+    }
+
     /// Checks that a queue of `capacity` slots of `T` fits.
     pub(crate) fn check<T>(&self, capacity: u32) -> Result<(), LayoutError> {
         if capacity == 0 || !capacity.is_power_of_two() {
@@ -141,5 +172,59 @@ impl<'a> SharedRegion<'a> {
         let i = (index & (capacity - 1)) as usize;
         // SAFETY: i < capacity and the region was checked to hold capacity slots.
         unsafe { self.base.add(HEADER_SIZE + i * core::mem::size_of::<T>()) as *mut T }
+    }
+}
+
+/// Copies `len` bytes with volatile accesses, a machine word at a time where both sides
+/// allow it (a byte loop would make every client copy eight times slower).
+///
+/// # Safety
+/// `src` readable and `dst` writable for `len` bytes; the two do not overlap.
+unsafe fn volatile_copy(src: *const u8, dst: *mut u8, len: usize) {
+    const W: usize = core::mem::size_of::<usize>();
+    let mut i = 0;
+    // SAFETY (all accesses): i + W <= len or i < len, inside both buffers (contract).
+    unsafe {
+        if (src as usize) % W == (dst as usize) % W {
+            while i < len && !(src as usize + i).is_multiple_of(W) {
+                dst.add(i).write_volatile(src.add(i).read_volatile());
+                i += 1;
+            }
+            while i + W <= len {
+                let w = src.add(i).cast::<usize>().read_volatile();
+                dst.add(i).cast::<usize>().write_volatile(w);
+                i += W;
+            }
+        }
+        while i < len {
+            dst.add(i).write_volatile(src.add(i).read_volatile());
+            i += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_copies_stay_inside_and_keep_every_byte() {
+        let mut mem = [0u8; 67];
+        let region = SharedRegion::new(&mut mem);
+        let data: [u8; 40] = core::array::from_fn(|i| i as u8 + 1);
+        for offset in 0..8 {
+            assert!(region.write_bytes(offset + 3, &data));
+            let mut back = [0u8; 40];
+            assert!(region.read_bytes(offset + 3, &mut back));
+            assert_eq!(back, data);
+        }
+        let mut out = [0u8; 8];
+        assert!(!region.read_bytes(60, &mut out), "runs past the end");
+        assert!(
+            !region.write_bytes(usize::MAX - 2, &[1; 4]),
+            "offset overflows"
+        );
+        assert!(region.read_bytes(59, &mut out), "ends exactly at the end");
+        assert!(region.read_bytes(67, &mut []), "empty at the end");
     }
 }

@@ -1,15 +1,17 @@
 //! Register-level work on the STM32 CRYP engine and its two DMA channels, following
 //! upstream `stm32-cryp.c`: `stm32_cryp_hw_init` (key, IV, key preparation for ECB/CBC
-//! decryption, enable), IT ("CPU") mode with one block per IN/OUT interrupt, DMA mode
-//! over the caller's segments with a polled CPU block for a partial tail.
+//! decryption, enable), IT ("CPU") mode as a state machine advanced by each IN/OUT
+//! interrupt, DMA mode over the caller's segments finished by the DMA completion or
+//! error interrupt, then a partial tail block by the CPU on the OUT interrupt (upstream
+//! polls for that block; here it is one more interrupt).
 
-use cipher_service::{ClientData, Segments, Session};
+use cipher_service::{Job, Segments, Session, sg};
 use cost_ledger::Event;
 use mmio::edma::{self as e, p};
-use mmio::stm32_cryp::{self as r, cr, dmacr, it, sr};
+use mmio::stm32_cryp::{self as r, cr, dmacr, it};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherOp, Mode, Segment};
-use pio_dma_driver::{IrqSource, Meter, Route, sg};
+use pio_dma_driver::{HwStep, Meter, Route};
 
 /// Where the engine and its DMA lines sit (from the board description).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,16 +49,36 @@ impl Config {
     };
 }
 
-/// Polls of a status bit before the engine counts as stalled.
+/// Polls of CRYPEN after key preparation before the engine counts as stalled.
 const POLLS: u32 = 1000;
 
 pub use pio_dma_driver::HwError;
 
-pub struct Engine<C, D, I> {
+pub struct Engine<C, D> {
     pub cryp: C,
     pub dma: D,
-    pub irqs: I,
     pub cfg: Config,
+    state: State,
+}
+
+/// What the engine is doing, so an interrupt knows what to do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    /// IT mode: blocks written and read back so far, of `blocks`.
+    Pio {
+        sent: usize,
+        got: usize,
+        blocks: usize,
+    },
+    /// DMA over the block-aligned `aligned` bytes; the rest is a CPU tail block.
+    Dma {
+        aligned: usize,
+    },
+    /// The partial last block is in the engine; OUT brings it back.
+    Tail {
+        at: usize,
+    },
 }
 
 /// A FIFO word: the block's bytes loaded little-endian (CR.DATATYPE = 8-bit swap).
@@ -79,41 +101,85 @@ fn reg_word(bytes: &[u8], i: usize) -> u32 {
     ])
 }
 
-impl<C: RegisterBus, D: RegisterBus, I: IrqSource> Engine<C, D, I> {
-    pub fn new(cfg: Config, cryp: C, dma: D, irqs: I) -> Self {
+impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
+    pub fn new(cfg: Config, cryp: C, dma: D) -> Self {
         Engine {
             cryp,
             dma,
-            irqs,
             cfg,
+            state: State::Idle,
         }
     }
 
-    /// Runs one request on `route`, in place, leaving the next IV in the session. On
-    /// error the engine is disabled, FIFOs flushed and channels stopped.
-    pub fn transfer(
-        &mut self,
-        route: Route,
-        session: &mut Session,
-        op: CipherOp,
-        segs: &Segments,
-        data: &mut ClientData<'_>,
-        meter: &impl Meter,
-    ) -> Result<(), HwError> {
-        if segs.total() == 0 {
-            return Ok(());
+    /// Loads the job's context and starts it on `route`; the interrupts do the rest.
+    pub fn start(&mut self, route: Route, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
+        let total = job.segs.total() as usize;
+        if total == 0 {
+            return HwStep::Done(Ok(job.session.iv));
         }
-        let result = self.hw_init(session, op).and_then(|()| match route {
-            Route::Pio => self.it_mode(segs, data.bytes),
-            Route::Dma => self.dma_mode(segs, data, meter),
-        });
-        let result = result.and_then(|()| self.save_iv(session).map_err(HwError::from));
-        // Disabled between requests; on error also flushed and stopped.
+        let started = self
+            .hw_init(&job.session, job.op)
+            .and_then(|()| match route {
+                Route::Pio => {
+                    self.state = State::Pio {
+                        sent: 0,
+                        got: 0,
+                        blocks: total.div_ceil(r::BLOCK),
+                    };
+                    self.cryp.write32(r::IMSCR, it::IN | it::OUT)?;
+                    Ok(())
+                }
+                Route::Dma => {
+                    let aligned = total - total % r::BLOCK;
+                    if aligned == 0 {
+                        return self.tail(job, 0, meter);
+                    }
+                    self.state = State::Dma { aligned };
+                    self.dma_start(&job.segs, job.data.phys.unwrap_or_default(), aligned as u32)
+                }
+            });
+        match started {
+            Ok(()) => HwStep::Pending,
+            Err(err) => self.fail(err),
+        }
+    }
+
+    /// Advances the job in flight on an interrupt (see `PioDmaEngine::interrupt`).
+    pub fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
+        let step = match self.state {
+            State::Idle => Ok(false),
+            State::Pio { .. } => self.pio_step(job, meter),
+            State::Dma { aligned } => self.dma_step(meter).and_then(|done| match done {
+                true if aligned < job.segs.total() as usize => {
+                    self.tail(job, aligned, meter).map(|()| false)
+                }
+                done => Ok(done),
+            }),
+            State::Tail { at } => self.tail_step(job, at, meter),
+        };
+        match step {
+            Ok(false) => HwStep::Pending,
+            Ok(true) => {
+                self.state = State::Idle;
+                let mut iv = job.session.iv;
+                let result = self.read_iv(job.session.mode, &mut iv);
+                // Disabled between requests.
+                let _ = self.cryp.write32(r::CR, 0);
+                match result {
+                    Ok(()) => HwStep::Done(Ok(iv)),
+                    Err(e) => self.fail(e.into()),
+                }
+            }
+            Err(err) => self.fail(err),
+        }
+    }
+
+    /// Ends a job with `err`: engine disabled, FIFOs flushed, channels stopped.
+    pub(crate) fn fail(&mut self, err: HwError) -> HwStep<HwError> {
+        self.state = State::Idle;
         let _ = self.cryp.write32(r::CR, 0);
-        if result.is_err() {
-            let _ = self.recover();
-        }
-        result
+        let _ = self.recover();
+        HwStep::Done(Err(err))
     }
 
     fn config(session: &Session, op: CipherOp) -> u32 {
@@ -165,7 +231,9 @@ impl<C: RegisterBus, D: RegisterBus, I: IrqSource> Engine<C, D, I> {
         Ok(())
     }
 
-    /// Waits (bounded) until `reg & mask == want`.
+    /// Waits (bounded) until `reg & mask == want`. Used for key preparation alone: it
+    /// takes a few dozen cycles and raises no interrupt (upstream polls it too), so this
+    /// is the one poll in a request's path; bounded, a stuck engine fails the request.
     fn poll(&mut self, reg: usize, mask: u32, want: u32) -> Result<(), HwError> {
         for _ in 0..POLLS {
             if self.cryp.read32(reg)? & mask == want {
@@ -175,88 +243,95 @@ impl<C: RegisterBus, D: RegisterBus, I: IrqSource> Engine<C, D, I> {
         Err(HwError::Stalled)
     }
 
-    fn save_iv(&mut self, session: &mut Session) -> Result<(), BusFault> {
-        if session.mode == Mode::Ecb {
+    fn read_iv(&mut self, mode: Mode, iv: &mut [u8; 16]) -> Result<(), BusFault> {
+        if mode == Mode::Ecb {
             return Ok(());
         }
         for i in 0..r::BLOCK_WORDS {
             let w = self.cryp.read32(r::iv(i))?;
-            session.iv[4 * i..4 * i + 4].copy_from_slice(&w.to_be_bytes());
+            iv[4 * i..4 * i + 4].copy_from_slice(&w.to_be_bytes());
         }
         Ok(())
     }
 
-    /// IT mode: on IN write one block, on OUT read one back (a partial last block is
-    /// padded on the way in and trimmed on the way out).
-    fn it_mode(&mut self, segs: &Segments, data: &mut [u8]) -> Result<(), HwError> {
-        let list = segs.as_slice();
-        let blocks = (segs.total() as usize).div_ceil(r::BLOCK);
-        let (mut sent, mut got) = (0, 0);
+    fn write_block(&mut self, block: &[u8; r::BLOCK]) -> Result<(), BusFault> {
+        for i in 0..r::BLOCK_WORDS {
+            self.cryp.write32(r::DIN, fifo_word(block, i))?;
+        }
+        Ok(())
+    }
+
+    fn read_block(&mut self, block: &mut [u8; r::BLOCK]) -> Result<(), BusFault> {
+        for i in 0..r::BLOCK_WORDS {
+            let w = self.cryp.read32(r::DOUT)?;
+            block[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        Ok(())
+    }
+
+    /// One IT-mode interrupt: on OUT read a block back, on IN write the next (a partial
+    /// last block is padded on the way in and trimmed on the way out). `true` when the
+    /// last block is back.
+    fn pio_step(&mut self, job: &Job<'_>, meter: &impl Meter) -> Result<bool, HwError> {
+        let State::Pio {
+            mut sent,
+            mut got,
+            blocks,
+        } = self.state
+        else {
+            return Ok(false);
+        };
+        let misr = self.cryp.read32(r::MISR)?;
+        if misr & (it::IN | it::OUT) == 0 {
+            return Ok(false);
+        }
+        meter.count(Event::Interrupt, 1);
         let mut block = [0u8; r::BLOCK];
-        self.cryp.write32(r::IMSCR, it::IN | it::OUT)?;
-        while got < blocks {
-            if !self.irqs.wait(self.cfg.cryp_irq) {
-                return Err(HwError::Stalled);
-            }
-            let misr = self.cryp.read32(r::MISR)?;
-            if misr & it::OUT != 0 {
-                for i in 0..r::BLOCK_WORDS {
-                    let w = self.cryp.read32(r::DOUT)?;
-                    block[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-                }
-                sg::scatter(list, data, got * r::BLOCK, &block);
-                got += 1;
-            }
-            if misr & it::IN != 0 && sent < blocks {
-                sg::gather(list, data, sent * r::BLOCK, &mut block);
-                for i in 0..r::BLOCK_WORDS {
-                    self.cryp.write32(r::DIN, fifo_word(&block, i))?;
-                }
-                sent += 1;
-            }
-            let mut mask = it::IN | it::OUT;
-            if sent == blocks {
-                mask &= !it::IN;
-            }
-            if got == blocks {
-                mask &= !it::OUT;
-            }
-            self.cryp.write32(r::IMSCR, mask)?;
-            self.irqs.ack(self.cfg.cryp_irq);
+        if misr & it::OUT != 0 {
+            self.read_block(&mut block)?;
+            sg::scatter(&job.segs, &job.data, got * r::BLOCK, &block);
+            got += 1;
         }
+        if misr & it::IN != 0 && sent < blocks {
+            sg::gather(&job.segs, &job.data, sent * r::BLOCK, &mut block);
+            self.write_block(&block)?;
+            sent += 1;
+        }
+        let mut mask = it::IN | it::OUT;
+        if sent == blocks {
+            mask &= !it::IN;
+        }
+        if got == blocks {
+            mask &= !it::OUT;
+        }
+        self.state = State::Pio { sent, got, blocks };
+        self.cryp.write32(r::IMSCR, mask)?;
+        Ok(got == blocks)
+    }
+
+    /// After DMA, the partial last block by the CPU, as upstream: into the engine now,
+    /// back on the OUT interrupt. Upstream assembles it in a bounce block: those bytes
+    /// count as copied.
+    fn tail(&mut self, job: &Job<'_>, at: usize, meter: &impl Meter) -> Result<(), HwError> {
+        let mut block = [0u8; r::BLOCK];
+        let n = sg::gather(&job.segs, &job.data, at, &mut block);
+        meter.count(Event::CpuCopyByte, n as u64);
+        self.state = State::Tail { at };
+        self.write_block(&block)?;
+        self.cryp.write32(r::IMSCR, it::OUT)?;
         Ok(())
     }
 
-    /// DMA for the block-aligned part straight from the segments, then a partial last
-    /// block by the CPU with polling, as upstream does.
-    fn dma_mode(
-        &mut self,
-        segs: &Segments,
-        data: &mut ClientData<'_>,
-        meter: &impl Meter,
-    ) -> Result<(), HwError> {
-        let total = segs.total() as usize;
-        let aligned = total - total % r::BLOCK;
-        if aligned > 0 {
-            self.dma_blocks(segs, data.phys.unwrap_or_default(), aligned as u32)?;
+    fn tail_step(&mut self, job: &Job<'_>, at: usize, meter: &impl Meter) -> Result<bool, HwError> {
+        if self.cryp.read32(r::MISR)? & it::OUT == 0 {
+            return Ok(false);
         }
-        if aligned < total {
-            let list = segs.as_slice();
-            let mut block = [0u8; r::BLOCK];
-            // Upstream assembles the tail in a bounce block: those bytes count as copied.
-            let n = sg::gather(list, data.bytes, aligned, &mut block);
-            meter.count(Event::CpuCopyByte, n as u64);
-            for i in 0..r::BLOCK_WORDS {
-                self.cryp.write32(r::DIN, fifo_word(&block, i))?;
-            }
-            self.poll(r::SR, sr::OFNE, sr::OFNE)?;
-            for i in 0..r::BLOCK_WORDS {
-                let w = self.cryp.read32(r::DOUT)?;
-                block[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-            }
-            sg::scatter(list, data.bytes, aligned, &block);
-        }
-        Ok(())
+        meter.count(Event::Interrupt, 1);
+        self.cryp.write32(r::IMSCR, 0)?;
+        let mut block = [0u8; r::BLOCK];
+        self.read_block(&mut block)?;
+        sg::scatter(&job.segs, &job.data, at, &block);
+        Ok(true)
     }
 
     /// Programs the tx (memory to DIN) or rx (DOUT to memory) channel over the first
@@ -328,7 +403,7 @@ impl<C: RegisterBus, D: RegisterBus, I: IrqSource> Engine<C, D, I> {
         Ok(())
     }
 
-    fn dma_blocks(&mut self, segs: &Segments, base: u64, len: u32) -> Result<(), HwError> {
+    fn dma_start(&mut self, segs: &Segments, base: u64, len: u32) -> Result<(), HwError> {
         let (tx, rx) = (self.cfg.dma_tx, self.cfg.dma_rx);
         let list = segs.as_slice();
         self.program(true, list, len, base)?;
@@ -337,19 +412,25 @@ impl<C: RegisterBus, D: RegisterBus, I: IrqSource> Engine<C, D, I> {
         self.dma.write32(e::EESR, 1 << tx)?;
         self.dma.write32(e::EESR, 1 << rx)?;
         self.cryp.write32(r::DMACR, dmacr::DIEN | dmacr::DOEN)?;
-        let result = if self.irqs.wait(self.cfg.dma_done_irq) {
-            let ipr = self.dma.read32(e::IPR)?;
+        Ok(())
+    }
+
+    /// The DMA controller's completion or error interrupt: `true` when the transfer is
+    /// done.
+    fn dma_step(&mut self, meter: &impl Meter) -> Result<bool, HwError> {
+        let (tx, rx) = (self.cfg.dma_tx, self.cfg.dma_rx);
+        let ipr = self.dma.read32(e::IPR)?;
+        let result = if ipr & (1 << rx) != 0 {
             self.dma.write32(e::ICR, ipr)?;
-            self.irqs.ack(self.cfg.dma_done_irq);
-            Ok(())
-        } else if self.irqs.wait(self.cfg.dma_error_irq) {
+            Ok(true)
+        } else if self.dma.read32(e::ERRSTAT)? & e::ERRSTAT_BUSERR != 0 {
             let addr = self.dma.read32(e::ERRADDR)?;
             self.dma.write32(e::ERRCLR, e::ERRSTAT_BUSERR)?;
-            self.irqs.ack(self.cfg.dma_error_irq);
             Err(HwError::DmaBus(addr))
         } else {
-            Err(HwError::Stalled)
+            return Ok(false);
         };
+        meter.count(Event::Interrupt, 1);
         self.dma.write32(e::EECR, (1 << tx) | (1 << rx))?;
         self.cryp.write32(r::DMACR, 0)?;
         result
@@ -363,9 +444,6 @@ impl<C: RegisterBus, D: RegisterBus, I: IrqSource> Engine<C, D, I> {
         self.cryp.write32(r::DMACR, 0)?;
         self.cryp.write32(r::IMSCR, 0)?;
         self.cryp.write32(r::CR, cr::FFLUSH)?;
-        self.irqs.ack(self.cfg.cryp_irq);
-        self.irqs.ack(self.cfg.dma_done_irq);
-        self.irqs.ack(self.cfg.dma_error_irq);
         Ok(())
     }
 }

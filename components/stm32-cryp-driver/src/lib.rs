@@ -33,40 +33,38 @@ pub mod route;
 
 pub use hw::{Config, Engine, HwError};
 pub use pio_dma_driver::{
-    Calibration, Crossover, IrqSource, LedgerMeter, Meter, Route, SCRATCH_BYTES, calibrate, kat,
+    Calibration, Crossover, HwStep, LedgerMeter, Meter, Route, SCRATCH_BYTES, calibrate, kat,
 };
 
-use cipher_service::{ClientData, Segments, Session};
+use cipher_service::{ClientData, Job, Segments};
 use mmio::RegisterBus;
-use pd_idl::cipher::CipherOp;
 use pio_dma_driver::{Driver, PioDmaEngine};
 
 /// The driver: this crate's engine under the shared self-test, calibration and routing.
-pub type Stm32CrypDriver<'a, A, D, I, M> = Driver<'a, Engine<A, D, I>, M>;
+pub type Stm32CrypDriver<'a, A, D, M> = Driver<'a, Engine<A, D>, M>;
 pub type Health = pio_dma_driver::Health<HwError>;
 pub type InitError = pio_dma_driver::InitError<HwError>;
 pub type SelfTestFailure = pio_dma_driver::SelfTestFailure<HwError>;
 
 /// A driver that serves nothing until `init` (self-test, then calibration) succeeds.
-pub fn new<'a, A, D, I, M>(
+pub fn new<'a, A, D, M>(
     cfg: Config,
     cryp: A,
     dma: D,
-    irqs: I,
     meter: M,
     scratch: ClientData<'a>,
-) -> Stm32CrypDriver<'a, A, D, I, M>
+) -> Stm32CrypDriver<'a, A, D, M>
 where
     A: RegisterBus,
     D: RegisterBus,
-    I: IrqSource,
     M: Meter,
 {
-    Driver::new(Engine::new(cfg, cryp, dma, irqs), meter, scratch)
+    Driver::new(Engine::new(cfg, cryp, dma), meter, scratch)
 }
 
-impl<A: RegisterBus, D: RegisterBus, I: IrqSource> PioDmaEngine for Engine<A, D, I> {
+impl<A: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<A, D> {
     type Error = HwError;
+    const STALLED: HwError = HwError::Stalled;
     const MIN_DMA_BLOCKS: u32 = 2;
     const DMA_ALIGN: u64 = route::DMA_WORD;
     const KATS: &'static [&'static kat::Kat] = &kat::ALL_WITH_CTR_TAIL;
@@ -75,15 +73,15 @@ impl<A: RegisterBus, D: RegisterBus, I: IrqSource> PioDmaEngine for Engine<A, D,
         route::dma_capable(segs, phys)
     }
 
-    fn run(
-        &mut self,
-        route: Route,
-        session: &mut Session,
-        op: CipherOp,
-        segs: &Segments,
-        data: &mut ClientData<'_>,
-        meter: &impl Meter,
-    ) -> Result<(), HwError> {
-        self.transfer(route, session, op, segs, data, meter)
+    fn start(&mut self, route: Route, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
+        Engine::start(self, route, job, meter)
+    }
+
+    fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
+        Engine::interrupt(self, job, meter)
+    }
+
+    fn cancel(&mut self) {
+        let _ = self.fail(HwError::Stalled);
     }
 }

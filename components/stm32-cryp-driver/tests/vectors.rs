@@ -39,7 +39,7 @@ fn both_ways(
             let got = rig.crypt(s, op, input, split, layout);
             assert_eq!(got.as_deref(), Ok(want), "{name} {op:?} {path:?} {split:?}");
             assert_eq!(rig.last_path, Some(want_path), "{name} {split:?}");
-            rig.sessions.close(rig::CLIENT, s).unwrap();
+            rig.service.sessions.close(rig::CLIENT, s).unwrap();
         }
     }
 }
@@ -146,7 +146,12 @@ fn ctr_dma_with_a_cpu_tail() {
 fn adaptive_follows_upstreams_rule_and_the_crossover() {
     let board = Board::new();
     let mut rig = rig::rig(&board, board.driver());
-    let from = rig.engine.calibration().get(Mode::Ctr, 32).dma_from_bytes;
+    let from = rig
+        .service
+        .engine
+        .calibration()
+        .get(Mode::Ctr, 32)
+        .dma_from_bytes;
     let s = rig
         .open(Mode::Ctr, Path::Adaptive, &hex(K256), &hex(CTR_IV))
         .unwrap();

@@ -34,7 +34,8 @@ pub struct DmaBuf {
     pub len: u32,
 }
 
-/// A virtio-crypto device on a virtio-mmio transport, driven by polling.
+/// A virtio-crypto device on a virtio-mmio transport: the data queue finished by its
+/// used-buffer interrupt, the control queue polled.
 #[derive(Debug)]
 pub struct VirtioCrypto<B: RegisterBus> {
     pub(crate) bus: B,
@@ -46,6 +47,11 @@ pub struct VirtioCrypto<B: RegisterBus> {
     /// still posted, a corrupt used ring, DEVICE_NEEDS_RESET): every later call fails.
     broken: bool,
     spin_limit: u32,
+    /// A cipher request is on the data queue.
+    data_in_flight: bool,
+    /// The IV a CBC request on the data queue leaves for its session's next (its last
+    /// ciphertext block, read before an in-place decryption overwrites it).
+    pub(crate) cbc_next_iv: Option<[u8; 16]>,
     pub(crate) cache: crate::engine::SessionCache,
     /// AES modes usable on this device, by algorithm number (proven by a trial session).
     pub(crate) usable_algos: u64,
@@ -70,9 +76,14 @@ impl<B: RegisterBus> VirtioCrypto<B> {
                     info,
                     broken: false,
                     spin_limit: 100_000_000,
+                    data_in_flight: false,
+                    cbc_next_iv: None,
                     cache: Default::default(),
                     usable_algos: 0,
                 };
+                // The data queue interrupts when it returns a chain; the control queue
+                // stays polled (its requests complete on the notify under QEMU).
+                dev.dataq.want_interrupts(&mut dev.dma, true);
                 match dev.find_usable_algos() {
                     Ok(algos) => dev.usable_algos = algos,
                     Err(e) => {
@@ -175,7 +186,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         chain.push(self.out(layout::CTRL_REQ, size_of::<CtrlReq>()))?;
         chain.push(self.out(layout::CTRL_KEY, key.len()))?;
         chain.push(self.inb(layout::CTRL_INPUT, size_of::<SessionInput>()))?;
-        self.run(&chain, true)?;
+        self.run(&chain)?;
         let mut raw = [0u8; 16];
         self.dma.read_bytes(layout::CTRL_INPUT, &mut raw);
         self.dma.fill(layout::CTRL_KEY, MAX_KEY, 0);
@@ -200,7 +211,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         let mut chain = Chain::default();
         chain.push(self.out(layout::CTRL_REQ, size_of::<CtrlReq>()))?;
         chain.push(self.inb(layout::CTRL_STATUS, wire::INHDR_LEN))?;
-        self.run(&chain, true)?;
+        self.run(&chain)?;
         let mut st = [0u8];
         self.dma.read_bytes(layout::CTRL_STATUS, &mut st);
         check_status(u32::from(st[0]))
@@ -212,6 +223,9 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     /// same buffers (in place). A total that is not whole blocks is padded with zeros to
     /// the next block (the device takes only whole blocks; for CTR the pad's output is
     /// discarded, which is what a partial last block means).
+    ///
+    /// Waits for the device, polling: for bare-metal use (`tools/qemu-test`); a PD uses
+    /// [`cipher_submit`](Self::cipher_submit) and finishes on the interrupt.
     pub fn cipher(
         &mut self,
         session: u64,
@@ -221,13 +235,47 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         src: &[DmaBuf],
         dst: &[DmaBuf],
     ) -> Result<(), Error> {
+        if !self.cipher_submit(session, algo, dir, iv, src, dst)? {
+            return Ok(());
+        }
+        for spin in 0..self.spin_limit {
+            if let Some(result) = self.data_done()? {
+                return result;
+            }
+            // A device that hit an error it cannot report in-band says so in STATUS
+            // (§2.1.2); look now and then rather than on every spin (an MMIO read is a
+            // trap to the hypervisor).
+            if spin % 1024 == 1023 {
+                self.check_needs_reset()?;
+            }
+            core::hint::spin_loop();
+        }
+        self.broken = true;
+        Err(Error::Timeout)
+    }
+
+    /// Posts a cipher request (see [`cipher`](Self::cipher)) on the data queue without
+    /// waiting; `Ok(false)` if there was nothing to do (no bytes). The used-buffer
+    /// interrupt then calls for [`cipher_poll`](Self::cipher_poll).
+    pub fn cipher_submit(
+        &mut self,
+        session: u64,
+        algo: u32,
+        dir: Direction,
+        iv: Option<&[u8; 16]>,
+        src: &[DmaBuf],
+        dst: &[DmaBuf],
+    ) -> Result<bool, Error> {
         self.check()?;
+        if self.data_in_flight {
+            return Err(Error::BadChain);
+        }
         let total = total_len(src)?;
         if total != total_len(dst)? {
             return Err(Error::BadLength);
         }
         if total == 0 {
-            return Ok(());
+            return Ok(false);
         }
         let pad = (16 - total % 16) % 16;
         let len = total + pad;
@@ -266,10 +314,57 @@ impl<B: RegisterBus> VirtioCrypto<B> {
             chain.push(self.inb(layout::PAD_DST, pad as usize))?;
         }
         chain.push(self.inb(layout::DATA_STATUS, wire::INHDR_LEN))?;
-        self.run(&chain, false)?;
+        let result = self.dataq.submit(&mut self.bus, &mut self.dma, &chain);
+        self.give_up_on(&result);
+        result?;
+        self.data_in_flight = true;
+        Ok(true)
+    }
+
+    /// The request on the data queue, if the device has returned it: its status. Once
+    /// per interrupt (or per spin of [`cipher`](Self::cipher)); never waits.
+    pub fn cipher_poll(&mut self) -> Result<Option<Result<(), Error>>, Error> {
+        let done = self.data_done()?;
+        if done.is_none() && self.data_in_flight {
+            // Not done: a device that hit an error it cannot report in-band says so in
+            // STATUS (§2.1.2), with a configuration-change interrupt.
+            self.check_needs_reset()?;
+        }
+        Ok(done)
+    }
+
+    /// The used ring's answer to the data request, if there is one (memory only).
+    fn data_done(&mut self) -> Result<Option<Result<(), Error>>, Error> {
+        if !self.data_in_flight {
+            return Ok(None);
+        }
+        let polled = self.dataq.poll(&self.dma);
+        self.give_up_on(&polled);
+        if polled?.is_none() {
+            return Ok(None);
+        }
+        self.data_in_flight = false;
         let mut st = [0u8];
         self.dma.read_bytes(layout::DATA_STATUS, &mut st);
-        check_status(u32::from(st[0]))
+        Ok(Some(check_status(u32::from(st[0]))))
+    }
+
+    /// Acknowledges the transport's interrupt (§4.2.2: INTERRUPT_STATUS read, the same
+    /// bits written to INTERRUPT_ACK), so the line drops.
+    pub fn ack_interrupt(&mut self) -> Result<u32, Error> {
+        let status = self.bus.read32(regs::INTERRUPT_STATUS)?;
+        if status != 0 {
+            self.bus.write32(regs::INTERRUPT_ACK, status)?;
+        }
+        Ok(status)
+    }
+
+    /// The driver gives up on a request it will never see finish: the device may still
+    /// own its buffers, so the driver is broken (see the crate docs).
+    pub fn abandon(&mut self) {
+        if self.data_in_flight {
+            self.broken = true;
+        }
     }
 
     fn out(&self, off: usize, len: usize) -> Buf {
@@ -296,34 +391,42 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         }
     }
 
-    /// Posts `chain` on the control or data queue and polls until the device returns it.
-    /// Anything but a clean return leaves the driver broken: the device may still own
-    /// the chain's buffers, so they must not be reused.
-    fn run(&mut self, chain: &Chain, ctrl: bool) -> Result<(), Error> {
-        let result = self.run_inner(chain, ctrl);
+    /// Posts `chain` on the control queue and polls until the device returns it. QEMU
+    /// completes control requests on the notify, so the first poll finds it there; the
+    /// poll is bounded all the same. (Session set-up is the one place the driver still
+    /// polls after init: making it interrupt-driven is future work.)
+    fn run(&mut self, chain: &Chain) -> Result<(), Error> {
+        let result = self.run_inner(chain);
+        self.give_up_on(&result);
+        result
+    }
+
+    /// Anything but a clean return leaves the driver broken: the device may still own the
+    /// chain's buffers, so they must not be reused.
+    fn give_up_on<T>(&mut self, result: &Result<T, Error>) {
         if matches!(
             result,
             Err(Error::Timeout | Error::NeedsReset | Error::BadUsedRing | Error::Bus(_))
         ) {
             self.broken = true;
         }
-        result
     }
 
-    fn run_inner(&mut self, chain: &Chain, ctrl: bool) -> Result<(), Error> {
-        let q = if ctrl {
-            &mut self.ctrlq
-        } else {
-            &mut self.dataq
-        };
+    fn check_needs_reset(&mut self) -> Result<(), Error> {
+        if self.bus.read32(regs::STATUS)? & regs::status::DEVICE_NEEDS_RESET != 0 {
+            self.broken = true;
+            return Err(Error::NeedsReset);
+        }
+        Ok(())
+    }
+
+    fn run_inner(&mut self, chain: &Chain) -> Result<(), Error> {
+        let q = &mut self.ctrlq;
         q.submit(&mut self.bus, &mut self.dma, chain)?;
         for spin in 0..self.spin_limit {
             if q.poll(&self.dma)?.is_some() {
                 return Ok(());
             }
-            // A device that hit an error it cannot report in-band says so in STATUS
-            // (§2.1.2); look now and then rather than on every spin (an MMIO read is a
-            // trap to the hypervisor).
             if spin % 1024 == 1023
                 && self.bus.read32(regs::STATUS)? & regs::status::DEVICE_NEEDS_RESET != 0
             {

@@ -1,6 +1,6 @@
 //! The driver as a Cipher engine: sessions of the Cipher service map to device sessions
 //! through a small cache, and each request goes to the device by DMA from the client's
-//! own segments.
+//! own segments, finished by the data queue's used-buffer interrupt.
 //!
 //! The service's session table belongs to `cipher-service`, which tells an engine nothing
 //! when a session opens or closes, so device sessions are created on first use, keyed by
@@ -13,7 +13,7 @@
 use crate::device::{Direction, DmaBuf, VirtioCrypto};
 use crate::wire::cipher_algo;
 use crate::{Error, dma::MAX_KEY};
-use cipher_service::{CipherEngine, ClientData, Segments, Session};
+use cipher_service::{CipherEngine, ClientData, Finished, Job, Segments, Session, Step, sg};
 use mmio::RegisterBus;
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
 
@@ -172,17 +172,49 @@ impl<B: RegisterBus> CipherEngine for VirtioCrypto<B> {
         Ok(())
     }
 
-    fn crypt(
-        &mut self,
-        session: &mut Session,
-        op: CipherOp,
-        segs: &Segments,
-        data: &mut ClientData<'_>,
-    ) -> Result<Path, CipherError> {
+    fn start(&mut self, job: &Job<'_>) -> Step {
+        match self.submit(job) {
+            Ok(true) => Step::Pending,
+            Ok(false) => Step::Done(Ok(Finished {
+                path: Path::Dma,
+                next_iv: job.session.iv,
+            })),
+            Err(e) => Step::Done(Err(e)),
+        }
+    }
+
+    fn interrupt(&mut self, job: &Job<'_>) -> Step {
+        // The line drops only once acknowledged; a bus error shows in the poll below.
+        let _ = self.ack_interrupt();
+        match self.cipher_poll() {
+            Ok(None) => Step::Pending,
+            Ok(Some(Ok(()))) => Step::Done(Ok(Finished {
+                path: Path::Dma,
+                next_iv: self.next_iv(job),
+            })),
+            Ok(Some(Err(e))) | Err(e) => Step::Done(Err(e.into())),
+        }
+    }
+
+    fn cancel(&mut self, _: &Job<'_>) {
+        self.abandon();
+    }
+
+    /// No key outlives its session in the device either (device sessions are cached by
+    /// key and mode; another session with the same key recreates them).
+    fn closed(&mut self, session: &Session) {
+        // A device that fails here is broken, and says so on the next request.
+        let _ = self.forget(session);
+    }
+}
+
+impl<B: RegisterBus> VirtioCrypto<B> {
+    /// Posts `job` on the data queue; `Ok(false)` if it had no bytes.
+    fn submit(&mut self, job: &Job<'_>) -> Result<bool, CipherError> {
         // No CPU fallback: a region the device cannot reach is refused, not bounced.
-        let base = data.phys.ok_or(CipherError::UnsupportedPath)?;
+        let base = job.data.phys.ok_or(CipherError::UnsupportedPath)?;
         let mut bufs = [DmaBuf::default(); 8];
-        let list = segs.as_slice();
+        let list = job.segs.as_slice();
         for (b, s) in bufs.iter_mut().zip(list) {
             *b = DmaBuf {
                 phys: base
@@ -192,46 +224,39 @@ impl<B: RegisterBus> CipherEngine for VirtioCrypto<B> {
             };
         }
         let bufs = &bufs[..list.len()];
+        let session = &job.session;
         let (enc, dec) = self.device_sessions(session)?;
-        let (id, dir) = match op {
+        let (id, dir) = match job.op {
             CipherOp::Encrypt => (enc, Direction::Encrypt),
             CipherOp::Decrypt => (dec, Direction::Decrypt),
         };
-        let algo = algo_of(session.mode);
-        // The device does not hand back the chained IV, so compute it as cpu-engine does:
-        // CBC decrypt's is the last ciphertext block, which in place is gone afterwards.
-        let before = last_block(segs, data.bytes);
-        let iv = session.iv;
-        let iv_arg = (session.mode != Mode::Ecb).then_some(&iv);
-        self.cipher(id, algo, dir, iv_arg, bufs, bufs)?;
-        match (session.mode, op) {
-            (Mode::Ecb, _) => {}
-            (Mode::Cbc, CipherOp::Decrypt) => session.iv = before.unwrap_or(iv),
-            (Mode::Cbc, CipherOp::Encrypt) => {
-                session.iv = last_block(segs, data.bytes).unwrap_or(iv)
-            }
+        // The device does not hand back the chained IV, so it is computed as cpu-engine
+        // does; CBC decrypt's is the last ciphertext block, which in place is gone
+        // afterwards: read it now.
+        self.cbc_next_iv = last_block(&job.segs, &job.data);
+        let iv_arg = (session.mode != Mode::Ecb).then_some(&session.iv);
+        Ok(self.cipher_submit(id, algo_of(session.mode), dir, iv_arg, bufs, bufs)?)
+    }
+
+    /// The IV for the session's next request, once `job` is done.
+    fn next_iv(&self, job: &Job<'_>) -> [u8; 16] {
+        let iv = job.session.iv;
+        match (job.session.mode, job.op) {
+            (Mode::Ecb, _) => iv,
+            (Mode::Cbc, CipherOp::Decrypt) => self.cbc_next_iv.unwrap_or(iv),
+            (Mode::Cbc, CipherOp::Encrypt) => last_block(&job.segs, &job.data).unwrap_or(iv),
+            // Next request starts at the next whole block, as Linux's ctr(aes) does.
             (Mode::Ctr, _) => {
-                // Next request starts at the next whole block, as Linux's ctr(aes) does.
-                let blocks = u128::from(segs.total().div_ceil(16));
-                session.iv = u128::from_be_bytes(iv).wrapping_add(blocks).to_be_bytes();
+                let blocks = u128::from(job.segs.total().div_ceil(16));
+                u128::from_be_bytes(iv).wrapping_add(blocks).to_be_bytes()
             }
         }
-        Ok(Path::Dma)
     }
 }
 
 /// The last 16 bytes of the concatenated segments (they may straddle segments).
-fn last_block(segs: &Segments, bytes: &[u8]) -> Option<[u8; 16]> {
+fn last_block(segs: &Segments, data: &ClientData<'_>) -> Option<[u8; 16]> {
+    let total = segs.total() as usize;
     let mut out = [0u8; 16];
-    let mut need = 16usize;
-    for s in segs.as_slice().iter().rev() {
-        if need == 0 {
-            break;
-        }
-        let take = need.min(s.len as usize);
-        let end = (s.offset + s.len) as usize;
-        out[need - take..need].copy_from_slice(bytes.get(end - take..end)?);
-        need -= take;
-    }
-    (need == 0).then_some(out)
+    (total >= 16 && sg::gather(segs, data, total - 16, &mut out) == 16).then_some(out)
 }

@@ -16,8 +16,11 @@
 //! - The caller gives a [`DmaArea`] of [`dma::layout::LEN`] bytes, 64-byte aligned, and
 //!   the physical address of each client region; memory is coherent with the device
 //!   (true of virtio under QEMU; a non-coherent SoC would need cache maintenance here).
-//! - Polling, one request in flight per queue: simple and enough to prove the device;
-//!   interrupts and several chains in flight would be the next step for throughput.
+//! - One request in flight per queue. The data queue interrupts when the device returns
+//!   a chain (the PD calls `CipherEngine::interrupt`, which acknowledges the transport
+//!   and reads the used ring once); the control queue (session set-up) is polled,
+//!   bounded, since QEMU completes it on the notify. Several chains in flight (up to
+//!   the data queue's depth) would be the next step for throughput.
 //! - A device that stops answering (timeout), corrupts its used ring or asks for a reset
 //!   leaves the driver [`Error::Broken`]: its buffers may still be in use, so nothing is
 //!   reused until the PD restarts it.

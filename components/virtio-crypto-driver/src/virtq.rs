@@ -99,7 +99,7 @@ impl Virtq {
         dma.fill(self.desc, desc_bytes(self.size), 0);
         dma.fill(self.avail, avail_bytes(self.size), 0);
         dma.fill(self.used, used_bytes(self.size), 0);
-        // We poll the used ring: ask for no interrupts (§2.7.7).
+        // Polled until told otherwise ([`Virtq::want_interrupts`]): no interrupts (§2.7.7).
         dma.write_u16(self.avail, AVAIL_F_NO_INTERRUPT);
         self.avail_idx = 0;
         self.used_idx = 0;
@@ -128,6 +128,12 @@ impl Virtq {
         }
         bus.write32(regs::QUEUE_READY, 1)?;
         Ok(())
+    }
+
+    /// Whether the device should interrupt when it returns a chain (the available ring's
+    /// NO_INTERRUPT flag, §2.7.7).
+    pub fn want_interrupts(&self, dma: &mut DmaArea, on: bool) {
+        dma.write_u16(self.avail, if on { 0 } else { AVAIL_F_NO_INTERRUPT });
     }
 
     /// Writes `chain` into descriptors `0..n`, publishes head 0 in the available ring and

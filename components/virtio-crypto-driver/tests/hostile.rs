@@ -3,7 +3,6 @@
 
 mod rig;
 
-use cipher_service::CipherEngine;
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
 use rig::{rig, session, try_rig};
 use virtio_crypto_driver::wire::{cipher_algo, status};
@@ -192,7 +191,7 @@ fn transports_the_driver_cannot_use_are_refused() {
 #[test]
 fn a_region_without_a_dma_address_is_refused() {
     let mut r = rig();
-    let mut s = session(Mode::Cbc, &KEY, &IV);
+    let s = session(Mode::Cbc, &KEY, &IV);
     let mut bytes = [0u8; 64];
     let req = pd_idl::cipher::Request {
         id: 0,
@@ -203,12 +202,17 @@ fn a_region_without_a_dma_address_is_refused() {
         segs: [pd_idl::cipher::Segment { offset: 0, len: 16 }; 8],
     };
     let segs = cipher_service::validate(&req, 64, Mode::Cbc).unwrap();
-    let mut client = cipher_service::ClientData {
-        bytes: &mut bytes,
-        phys: None,
+    let job = cipher_service::Job {
+        session: s,
+        op: CipherOp::Encrypt,
+        segs,
+        data: cipher_service::ClientData {
+            region: shm_queue::SharedRegion::new(&mut bytes),
+            phys: None,
+        },
     };
     assert_eq!(
-        r.dev.crypt(&mut s, CipherOp::Encrypt, &segs, &mut client),
+        cipher_service::run_polled(&mut r.dev, &job, 4),
         Err(CipherError::UnsupportedPath)
     );
 }

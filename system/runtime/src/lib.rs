@@ -101,6 +101,12 @@ pub fn is_passive() -> bool {
     backend::is_passive()
 }
 
+/// The channels on which this PD receives interrupts (its `<irq>` elements): on seL4
+/// the `microkit_irqs` word the tool patches, on the host the boot information.
+pub fn irq_channels() -> ChannelSet {
+    ChannelSet(backend::irq_channels())
+}
+
 /// The memory region whose `map` has `setvar_vaddr="symbol"` in this PD, if any.
 /// Prefer [`memory_region!`], which becomes a patched symbol on seL4.
 pub fn memory_region(symbol: &str) -> Option<MemoryRegion> {
@@ -137,6 +143,18 @@ macro_rules! memory_region {
                 stringify!($name)
             )
         })
+    };
+}
+
+/// The memory region mapped with `setvar_vaddr="$name"`, or `None` if the `.system`
+/// file gives this PD no such map: for a PD whose regions are optional (a driver's
+/// client slots). On seL4 the macro of the same name in the `microkit` module reads
+/// the patched symbols instead.
+#[cfg(not(target_os = "none"))]
+#[macro_export]
+macro_rules! maybe_memory_region {
+    ($name:ident) => {
+        $crate::memory_region(stringify!($name))
     };
 }
 

@@ -29,7 +29,20 @@ struct Driver {
     data_paddr: Option<u64>,
     /// Scratch region (size, physical address) for drivers that DMA into their own.
     scratch: Option<(usize, u64)>,
+    /// The engine's interrupts, delivered to the driver on channels 20, 21, ...
+    irqs: &'static [u32],
 }
+
+const OMAP_IRQS: [u32; 3] = [
+    boards::am335x::AES0.irqs[0],
+    boards::am335x::EDMA_IRQ_COMPLETION,
+    boards::am335x::EDMA_IRQ_ERROR,
+];
+const STM32_IRQS: [u32; 3] = [
+    boards::stm32mp1::CRYP1.irqs[0],
+    boards::stm32mp1::DMA_IRQ_COMPLETION,
+    boards::stm32mp1::DMA_IRQ_ERROR,
+];
 
 fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
     Ok(match (engine, kind) {
@@ -38,12 +51,14 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
             power: None,
             data_paddr: None,
             scratch: None,
+            irqs: &[],
         },
         (Engine::Cpu, Kind::Digest) => Driver {
             image: "pdt-cpu-digest",
             power: None,
             data_paddr: None,
             scratch: None,
+            irqs: &[],
         },
         // Addresses as in system/cipher-omap.system, cipher-stm32.system and
         // digest-sec1.system: inside each board's DMA-reachable DDR/SDRAM.
@@ -52,18 +67,21 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
             power: Some("pdt-pm-am335x"),
             data_paddr: Some(0x8010_0000),
             scratch: Some((0x1000, 0x8020_0000)),
+            irqs: &OMAP_IRQS,
         },
         (Engine::Stm32Cryp, Kind::Cipher) => Driver {
             image: "pdt-stm32-cryp",
             power: Some("pdt-pm-stm32mp1"),
             data_paddr: Some(0xc010_0000),
             scratch: Some((0x1000, 0xc020_0000)),
+            irqs: &STM32_IRQS,
         },
         (Engine::Sec1, Kind::Digest) => Driver {
             image: "pdt-sec1-hash",
             power: Some("pdt-pm-mpc885"),
             data_paddr: Some(0x100_0000),
             scratch: Some((0x20000, 0x80_0000)),
+            irqs: boards::mpc885::SEC.irqs,
         },
         (e, k) => return Err(format!("engine {} has no {k:?} driver", e.name())),
     })
@@ -119,6 +137,9 @@ pub fn system(engine: Engine, kind: Kind, client: &str) -> Result<String, String
 "#,
         d.image
     );
+    for (i, irq) in d.irqs.iter().enumerate() {
+        drv += &format!("            <irq irq=\"{irq}\" id=\"{}\" />\n", 20 + i);
+    }
     if d.power.is_some() {
         drv += "            <map mr=\"gates\" vaddr=\"0x43000000\" perms=\"r\" setvar_vaddr=\"gates\" />\n";
     }

@@ -10,7 +10,7 @@ use std::string::String;
 use std::vec;
 use std::vec::Vec;
 
-use crate::{CipherEngine, ClientData, Session, Sessions, serve};
+use crate::{CipherEngine, ClientData, Service, Session, Sessions};
 use pd_idl::cipher::{self, CipherError, CipherOp, Mode, Path, Request, Response, Segment};
 use pd_idl::wire::Caller;
 use shm_queue::{Consumer, Producer, SharedRegion};
@@ -20,6 +20,8 @@ use zerocopy::FromZeros;
 pub const CLIENT: Caller = Caller(4);
 /// Bytes in the client's data region.
 pub const DATA: usize = 4096;
+/// Interrupt polls per request before the rig's watchdog cancels it.
+const POLLS: u32 = 1 << 16;
 
 /// Where [`Rig::crypt`] puts a request's segments in the client's region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,8 +94,8 @@ pub struct Rig<E> {
     data: *mut u8,
     /// The region's physical address as the driver is told it (`None`: no DMA).
     pub phys: Option<u64>,
-    pub sessions: Sessions,
-    pub engine: E,
+    /// The engine behind the service the rig plays the driver with.
+    pub service: Service<'static, E>,
     next_id: u32,
     /// The path the driver reported for the last request [`Rig::crypt`] ran.
     pub last_path: Option<Path>,
@@ -109,8 +111,7 @@ impl<E: CipherEngine> Rig<E> {
             resps: lines(cipher::RESPONSE_QUEUE_BYTES),
             data,
             phys: None,
-            sessions: Sessions::default(),
-            engine,
+            service: Service::new(engine, Sessions::default()),
             next_id: 0,
             last_path: None,
         }
@@ -157,8 +158,10 @@ impl<E: CipherEngine> Rig<E> {
             key: k,
             iv: iv.try_into().expect("a 16-byte IV"),
         };
-        let engine = &self.engine;
-        self.sessions.open(session, |s| engine.supports(s))
+        let Service {
+            engine, sessions, ..
+        } = &mut self.service;
+        sessions.open(session, |s| engine.supports(s))
     }
 
     /// Sends raw requests as `caller`, serves them once, returns the responses.
@@ -173,19 +176,36 @@ impl<E: CipherEngine> Rig<E> {
         let mut out =
             Producer::<Response>::attach(region(&mut self.resps), cipher::RESPONSE_QUEUE_CAPACITY)
                 .expect("layout");
-        let phys = self.phys;
-        // SAFETY: as in `bytes`.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(self.data, DATA) };
-        let mut data = ClientData { bytes, phys };
-        serve(
-            &mut self.engine,
-            &mut self.sessions,
-            caller,
-            &mut rx,
-            &mut out,
-            &mut data,
-        )
-        .expect("the rig's queues are sound");
+        // SAFETY: a leaked allocation of DATA bytes, for the rest of the process; the
+        // rig makes no reference to it while the driver works.
+        let shared = unsafe { SharedRegion::from_raw(self.data, DATA) };
+        let data = ClientData {
+            region: shared,
+            phys: self.phys,
+        };
+        // Interrupts are polled, bounded, as init code does: the models finish work on
+        // the register access that starts it and raise the line at once.
+        let mut polls = 0;
+        loop {
+            self.service
+                .serve(caller, &mut rx, &mut out, data)
+                .expect("the rig's queues are sound");
+            if !self.service.busy() {
+                break;
+            }
+            polls += 1;
+            // The watchdog a PD would run: an engine whose interrupt never comes.
+            let finished = if polls < POLLS {
+                self.service.interrupt()
+            } else {
+                polls = 0;
+                self.service.expire()
+            };
+            if let Some((to, response)) = finished {
+                assert_eq!(to, caller, "answers go to the requester");
+                out.enqueue(response).expect("room was checked");
+            }
+        }
         let mut back =
             Consumer::<Response>::attach(region(&mut self.resps), cipher::RESPONSE_QUEUE_CAPACITY)
                 .expect("layout");

@@ -48,6 +48,6 @@ impl Rig {
 
     /// Bytes the engine encrypted or decrypted.
     pub fn cipher_bytes(&self) -> u64 {
-        self.0.engine.bytes
+        self.0.service.engine.bytes
     }
 }

@@ -2,7 +2,7 @@
 //! crossover calibrated at init, DMA straight from the client's segments. On the host
 //! the am335x model lives in this process behind the register buses.
 use boards::am335x;
-use crypto_pds::board::{SocIrqs, parts};
+use crypto_pds::board::parts;
 use driver_pd::cipher::CipherPd;
 use engine_models::am335x::Am335xMachine;
 use engine_models::soc::Port;
@@ -10,13 +10,7 @@ use omap_aes_driver::{Config, LedgerMeter, OmapAesDriver};
 use pd_idl::power::Engine;
 
 type Bus = Port<'static, Am335xMachine<'static>>;
-type Driver = OmapAesDriver<
-    'static,
-    Bus,
-    Bus,
-    SocIrqs<engine_models::am335x::Am335x<'static>>,
-    LedgerMeter<'static>,
->;
+type Driver = OmapAesDriver<'static, Bus, Bus, LedgerMeter<'static>>;
 
 fn init() -> CipherPd<Driver> {
     let parts = parts();
@@ -29,7 +23,6 @@ fn init() -> CipherPd<Driver> {
         Config::AM335X,
         soc.aes(),
         soc.edma(),
-        SocIrqs(soc),
         meter,
         parts.scratch(),
     );

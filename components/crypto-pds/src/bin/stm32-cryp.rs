@@ -2,7 +2,7 @@
 //! CPU mode for short or misaligned requests, crossover calibrated at init. On the host
 //! the stm32mp1 model lives in this process behind the register buses.
 use boards::stm32mp1;
-use crypto_pds::board::{SocIrqs, parts};
+use crypto_pds::board::parts;
 use driver_pd::cipher::CipherPd;
 use engine_models::soc::Port;
 use engine_models::stm32mp1::Stm32mp1Machine;
@@ -10,13 +10,7 @@ use pd_idl::power::Engine;
 use stm32_cryp_driver::{Config, LedgerMeter, Stm32CrypDriver};
 
 type Bus = Port<'static, Stm32mp1Machine<'static>>;
-type Driver = Stm32CrypDriver<
-    'static,
-    Bus,
-    Bus,
-    SocIrqs<engine_models::stm32mp1::Stm32mp1<'static>>,
-    LedgerMeter<'static>,
->;
+type Driver = Stm32CrypDriver<'static, Bus, Bus, LedgerMeter<'static>>;
 
 fn init() -> CipherPd<Driver> {
     let parts = parts();
@@ -29,7 +23,6 @@ fn init() -> CipherPd<Driver> {
         Config::STM32MP1,
         soc.cryp(),
         soc.dma(),
-        SocIrqs(soc),
         meter,
         parts.scratch(),
     );

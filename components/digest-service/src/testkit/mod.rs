@@ -5,7 +5,7 @@
 pub mod suite;
 pub mod vectors;
 
-use crate::{ClientData, DigestEngine, Sessions, serve};
+use crate::{ClientData, DigestEngine, Service, Sessions};
 use pd_idl::digest::{
     self, Algorithm, DigestError, DigestOp, HashPath, Request, Response, Segment,
 };
@@ -98,6 +98,9 @@ fn queue(lines: &mut [Line]) -> SharedRegion<'_> {
     }
 }
 
+/// Interrupt polls per request before the rig's watchdog cancels it.
+const POLLS: u32 = 1 << 16;
+
 /// A client, its queue pair and data region, and a driver serving them with engine `E`.
 pub struct Rig<E: DigestEngine> {
     reqs: Vec<Line>,
@@ -105,8 +108,8 @@ pub struct Rig<E: DigestEngine> {
     pub data: Region,
     /// The data region's physical address, as the driver is told it.
     pub phys: Option<u64>,
-    pub sessions: Sessions<E::Context>,
-    pub engine: E,
+    /// The engine behind the service the rig plays the driver with.
+    pub service: Service<'static, E>,
     next_id: u32,
 }
 
@@ -117,8 +120,7 @@ impl<E: DigestEngine> Rig<E> {
             resps: lines(digest::RESPONSE_QUEUE_BYTES),
             data,
             phys,
-            sessions: Sessions::default(),
-            engine,
+            service: Service::new(engine, Sessions::default()),
             next_id: 0,
         }
     }
@@ -133,7 +135,10 @@ impl<E: DigestEngine> Rig<E> {
         algorithm: Algorithm,
         path: HashPath,
     ) -> Result<u32, DigestError> {
-        self.sessions.open(owner, algorithm, path, &mut self.engine)
+        let Service {
+            engine, sessions, ..
+        } = &mut self.service;
+        sessions.open(owner, algorithm, path, engine)
     }
 
     /// A request with the next id.
@@ -158,19 +163,35 @@ impl<E: DigestEngine> Rig<E> {
         let mut rx = Consumer::<Request>::attach(queue(&mut self.reqs), cap).unwrap();
         let cap = digest::RESPONSE_QUEUE_CAPACITY;
         let mut out = Producer::<Response>::attach(queue(&mut self.resps), cap).unwrap();
+        #[allow(unsafe_code)]
+        // SAFETY: the region's allocation lives as long as the rig, which holds no
+        // reference into it while the driver works (`&mut self`).
+        let shared = unsafe { SharedRegion::from_raw(self.data.as_ptr(), self.data.len()) };
         let data = ClientData {
-            bytes: self.data.bytes(),
+            region: shared,
             phys: self.phys,
         };
-        serve(
-            &mut self.engine,
-            &mut self.sessions,
-            caller,
-            &mut rx,
-            &mut out,
-            &data,
-        )
-        .unwrap();
+        // Interrupts are polled, bounded, as init code does: the models finish work on
+        // the register access that starts it and raise the line at once.
+        let mut polls = 0u32;
+        loop {
+            self.service.serve(caller, &mut rx, &mut out, data).unwrap();
+            if !self.service.busy() {
+                break;
+            }
+            polls += 1;
+            // The watchdog a PD would run: an engine whose interrupt never comes.
+            let finished = if polls < POLLS {
+                self.service.interrupt()
+            } else {
+                polls = 0;
+                self.service.expire()
+            };
+            if let Some((to, response)) = finished {
+                assert_eq!(to, caller, "answers go to the requester");
+                out.enqueue(response).expect("room was checked");
+            }
+        }
         let mut back = Consumer::<Response>::attach(queue(&mut self.resps), cap).unwrap();
         let mut got = vec![Response::new_zeroed(); requests.len() + 1];
         let n = back.dequeue_many(&mut got).unwrap();
@@ -238,7 +259,7 @@ impl<E: DigestEngine> Rig<E> {
             from += len;
         }
         assert_eq!(from, msg.len(), "requests cover the message");
-        self.sessions.close(CLIENT, s)?;
+        self.service.sessions.close(CLIENT, s)?;
         Ok(digest.expect("the last request is the final"))
     }
 

@@ -127,8 +127,8 @@ pub fn interleaved<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
             reference(alg_b, &b),
             "{alg_b:?} on {path:?}"
         );
-        rig.sessions.close(CLIENT, sa).unwrap();
-        rig.sessions.close(CLIENT, sb).unwrap();
+        rig.service.sessions.close(CLIENT, sa).unwrap();
+        rig.service.sessions.close(CLIENT, sb).unwrap();
     }
 }
 
@@ -198,13 +198,13 @@ pub fn hostile<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
         );
     }
     // The other client's session is intact too.
-    rig.sessions.close(CLIENT, s).unwrap();
+    rig.service.sessions.close(CLIENT, s).unwrap();
     assert_eq!(
-        rig.sessions.close(CLIENT, other),
+        rig.service.sessions.close(CLIENT, other),
         Err(DigestError::UnknownSession)
     );
-    rig.sessions.close(Caller(7), other).unwrap();
-    assert_eq!(rig.sessions.open_count(), 0);
+    rig.service.sessions.close(Caller(7), other).unwrap();
+    assert_eq!(rig.service.sessions.open_count(), 0);
     let got = rig.hash(Algorithm::Md5, path, abc, &[&[3]]).unwrap();
     assert_eq!(
         got,
@@ -216,7 +216,7 @@ pub fn hostile<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
 /// Opens fail cleanly when the table is full; a closed session's id is not reused.
 pub fn session_limits<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
     let first = rig.open(Algorithm::Md5, path).unwrap();
-    rig.sessions.close(CLIENT, first).unwrap();
+    rig.service.sessions.close(CLIENT, first).unwrap();
     let ids: Vec<u32> = (0..crate::MAX_SESSIONS)
         .map(|_| rig.open(Algorithm::Md5, path).unwrap())
         .collect();
@@ -225,5 +225,5 @@ pub fn session_limits<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
         rig.open(Algorithm::Sha1, path),
         Err(DigestError::TooManySessions)
     );
-    assert_eq!(rig.sessions.close_all(CLIENT), crate::MAX_SESSIONS);
+    assert_eq!(rig.service.sessions.close_all(CLIENT), crate::MAX_SESSIONS);
 }

@@ -12,26 +12,15 @@ use engine_models::power::{ClockController, GateBlock};
 use engine_models::soc::Port;
 use mmio::RegisterBus;
 use mmio::clkctrl::{self, MODULEMODE, MODULEMODE_ENABLE};
-use omap_aes_driver::{Config, IrqSource, LedgerMeter, OmapAesDriver, SCRATCH_BYTES};
+use omap_aes_driver::{Config, LedgerMeter, OmapAesDriver, SCRATCH_BYTES};
+use shm_queue::SharedRegion;
 
 /// Where the client's data region and the driver's scratch sit in DDR.
 pub const CLIENT_PHYS: u64 = am335x::DDR.phys + 0x10_0000;
 pub const SCRATCH_PHYS: u64 = am335x::DDR.phys + 0x20_0000;
 
 pub type Bus = Port<'static, Am335xMachine<'static>>;
-pub type Driver<A = Bus, D = Bus> = OmapAesDriver<'static, A, D, Irqs, LedgerMeter<'static>>;
-
-/// Interrupt delivery from the model, as the host runtime gives it to the PD.
-pub struct Irqs(pub &'static Am335x<'static>);
-
-impl IrqSource for Irqs {
-    fn wait(&mut self, irq: u32) -> bool {
-        self.0.irq_pending(irq)
-    }
-    fn ack(&mut self, irq: u32) {
-        self.0.irq_ack(irq);
-    }
-}
+pub type Driver<A = Bus, D = Bus> = OmapAesDriver<'static, A, D, LedgerMeter<'static>>;
 
 /// The modelled board: ledger, gates, physical map, the SoC.
 pub struct Board {
@@ -95,10 +84,9 @@ impl Board {
             Config::AM335X,
             aes,
             dma,
-            Irqs(self.soc),
             meter,
             ClientData {
-                bytes: scratch,
+                region: SharedRegion::new(scratch),
                 phys: Some(SCRATCH_PHYS),
             },
         )

@@ -6,12 +6,11 @@
 use boards::mpc885::SEC;
 use cost_ledger::{Event, Ledger};
 use digest_service::testkit::Region;
-use engine_models::mpc885::Mpc885;
 use engine_models::phys::PhysMap;
 use engine_models::power::{ClockController, GateBlock};
 use mmio::RegisterBus;
 use mmio::clkctrl::{self, MODULEMODE, MODULEMODE_ENABLE};
-use sec1_hash_driver::hw::{DmaFault, DmaMemory, Irq};
+use sec1_hash_driver::hw::{DmaFault, DmaMemory};
 
 /// Where the board puts the driver's scratch and the client's region (SDRAM).
 pub const SCRATCH_PHYS: u32 = 0x0080_0000;
@@ -28,18 +27,6 @@ impl DmaMemory for ModelMem<'_> {
     }
     fn write(&self, phys: u32, data: &[u8]) -> Result<(), DmaFault> {
         self.0.write(phys.into(), data).map_err(|_| DmaFault)
-    }
-}
-
-/// The SEC's interrupt as the host runtime delivers it.
-pub struct ModelIrq<'s, 'a>(pub &'s Mpc885<'a>);
-
-impl Irq for ModelIrq<'_, '_> {
-    fn wait(&mut self) -> bool {
-        self.0.irq_pending(SEC.irqs[0])
-    }
-    fn ack(&mut self) {
-        self.0.irq_ack(SEC.irqs[0]);
     }
 }
 
@@ -90,7 +77,6 @@ macro_rules! sec1 {
         let soc = engine_models::mpc885::mpc885(&mem, &gates, &$ledger);
         let mut driver = sec1_hash_driver::Sec1Hash::new(
             $wrap(soc.sec()),
-            common::ModelIrq(&soc),
             common::ModelMem(&mem),
             common::SCRATCH_PHYS,
             &$ledger,

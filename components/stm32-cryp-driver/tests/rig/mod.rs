@@ -12,26 +12,15 @@ use engine_models::soc::Port;
 use engine_models::stm32mp1::{Stm32mp1, Stm32mp1Machine};
 use mmio::RegisterBus;
 use mmio::clkctrl::{self, MODULEMODE, MODULEMODE_ENABLE};
-use stm32_cryp_driver::{Config, IrqSource, LedgerMeter, SCRATCH_BYTES, Stm32CrypDriver};
+use shm_queue::SharedRegion;
+use stm32_cryp_driver::{Config, LedgerMeter, SCRATCH_BYTES, Stm32CrypDriver};
 
 /// Where the client's data region and the driver's scratch sit in DDR.
 pub const CLIENT_PHYS: u64 = stm32mp1::DDR.phys + 0x10_0000;
 pub const SCRATCH_PHYS: u64 = stm32mp1::DDR.phys + 0x20_0000;
 
 pub type Bus = Port<'static, Stm32mp1Machine<'static>>;
-pub type Driver<A = Bus, D = Bus> = Stm32CrypDriver<'static, A, D, Irqs, LedgerMeter<'static>>;
-
-/// Interrupt delivery from the model, as the host runtime gives it to the PD.
-pub struct Irqs(pub &'static Stm32mp1<'static>);
-
-impl IrqSource for Irqs {
-    fn wait(&mut self, irq: u32) -> bool {
-        self.0.irq_pending(irq)
-    }
-    fn ack(&mut self, irq: u32) {
-        self.0.irq_ack(irq);
-    }
-}
+pub type Driver<A = Bus, D = Bus> = Stm32CrypDriver<'static, A, D, LedgerMeter<'static>>;
 
 /// The modelled board: ledger, gates, physical map, the SoC.
 pub struct Board {
@@ -97,10 +86,9 @@ impl Board {
             Config::STM32MP1,
             cryp,
             dma,
-            Irqs(self.soc),
             meter,
             ClientData {
-                bytes: scratch,
+                region: SharedRegion::new(scratch),
                 phys: Some(SCRATCH_PHYS),
             },
         )

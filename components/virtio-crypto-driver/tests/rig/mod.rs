@@ -2,10 +2,11 @@
 
 #![allow(dead_code)]
 
-use cipher_service::{CipherEngine, ClientData, Session, validate};
+use cipher_service::{CipherEngine, ClientData, Job, Session, run_polled, validate};
 use engine_models::phys::PhysMap;
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request, Segment};
 use pd_idl::wire::Caller;
+use shm_queue::SharedRegion;
 use virtio_crypto_driver::{DmaArea, Error, VirtioCrypto, dma};
 use virtio_crypto_model::{ModelConfig, VirtioCryptoModel};
 
@@ -101,14 +102,21 @@ impl Rig {
             *d = Segment { offset, len };
         }
         let valid = validate(&req, DATA_LEN, s.mode)?;
-        // SAFETY: as in `data`; the device writes through the map while this borrow lives,
-        // as DMA does under any driver.
-        let bytes = unsafe { core::slice::from_raw_parts_mut(self.data, DATA_LEN) };
-        let mut client = ClientData {
-            bytes,
-            phys: Some(DATA_PHYS),
+        // SAFETY: the region is live (leaked); reached only by copies and the model's DMA.
+        let region = unsafe { SharedRegion::from_raw(self.data, DATA_LEN) };
+        let job = Job {
+            session: *s,
+            op,
+            segs: valid,
+            data: ClientData {
+                region,
+                phys: Some(DATA_PHYS),
+            },
         };
-        self.dev.crypt(s, op, &valid, &mut client)
+        // The model returns the chain on the notify: one interrupt poll finishes it.
+        let done = run_polled(&mut self.dev, &job, 4)?;
+        s.iv = done.next_iv;
+        Ok(done.path)
     }
 
     /// Opens `s` as the service would: the engine's `supports` first.

@@ -214,16 +214,28 @@ pub fn raise_irq(irq: u64) -> bool {
     true
 }
 
+/// How a device model says whether a level-triggered line is still asserted.
+static IRQ_LEVEL: OnceLock<fn(u64) -> bool> = OnceLock::new();
+
+/// The device-model hook for level-triggered interrupts: `level(irq)` says whether line
+/// `irq` is asserted. With it, an interrupt still asserted when the PD acknowledges it
+/// is delivered again, as a GIC does at end of interrupt for a level-triggered line
+/// (without it, only [`raise_irq`] delivers). Set once; later calls are ignored.
+pub fn set_irq_level(level: fn(u64) -> bool) {
+    let _ = IRQ_LEVEL.set(level);
+}
+
 pub(crate) fn irq_ack(ch: u8) {
     let h = host();
-    if !h.info.irqs.iter().any(|i| i.id == ch) {
+    let Some(irq) = h.info.irqs.iter().find(|i| i.id == ch) else {
         debug_println!("{}: channel {ch} has no irq to ack", pd_name());
         return;
-    }
+    };
+    let level = !irq.edge && IRQ_LEVEL.get().is_some_and(|asserted| asserted(irq.irq));
     let bit = 1u64 << ch;
     let mut state = h.irq.lock().unwrap_or_else(|e| e.into_inner());
     state.0 &= !bit;
-    if state.1 & bit != 0 {
+    if state.1 & bit != 0 || level {
         state.1 &= !bit;
         state.0 |= bit;
         h.page.notify(ch);
@@ -260,6 +272,10 @@ pub(crate) fn pd_name() -> &'static str {
 
 pub(crate) fn is_passive() -> bool {
     host().info.passive
+}
+
+pub(crate) fn irq_channels() -> u64 {
+    host().info.irqs.iter().fold(0, |set, i| set | 1 << i.id)
 }
 
 pub(crate) fn memory_region(symbol: &str) -> Option<MemoryRegion> {

@@ -183,6 +183,10 @@ pub(crate) fn is_passive() -> bool {
     symbols::passive()
 }
 
+pub(crate) fn irq_channels() -> u64 {
+    symbols::irqs()
+}
+
 pub(crate) fn memory_region(symbol: &str) -> Option<MemoryRegion> {
     crate::debug_println!(
         "{}: memory_region(\"{symbol}\"): by string is host-only; use memory_region!",

@@ -202,6 +202,21 @@ macro_rules! memory_region {
     }};
 }
 
+/// The seL4 form of [`maybe_memory_region!`](crate::maybe_memory_region!): `None` if
+/// the `.system` file sets no `setvar_vaddr` of this name (the symbol kept its initial
+/// value); a map without `setvar_size` is still a panic naming what is missing.
+#[macro_export]
+macro_rules! maybe_memory_region {
+    ($name:ident) => {{
+        let vaddr = $crate::__setvar_word!(stringify!($name));
+        if vaddr == $crate::microkit::UNSET {
+            None
+        } else {
+            Some($crate::memory_region!($name))
+        }
+    }};
+}
+
 /// The seL4 form of [`var!`](crate::var!): defines the word symbol `$name` for the
 /// `.system` file's setvar to patch; panics if the `.system` file sets none.
 #[macro_export]

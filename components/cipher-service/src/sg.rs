@@ -1,0 +1,91 @@
+//! The bytes of a request as one stream: the concatenation of its segments in the
+//! client's shared region. Engines that compute with the CPU (the CPU engine, a PIO
+//! path) copy a piece of that stream into private memory, work there, and copy it back;
+//! nothing is computed in place in memory the client can write meanwhile.
+
+use crate::{ClientData, Segments};
+
+/// Visits the pieces of `[pos, pos + len)` of the stream, in order, as (offset in the
+/// region, offset in the piece, length).
+fn pieces(segs: &Segments, pos: usize, len: usize, mut f: impl FnMut(usize, usize, usize)) {
+    let mut start = 0usize;
+    for s in segs.as_slice() {
+        let (off, n) = (s.offset as usize, s.len as usize);
+        let (lo, hi) = (pos.max(start), (pos + len).min(start + n));
+        if lo < hi {
+            f(off + (lo - start), lo - pos, hi - lo);
+        }
+        start += n;
+        if start >= pos + len {
+            break;
+        }
+    }
+}
+
+/// Copies stream bytes `[pos, pos + out.len())` into `out`, zero-filling past the end
+/// of the stream (a CTR tail); returns how many stream bytes it holds.
+pub fn gather(segs: &Segments, data: &ClientData<'_>, pos: usize, out: &mut [u8]) -> usize {
+    out.fill(0);
+    let mut n = 0;
+    pieces(segs, pos, out.len(), |at, o, len| {
+        // Validated segments lie inside the region, so the copy cannot fail.
+        let inside = data.region.read_bytes(at, &mut out[o..o + len]);
+        debug_assert!(inside);
+        n += len;
+    });
+    n
+}
+
+/// Writes the stream bytes `[pos, pos + piece.len())` back from `piece` (bytes past
+/// the end of the stream are dropped).
+pub fn scatter(segs: &Segments, data: &ClientData<'_>, pos: usize, piece: &[u8]) {
+    pieces(segs, pos, piece.len(), |at, o, len| {
+        let inside = data.region.write_bytes(at, &piece[o..o + len]);
+        debug_assert!(inside);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pd_idl::cipher::{CipherOp, Mode, Request, Segment};
+    use shm_queue::SharedRegion;
+
+    #[test]
+    fn pieces_straddle_segments_and_pad() {
+        let mut segs = [Segment { offset: 0, len: 0 }; 8];
+        segs[..3].copy_from_slice(&[
+            Segment { offset: 2, len: 5 },
+            Segment { offset: 20, len: 0 },
+            Segment {
+                offset: 10,
+                len: 14,
+            },
+        ]);
+        let request = Request {
+            id: 0,
+            session: 0,
+            op: CipherOp::Encrypt.into(),
+            nsegs: 3,
+            reserved: [0; 2],
+            segs,
+        };
+        let segs = crate::validate(&request, 32, Mode::Ctr).unwrap();
+        let mut mem: [u8; 32] = core::array::from_fn(|i| i as u8);
+        let data = ClientData {
+            region: SharedRegion::new(&mut mem),
+            phys: None,
+        };
+        let mut b = [0u8; 16];
+        assert_eq!(gather(&segs, &data, 0, &mut b), 16);
+        assert_eq!(&b[..5], &[2, 3, 4, 5, 6]);
+        assert_eq!(&b[5..], &[10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
+        assert_eq!(gather(&segs, &data, 16, &mut b), 3);
+        assert_eq!(b, [21, 22, 23, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        scatter(&segs, &data, 16, &[99; 16]);
+        let mut whole = [0u8; 32];
+        assert!(data.region.read_bytes(0, &mut whole));
+        assert_eq!(&whole[21..24], &[99, 99, 99]);
+        assert_eq!(whole.iter().filter(|&&x| x == 99).count(), 3);
+    }
+}

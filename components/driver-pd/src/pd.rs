@@ -1,0 +1,143 @@
+//! The driver PD's event handling, written once for Cipher and Digest: calls are
+//! answered at once, a client's notification starts work on the engine, the engine's
+//! interrupt finishes it; while a request is in flight, the PD goes on answering calls
+//! and notifications, and requests wait in their clients' queues.
+
+use pd_idl::wire::Caller;
+use pd_runtime::{ChannelSet, MemoryRegion, debug_println, pd_name};
+use shm_queue::{Consumer, Descriptor, Producer, QueueError};
+
+use crate::clients::{Served, SessionCounts};
+use crate::{Clients, PowerHold};
+
+/// A service (`cipher_service::Service`, `digest_service::Service`) as the PD drives it.
+pub trait Serving {
+    type Request: Descriptor + 'static;
+    type Response: Descriptor + 'static;
+    /// The interface's request queue capacity (both queues have it).
+    const CAPACITY: u32;
+    /// Whether the engine writes client data (a cipher works in place).
+    const WRITES_DATA: bool;
+
+    /// A request is in flight on the engine.
+    fn busy(&self) -> bool;
+    /// Takes `caller`'s requests until its queue is empty, its answers have no room, or
+    /// a request goes in flight; how many were answered.
+    fn serve(
+        &mut self,
+        caller: Caller,
+        rx: &mut Consumer<'static, Self::Request>,
+        tx: &mut Producer<'static, Self::Response>,
+        data: MemoryRegion,
+    ) -> Result<usize, QueueError>;
+    /// The engine's interrupt: the answer of the request in flight, once it finished.
+    fn interrupt(&mut self) -> Option<(Caller, Self::Response)>;
+    /// Closes `caller`'s sessions (and orphans its request in flight); how many.
+    fn cut_off(&mut self, caller: Caller) -> usize;
+    fn open_sessions(&self) -> usize;
+}
+
+/// A driver PD: its service (engine and sessions), its clients, the engine's interrupt
+/// channels, and the power grant (`None` for an engine with no clock gate, the CPU).
+pub struct DriverPd<S: Serving> {
+    pub service: S,
+    pub(crate) clients: Clients<S::Request, S::Response>,
+    irqs: ChannelSet,
+    power: Option<PowerHold>,
+    pub(crate) counts: SessionCounts,
+}
+
+impl<S: Serving> DriverPd<S> {
+    /// Takes over the clients the `.system` file gives this PD (`make` builds the
+    /// service, given this incarnation's number for its session ids). The engine's
+    /// interrupts are the PD's `<irq>` channels. Call after the engine's self-test
+    /// passed: from here on the PD serves.
+    pub fn new(make: impl FnOnce(u32) -> S, power: Option<PowerHold>) -> Self {
+        let clients = Clients::from_system(S::CAPACITY, S::WRITES_DATA);
+        let irqs = pd_runtime::irq_channels();
+        debug_println!(
+            "{}: serving {} client(s); engine interrupts on channels {:#x}",
+            pd_name(),
+            clients.count(),
+            irqs.0
+        );
+        let mut pd = DriverPd {
+            service: make(clients.incarnation()),
+            clients,
+            irqs,
+            power,
+            counts: SessionCounts::default(),
+        };
+        let pending = pd.clients.pending();
+        if !pending.is_empty() {
+            pd.on_notified(pending);
+        }
+        pd
+    }
+
+    /// Gives the grant back if no session is open (after an init that needed it).
+    pub fn release_idle_power(&mut self) {
+        self.follow_power();
+    }
+
+    /// Keeps the grant while a session is open or a request is in flight (the engine
+    /// must stay clocked until it finishes, even if its session closed meanwhile).
+    pub(crate) fn follow_power(&mut self) {
+        if let Some(p) = &mut self.power {
+            p.follow(self.service.open_sessions() + usize::from(self.service.busy()));
+        }
+    }
+
+    /// Acquires the grant for a session about to open.
+    pub(crate) fn ensure_power(&mut self) -> bool {
+        self.power.as_mut().is_none_or(|p| p.ensure().is_ok())
+    }
+
+    /// Whether `caller` is a client this PD serves (not cut off).
+    pub(crate) fn serves(&self, caller: Caller) -> bool {
+        self.clients.get(caller).is_some()
+    }
+
+    fn cut_off(&mut self, caller: Caller) {
+        let closed = self.service.cut_off(caller);
+        self.counts.closed(caller, closed);
+        debug_println!(
+            "{}: closed {closed} session(s) of cut-off client {}",
+            pd_name(),
+            caller.0
+        );
+    }
+
+    /// `Handler::notified`: the engine's interrupts first (a request finishing frees
+    /// the engine for the clients' waiting requests), then the clients.
+    pub fn on_notified(&mut self, channels: ChannelSet) {
+        let mut serve = channels;
+        let irqs = ChannelSet(channels.0 & self.irqs.0);
+        if !irqs.is_empty() {
+            let was_busy = self.service.busy();
+            let finished = self.service.interrupt();
+            if let Some(cut) = finished.and_then(|(caller, r)| self.clients.answer(caller, r)) {
+                self.cut_off(cut);
+            }
+            if was_busy && !self.service.busy() {
+                // Requests may have waited for the engine in any client's queue.
+                serve = ChannelSet(serve.0 | self.clients.all().0);
+            }
+            for ch in irqs.iter() {
+                ch.irq_ack();
+            }
+        }
+        let service = &mut self.service;
+        let cut = self.clients.serve(serve, &mut |caller, rx, tx, region| {
+            let answered = service.serve(caller, rx, tx, region)?;
+            Ok(Served {
+                answered,
+                engine_busy: service.busy(),
+            })
+        });
+        for caller in cut.into_iter().flatten() {
+            self.cut_off(caller);
+        }
+        self.follow_power();
+    }
+}
