@@ -190,3 +190,79 @@ fn the_self_test_covers_the_dma_path_too() {
         "not even PIO is served by a driver that failed its self-test"
     );
 }
+
+/// A client that rewrites its own data while its PIO request is between blocks spoils
+/// only its own result: the driver copies each block out of the shared region as it
+/// feeds the engine, so it never computes on bytes that change under it, nothing
+/// outside the request's segments is touched, and the next request is right again.
+#[test]
+fn a_client_scribbling_on_its_data_mid_request_spoils_only_its_own_result() {
+    use cipher_service::{CipherEngine, ClientData, Job, Session, Step, validate};
+    use shm_queue::SharedRegion;
+
+    let board = Board::new();
+    let mut driver = board.driver();
+    let mut mem = vec![0u8; 4096];
+    let plain: Vec<u8> = (0..256u32).map(|i| i as u8).collect();
+    mem[512..768].copy_from_slice(&plain);
+    let region = SharedRegion::new(&mut mem);
+    let mut key = [0u8; 32];
+    key[..16].copy_from_slice(&hex(KEY));
+    let session = Session {
+        owner: CLIENT,
+        mode: Mode::Cbc,
+        path: Path::Pio,
+        key_len: 16,
+        key,
+        iv: [0; 16],
+    };
+    let req = request(1, 0, &[(512, 256)]);
+    let job = Job {
+        session,
+        op: CipherOp::Encrypt,
+        segs: validate(&req, 4096, Mode::Cbc).unwrap(),
+        data: ClientData { region, phys: None },
+    };
+    let run = |driver: &mut rig::Driver, scribble: bool| {
+        let mut step = driver.start(&job);
+        let mut interrupts = 0;
+        while step == Step::Pending {
+            interrupts += 1;
+            assert!(interrupts < 1000, "the request never finished");
+            if scribble && interrupts == 8 {
+                // Mid-request (the fourth block is in the engine): the client rewrites
+                // the second half of its request.
+                job.data.region.write_bytes(640, &[0xee; 128]);
+            }
+            step = driver.interrupt(&job);
+        }
+        step
+    };
+    let Step::Done(Ok(clean)) = run(&mut driver, false) else {
+        panic!("a clean run finishes")
+    };
+    let mut want = vec![0u8; 256];
+    job.data.region.read_bytes(512, &mut want);
+    job.data.region.write_bytes(512, &plain);
+    let Step::Done(Ok(spoilt)) = run(&mut driver, true) else {
+        panic!("a scribbled request still finishes: the driver does not fault")
+    };
+    let mut got = vec![0u8; 256];
+    job.data.region.read_bytes(512, &mut got);
+    assert_ne!(spoilt.next_iv, clean.next_iv);
+    assert_eq!(got[..128], want[..128], "the untouched first half is right");
+    assert_ne!(got[128..], want[128..], "the scribbled half is not");
+    let mut around = vec![0u8; 4096];
+    job.data.region.read_bytes(0, &mut around);
+    assert!(
+        around[..512].iter().chain(&around[768..]).all(|&b| b == 0),
+        "nothing outside the request's segment was written"
+    );
+    // The engine is sound: the same request again gives the clean answer.
+    job.data.region.write_bytes(512, &plain);
+    let Step::Done(Ok(again)) = run(&mut driver, false) else {
+        panic!("the next request finishes")
+    };
+    job.data.region.read_bytes(512, &mut got);
+    assert_eq!((got, again), (want, clean));
+}
