@@ -49,6 +49,18 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         responses: &mut Producer<'_, Response>,
         data: ClientData<'a>,
     ) -> Result<usize, QueueError> {
+        self.serve_observed(caller, requests, responses, data, |_| {})
+    }
+
+    /// [`serve`](Self::serve), showing `observe` each answer given now.
+    pub fn serve_observed(
+        &mut self,
+        caller: Caller,
+        requests: &mut Consumer<'_, Request>,
+        responses: &mut Producer<'_, Response>,
+        data: ClientData<'a>,
+        mut observe: impl FnMut(&Response),
+    ) -> Result<usize, QueueError> {
         let mut answered = 0;
         while !self.busy() && responses.free()? > 0 {
             let request = match requests.dequeue() {
@@ -57,6 +69,7 @@ impl<'a, E: DigestEngine> Service<'a, E> {
                 Err(e) => return Err(e),
             };
             if let Some(response) = self.begin(caller, &request, data) {
+                observe(&response);
                 // Room was checked above and only this PD produces: cannot be full.
                 responses.enqueue(response)?;
                 answered += 1;

@@ -9,6 +9,7 @@ use shm_queue::{Consumer, Producer, QueueError, SharedRegion};
 
 use crate::PowerHold;
 use crate::pd::{DriverPd, Serving};
+use pd_trace::Kind;
 
 /// A Cipher driver PD.
 pub type CipherPd<E> = DriverPd<Service<'static, E>>;
@@ -37,6 +38,7 @@ impl<E: CipherEngine> Serving for Service<'static, E> {
         rx: &mut Consumer<'static, Request>,
         tx: &mut Producer<'static, Response>,
         data: MemoryRegion,
+        observe: &mut dyn FnMut(&Response),
     ) -> Result<usize, QueueError> {
         // SAFETY: the runtime mapped the region read-write (checked when the client was
         // taken on) for the life of the PD; engines reach it only through volatile
@@ -46,7 +48,16 @@ impl<E: CipherEngine> Serving for Service<'static, E> {
             region,
             phys: Some(data.paddr),
         };
-        Service::serve(self, caller, rx, tx, data)
+        Service::serve_observed(self, caller, rx, tx, data, observe)
+    }
+
+    fn outcome(r: &Response) -> (Kind, u32) {
+        match (r.status.check(), r.path.get()) {
+            (Ok(Ok(())), Ok(Path::Pio)) => (Kind::DonePio, 0),
+            (Ok(Ok(())), Ok(Path::Dma)) => (Kind::DoneDma, 0),
+            (Ok(Ok(())), _) => (Kind::DoneCpu, 0),
+            _ => (Kind::Refused, u32::from(r.status.0)),
+        }
     }
 
     fn interrupt(&mut self) -> Option<(Caller, Response)> {
@@ -96,7 +107,7 @@ impl<E: CipherEngine> cipher::Server for CipherPd<E> {
         } = &mut self.service;
         let result = sessions.open(session, |s| engine.supports(s));
         if result.is_ok() {
-            self.counts.opened(caller);
+            self.session_opened(caller);
         }
         self.follow_power();
         result
@@ -105,7 +116,7 @@ impl<E: CipherEngine> cipher::Server for CipherPd<E> {
     fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), CipherError> {
         let result = self.service.close(caller, session);
         if result.is_ok() {
-            self.counts.closed(caller, 1);
+            self.session_closed(caller);
         }
         self.follow_power();
         result
@@ -114,6 +125,7 @@ impl<E: CipherEngine> cipher::Server for CipherPd<E> {
 
 impl<E: CipherEngine> Handler for CipherPd<E> {
     fn protected(&mut self, channel: Channel, msg: MessageInfo) -> MessageInfo {
+        self.on_call(channel.index());
         ipc::serve(channel, msg, |caller, m| cipher::dispatch(self, caller, m))
     }
 

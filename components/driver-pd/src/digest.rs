@@ -11,6 +11,7 @@ use shm_queue::{Consumer, Producer, QueueError, SharedRegion};
 
 use crate::PowerHold;
 use crate::pd::{DriverPd, Serving};
+use pd_trace::Kind;
 
 /// A Digest driver PD.
 pub type DigestPd<E> = DriverPd<Service<'static, E>>;
@@ -39,6 +40,7 @@ impl<E: DigestEngine> Serving for Service<'static, E> {
         rx: &mut Consumer<'static, Request>,
         tx: &mut Producer<'static, Response>,
         data: MemoryRegion,
+        observe: &mut dyn FnMut(&Response),
     ) -> Result<usize, QueueError> {
         // SAFETY: the runtime mapped the region for the life of the PD; a hash only
         // reads it, through volatile copies or DMA, never through Rust references.
@@ -47,7 +49,14 @@ impl<E: DigestEngine> Serving for Service<'static, E> {
             region,
             phys: Some(data.paddr),
         };
-        Service::serve(self, caller, rx, tx, data)
+        Service::serve_observed(self, caller, rx, tx, data, observe)
+    }
+
+    fn outcome(r: &Response) -> (Kind, u32) {
+        match r.status.check() {
+            Ok(Ok(())) => (Kind::Hashed, 0),
+            _ => (Kind::Refused, u32::from(r.status.0)),
+        }
     }
 
     fn interrupt(&mut self) -> Option<(Caller, Response)> {
@@ -81,7 +90,7 @@ impl<E: DigestEngine> Server for DigestPd<E> {
         } = &mut self.service;
         let result = Calls { engine, sessions }.open_session(caller, algorithm, path);
         if result.is_ok() {
-            self.counts.opened(caller);
+            self.session_opened(caller);
         }
         self.follow_power();
         result
@@ -90,7 +99,7 @@ impl<E: DigestEngine> Server for DigestPd<E> {
     fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), DigestError> {
         let result = self.service.sessions.close(caller, session);
         if result.is_ok() {
-            self.counts.closed(caller, 1);
+            self.session_closed(caller);
         }
         self.follow_power();
         result
@@ -99,6 +108,7 @@ impl<E: DigestEngine> Server for DigestPd<E> {
 
 impl<E: DigestEngine> Handler for DigestPd<E> {
     fn protected(&mut self, channel: Channel, msg: MessageInfo) -> MessageInfo {
+        self.on_call(channel.index());
         ipc::serve(channel, msg, |caller, m| digest::dispatch(self, caller, m))
     }
 

@@ -5,7 +5,8 @@
 
 use pd_idl::wire::Caller;
 use pd_runtime::{ChannelSet, MemoryRegion, debug_println, pd_name};
-use shm_queue::{Consumer, Descriptor, Producer, QueueError};
+use pd_trace::{Kind, Trace};
+use shm_queue::{Consumer, Descriptor, Producer, QueueError, SharedRegion};
 
 use crate::clients::{Served, SessionCounts};
 use crate::{Clients, PowerHold};
@@ -22,14 +23,17 @@ pub trait Serving {
     /// A request is in flight on the engine.
     fn busy(&self) -> bool;
     /// Takes `caller`'s requests until its queue is empty, its answers have no room, or
-    /// a request goes in flight; how many were answered.
+    /// a request goes in flight; how many were answered, each shown to `observe`.
     fn serve(
         &mut self,
         caller: Caller,
         rx: &mut Consumer<'static, Self::Request>,
         tx: &mut Producer<'static, Self::Response>,
         data: MemoryRegion,
+        observe: &mut dyn FnMut(&Self::Response),
     ) -> Result<usize, QueueError>;
+    /// How an answer goes in the trace: its kind and argument.
+    fn outcome(response: &Self::Response) -> (Kind, u32);
     /// The engine's interrupt: the answer of the request in flight, once it finished.
     fn interrupt(&mut self) -> Option<(Caller, Self::Response)>;
     /// Closes `caller`'s sessions (and orphans its request in flight); how many.
@@ -45,6 +49,8 @@ pub struct DriverPd<S: Serving> {
     irqs: ChannelSet,
     power: Option<PowerHold>,
     pub(crate) counts: SessionCounts,
+    /// Counters and the last events, in the region `trace` if the system maps one.
+    pub(crate) trace: Trace<'static>,
 }
 
 impl<S: Serving> DriverPd<S> {
@@ -61,12 +67,18 @@ impl<S: Serving> DriverPd<S> {
             clients.count(),
             irqs.0
         );
+        let trace = Trace::new(pd_runtime::maybe_memory_region!(trace).map(|r| {
+            // SAFETY: mapped read-write for the PD's life; written only through atomics.
+            unsafe { SharedRegion::from_raw(r.vaddr, r.size) }
+        }));
+        trace.record(Kind::Started, clients.incarnation());
         let mut pd = DriverPd {
             service: make(clients.incarnation()),
             clients,
             irqs,
             power,
             counts: SessionCounts::default(),
+            trace,
         };
         let pending = pd.clients.pending();
         if !pending.is_empty() {
@@ -84,13 +96,44 @@ impl<S: Serving> DriverPd<S> {
     /// must stay clocked until it finishes, even if its session closed meanwhile).
     pub(crate) fn follow_power(&mut self) {
         if let Some(p) = &mut self.power {
+            let held = p.held();
             p.follow(self.service.open_sessions() + usize::from(self.service.busy()));
+            if held && !p.held() {
+                self.trace.record(Kind::PowerRelease, 0);
+            }
         }
+        self.trace.set_busy(self.service.busy());
     }
 
     /// Acquires the grant for a session about to open.
     pub(crate) fn ensure_power(&mut self) -> bool {
-        self.power.as_mut().is_none_or(|p| p.ensure().is_ok())
+        let Some(p) = &mut self.power else {
+            return true;
+        };
+        let held = p.held();
+        let ok = p.ensure().is_ok();
+        if !held && p.held() {
+            self.trace.record(Kind::PowerAcquire, 0);
+        }
+        ok
+    }
+
+    /// Before a call is answered: counted if a request is in flight meanwhile.
+    pub(crate) fn on_call(&mut self, caller: u8) {
+        if self.service.busy() {
+            self.trace.record(Kind::CallWhileBusy, u32::from(caller));
+        }
+    }
+
+    /// A session opened or closed, for the trace and the interleaving report.
+    pub(crate) fn session_opened(&mut self, caller: Caller) {
+        self.counts.opened(caller);
+        self.trace.record(Kind::SessionOpened, caller.0);
+    }
+
+    pub(crate) fn session_closed(&mut self, caller: Caller) {
+        self.counts.closed(caller, 1);
+        self.trace.record(Kind::SessionClosed, caller.0);
     }
 
     /// Whether `caller` is a client this PD serves (not cut off).
@@ -99,6 +142,7 @@ impl<S: Serving> DriverPd<S> {
     }
 
     fn cut_off(&mut self, caller: Caller) {
+        self.trace.record(Kind::CutOff, caller.0);
         let closed = self.service.cut_off(caller);
         self.counts.closed(caller, closed);
         debug_println!(
@@ -113,9 +157,24 @@ impl<S: Serving> DriverPd<S> {
     pub fn on_notified(&mut self, channels: ChannelSet) {
         let mut serve = channels;
         let irqs = ChannelSet(channels.0 & self.irqs.0);
+        let clients = ChannelSet(channels.0 & !self.irqs.0);
+        if self.service.busy() {
+            for ch in clients.iter() {
+                self.trace
+                    .record(Kind::NotifiedWhileBusy, u32::from(ch.index()));
+            }
+        }
         if !irqs.is_empty() {
+            for ch in irqs.iter() {
+                self.trace.record(Kind::Interrupt, u32::from(ch.index()));
+            }
             let was_busy = self.service.busy();
             let finished = self.service.interrupt();
+            if let Some((caller, r)) = &finished {
+                let (kind, arg) = S::outcome(r);
+                self.trace
+                    .record(kind, if kind == Kind::Refused { arg } else { caller.0 });
+            }
             if let Some(cut) = finished.and_then(|(caller, r)| self.clients.answer(caller, r)) {
                 self.cut_off(cut);
             }
@@ -127,9 +186,13 @@ impl<S: Serving> DriverPd<S> {
                 ch.irq_ack();
             }
         }
-        let service = &mut self.service;
+        let (service, trace) = (&mut self.service, &self.trace);
         let cut = self.clients.serve(serve, &mut |caller, rx, tx, region| {
-            let answered = service.serve(caller, rx, tx, region)?;
+            let mut observe = |r: &S::Response| {
+                let (kind, arg) = S::outcome(r);
+                trace.record(kind, if kind == Kind::Refused { arg } else { caller.0 });
+            };
+            let answered = service.serve(caller, rx, tx, region, &mut observe)?;
             Ok(Served {
                 answered,
                 engine_busy: service.busy(),

@@ -43,6 +43,42 @@ struct Args {
     /// Do not log starts, faults and restarts.
     #[arg(long, short)]
     quiet: bool,
+    /// When the system stops, print the driver trace kept in this memory region:
+    /// counters and last events (repeat the option for several).
+    #[arg(long, value_name = "REGION")]
+    trace: Vec<String>,
+}
+
+/// Prints the traces named by `--trace`, as they are now.
+fn dump_traces(system: &System, regions: &[String]) {
+    for name in regions {
+        match system.trace(name) {
+            None => eprintln!("host-runner: trace {name}: no trace in that region"),
+            Some(t) => {
+                eprintln!(
+                    "host-runner: trace {name}: {} events, {}",
+                    t.written,
+                    if t.busy {
+                        "a request in flight"
+                    } else {
+                        "idle"
+                    }
+                );
+                let counts: Vec<String> = pd_trace::KINDS
+                    .iter()
+                    .filter(|k| t.count(**k) > 0)
+                    .map(|k| format!("{k:?} {}", t.count(*k)))
+                    .collect();
+                eprintln!("host-runner: trace {name}: counts: {}", counts.join(", "));
+                for e in t.ring.iter().flatten() {
+                    eprintln!(
+                        "host-runner: trace {name}: #{} {:?} {}",
+                        e.seq, e.kind, e.arg
+                    );
+                }
+            }
+        }
+    }
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -83,6 +119,7 @@ fn main() -> ExitCode {
         .map(|s| Instant::now() + Duration::from_secs_f64(s));
     loop {
         if let Some(outcome) = system.wait_outcome(Duration::from_millis(50)) {
+            dump_traces(&system, &args.trace);
             system.shutdown();
             return match outcome {
                 Outcome::Exited { pd } => {
@@ -103,6 +140,7 @@ fn main() -> ExitCode {
         }
         let timed_out = end.is_some_and(|e| Instant::now() >= e);
         if STOP.load(Ordering::SeqCst) || timed_out {
+            dump_traces(&system, &args.trace);
             system.shutdown();
             let why = if timed_out {
                 "time is up"

@@ -118,6 +118,8 @@ impl Shared {
 pub struct System {
     shared: Arc<Shared>,
     names: Vec<String>,
+    /// Each memory region's name and a descriptor of it, for readers (tests, tools).
+    regions: Vec<(String, OwnedFd)>,
     /// Closing (or writing) the write end asks the supervisor to shut down.
     ctl: Option<OwnedFd>,
     thread: Option<JoinHandle<()>>,
@@ -149,6 +151,13 @@ impl System {
         };
         let plan = plan::plan(desc, &bin_dir)?;
         let objs = objects::create(&plan).map_err(|e| os(format!("memfd: {e}")))?;
+        let regions = plan
+            .regions
+            .iter()
+            .zip(&objs.regions)
+            .map(|(r, fd)| Ok((r.name.clone(), fd.try_clone()?)))
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| os(format!("dup: {e}")))?;
         let (ctl_r, ctl_w) = pipe_with(PipeFlags::CLOEXEC).map_err(|e| os(format!("pipe: {e}")))?;
         let names: Vec<String> = plan.pds.iter().map(|p| p.name.clone()).collect();
         let shared = Arc::new(Shared {
@@ -169,6 +178,7 @@ impl System {
         let mut system = System {
             shared,
             names,
+            regions,
             ctl: Some(ctl_w),
             thread: Some(thread),
         };
@@ -189,6 +199,27 @@ impl System {
     /// The PDs, parents before children.
     pub fn pds(&self) -> &[String] {
         &self.names
+    }
+
+    /// A copy of memory region `name` as it is now (what a debugger would read: a
+    /// driver's trace, a ledger), or `None` if the system has no such region.
+    pub fn read_region(&self, name: &str) -> Option<Vec<u8>> {
+        let (_, fd) = self.regions.iter().find(|(n, _)| n == name)?;
+        let len = rustix::fs::fstat(fd).ok()?.st_size as usize;
+        let mut bytes = vec![0u8; len];
+        let mut done = 0;
+        while done < len {
+            match rustix::io::pread(fd, &mut bytes[done..], done as u64) {
+                Ok(0) | Err(_) => return None,
+                Ok(n) => done += n,
+            }
+        }
+        Some(bytes)
+    }
+
+    /// The trace a driver PD keeps in region `name` (see `pd-trace`), read now.
+    pub fn trace(&self, name: &str) -> Option<pd_trace::Snapshot> {
+        pd_trace::Snapshot::parse(&self.read_region(name)?)
     }
 
     fn position(&self, pd: &str) -> Option<usize> {
