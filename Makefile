@@ -14,6 +14,8 @@ NOSTD      := aarch64-unknown-none
 # Crates that must stay no_std: they run inside seL4 protection domains.
 NOSTD_PKGS := -p shm-queue -p pd-trace -p pd-idl -p mmio -p cost-ledger -p boards -p engine-models -p power-manager -p cipher-service -p cpu-engine -p session-table -p digest-service -p sec1-hash-driver -p vboot -p omap-aes-driver -p stm32-cryp-driver -p virtio-crypto-driver -p virtio-crypto-model -p pd-runtime
 BENCH_DIR  := target/bench
+# The driver and power-manager PDs the tools boot (they find them beside themselves).
+HOST_PD_PKGS := -p crypto-pds -p cpu-engine-pd -p omap-aes-pd -p stm32-cryp-pd -p sec1-hash-pd
 
 .PHONY: setup run test bench pds sizes image qemu lint check-systems qemu-setup qemu-test
 
@@ -29,7 +31,7 @@ setup:
 # what the clients report (drop the --show options to see every PD's log).
 DEMO_CLIENTS := vboot kat_cpu kat_omap kat_stm32 kat_sec1 speed
 run: setup
-	$(CARGO) build --locked -q -p crypto-pds -p cpu-engine-pd -p host-runner
+	$(CARGO) build --locked -q --workspace --bins
 	target/debug/host-runner -q $(foreach c,$(DEMO_CLIENTS),--wait-for $(c) --show $(c)) system/demo.system
 
 # PD binaries of every package first: whole-system tests boot .system files whose PDs
@@ -49,7 +51,7 @@ bench: setup
 	@mkdir -p $(BENCH_DIR)
 	$(CARGO) bench --locked -p queue-demo --bench queue | tee $(BENCH_DIR)/queue.txt
 	$(CARGO) bench --locked -p host-runner --bench roundtrip | tee $(BENCH_DIR)/roundtrip.txt
-	$(CARGO) build --locked --release -q -p pd-tools
+	$(CARGO) build --locked --release -q $(HOST_PD_PKGS) -p pd-tools
 	target/release/speed --standard --csv $(BENCH_DIR)/speed.csv --svg $(BENCH_DIR)/speed.svg > $(BENCH_DIR)/speed.txt
 	for s in 000 001 002 003; do target/release/speed --reproduce $$s >> $(BENCH_DIR)/speed.txt && echo >> $(BENCH_DIR)/speed.txt || exit 1; done
 	target/release/speed --host-limit --alg aes-128-cbc >> $(BENCH_DIR)/speed.txt
@@ -63,7 +65,7 @@ bench: setup
 # Each is copied to NAME.elf beside it, the name .system files use (on the host too),
 # and listed in $(PD_LIST) for `make sizes`. MICROKIT_CONFIG reaches pd-runtime at build
 # time: debug output (seL4_DebugPutChar) exists only in the debug kernel.
-PD_PKGS         ?= -p runtime-examples -p sel4-pds -p cpu-engine-pd -p virtio-crypto-pd
+PD_PKGS         ?= -p runtime-examples -p sel4-pds -p cpu-engine-pd -p virtio-crypto-pd -p omap-aes-pd -p stm32-cryp-pd -p sec1-hash-pd
 PD_DIR          := target/$(NOSTD)/release
 PD_LIST         := target/pds.list
 MICROKIT_BOARD  ?= qemu_virt_aarch64

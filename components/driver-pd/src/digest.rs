@@ -24,6 +24,18 @@ pub fn pd<E: DigestEngine + 'static>(engine: E, power: Option<PowerHold>) -> Dig
     )
 }
 
+/// Brings up a driver whose engine has a clock gate (see [`DriverPd::bring_up`]).
+pub fn bring_up<E: DigestEngine + 'static, T, Err: core::fmt::Debug>(
+    engine: E,
+    power: pd_idl::power::Engine,
+    init: impl FnOnce(&mut E) -> Result<T, Err>,
+    report: impl FnOnce(&T),
+) -> DigestPd<E> {
+    DriverPd::bring_up(engine, power, init, report, |engine, incarnation| {
+        Service::new(engine, Sessions::for_incarnation(incarnation))
+    })
+}
+
 impl<E: DigestEngine> Serving for Service<'static, E> {
     type Request = Request;
     type Response = Response;

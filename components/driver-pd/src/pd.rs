@@ -87,6 +87,31 @@ impl<S: Serving> DriverPd<S> {
         pd
     }
 
+    /// A driver whose engine has a clock gate: the grant is taken for `init` (the
+    /// engine's self-test and calibration need it clocked), `report` says what init
+    /// found (or the failure is reported and every open then gets `EngineFault` from
+    /// the engine), the PD is built by `make` over the driver, and the grant is given
+    /// back until the first session opens.
+    pub fn bring_up<D, T, E: core::fmt::Debug>(
+        mut driver: D,
+        engine: pd_idl::power::Engine,
+        init: impl FnOnce(&mut D) -> Result<T, E>,
+        report: impl FnOnce(&T),
+        make: impl FnOnce(D, u32) -> S,
+    ) -> Self {
+        let mut power = PowerHold::new(engine);
+        if let Err(e) = power.ensure() {
+            debug_println!("{}: no power for the self-test: {e:?}", pd_name());
+        }
+        match init(&mut driver) {
+            Ok(found) => report(&found),
+            Err(e) => debug_println!("{}: SELF-TEST FAILED: {e:?}; not serving", pd_name()),
+        }
+        let mut pd = DriverPd::new(|incarnation| make(driver, incarnation), Some(power));
+        pd.release_idle_power();
+        pd
+    }
+
     /// Gives the grant back if no session is open (after an init that needed it).
     pub fn release_idle_power(&mut self) {
         self.follow_power();

@@ -52,11 +52,41 @@ impl Calibration {
         table: [[Crossover::NEVER; KEY_LENS.len()]; MODES.len()],
     };
 
+    /// Every mode and key size with its crossover, for reports (one line each).
+    pub fn entries(&self) -> impl Iterator<Item = Entry> + '_ {
+        MODES.iter().enumerate().flat_map(move |(m, &mode)| {
+            KEY_LENS.iter().enumerate().map(move |(k, &key_len)| Entry {
+                mode,
+                key_bits: u32::from(key_len) * 8,
+                crossover: self.table[m][k],
+            })
+        })
+    }
+
     /// The crossover for `mode` with a `key_len`-byte key.
     pub fn get(&self, mode: Mode, key_len: u8) -> Crossover {
         let m = MODES.iter().position(|&x| x == mode).unwrap_or(0);
         let k = KEY_LENS.iter().position(|&x| x == key_len).unwrap_or(0);
         self.table[m][k]
+    }
+}
+
+/// One line of a calibration report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub mode: Mode,
+    pub key_bits: u32,
+    pub crossover: Crossover,
+}
+
+impl core::fmt::Display for Entry {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let c = self.crossover;
+        write!(
+            f,
+            "crossover {:?}/{}: {} B (pio {} ps, dma {} ps)",
+            self.mode, self.key_bits, c.dma_from_bytes, c.pio_ps, c.dma_ps
+        )
     }
 }
 

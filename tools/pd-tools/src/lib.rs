@@ -14,8 +14,10 @@
 //! would come from a storage or network client instead. Results and errors come back
 //! as debug-console lines of the client (`run::Report`).
 //!
-//! Assumes the PD binaries (`pdt-*`) sit beside the running tool, which `cargo build -p
-//! pd-tools` (or `cargo run`/`cargo test` of this package) guarantees.
+//! Assumes the PD binaries sit beside the running tool: the client PDs (`pdt-*`) are
+//! this package's, the driver and power-manager PDs the engines' own (`omap-aes`,
+//! `pm-am335x`, ...), which `cargo build --workspace --bins` puts in the same directory
+//! (`make` does it for every target that runs a tool).
 
 pub mod algs;
 pub mod fifo;

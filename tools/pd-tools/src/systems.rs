@@ -47,14 +47,14 @@ const STM32_IRQS: [u32; 3] = [
 fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
     Ok(match (engine, kind) {
         (Engine::Cpu, Kind::Cipher) => Driver {
-            image: "pdt-cpu-cipher",
+            image: "cpu-cipher",
             power: None,
             data_paddr: None,
             scratch: None,
             irqs: &[],
         },
         (Engine::Cpu, Kind::Digest) => Driver {
-            image: "pdt-cpu-digest",
+            image: "cpu-digest",
             power: None,
             data_paddr: None,
             scratch: None,
@@ -63,22 +63,22 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
         // Addresses as in system/cipher-omap.system, cipher-stm32.system and
         // digest-sec1.system: inside each board's DMA-reachable DDR/SDRAM.
         (Engine::OmapAes, Kind::Cipher) => Driver {
-            image: "pdt-omap-aes",
-            power: Some("pdt-pm-am335x"),
+            image: "omap-aes",
+            power: Some("pm-am335x"),
             data_paddr: Some(0x8010_0000),
             scratch: Some((0x1000, 0x8020_0000)),
             irqs: &OMAP_IRQS,
         },
         (Engine::Stm32Cryp, Kind::Cipher) => Driver {
-            image: "pdt-stm32-cryp",
-            power: Some("pdt-pm-stm32mp1"),
+            image: "stm32-cryp",
+            power: Some("pm-stm32mp1"),
             data_paddr: Some(0xc010_0000),
             scratch: Some((0x1000, 0xc020_0000)),
             irqs: &STM32_IRQS,
         },
         (Engine::Sec1, Kind::Digest) => Driver {
-            image: "pdt-sec1-hash",
-            power: Some("pdt-pm-mpc885"),
+            image: "sec1-hash",
+            power: Some("pm-mpc885"),
             data_paddr: Some(0x100_0000),
             scratch: Some((0x20000, 0x80_0000)),
             irqs: boards::mpc885::SEC.irqs,

@@ -1,0 +1,162 @@
+//! The host: the board's engine model inside the driver's process, behind the same
+//! register buses the driver uses for MMIO on seL4.
+//!
+//! DMA reaches memory through a `PhysMap` with one window per region the `.system`
+//! file maps into the driver with a physical address: its scratch and each client's
+//! data region (`data0`..`data3`). A region the driver does not map is not in the map,
+//! so no DMA programming reaches it.
+
+use core::cell::Cell;
+use std::boxed::Box;
+
+use engine_models::phys::PhysMap;
+use engine_models::soc::{Machine, Port, Soc};
+use pd_runtime::maybe_memory_region as region;
+
+use crate::{Common, common};
+
+/// Each board's register windows: ports of its model.
+pub type Am335xBus = Port<'static, engine_models::am335x::Am335xMachine<'static>>;
+pub type Stm32mp1Bus = Port<'static, engine_models::stm32mp1::Stm32mp1Machine<'static>>;
+pub type Mpc885Bus = Port<'static, engine_models::mpc885::Mpc885Machine<'static>>;
+
+/// The CPU's view of DMA memory by physical address: the model's physical map.
+#[derive(Clone, Copy)]
+pub struct DmaView(&'static PhysMap<'static>);
+
+impl DmaView {
+    pub fn read(&self, phys: u64, buf: &mut [u8]) -> bool {
+        self.0.read(phys, buf).is_ok()
+    }
+
+    pub fn write(&self, phys: u64, data: &[u8]) -> bool {
+        self.0.write(phys, data).is_ok()
+    }
+}
+
+/// The physical map over the scratch and every client data region of this PD.
+fn phys_map(common: &Common) -> &'static PhysMap<'static> {
+    let mem: &'static PhysMap<'static> = Box::leak(Box::new(PhysMap::new()));
+    let s = common.scratch;
+    let clients = [
+        region!(data0),
+        region!(data1),
+        region!(data2),
+        region!(data3),
+    ];
+    // SAFETY (of each add_raw): the runtime maps the region for the life of the PD; the
+    // model copies bytes in and out through raw pointers and never holds references
+    // into it (PhysMap's contract), as a DMA master would.
+    unsafe { mem.add_raw(s.phys, s.region.as_ptr(), s.region.len()) };
+    for r in clients.into_iter().flatten() {
+        unsafe { mem.add_raw(r.paddr, r.vaddr, r.size) };
+    }
+    mem
+}
+
+std::thread_local! {
+    /// The driver's SoC model, as the runtime asks for a line's level: the PD's handler
+    /// thread (the only one that acknowledges interrupts) owns the model.
+    static LEVEL: Cell<Option<&'static dyn Fn(u32) -> bool>> = const { Cell::new(None) };
+}
+
+/// Wires a model's interrupts to the runtime: rising lines raise the PD's IRQ channels,
+/// and a line still asserted at `irq_ack` is delivered again. Panics (a fault the
+/// parent sees, at boot) if this PD has no `<irq>` channels: it would never hear its
+/// engine.
+fn wire_irqs<M: Machine + 'static>(soc: &'static Soc<'static, M>) {
+    assert!(
+        !pd_runtime::irq_channels().is_empty(),
+        "{}: the .system file gives this driver no <irq> elements",
+        pd_runtime::pd_name()
+    );
+    soc.set_irq_sink(|irq| {
+        if !pd_runtime::host::raise_irq(irq.into()) {
+            pd_runtime::debug_println!(
+                "{}: the model raised irq {irq}, which this PD's .system entry does not name",
+                pd_runtime::pd_name()
+            );
+        }
+    });
+    let level: &'static dyn Fn(u32) -> bool = Box::leak(Box::new(|irq| soc.irq_asserted(irq)));
+    LEVEL.with(|l| l.set(Some(level)));
+    pd_runtime::host::set_irq_level(|irq| {
+        let irq = u32::try_from(irq).unwrap_or(u32::MAX);
+        LEVEL.with(|l| l.get().is_some_and(|asserted| asserted(irq)))
+    });
+}
+
+/// BeagleBone's AES0 and EDMA (`engine_models::am335x`).
+pub struct Am335x {
+    pub aes: Am335xBus,
+    pub edma: Am335xBus,
+    pub common: Common,
+}
+
+impl Am335x {
+    pub fn take() -> Self {
+        let common = common();
+        let mem = phys_map(&common);
+        let soc: &'static _ = Box::leak(Box::new(engine_models::am335x::am335x(
+            mem,
+            crate::shared::gates(),
+            common.ledger,
+        )));
+        wire_irqs(soc);
+        Am335x {
+            aes: soc.aes(),
+            edma: soc.edma(),
+            common,
+        }
+    }
+}
+
+/// stm32mp1's CRYP1 and its DMA (`engine_models::stm32mp1`).
+pub struct Stm32mp1 {
+    pub cryp: Stm32mp1Bus,
+    pub dma: Stm32mp1Bus,
+    pub common: Common,
+}
+
+impl Stm32mp1 {
+    pub fn take() -> Self {
+        let common = common();
+        let mem = phys_map(&common);
+        let soc: &'static _ = Box::leak(Box::new(engine_models::stm32mp1::stm32mp1(
+            mem,
+            crate::shared::gates(),
+            common.ledger,
+        )));
+        wire_irqs(soc);
+        Stm32mp1 {
+            cryp: soc.cryp(),
+            dma: soc.dma(),
+            common,
+        }
+    }
+}
+
+/// mpc885's SEC 1.2 (`engine_models::mpc885`).
+pub struct Mpc885 {
+    pub sec: Mpc885Bus,
+    pub dma: DmaView,
+    pub common: Common,
+}
+
+impl Mpc885 {
+    pub fn take() -> Self {
+        let common = common();
+        let mem = phys_map(&common);
+        let soc: &'static _ = Box::leak(Box::new(engine_models::mpc885::mpc885(
+            mem,
+            crate::shared::gates(),
+            common.ledger,
+        )));
+        wire_irqs(soc);
+        Mpc885 {
+            sec: soc.sec(),
+            dma: DmaView(mem),
+            common,
+        }
+    }
+}

@@ -1,0 +1,29 @@
+#![cfg_attr(target_os = "none", no_std, no_main)]
+//! The talitos SEC1 hash driver PD (see the `sec1-hash-pd` crate docs): MD5, SHA-1,
+//! SHA-256 sessions; each update chains a descriptor over the session's buffered block
+//! ahead of descriptors over the client's segments.
+use driver_pd::digest::DigestPd;
+use pd_idl::power::Engine;
+use pd_runtime::{debug_println, pd_name};
+use sec1_hash_driver::Sec1Hash;
+use sec1_hash_pd::Mem;
+use soc_access::{Mpc885, Mpc885Bus};
+
+fn init() -> DigestPd<Sec1Hash<'static, Mpc885Bus, Mem>> {
+    let soc = Mpc885::take();
+    let scratch = u32::try_from(soc.common.scratch.phys).expect("SEC1 scratch below 4 GiB");
+    let driver = Sec1Hash::new(soc.sec, Mem(soc.dma), scratch, soc.common.ledger);
+    driver_pd::digest::bring_up(
+        driver,
+        Engine::Sec1,
+        |d| d.init(),
+        |()| {
+            debug_println!(
+                "{}: self-test passed on the chained and copy paths",
+                pd_name()
+            )
+        },
+    )
+}
+
+pd_runtime::protection_domain!(init);
