@@ -86,6 +86,14 @@ fn wire_irqs<M: Machine + 'static>(soc: &'static Soc<'static, M>) {
     });
 }
 
+/// The board's clock controller, as the power manager drives it: the model over the
+/// gate block the engine models check.
+pub type ClockController = engine_models::power::ClockController<'static>;
+
+pub fn clock_controller() -> ClockController {
+    ClockController::new(crate::shared::gates(), crate::shared::ledger())
+}
+
 /// BeagleBone's AES0 and EDMA (`engine_models::am335x`).
 pub struct Am335x {
     pub aes: Am335xBus,

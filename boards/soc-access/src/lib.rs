@@ -10,6 +10,8 @@
 //!   view of DMA memory by physical address ([`DmaView`]);
 //! * the cost ledger (`ledger`), which the models count into on the host and the device
 //!   PDs will on seL4;
+//! * for the power manager, the board's clock controller ([`clock_controller`]: the
+//!   `clkctrl` window on seL4, the model over the shared gate block on the host);
 //! * interrupts: nothing here on seL4 (the kernel signals the PD's `<irq>` channels); on
 //!   the host the model's rising lines go to the runtime's `raise_irq`, and a line still
 //!   asserted when the driver acknowledges it is delivered again (level-triggered, as a
@@ -28,12 +30,18 @@ pub mod shared;
 #[cfg(not(target_os = "none"))]
 mod host;
 #[cfg(not(target_os = "none"))]
-pub use host::{Am335x, Am335xBus, DmaView, Mpc885, Mpc885Bus, Stm32mp1, Stm32mp1Bus};
+pub use host::{
+    Am335x, Am335xBus, ClockController, DmaView, Mpc885, Mpc885Bus, Stm32mp1, Stm32mp1Bus,
+    clock_controller,
+};
 
 #[cfg(target_os = "none")]
 mod sel4;
 #[cfg(target_os = "none")]
-pub use sel4::{Am335x, Am335xBus, DmaView, Mpc885, Mpc885Bus, Stm32mp1, Stm32mp1Bus};
+pub use sel4::{
+    Am335x, Am335xBus, ClockController, DmaView, Mpc885, Mpc885Bus, Stm32mp1, Stm32mp1Bus,
+    clock_controller,
+};
 
 use cost_ledger::Ledger;
 use shm_queue::SharedRegion;

@@ -40,6 +40,14 @@ impl DmaView {
     }
 }
 
+/// The board's clock controller, as the power manager drives it: its register window
+/// (`clkctrl`, mapped uncached into the power manager alone).
+pub type ClockController = VolatileMmio;
+
+pub fn clock_controller() -> ClockController {
+    window(memory_region!(clkctrl))
+}
+
 pub struct Am335x {
     pub aes: VolatileMmio,
     pub edma: VolatileMmio,

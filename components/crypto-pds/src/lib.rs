@@ -26,6 +26,5 @@
 pub mod client;
 pub mod hostile;
 pub mod kat;
-pub mod power;
 pub mod report;
 pub mod shared;

@@ -158,6 +158,17 @@ macro_rules! maybe_memory_region {
     };
 }
 
+/// A setvar symbol's value, or `None` if the `.system` file sets none (an optional
+/// channel, such as a timer's `setvar_id`). On seL4 the macro of the same name in the
+/// `microkit` module reads the patched symbol instead.
+#[cfg(not(target_os = "none"))]
+#[macro_export]
+macro_rules! maybe_var {
+    ($name:ident) => {
+        $crate::var(stringify!($name))
+    };
+}
+
 /// A setvar symbol's value; panics naming the symbol if the `.system` file sets none.
 /// On seL4 the macro of the same name in the `microkit` module defines the symbol instead.
 #[cfg(not(target_os = "none"))]

@@ -217,6 +217,16 @@ macro_rules! maybe_memory_region {
     }};
 }
 
+/// The seL4 form of [`maybe_var!`](crate::maybe_var!): `None` if the `.system` file
+/// sets no symbol of this name.
+#[macro_export]
+macro_rules! maybe_var {
+    ($name:ident) => {{
+        let value = $crate::__setvar_word!(stringify!($name));
+        (value != $crate::microkit::UNSET).then_some(value)
+    }};
+}
+
 /// The seL4 form of [`var!`](crate::var!): defines the word symbol `$name` for the
 /// `.system` file's setvar to patch; panics if the `.system` file sets none.
 #[macro_export]
