@@ -24,7 +24,8 @@ use pd_idl::cipher::{
 };
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{Channel, ChannelSet, Handler, MemoryRegion, debug_println, memory_region};
-use sel4_pds::{Hex, QUEUE_CAPACITY, queue_region, report};
+use sel4_pds::{QUEUE_CAPACITY, queue_region};
+use vboot_client_pd::{Hex, report};
 use zerocopy::FromZeros;
 
 const VBOOT: Channel = Channel::new(2);

@@ -1,30 +1,22 @@
 #![cfg_attr(target_os = "none", no_std, no_main)]
-//! The verified-boot client of `qemu_virt_aarch64.system`: checks a signed demo image
-//! with `vboot`, hashing it through the CPU engine's Digest service (channel 0: calls by
-//! PPC, requests over the queue pair in `queues`), and writes its verdict to
-//! `vboot_report` for the test client (notified on channel 1).
-//!
-//! The image is `sel4_pds::vboot_image` (system/images/demo.img, which this PD writes into
-//! its region `image`, standing in for a loaded kernel); its manifest was signed with
-//! the published demo key, and only the manifest and the public key are in this PD. Checks, each of which must come out as stated for the verdict to pass:
-//! 1. the genuine manifest passes `vboot::precheck` (signature, rollback floor, length)
-//!    and the image's SHA-256 from the Digest driver (8 scattered segments) matches it
-//!    (`vboot::compare`);
-//! 2. a manifest with one signature bit flipped is refused (`BadSignature`), and the
-//!    genuine one under a higher rollback floor is refused (`Rollback`);
-//! 3. the image with one byte changed hashes to something else (`DigestMismatch`).
+//! The verified-boot client PD (see the `vboot-client-pd` crate docs for the checks).
 use crypto_client::{Completion, DigestLink, Link, pair};
 use pd_idl::digest::{
     Algorithm, Client, DigestErrorRaw, DigestOp, HashPath, Request, Response, Segment,
 };
 use pd_runtime::ipc::PpcTransport;
-use pd_runtime::{Channel, ChannelSet, Handler, MemoryRegion, debug_println, memory_region};
-use sel4_pds::vboot_image::{IMAGE_LEN, MANIFEST, ROLLBACK_FLOOR, TRUSTED_KEY, image_byte};
-use sel4_pds::{Hex, QUEUE_CAPACITY, queue_region, report};
+use pd_runtime::{
+    Channel, ChannelSet, Handler, MemoryRegion, debug_println, exit, maybe_memory_region,
+    memory_region, pd_name,
+};
+use shm_queue::SharedRegion;
 use vboot::{ManifestBody, VbootError, compare, precheck};
+use vboot_client_pd::image::{IMAGE_LEN, MANIFEST, ROLLBACK_FLOOR, TRUSTED_KEY, image_byte};
+use vboot_client_pd::{Hex, Text, report};
 use zerocopy::FromZeros;
 
 const DIGEST: Channel = Channel::new(0);
+/// Told when the verdict is in `report` (a system that maps one).
 const TEST: Channel = Channel::new(1);
 
 /// The byte changed for check 3.
@@ -91,11 +83,12 @@ impl Vboot {
             .take()
             .map(|s| (s, self.digest.close_session(s)));
         if let Some((s, Err(e))) = closed {
-            debug_println!("vboot_client: close_session({s}): {e:?}");
+            debug_println!("{}: close_session({s}): {e:?}", pd_name());
         }
         if resp.status != DigestErrorRaw::OK || resp.digest_len != 32 {
             debug_println!(
-                "vboot_client: digest request {}: {:?}",
+                "{}: digest request {}: {:?}",
+                pd_name(),
                 resp.id,
                 resp.status.check()
             );
@@ -111,12 +104,16 @@ impl Vboot {
                 match digest.map(|d| (compare(&self.body, &d), d)) {
                     Some((Ok(()), d)) => {
                         debug_println!(
-                            "vboot_client: image sha256 {}... (via cpu_engine Digest) matches the signed manifest: verified",
+                            "{}: boot image verified: {} version {} (floor {ROLLBACK_FLOOR}), {} bytes, sha256 {}... via the Digest driver PD",
+                            pd_name(),
+                            core::str::from_utf8(self.body.name()).unwrap_or("?"),
+                            self.body.version,
+                            self.body.length,
                             Hex(&d[..8])
                         );
                         self.good += 1;
                     }
-                    Some((Err(e), _)) => debug_println!("vboot_client: genuine image: {e}"),
+                    Some((Err(e), _)) => debug_println!("{}: genuine image: {e}", pd_name()),
                     None => {}
                 }
                 // Check 3: change one byte and expect the digest to differ.
@@ -129,7 +126,7 @@ impl Vboot {
                 };
                 self.phase = Phase::Tampered;
                 if let Err(e) = self.hash(2) {
-                    debug_println!("vboot_client: tampered image: {e}");
+                    debug_println!("{}: tampered image: {e}", pd_name());
                     self.done();
                 }
             }
@@ -137,11 +134,12 @@ impl Vboot {
                 match digest.map(|d| compare(&self.body, &d)) {
                     Some(Err(VbootError::DigestMismatch)) => {
                         debug_println!(
-                            "vboot_client: image with byte {TAMPER_AT} changed: refused (digest mismatch)"
+                            "{}: image with byte {TAMPER_AT} changed: refused (digest mismatch)",
+                            pd_name()
                         );
                         self.good += 1;
                     }
-                    other => debug_println!("vboot_client: tampered image NOT refused: {other:?}"),
+                    other => debug_println!("{}: tampered image NOT refused: {other:?}", pd_name()),
                 }
                 // Put the image back as it was verified.
                 // SAFETY: as above.
@@ -153,7 +151,7 @@ impl Vboot {
                 };
                 self.done();
             }
-            _ => debug_println!("vboot_client: unexpected answer {}", resp.id),
+            _ => debug_println!("{}: unexpected answer {}", pd_name(), resp.id),
         }
     }
 
@@ -171,46 +169,15 @@ impl Vboot {
                 self.body.length
             ),
         );
-        debug_println!("vboot_client: verdict: {}", text.as_str());
-        report::write(memory_region!(report), passed, text.as_str());
-        TEST.notify();
-    }
-}
-
-/// A fixed buffer for the verdict text.
-struct Text {
-    buf: [u8; report::TEXT_MAX],
-    len: usize,
-}
-
-impl Default for Text {
-    fn default() -> Self {
-        Text {
-            buf: [0; report::TEXT_MAX],
-            len: 0,
+        debug_println!("{}: verdict: {}", pd_name(), text.as_str());
+        if let Some(region) = maybe_memory_region!(report) {
+            report::write(region, passed, text.as_str());
+            TEST.notify();
         }
-    }
-}
-
-impl Text {
-    fn as_str(&self) -> &str {
-        core::str::from_utf8(&self.buf[..self.len]).unwrap_or("?")
-    }
-}
-
-impl core::fmt::Write for Text {
-    fn write_str(&mut self, s: &str) -> core::fmt::Result {
-        // Cut at the buffer's end, on a char boundary (the text is ASCII anyway).
-        for c in s.chars() {
-            let mut b = [0; 4];
-            let b = c.encode_utf8(&mut b).as_bytes();
-            if self.len + b.len() > self.buf.len() {
-                break;
-            }
-            self.buf[self.len..self.len + b.len()].copy_from_slice(b);
-            self.len += b.len();
+        if !passed {
+            debug_println!("{}: boot image NOT verified", pd_name());
         }
-        Ok(())
+        exit(if passed { 0 } else { 1 });
     }
 }
 
@@ -226,10 +193,10 @@ impl Handler for Vboot {
                 answers[n] = Some(r);
                 n += 1;
             }
-            other => debug_println!("vboot_client: {:?}", other.map_id()),
+            other => debug_println!("{}: {:?}", pd_name(), other.map_id()),
         });
         if let Err(e) = result {
-            debug_println!("vboot_client: digest queue broken: {e}");
+            debug_println!("{}: digest queue broken: {e}", pd_name());
             self.done();
             return;
         }
@@ -259,18 +226,21 @@ fn init() -> Vboot {
     let image = memory_region!(image);
     assert!(
         image.size >= IMAGE_LEN,
-        "vboot_client: image region smaller than the image"
+        "{}: image region smaller than the image",
+        pd_name()
     );
     for i in 0..IMAGE_LEN {
         // SAFETY: i < IMAGE_LEN <= image.size; mapped rw here; volatile because the
         // Digest driver reads it.
         unsafe { image.vaddr.add(i).write_volatile(image_byte(i)) };
     }
-    let (tx, rx, control) = pair::client_side::<Request, Response>(
-        queue_region(memory_region!(queues)),
-        QUEUE_CAPACITY,
-    )
-    .unwrap_or_else(|e| panic!("vboot_client: queue region: {e:?}"));
+    let queues = memory_region!(queues);
+    // SAFETY: mapped read-write for the PD's life; only shm-queue's atomic and volatile
+    // accesses touch it.
+    let queues = unsafe { SharedRegion::from_raw(queues.vaddr, queues.size) };
+    let (tx, rx, control) =
+        pair::client_side::<Request, Response>(queues, pd_idl::digest::REQUEST_QUEUE_CAPACITY)
+            .unwrap_or_else(|e| panic!("{}: queue region: {e:?}", pd_name()));
     let mut good = 0;
     // Check 2: a forged signature and a rollback are refused before anything is hashed.
     let mut forged = [0u8; vboot::MANIFEST_LEN];
@@ -279,18 +249,22 @@ fn init() -> Vboot {
     match precheck(&forged, &TRUSTED_KEY, ROLLBACK_FLOOR, IMAGE_LEN as u64) {
         Err(VbootError::BadSignature) => {
             debug_println!(
-                "vboot_client: manifest with a flipped signature bit: refused (bad signature)"
+                "{}: manifest with a flipped signature bit: refused (bad signature)",
+                pd_name()
             );
             good += 1;
         }
-        other => debug_println!("vboot_client: forged manifest NOT refused: {other:?}"),
+        other => debug_println!("{}: forged manifest NOT refused: {other:?}", pd_name()),
     }
     match precheck(MANIFEST, &TRUSTED_KEY, u32::MAX, IMAGE_LEN as u64) {
         Err(e @ VbootError::Rollback { .. }) => {
-            debug_println!("vboot_client: genuine manifest under a higher floor: refused ({e})");
+            debug_println!(
+                "{}: genuine manifest under a higher floor: refused ({e})",
+                pd_name()
+            );
             good += 1;
         }
-        other => debug_println!("vboot_client: rollback NOT refused: {other:?}"),
+        other => debug_println!("{}: rollback NOT refused: {other:?}", pd_name()),
     }
     let mut v = Vboot {
         image,
@@ -305,19 +279,20 @@ fn init() -> Vboot {
     match precheck(MANIFEST, &TRUSTED_KEY, ROLLBACK_FLOOR, IMAGE_LEN as u64) {
         Ok(body) => {
             debug_println!(
-                "vboot_client: manifest signature ok ({} v{}, {} bytes, floor {ROLLBACK_FLOOR}); hashing the image",
+                "{}: manifest signature ok ({} v{}, {} bytes, floor {ROLLBACK_FLOOR}); hashing the image",
+                pd_name(),
                 core::str::from_utf8(body.name()).unwrap_or("?"),
                 body.version,
                 body.length
             );
             v.body = body;
             if let Err(e) = v.hash(1) {
-                debug_println!("vboot_client: {e}");
+                debug_println!("{}: {e}", pd_name());
                 v.done();
             }
         }
         Err(e) => {
-            debug_println!("vboot_client: genuine manifest refused: {e}");
+            debug_println!("{}: genuine manifest refused: {e}", pd_name());
             v.done();
         }
     }

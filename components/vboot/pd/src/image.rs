@@ -4,13 +4,13 @@
 //! system would have a loaded kernel and a key fused into the verifier.
 
 /// The demo boot image.
-pub const IMAGE: &[u8] = include_bytes!("../../../system/images/demo.img");
+pub const IMAGE: &[u8] = include_bytes!("../../../../system/images/demo.img");
 /// Bytes of the demo boot image.
 pub const IMAGE_LEN: usize = IMAGE.len();
 /// Its manifest, signed by the demo key.
-pub const MANIFEST: &[u8] = include_bytes!("../../../system/images/demo.manifest");
+pub const MANIFEST: &[u8] = include_bytes!("../../../../system/images/demo.manifest");
 /// The key the verifier trusts.
-pub const TRUSTED_KEY: [u8; 32] = hex32(include_str!("../../../system/images/demo.pub"));
+pub const TRUSTED_KEY: [u8; 32] = hex32(include_str!("../../../../system/images/demo.pub"));
 /// The version the manifest gives the image.
 pub const IMAGE_VERSION: u32 = 3;
 /// The rollback floor the verifier enforces.
