@@ -2,7 +2,7 @@
 //! (`setvar_vaddr="ledger"`), and on the host the clock gates the power manager sets and
 //! the engine models check (`"gates"`).
 
-use cost_ledger::Ledger;
+use cost_ledger::{Counts, Ledger};
 use pd_runtime::MemoryRegion;
 
 /// The region as a `T` for the life of the PD.
@@ -35,4 +35,18 @@ pub fn maybe_ledger() -> Option<&'static Ledger> {
 #[cfg(not(target_os = "none"))]
 pub fn gates() -> &'static engine_models::power::GateBlock {
     typed(pd_runtime::memory_region!(gates), "gates")
+}
+
+/// What a client reads of the ledger, if the system maps one into it: snapshots to
+/// difference around its requests.
+pub struct Meter(pub Option<&'static Ledger>);
+
+impl Meter {
+    pub fn map() -> Self {
+        Meter(maybe_ledger())
+    }
+
+    pub fn now(&self) -> Counts {
+        self.0.map(|l| l.snapshot()).unwrap_or_default()
+    }
 }

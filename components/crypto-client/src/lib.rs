@@ -10,6 +10,8 @@
 //!   answers the old incarnation published are delivered first, then every request still
 //!   in flight is reported [`Completion::Restarted`]: none silently dropped, none
 //!   answered twice (an answer for an id not in flight is counted as stray and dropped).
+//! * [`pd`]: a client PD's end as the `.system` conventions give it (driver on channel
+//!   0, regions `queues` and `data`, found by symbol).
 //! * Calls (`open_session`, `close_session`) go through `pd-idl`'s generated stubs over
 //!   `pd_runtime::ipc::PpcTransport`; the stubs turn a driver that died during a call
 //!   into `ServerRestarted` and retry idempotent ops (`close_session`) once.
@@ -17,9 +19,12 @@
 //! Assumes a single-threaded client (a PD) and request ids chosen by the client, unique
 //! among its requests in flight. `no_std`, no heap: the in-flight table is fixed.
 #![no_std]
-#![forbid(unsafe_code)]
+// Only `pd` makes shared regions out of the runtime's mappings.
+#![deny(unsafe_code)]
 
 pub mod pair;
+#[allow(unsafe_code)]
+pub mod pd;
 
 use pd_idl::{cipher, digest};
 use shm_queue::{Consumer, Producer, QueueError};

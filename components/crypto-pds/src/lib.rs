@@ -11,8 +11,7 @@
 //!   grants and restarts them.
 //! * `busy-client`: the two clients of the test that a driver serves while its engine
 //!   works (`system/busy.system`).
-//! * `kat-cipher`, `kat-digest`: clients that run the published vectors through every
-//!   path the driver takes and exit 0 only when all pass; `hostile-cipher`: a client
+//! * `hostile-cipher`: a client
 //!   that misbehaves in every way a client can; `stream-cipher`: a client that keeps
 //!   requests in flight (for the restart test); `timer-tick`: a host stand-in for a timer
 //!   driver, so the power manager gates engines when their autosuspend delay passes.
@@ -25,6 +24,4 @@
 
 pub mod client;
 pub mod hostile;
-pub mod kat;
-pub mod report;
 pub mod shared;

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use cost_ledger::{CostTable, Counts, Event, Ledger};
 use crypto_client::{Completion, Link, cipher_request};
-use crypto_pds::client::{Data, link_at};
+use crypto_pds::client::{data_at, link_at};
 use crypto_pds::shared::ledger_at;
 use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY};
 use pd_runtime::ipc::PpcTransport;
@@ -81,7 +81,7 @@ impl Speed {
         let session = calls
             .open_session(Mode::Cbc, Path::Adaptive, 16, [0x2b; 32], [0; 16])
             .unwrap_or_else(|err| panic!("demo-speed: {}: open_session: {err:?}", e.name));
-        Data::map_at(e.data).write(0, &[0x5a; 4096]);
+        data_at(e.data).write(0, &[0x5a; 4096]);
         let ledger = e.board.map(|(symbol, costs)| {
             let l = ledger_at(symbol).unwrap_or_else(|| panic!("no ledger {symbol}"));
             (l, costs)

@@ -1,12 +1,14 @@
+#![cfg_attr(target_os = "none", no_std, no_main)]
 //! Known-answer client for a Cipher driver: FIPS-197 appendix C and SP 800-38A F.1, F.2,
 //! F.5 on every path the driver offers (CPU, PIO, DMA, adaptive), both directions, as
 //! scatter-gather requests through the queue, one session per case. Then a burst: one
 //! session, 32 requests in flight at once, to show one power acquire per session burst.
 //! Prints a summary per path (paths taken, CPU-copied bytes on DMA from the ledger) and
 //! exits 0 only when every answer matches the published one.
+use crypto_client::pd::{DRIVER, Data, link};
 use crypto_client::{CipherLink, Completion, cipher_request};
-use crypto_pds::client::{DRIVER, Data, Meter, link};
-use crypto_pds::kat::{self, Case, MAX_INPUT, PATHS};
+use kat_client_pd::Meter;
+use kat_client_pd::cases::{self as kat, Case, MAX_INPUT, PATHS};
 use kat_vectors::{PLAIN, SP800_38A, hex};
 use pd_idl::cipher::{
     self, CipherError, CipherOp, Path, REQUEST_QUEUE_CAPACITY, Request, Response,

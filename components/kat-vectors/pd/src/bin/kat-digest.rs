@@ -1,3 +1,4 @@
+#![cfg_attr(target_os = "none", no_std, no_main)]
 //! Known-answer client for a Digest driver: the FIPS 180-4 examples (SHA-1, SHA-256,
 //! including a million 'a') and RFC 1321's MD5 suite on every path the driver offers
 //! (auto, chained, copy), each as updates and a final through the queue. Updates are one
@@ -5,8 +6,9 @@
 //! path reports the most bytes the driver copied with the CPU in one update. Exits 0
 //! only when every digest matches the published one.
 use cost_ledger::{Counts, Event};
+use crypto_client::pd::{DRIVER, Data, link};
 use crypto_client::{Completion, DigestLink, digest_request};
-use crypto_pds::client::{DRIVER, Data, Meter, link};
+use kat_client_pd::Meter;
 use kat_vectors::{FIPS180_4, MILLION, RFC1321, digest_len, fips_message, hex};
 use pd_idl::digest::{
     self, Algorithm, DigestError, DigestOp, HashPath, REQUEST_QUEUE_CAPACITY, Response,
