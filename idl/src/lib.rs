@@ -14,6 +14,10 @@
 
 pub mod wire;
 
+pub mod common {
+    include!(concat!(env!("OUT_DIR"), "/common.rs"));
+}
+
 pub mod power {
     include!(concat!(env!("OUT_DIR"), "/power.rs"));
 }

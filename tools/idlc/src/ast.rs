@@ -10,6 +10,10 @@ pub struct Interface {
     pub name: String,
     #[serde(default)]
     pub doc: String,
+    /// Other interface files (by name, beside this one) whose types this one uses: types
+    /// declared once for several interfaces (in shared memory only, not in calls).
+    #[serde(default)]
+    pub import: Vec<String>,
     #[serde(default)]
     pub types: IndexMap<String, TypeDef>,
     #[serde(default)]

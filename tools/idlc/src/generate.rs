@@ -18,6 +18,25 @@ pub fn interface(iface: &Interface, model: &Model) -> TokenStream {
             None => struct_type(name, &model.structs[name], d, model),
         }
     });
+    let imports = iface.import.iter().map(|name| {
+        let module = format_ident!("{name}");
+        let mut names: Vec<&String> = model
+            .imported
+            .iter()
+            .filter(|(_, m)| *m == name)
+            .map(|(n, _)| n)
+            .collect();
+        names.sort();
+        let items = names.iter().flat_map(|n| {
+            let id = format_ident!("{n}");
+            let raw = model
+                .enums
+                .contains_key(*n)
+                .then(|| format_ident!("{n}Raw"));
+            core::iter::once(id).chain(raw)
+        });
+        quote! { pub use super::#module::{#(#items),*}; }
+    });
     let ops = ops(iface, model);
     let queues = iface.queues.iter().map(|(qname, q)| {
         let upper = qname.to_uppercase();
@@ -43,6 +62,7 @@ pub fn interface(iface: &Interface, model: &Model) -> TokenStream {
         #iface_doc
         pub const INTERFACE: &str = #name;
 
+        #(#imports)*
         #(#types)*
         #ops
         #(#queues)*

@@ -69,10 +69,42 @@ pub(crate) fn err(context: impl Into<String>, message: impl Into<String>) -> Err
 }
 
 /// Parses and checks an interface, returning its generated Rust source.
-/// `origin` names the file in error messages and in the generated header.
+/// `origin` names the file in error messages and in the generated header. An interface
+/// that imports another needs [`compile_file`] (or [`compile_with`]), which find it.
 pub fn compile(source: &str, origin: &str) -> Result<String, Error> {
+    compile_with(source, origin, &|name| {
+        Err(err(
+            origin,
+            format!("imports `{name}`: compile the file (compile_file), which finds it beside"),
+        ))
+    })
+}
+
+/// [`compile`], with `import(name)` giving the source of an imported interface.
+pub fn compile_with(
+    source: &str,
+    origin: &str,
+    import: &dyn Fn(&str) -> Result<String, Error>,
+) -> Result<String, Error> {
     let iface: Interface = ron::from_str(source).map_err(|e| err(origin, e.to_string()))?;
-    let model = types::Model::check(&iface).map_err(|mut e| {
+    let mut imports = Vec::new();
+    for name in &iface.import {
+        let text = import(name)?;
+        let origin = format!("{name}.idl");
+        let imported: Interface = ron::from_str(&text).map_err(|e| err(&origin, e.to_string()))?;
+        if !imported.import.is_empty() || !imported.ops.is_empty() {
+            return Err(err(
+                &origin,
+                "an imported interface declares types only (no ops, no imports of its own)",
+            ));
+        }
+        let model = types::Model::check(&imported).map_err(|mut e| {
+            e.context = format!("{origin}: {}", e.context);
+            e
+        })?;
+        imports.push((name.clone(), model));
+    }
+    let model = types::Model::check_with(&iface, &imports).map_err(|mut e| {
         e.context = format!("{origin}: {}", e.context);
         e
     })?;
@@ -91,5 +123,14 @@ pub fn compile_file(path: &Path) -> Result<String, Error> {
         |n| n.to_string_lossy().into_owned(),
     );
     let source = std::fs::read_to_string(path).map_err(|e| err(&name, e.to_string()))?;
-    compile(&source, &name)
+    let dir = path.parent().unwrap_or(Path::new("."));
+    compile_with(&source, &name, &|import| {
+        let file = dir.join(format!("{import}.idl"));
+        std::fs::read_to_string(&file).map_err(|e| {
+            err(
+                &name,
+                format!("imports `{import}`: {}: {e}", file.display()),
+            )
+        })
+    })
 }

@@ -69,7 +69,7 @@ pub struct Layout {
     pub align: usize,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct EnumDef {
     pub repr: Prim,
     pub variants: Vec<(String, u64)>,
@@ -77,14 +77,14 @@ pub struct EnumDef {
     pub is_error: bool,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct FieldDef {
     pub name: String,
     pub ty: Ty,
     pub offset: usize,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct StructDef {
     pub fields: Vec<FieldDef>,
     pub layout: Layout,
@@ -106,11 +106,37 @@ pub struct Model {
     pub ops: Vec<OpDef>,
     /// Types that appear in calls, which therefore also derive serde and hubpack.
     pub in_calls: HashSet<String>,
+    /// Types taken from another interface: name -> that interface's module.
+    pub imported: HashMap<String, String>,
 }
 
 impl Model {
     pub fn check(iface: &Interface) -> Result<Model, Error> {
+        Model::check_with(iface, &[])
+    }
+
+    /// Checks `iface` with the types of `imports` (module name, its checked model)
+    /// in scope, as its `import` list names them.
+    pub fn check_with(iface: &Interface, imports: &[(String, Model)]) -> Result<Model, Error> {
         let mut model = Model::default();
+        for (module, m) in imports {
+            for (name, e) in &m.enums {
+                model.enums.insert(name.clone(), e.clone());
+                model.imported.insert(name.clone(), module.clone());
+            }
+            for (name, st) in &m.structs {
+                model.structs.insert(name.clone(), st.clone());
+                model.imported.insert(name.clone(), module.clone());
+            }
+        }
+        for name in iface.types.keys() {
+            if let Some(module) = model.imported.get(name) {
+                return Err(err(
+                    format!("type `{name}`"),
+                    format!("already declared by the imported interface `{module}`"),
+                ));
+            }
+        }
         let errors: HashSet<&str> = iface
             .ops
             .values()
@@ -334,6 +360,16 @@ impl Model {
 
     /// Records that `ty` crosses a call, and checks serde can carry it.
     fn mark_in_calls(&mut self, ty: &Ty, ctx: &str) -> Result<(), Error> {
+        if let Ty::Enum(name) | Ty::Struct(name) = ty
+            && let Some(module) = self.imported.get(name)
+        {
+            return Err(err(
+                ctx,
+                format!(
+                    "`{name}` is imported from `{module}`: imported types may be used in shared memory only, not in calls"
+                ),
+            ));
+        }
         match ty {
             Ty::Unit | Ty::Prim(_) => Ok(()),
             Ty::Array(elem, n) => {

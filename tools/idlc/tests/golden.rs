@@ -22,6 +22,11 @@ fn check(name: &str) {
 }
 
 #[test]
+fn common() {
+    check("common");
+}
+
+#[test]
 fn power() {
     check("power");
 }

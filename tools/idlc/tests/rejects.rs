@@ -182,3 +182,51 @@ fn syntax_and_unknown_keys() {
     assert_refused("Interface(name: \"T\"", "t.idl", "");
     assert_refused("Interface(name: \"T\", colour: \"red\")", "t.idl", "colour");
 }
+
+/// A types-only interface another imports.
+const SHARED: &str =
+    r#"Interface(name: "Shared", types: {"Seg": Struct(fields: {"offset": "u32", "len": "u32"})})"#;
+
+fn compile_importing(source: &str) -> Result<String, idlc::Error> {
+    idlc::compile_with(source, "t.idl", &|name| {
+        assert_eq!(name, "shared");
+        Ok(SHARED.to_string())
+    })
+}
+
+#[test]
+fn imported_types_are_shared_in_queues_and_refused_in_calls() {
+    let queue = format!(
+        r#"Interface(name: "T", import: ["shared"], types: {{ {ERR} "Req": Struct(fields: {{"segs": "[Seg; 2]"}}) }}, queues: {{"q": (item: "Req", capacity: 4)}})"#
+    );
+    let code = compile_importing(&queue).unwrap();
+    assert!(code.contains("pub use super::shared::Seg;"), "{code}");
+    assert!(
+        !code.contains("pub struct Seg"),
+        "declared once, in `shared`"
+    );
+
+    let call = format!(
+        r#"Interface(name: "T", import: ["shared"], types: {{ {ERR} }}, ops: {{"f": (args: {{"s": "Seg"}}, reply: Result(ok: "()", err: CLike("E")))}})"#
+    );
+    let e = compile_importing(&call).unwrap_err();
+    assert!(
+        e.message
+            .contains("imported types may be used in shared memory only"),
+        "{e}"
+    );
+
+    let again = format!(
+        r#"Interface(name: "T", import: ["shared"], types: {{ {ERR} "Seg": Struct(fields: {{"a": "u32"}}) }})"#
+    );
+    let e = compile_importing(&again).unwrap_err();
+    assert!(
+        e.message
+            .contains("already declared by the imported interface `shared`"),
+        "{e}"
+    );
+
+    // A string alone cannot find its imports.
+    let e = error_of(&queue);
+    assert!(e.message.contains("compile_file"), "{e}");
+}

@@ -37,6 +37,12 @@ pub fn bad_requests_get_their_own_errors<E: CipherEngine>(rig: &mut Rig<E>, dma:
             request(7, s, &[(0, u32::MAX), (0, 2)]),
             CipherError::SegmentOutOfRange,
         ),
+        // In place, two segments sharing bytes would make the result depend on the
+        // order an engine visits them.
+        (
+            request(10, s, &[(0, 32), (16, 32)]),
+            CipherError::OverlappingSegments,
+        ),
     ]);
     let forced = dma.then(|| rig.open(Mode::Cbc, Path::Dma, &hex(KEY), &[0; 16]).unwrap());
     if let Some(d) = forced {

@@ -4,6 +4,7 @@
 use crate::wire;
 /// AES encryption and decryption on an engine driver PD.
 pub const INTERFACE: &str = "Cipher";
+pub use super::common::Segment;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Mode {
@@ -219,10 +220,11 @@ pub enum CipherError {
     EngineFault = 10,
     NoPower = 11,
     ServerRestarted = 12,
+    OverlappingSegments = 13,
 }
 impl CipherError {
     /// Every variant, in declaration order.
-    pub const ALL: [CipherError; 12] = [
+    pub const ALL: [CipherError; 13] = [
         CipherError::UnknownSession,
         CipherError::BadKeySize,
         CipherError::UnsupportedMode,
@@ -235,6 +237,7 @@ impl CipherError {
         CipherError::EngineFault,
         CipherError::NoPower,
         CipherError::ServerRestarted,
+        CipherError::OverlappingSegments,
     ];
     /// The variant with this value, if any.
     pub const fn from_value(value: u16) -> Option<Self> {
@@ -251,6 +254,7 @@ impl CipherError {
             10 => Some(CipherError::EngineFault),
             11 => Some(CipherError::NoPower),
             12 => Some(CipherError::ServerRestarted),
+            13 => Some(CipherError::OverlappingSegments),
             _ => None,
         }
     }
@@ -333,27 +337,6 @@ impl From<Result<(), CipherError>> for CipherErrorRaw {
 static_assertions::const_assert_eq!(core::mem::size_of:: < CipherError > (), 2);
 static_assertions::const_assert_eq!(core::mem::size_of:: < CipherErrorRaw > (), 2);
 static_assertions::const_assert_eq!(core::mem::align_of:: < CipherErrorRaw > (), 2);
-/// `len` bytes at `offset` in the client's data region.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    zerocopy::FromBytes,
-    zerocopy::IntoBytes,
-    zerocopy::KnownLayout,
-    zerocopy::Immutable
-)]
-#[repr(C)]
-pub struct Segment {
-    pub offset: u32,
-    pub len: u32,
-}
-static_assertions::const_assert_eq!(core::mem::size_of:: < Segment > (), 8);
-static_assertions::const_assert_eq!(core::mem::align_of:: < Segment > (), 4);
-static_assertions::const_assert_eq!(core::mem::offset_of!(Segment, offset), 0);
-static_assertions::const_assert_eq!(core::mem::offset_of!(Segment, len), 4);
 /// Encrypt or decrypt the concatenation of `segs[..nsegs]` in place.
 #[derive(
     Clone,

@@ -4,6 +4,7 @@
 use crate::wire;
 /// MD5, SHA-1 and SHA-256 on an engine driver PD.
 pub const INTERFACE: &str = "Digest";
+pub use super::common::Segment;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Algorithm {
@@ -329,27 +330,6 @@ impl From<Result<(), DigestError>> for DigestErrorRaw {
 static_assertions::const_assert_eq!(core::mem::size_of:: < DigestError > (), 2);
 static_assertions::const_assert_eq!(core::mem::size_of:: < DigestErrorRaw > (), 2);
 static_assertions::const_assert_eq!(core::mem::align_of:: < DigestErrorRaw > (), 2);
-/// `len` bytes at `offset` in the client's data region.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    zerocopy::FromBytes,
-    zerocopy::IntoBytes,
-    zerocopy::KnownLayout,
-    zerocopy::Immutable
-)]
-#[repr(C)]
-pub struct Segment {
-    pub offset: u32,
-    pub len: u32,
-}
-static_assertions::const_assert_eq!(core::mem::size_of:: < Segment > (), 8);
-static_assertions::const_assert_eq!(core::mem::align_of:: < Segment > (), 4);
-static_assertions::const_assert_eq!(core::mem::offset_of!(Segment, offset), 0);
-static_assertions::const_assert_eq!(core::mem::offset_of!(Segment, len), 4);
 /// Hash `segs[..nsegs]` into the session; `Final` also finishes it.
 #[derive(
     Clone,

@@ -1,0 +1,185 @@
+//! A request's scatter-gather list, checked against the client's data region before any
+//! engine sees it: written once for every service, since the Cipher and Digest
+//! interfaces share one `Segment` type (`pd_idl::common`). Each service maps a
+//! [`SegmentError`] to its interface's error and adds its own rules (a block cipher's
+//! whole blocks).
+//!
+//! Checks: at most [`MAX_SEGMENTS`]; each segment inside the region, with overflow
+//! checks on `offset + len`; a total that fits the answer's `bytes_done`; and, for a
+//! service that writes in place, no two segments overlapping (an overlap would make the
+//! result depend on the order an engine visits bytes: the OMAP PIO path and the CPU
+//! engine gave different bytes). Assumes nothing of the client: every field is a value
+//! it may have scribbled. `no_std`, no heap.
+#![no_std]
+#![forbid(unsafe_code)]
+
+use pd_idl::common::Segment;
+
+/// Most segments one request carries (the length of a request's `segs`).
+pub const MAX_SEGMENTS: usize = 8;
+
+/// Why a list of segments is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegmentError {
+    /// More than [`MAX_SEGMENTS`].
+    TooMany,
+    /// A segment reaches past the region (or its end overflows).
+    OutOfRange,
+    /// The total does not fit a `u32`.
+    TooLong,
+    /// Two segments share bytes (checked for in-place work only).
+    Overlap,
+}
+
+/// Segments of a request, each known to lie inside the data region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segments {
+    segs: [Segment; MAX_SEGMENTS],
+    count: usize,
+    total: u32,
+}
+
+impl Segments {
+    pub fn as_slice(&self) -> &[Segment] {
+        &self.segs[..self.count]
+    }
+
+    /// Bytes in all segments.
+    pub fn total(&self) -> u32 {
+        self.total
+    }
+}
+
+/// Whether the list is checked for overlaps: an in-place service (a cipher writes back
+/// where it read) needs disjoint segments; a reader (a hash) does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Overlaps {
+    Refused,
+    Allowed,
+}
+
+/// Checks the first `count` of `segs` against a region of `region_len` bytes.
+pub fn check(
+    segs: &[Segment; MAX_SEGMENTS],
+    count: u8,
+    region_len: usize,
+    overlaps: Overlaps,
+) -> Result<Segments, SegmentError> {
+    let count = usize::from(count);
+    if count > MAX_SEGMENTS {
+        return Err(SegmentError::TooMany);
+    }
+    let list = &segs[..count];
+    let mut total: u32 = 0;
+    for s in list {
+        let end = s
+            .offset
+            .checked_add(s.len)
+            .ok_or(SegmentError::OutOfRange)?;
+        if end as usize > region_len {
+            return Err(SegmentError::OutOfRange);
+        }
+        total = total.checked_add(s.len).ok_or(SegmentError::TooLong)?;
+    }
+    if overlaps == Overlaps::Refused {
+        // At most 28 pairs: cheaper than sorting, and no buffer.
+        for (i, a) in list.iter().enumerate() {
+            for b in &list[i + 1..] {
+                // Ends cannot overflow: checked above.
+                let apart = a.offset + a.len <= b.offset || b.offset + b.len <= a.offset;
+                if !apart && a.len > 0 && b.len > 0 {
+                    return Err(SegmentError::Overlap);
+                }
+            }
+        }
+    }
+    Ok(Segments {
+        segs: *segs,
+        count,
+        total,
+    })
+}
+
+/// Segments a driver builds itself (self-tests), checked like a client's.
+pub fn from_slice(
+    segs: &[Segment],
+    region_len: usize,
+    overlaps: Overlaps,
+) -> Result<Segments, SegmentError> {
+    let count = u8::try_from(segs.len()).map_err(|_| SegmentError::TooMany)?;
+    if segs.len() > MAX_SEGMENTS {
+        return Err(SegmentError::TooMany);
+    }
+    let mut all = [Segment { offset: 0, len: 0 }; MAX_SEGMENTS];
+    all[..segs.len()].copy_from_slice(segs);
+    check(&all, count, region_len, overlaps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate std;
+    use proptest::prelude::*;
+
+    fn seg(offset: u32, len: u32) -> Segment {
+        Segment { offset, len }
+    }
+
+    #[test]
+    fn each_rule_has_its_error() {
+        let ok = from_slice(&[seg(0, 16), seg(32, 16)], 64, Overlaps::Refused).unwrap();
+        assert_eq!((ok.total(), ok.as_slice().len()), (32, 2));
+        assert_eq!(
+            from_slice(&[seg(60, 8)], 64, Overlaps::Allowed),
+            Err(SegmentError::OutOfRange)
+        );
+        assert_eq!(
+            from_slice(&[seg(u32::MAX - 3, 8)], 64, Overlaps::Allowed),
+            Err(SegmentError::OutOfRange)
+        );
+        assert_eq!(
+            from_slice(&[seg(0, 16); 9], 64, Overlaps::Allowed),
+            Err(SegmentError::TooMany)
+        );
+        let big = usize::MAX;
+        assert_eq!(
+            from_slice(&[seg(0, u32::MAX), seg(0, 2)], big, Overlaps::Allowed),
+            Err(SegmentError::TooLong)
+        );
+        assert_eq!(
+            from_slice(&[seg(0, 32), seg(16, 32)], 64, Overlaps::Refused),
+            Err(SegmentError::Overlap)
+        );
+        assert!(from_slice(&[seg(0, 32), seg(16, 32)], 64, Overlaps::Allowed).is_ok());
+        // Touching is not overlapping, and an empty segment overlaps nothing.
+        assert!(from_slice(&[seg(0, 16), seg(16, 16), seg(8, 0)], 64, Overlaps::Refused).is_ok());
+        let mut nine = [seg(0, 0); MAX_SEGMENTS];
+        nine[0] = seg(0, 1);
+        assert_eq!(
+            check(&nine, 9, 64, Overlaps::Allowed),
+            Err(SegmentError::TooMany)
+        );
+    }
+
+    proptest! {
+        /// Accepted lists are inside the region, disjoint when asked, and add up.
+        #[test]
+        fn what_is_accepted_is_inside_and_disjoint(
+            list in proptest::collection::vec((0u32..300, 0u32..100), 0..=8),
+            region in 0usize..400,
+        ) {
+            let segs: std::vec::Vec<Segment> = list.iter().map(|&(o, l)| seg(o, l)).collect();
+            if let Ok(s) = from_slice(&segs, region, Overlaps::Refused) {
+                let mut seen = std::vec![false; region];
+                for g in s.as_slice() {
+                    prop_assert!((g.offset + g.len) as usize <= region);
+                    for b in g.offset..g.offset + g.len {
+                        prop_assert!(!seen[b as usize], "byte {} twice", b);
+                        seen[b as usize] = true;
+                    }
+                }
+                prop_assert_eq!(s.total(), segs.iter().map(|g| g.len).sum::<u32>());
+            }
+        }
+    }
+}
