@@ -139,6 +139,7 @@ pub fn run_polled<E: CipherEngine + ?Sized>(
     polls: u32,
 ) -> Result<Finished, CipherError> {
     let mut step = engine.start(job);
+    // BOUNDED POLL (init code and tests only, as the docs say).
     for _ in 0..polls {
         match step {
             Step::Done(result) => return result,

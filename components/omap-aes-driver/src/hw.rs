@@ -352,9 +352,9 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
         self.edma.write32(e::ICR, (1 << tx) | (1 << rx))?;
         self.edma.write32(e::ERRCLR, e::ERRSTAT_BUSERR)?;
         self.aes.write32(r::SYSCONFIG, sysconfig::SOFTRESET)?;
-        // The one poll outside init: SOFTRESET completes in a few interface clocks and
-        // raises no interrupt (upstream polls it too); bounded, so an engine that never
-        // finishes its reset is reported, not waited on.
+        // BOUNDED POLL (after a failed request, in the handler): SOFTRESET completes in a
+        // few interface clocks and raises no interrupt (upstream polls it too); bounded,
+        // so an engine that never finishes its reset is reported, not waited on.
         let mut polls = 0;
         while self.aes.read32(r::SYSSTATUS)? & r::SYSSTATUS_RESETDONE == 0 {
             polls += 1;

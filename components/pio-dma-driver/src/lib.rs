@@ -309,6 +309,8 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
     /// `PioDmaEngine::STALLED` if it never finished.
     fn run_polled(&mut self, route: Route, job: &Job<'_>) -> Result<[u8; 16], E::Error> {
         let mut step = self.engine.start(route, job, &self.meter);
+        // BOUNDED POLL (init: self-test and calibration; a Microkit init gets no
+        // notifications).
         for _ in 0..polls_for(&job.segs) {
             if !matches!(step, HwStep::Pending) {
                 break;

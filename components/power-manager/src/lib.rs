@@ -226,6 +226,9 @@ impl<B: RegisterBus> PowerManager<B> {
         self.bus
             .write32(reg, MODULEMODE.val(MODULEMODE_ENABLE))
             .map_err(|_| PowerError::ControllerFault)?;
+        // BOUNDED POLL (in the acquire call, not init): a module turns functional a few
+        // controller clocks after MODULEMODE and raises no interrupt; the grant is only
+        // good once it has (Linux's omap_hwmod polls the same way).
         for _ in 0..IDLEST_POLLS {
             let v = self
                 .bus

@@ -144,6 +144,7 @@ impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
         job: &Job<'_>,
     ) -> Result<Option<Digest>, Fault> {
         let mut step = self.begin(st, job);
+        // BOUNDED POLL (init: the self-test; a Microkit init gets no notifications).
         for _ in 0..INIT_POLLS {
             if step != DigestStep::Pending {
                 break;

@@ -231,9 +231,9 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
         Ok(())
     }
 
-    /// Waits (bounded) until `reg & mask == want`. Used for key preparation alone: it
-    /// takes a few dozen cycles and raises no interrupt (upstream polls it too), so this
-    /// is the one poll in a request's path; bounded, a stuck engine fails the request.
+    /// BOUNDED POLL (when a request starts, in the handler): waits until `reg & mask ==
+    /// want`. Used for key preparation alone: it takes a few dozen cycles and raises no
+    /// interrupt (upstream polls it too); bounded, a stuck engine fails the request.
     fn poll(&mut self, reg: usize, mask: u32, want: u32) -> Result<(), HwError> {
         for _ in 0..POLLS {
             if self.cryp.read32(reg)? & mask == want {

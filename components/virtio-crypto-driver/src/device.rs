@@ -238,6 +238,8 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         if !self.cipher_submit(session, algo, dir, iv, src, dst)? {
             return Ok(());
         }
+        // BOUNDED POLL (bare metal only: tools/qemu-test, init's algorithm probe); a PD
+        // finishes data requests on the interrupt.
         for spin in 0..self.spin_limit {
             if let Some(result) = self.data_done()? {
                 return result;
@@ -420,6 +422,8 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         Ok(())
     }
 
+    // BOUNDED POLL (session set-up, in a request's start or a close call): QEMU
+    // completes control requests on the notify, so the first look finds the answer.
     fn run_inner(&mut self, chain: &Chain) -> Result<(), Error> {
         let q = &mut self.ctrlq;
         q.submit(&mut self.bus, &mut self.dma, chain)?;
