@@ -325,24 +325,14 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
 
     /// EDMA's completion or error interrupt. `Some` when the transfer is done.
     fn dma_step(&mut self, meter: &impl Meter) -> Result<Option<()>, HwError> {
-        let rx = self.cfg.dma_rx;
-        let ipr = self.edma.read32(e::IPR)?;
-        let result = if ipr & (1 << rx) != 0 {
-            self.edma.write32(e::ICR, ipr)?;
-            Ok(())
-        } else if self.edma.read32(e::ERRSTAT)? & e::ERRSTAT_BUSERR != 0 {
-            let addr = self.edma.read32(e::ERRADDR)?;
-            self.edma.write32(e::ERRCLR, e::ERRSTAT_BUSERR)?;
-            Err(HwError::DmaBus(addr))
-        } else {
+        let result =
+            pio_dma_driver::edma::finished(&mut self.edma, self.cfg.dma_tx, self.cfg.dma_rx, meter);
+        if matches!(result, Ok(false)) {
             return Ok(None);
-        };
-        meter.count(Event::Interrupt, 1);
-        self.edma
-            .write32(e::EECR, (1 << self.cfg.dma_tx) | (1 << rx))?;
+        }
         let reqs = sysconfig::DMA_REQ_IN | sysconfig::DMA_REQ_OUT;
         self.aes.modify32(r::SYSCONFIG, reqs, 0)?;
-        result.map(Some)
+        result.map(|_| Some(()))
     }
 
     /// Puts engine and channels back to a clean state after a failed request.

@@ -23,8 +23,11 @@
 #![forbid(unsafe_code)]
 
 pub mod calibrate;
+pub mod edma;
 pub mod kat;
 mod meter;
+#[cfg(feature = "pd")]
+pub mod pd;
 pub mod route;
 
 pub use calibrate::{Calibration, Crossover};

@@ -418,20 +418,11 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
     /// The DMA controller's completion or error interrupt: `true` when the transfer is
     /// done.
     fn dma_step(&mut self, meter: &impl Meter) -> Result<bool, HwError> {
-        let (tx, rx) = (self.cfg.dma_tx, self.cfg.dma_rx);
-        let ipr = self.dma.read32(e::IPR)?;
-        let result = if ipr & (1 << rx) != 0 {
-            self.dma.write32(e::ICR, ipr)?;
-            Ok(true)
-        } else if self.dma.read32(e::ERRSTAT)? & e::ERRSTAT_BUSERR != 0 {
-            let addr = self.dma.read32(e::ERRADDR)?;
-            self.dma.write32(e::ERRCLR, e::ERRSTAT_BUSERR)?;
-            Err(HwError::DmaBus(addr))
-        } else {
+        let result =
+            pio_dma_driver::edma::finished(&mut self.dma, self.cfg.dma_tx, self.cfg.dma_rx, meter);
+        if matches!(result, Ok(false)) {
             return Ok(false);
-        };
-        meter.count(Event::Interrupt, 1);
-        self.dma.write32(e::EECR, (1 << tx) | (1 << rx))?;
+        }
         self.cryp.write32(r::DMACR, 0)?;
         result
     }
