@@ -2,10 +2,11 @@
 //! against RustCrypto, and the errors a bad session must get.
 
 use crate::reference::{Rng, expect};
-use cipher_service::{CipherEngine, ClientData, Session, validate};
+use cipher_service::{CipherEngine, ClientData, Job, Session, run_polled, validate};
 use mmio::RegisterBus;
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request, Segment};
 use pd_idl::wire::Caller;
+use shm_queue::SharedRegion;
 use virtio_crypto_driver::{Direction, DmaBuf, VirtioCrypto, algo_of};
 
 pub const DATA_LEN: usize = 64 * 1024;
@@ -78,16 +79,24 @@ fn crypt<B: RegisterBus>(
         *d = Segment { offset, len };
     }
     let valid = validate(&req, data.len(), s.mode)?;
-    dev.crypt(
-        s,
+    let job = Job {
+        session: *s,
         op,
-        &valid,
-        &mut ClientData {
-            bytes: data,
+        segs: valid,
+        data: ClientData {
+            region: SharedRegion::new(data),
             phys: Some(phys),
         },
-    )
+    };
+    // Bare metal has no interrupt handler: poll the engine's interrupt path, bounded
+    // (QEMU returns the chain on the notify, so the first look finds it).
+    let done = run_polled(dev, &job, POLLS)?;
+    s.iv = done.next_iv;
+    Ok(done.path)
 }
+
+/// Interrupt polls per request before the device counts as stuck.
+const POLLS: u32 = 1_000_000;
 
 const PLAIN: &str = "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e5130c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710";
 const K128: &str = "2b7e151628aed2a6abf7158809cf4f3c";
