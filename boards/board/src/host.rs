@@ -1,9 +1,9 @@
 //! The host: no crypto engine, the CPU engine (RustCrypto, AES-NI/SHA-NI where present).
-//! Figures from COSTS.md "This machine" (openssl 3.0 speed and probes, one run each).
+//! Figures from SOURCES.md "This machine" (openssl 3.0 speed and probes, one run each).
 
 use crate::{Board, CostTable};
 
-/// Measured on this machine (COSTS.md): AES-128-CBC 1.42 GB/s, SHA-256 1.78 GB/s at
+/// Measured on this machine (SOURCES.md): AES-128-CBC 1.42 GB/s, SHA-256 1.78 GB/s at
 /// 16 KiB, memcpy 6.8 GB/s, a shared-memory round trip between processes 0.06 us.
 pub const COSTS: CostTable = CostTable {
     // 1 / 1.42 GB/s.

@@ -2,8 +2,8 @@
 //!
 //! Each board is a small constant [`Board`]: its devices (physical base, register window,
 //! interrupts, clock gate, DMA request lines), the physical ranges DMA may reach, and a
-//! [`CostTable`] fitted to the project's source documents (`shared/COSTS.md`,
-//! `shared/seeds/`), every constant citing its seed. Drivers take addresses and IRQ
+//! [`CostTable`] fitted to the project's source documents (`boards/SOURCES.md`,
+//! `boards/SOURCES.md`), every constant citing its source. Drivers take addresses and IRQ
 //! numbers from here; the device models (crate `engine-models`) take gate numbers and DMA
 //! request lines; the speed tool takes the cost tables.
 //!
@@ -102,7 +102,7 @@ pub const ALL: [&Board; 4] = [
     &host::BOARD,
 ];
 
-/// Picoseconds in a microsecond, for tables written in the seeds' units.
+/// Picoseconds in a microsecond, for tables written in the sources' units.
 pub const PS_PER_US: u64 = 1_000_000;
 /// Picoseconds in a nanosecond.
 pub const PS_PER_NS: u64 = 1_000;

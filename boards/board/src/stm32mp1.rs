@@ -1,4 +1,4 @@
-//! STM32MP1 (e.g. STM32MP157 DK2): CRYP1 with DMA. Source document: seed 002.
+//! STM32MP1 (e.g. STM32MP157 DK2): CRYP1 with DMA. Source document: the stm32-cryp DMA change.
 
 use crate::{Board, CostTable, Device, DeviceKind, PS_PER_NS, Region};
 
@@ -52,9 +52,9 @@ pub const DDR: Region = Region {
     len: 512 << 20,
 };
 
-/// Fitted to seed 002 (openssl speed through AF_ALG, AES-256-CBC encrypt).
+/// Fitted to the stm32-cryp DMA change (openssl speed through AF_ALG, AES-256-CBC encrypt).
 ///
-/// What the seed fixes: CPU (IT) = 125.7 us + 0.408 us/B (6.53 us per block); DMA =
+/// What the source fixes: CPU (IT) = 125.7 us + 0.408 us/B (6.53 us per block); DMA =
 /// 155.5 us + 0.0196 us/B (>= 64 B). Upstream's IT mode takes one interrupt per block
 /// plus one (the model's count: IN for the first block, IN+OUT for each next, OUT for the
 /// last), each with an MISR read, an IMSCR write and 8 FIFO words. Register, FIFO and
@@ -67,31 +67,31 @@ pub const COSTS: CostTable = CostTable {
     reg_write_ps: 60 * PS_PER_NS,
     // Nominal FIFO word.
     pio_word_ps: 100 * PS_PER_NS,
-    // Seed 002: DMA fixed 155.3 us (the minimax intercept for COSTS.md's slope; its
+    // The stm32-cryp DMA change: DMA fixed 155.3 us (the minimax intercept for SOURCES.md's slope; its
     // rounded 155.5 puts 1024 B just past 0.7%) minus request, register and interrupt
     // costs, halved over the two channels (dmaengine prep and completion per channel).
     dma_start_ps: 14_100 * PS_PER_NS,
     dma_descriptor_ps: 50 * PS_PER_NS,
-    // Seed 002: DMA slope 19.6 ns/B = 2 bytes moved + engine (16 cycles per 16 B at
+    // The stm32-cryp DMA change: DMA slope 19.6 ns/B = 2 bytes moved + engine (16 cycles per 16 B at
     // 7.5 ns = 7.5 ns/B): 6.05 ns per byte moved.
     dma_byte_ps: 6_050,
-    // Seed 002 shows no step in its DMA line from 64 B up (0.7% fit): nothing extra.
+    // The stm32-cryp DMA change shows no step in its DMA line from 64 B up (0.7% fit): nothing extra.
     dma_pipeline_full_ps: 0,
-    // Seed 002: 6.53 us per block minus 8 FIFO words, one MISR read, one IMSCR write and
+    // The stm32-cryp DMA change: 6.53 us per block minus 8 FIFO words, one MISR read, one IMSCR write and
     // 16 engine cycles (1.13 us): 5.40 us per interrupt (threaded IRQ).
     interrupt_ps: 5_400 * PS_PER_NS,
-    // No seed measures power on this board; the power manager's acquire is charged at the
+    // No source measures power on this board; the power manager's acquire is charged at the
     // am335x figure's order of magnitude so that per-request gating shows.
     power_on_ps: 37_000 * PS_PER_NS,
     power_off_ps: 37_000 * PS_PER_NS,
     // Nominal 133 MHz engine clock.
     engine_cycle_ps: 7_500,
-    // Nominal Cortex-A7 memcpy with cache maintenance (not in the seed).
+    // Nominal Cortex-A7 memcpy with cache maintenance (not in the source).
     cpu_copy_byte_ps: 2_000,
     cpu_cipher_byte_ps: 0,
     cpu_digest_byte_ps: 0,
-    // Seed 002: CPU fixed 125.7 us minus register setup and the extra interrupt: openssl
-    // through AF_ALG (COSTS.md: AF_ALG adds ~60-80 us per request) plus the crypto API.
+    // The stm32-cryp DMA change: CPU fixed 125.7 us minus register setup and the extra interrupt: openssl
+    // through AF_ALG (SOURCES.md: AF_ALG adds ~60-80 us per request) plus the crypto API.
     request_ps: 119_070 * PS_PER_NS,
 };
 

@@ -42,7 +42,7 @@ pub enum Event {
     /// more transfer requests than the controller has destination register sets, so the
     /// rest wait on the peripheral instead of being absorbed at once. Counted once per
     /// channel start. What it costs is the requester's: its completion no longer arrives
-    /// while it is still submitting, so it sleeps and is woken (seed 001's step above
+    /// while it is still submitting, so it sleeps and is woken (the omap-aes DMA/PIO series's step above
     /// 64 B on am335x).
     DmaPipelineFull,
     /// An interrupt line asserted (counted on the rising edge).

@@ -5,7 +5,7 @@ use aes::{Aes128, Aes192, Aes256};
 use cipher::{BlockDecrypt, BlockEncrypt, KeyInit, generic_array::GenericArray};
 
 /// Nominal engine cycles per block: one per round plus two for load and store. Neither
-/// seed resolves engine time from bus time; boards price the cycle at the engine clock.
+/// source resolves engine time from bus time; boards price the cycle at the engine clock.
 pub fn cycles_per_block(rounds: u32) -> u64 {
     u64::from(rounds) + 2
 }

@@ -49,7 +49,7 @@ pub const PARAM_SETS: usize = 128;
 /// Destination register sets of the transfer controller (EDMA3TC `DSTREGDEPTH`): how
 /// many transfer requests it holds in flight. A channel's TR beyond these waits until
 /// the peripheral has taken an earlier one. TI documents a depth of "usually 2 or 4";
-/// the am335x fit (seed 001's step above 64 B = 4 blocks) says 4.
+/// the am335x fit (the omap-aes DMA/PIO series's step above 64 B = 4 blocks) says 4.
 pub const DST_REG_DEPTH: u32 = 4;
 
 /// Base of the parameter RAM.

@@ -1,7 +1,7 @@
 //! What the shared ledger and the power manager's log show in whole systems: no CPU copy
 //! of client bytes on DMA paths, at most two blocks copied per SEC1 update on the chained
 //! path, one power acquire per session burst (not per request), and the crossover each
-//! driver calibrated at init within COSTS.md's range.
+//! driver calibrated at init within SOURCES.md's range.
 
 mod common;
 
@@ -27,7 +27,7 @@ fn dma_paths_copy_no_client_bytes_and_omap_crossover_is_8_to_10_blocks() {
         assert!(field(line, "dma requests") > 0, "{line}");
         assert_eq!(field(line, "cpu_copy"), 0, "{line}");
     }
-    // COSTS.md (am335x): "Crossover PIO/DMA: about 130-155 B (8-10 blocks)".
+    // SOURCES.md (am335x): "Crossover PIO/DMA: about 130-155 B (8-10 blocks)".
     let x = crossover_bytes(&out, "omap_aes");
     assert_eq!(x.len(), 9, "every mode and key size: {x:?}");
     assert!(x.iter().all(|b| (128..=160).contains(b)), "{x:?}");
@@ -40,7 +40,7 @@ fn stm32_dma_copies_no_client_bytes_and_crossover_is_in_costs_range() {
     let line = path_line(&out, "kat", "Dma").unwrap();
     assert_eq!(field(line, "dma requests"), 24, "{line}");
     assert_eq!(field(line, "cpu_copy"), 0, "{line}");
-    // COSTS.md (stm32mp1): "Crossover: ~22 B (tcrypt) to ~77-86 B (openssl via AF_ALG)".
+    // SOURCES.md (stm32mp1): "Crossover: ~22 B (tcrypt) to ~77-86 B (openssl via AF_ALG)".
     let x = crossover_bytes(&out, "stm32_cryp");
     assert_eq!(x.len(), 9, "{x:?}");
     assert!(x.iter().all(|b| (22..=86).contains(b)), "{x:?}");
@@ -65,7 +65,7 @@ fn sec1_copies_at_most_two_blocks_per_chained_update() {
         assert!(whole >= 245, "{line}");
         assert!(field(line, "whole_copy") <= 64 * whole, "{line}");
     }
-    // The copy strategy (before seed 003) copies whole updates: the difference is real.
+    // The copy strategy (before the talitos chaining change) copies whole updates: the difference is real.
     assert!(field(copy, "max_update_copy") > 2 * 64, "{copy}");
     assert!(
         field(copy, "cpu_copy") > 10 * field(chained, "cpu_copy"),

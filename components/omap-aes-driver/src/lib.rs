@@ -4,7 +4,7 @@
 //! [`new`] and serves with `cipher-service`, handing the engine's interrupts (AES,
 //! EDMA completion and error) to `CipherEngine::interrupt`.
 //!
-//! What it does, per the project's source documents (seed 001, COSTS.md):
+//! What it does, per the project's source documents (the omap-aes DMA/PIO series, SOURCES.md):
 //! * Per request PIO or DMA (`pio_dma_driver::route::choose` over [`route::dma_capable`]): DMA for requests at or above the
 //!   calibrated crossover whose segments DMA can take as they lie; everything else PIO.
 //!   A session may force `Pio` or `Dma`; a forced `Dma` request that DMA cannot take is

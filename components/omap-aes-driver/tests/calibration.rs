@@ -1,4 +1,4 @@
-//! The PIO/DMA crossover measured at init on the am335x model, against COSTS.md: "about
+//! The PIO/DMA crossover measured at init on the am335x model, against SOURCES.md: "about
 //! 130-155 B (8-10 blocks)". `-- --nocapture` prints the table.
 
 mod rig;

@@ -12,7 +12,7 @@
 use cipher_service::BLOCK;
 use pd_idl::cipher::Mode;
 
-/// Largest request measured, in blocks. COSTS.md puts the am335x crossover at 8-10
+/// Largest request measured, in blocks. SOURCES.md puts the am335x crossover at 8-10
 /// blocks and the stm32mp1 one at ~22-86 B; a crossover beyond this means DMA is never
 /// chosen by size.
 pub const MAX_BLOCKS: u32 = 32;

@@ -8,7 +8,7 @@
 //!   fails is reported ([`Health::Failed`]) and every open and request gets `EngineFault`;
 //! * the PIO/DMA crossover calibrated at init per mode and key size by running both
 //!   routes on the engine and reading the [`Meter`]'s clock ([`calibrate`]), not only a
-//!   constant (seed 001's "future work: switch PIO/DMA by block size");
+//!   constant (the omap-aes DMA/PIO series's "future work: switch PIO/DMA by block size");
 //! * per request, the route from the session's path, the calibration and whether DMA can
 //!   take the segments as they lie ([`route::choose`]);
 //! * event-driven requests: [`PioDmaEngine::start`] programs the engine and returns,

@@ -69,7 +69,7 @@ impl From<crate::hw::DmaFault> for Fault {
 }
 
 /// Channel configuration: done interrupt, done write-back into the descriptor header,
-/// and next-descriptor chaining (seed 003's feature).
+/// and next-descriptor chaining (the talitos chaining change's feature).
 const CHANNEL_CONFIG: u32 = cccr::CDIE | cccr::CDWE | cccr::NE;
 
 /// Channel 0 and the descriptors waiting to run on it.

@@ -292,7 +292,7 @@ impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
         self.push(alg, st, at, HASH_BLOCK, false)
     }
 
-    /// Seed 003: the buffered block chained ahead of the client's data, which the engine
+    /// The talitos chaining change: the buffered block chained ahead of the client's data, which the engine
     /// reads where it lies.
     fn chained(
         &mut self,
@@ -344,7 +344,7 @@ impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
         Ok(())
     }
 
-    /// Before seed 003: the buffered bytes and the client's data copied into one buffer
+    /// Before the talitos chaining change: the buffered bytes and the client's data copied into one buffer
     /// (in pieces of one pointer's worth), hashed from there.
     fn copied(
         &mut self,

@@ -1,9 +1,9 @@
 //! The talitos SEC1 (MPC885 SEC 1.2) Digest driver: MD5, SHA-1 and SHA-256 sessions with
 //! update and final, behind `digest-service`'s [`DigestEngine`](digest_service::DigestEngine).
 //!
-//! Seed 003 in a protection domain: SEC1 has no scatter-gather, so before the seed the
+//! The talitos chaining change in a protection domain: SEC1 has no scatter-gather, so before that change the
 //! driver copied its buffered partial block and the new data into one buffer for each
-//! update; the seed chains a descriptor over the buffered block ahead of one over the
+//! update; the change chains a descriptor over the buffered block ahead of one over the
 //! new data instead. Here ([`plan`]): each update hashes the client's segments where they
 //! lie (one descriptor per segment, split at SEC1's 32768-byte pointer limit), chained
 //! behind a descriptor over the session's buffered block, and copies at most two blocks

@@ -1,4 +1,4 @@
-//! The chaining strategy of seed 003 as a plain function over plain data: which bytes of
+//! The chaining strategy of the talitos chaining change as a plain function over plain data: which bytes of
 //! an update go to the engine from where, and which few the CPU must copy.
 //!
 //! The stream of an update is the session's buffered bytes followed by the client's
@@ -326,7 +326,7 @@ mod tests {
 
     #[test]
     fn page_updates_copy_one_block() {
-        // Seed 003's workload: page-sized updates keep one block each.
+        // The talitos chaining change's workload: page-sized updates keep one block each.
         let copied = check(HASH_BLOCK, &[4096], false);
         assert_eq!(copied, HASH_BLOCK);
     }

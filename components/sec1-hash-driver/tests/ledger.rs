@@ -1,4 +1,4 @@
-//! What the ledger shows (seed 003): on the chained path an update copies at most two
+//! What the ledger shows (the talitos chaining change): on the chained path an update copies at most two
 //! blocks with the CPU and the engine reads every other client byte where it lies; on the
 //! copy path the CPU copies every byte. `-- --nocapture` prints the figures.
 
@@ -70,7 +70,7 @@ fn segments_on_block_boundaries_add_no_copies() {
     assert_eq!(got, reference(Algorithm::Sha1, &msg));
 }
 
-/// Seed 003's workload: md5sum of a file fed in pages. The seed measured 6 s copying and
+/// The talitos chaining change's workload: md5sum of a file fed in pages. The source measured 6 s copying and
 /// 3 s chained for 90 MB; here 1 MB, with the modelled time from the mpc885 cost table.
 #[test]
 fn page_updates_chained_versus_copy() {
@@ -109,6 +109,8 @@ fn page_updates_chained_versus_copy() {
         "the copy path copies every byte"
     );
     let ratio = copy_us / chained_us;
-    println!("copy / chained modelled time: {ratio:.2} (seed 003: 6 s / 3 s = 2.0)");
+    println!(
+        "copy / chained modelled time: {ratio:.2} (the talitos chaining change: 6 s / 3 s = 2.0)"
+    );
     assert!((1.5..2.5).contains(&ratio), "ratio {ratio:.2}");
 }

@@ -1,5 +1,5 @@
 //! Published vectors and every split through client -> queue -> digest-service -> SEC1
-//! driver -> SEC1 model, on the chained path (seed 003) and the copy path (before it).
+//! driver -> SEC1 model, on the chained path (the talitos chaining change) and the copy path (before it).
 
 mod common;
 

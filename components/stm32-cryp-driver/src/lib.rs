@@ -3,7 +3,7 @@
 //! engine models. The PD entry (someone else's) only wires buses, interrupts, the ledger
 //! and regions into [`new`] and serves with `cipher-service`.
 //!
-//! What it does, per seed 002 and upstream `stm32-cryp.c` (COSTS.md):
+//! What it does, per the stm32-cryp DMA change and upstream `stm32-cryp.c` (SOURCES.md):
 //! * Upstream's DMA eligibility ([`route::dma_capable`], with `pio_dma_driver::route::choose`): more than 16 bytes, every
 //!   segment 4-byte aligned, every segment but the last whole blocks. Eligible requests
 //!   at or above the calibrated crossover go DMA straight from the client's segments; a

@@ -1,6 +1,6 @@
 //! The per-request choice between CPU (IT) mode and DMA: plain functions over plain data.
 //!
-//! Upstream's rule (stm32-cryp.c, "use dma when possible", 2024; COSTS.md): DMA only for
+//! Upstream's rule (stm32-cryp.c, "use dma when possible", 2024; SOURCES.md): DMA only for
 //! AES (all this driver does), more than 16 bytes, every segment starting on a 4-byte
 //! boundary, every segment but the last a whole number of blocks. A last segment that is
 //! not block-aligned (CTR) goes DMA for its aligned part and CPU for the tail. Anything

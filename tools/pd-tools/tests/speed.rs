@@ -1,6 +1,6 @@
 //! The speed tool's output has the promised shape and its figures are consistent with
 //! the system they measure: the adaptive path's modelled cost equals the path it took,
-//! CSV rows and plot lines match what was measured, the seeds' comparisons come out.
+//! CSV rows and plot lines match what was measured, the published comparisons come out.
 //! Nothing here asserts on host speed (the machine is shared); modelled time is
 //! deterministic per request, so it may be compared exactly.
 
@@ -114,11 +114,14 @@ fn cipher_tcrypt_lines_and_a_refused_size() {
 }
 
 #[test]
-fn reproduce_003_halves_the_time_with_identical_updates() {
-    let out = ok(&["--reproduce", "003"]);
-    assert!(out.contains("copy / chained: seed 2.00x, model "), "{out}");
+fn reproduce_talitos_chain_halves_the_time_with_identical_updates() {
+    let out = ok(&["--reproduce", "talitos-chain"]);
+    assert!(
+        out.contains("copy / chained: published 2.00x, model "),
+        "{out}"
+    );
     let ratio: f64 = out
-        .split("copy / chained: seed 2.00x, model ")
+        .split("copy / chained: published 2.00x, model ")
         .nth(1)
         .and_then(|r| r.split('x').next())
         .unwrap()
@@ -135,8 +138,8 @@ fn reproduce_003_halves_the_time_with_identical_updates() {
 }
 
 #[test]
-fn reproduce_001_adaptive_takes_pio_small_and_dma_large() {
-    let mut args = vec!["--reproduce", "001"];
+fn reproduce_omap_dma_pio_adaptive_takes_pio_small_and_dma_large() {
+    let mut args = vec!["--reproduce", "omap-dma-pio"];
     args.extend(QUICK);
     let out = ok(&args);
     let took = |size: &str| {

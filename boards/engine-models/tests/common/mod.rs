@@ -1,4 +1,4 @@
-//! Test drivers: small drivers that program the models the way the seeds' Linux drivers
+//! Test drivers: small drivers that program the models the way the sources' Linux drivers
 //! programmed the silicon, plus the fixtures they share. Each returns what a real driver
 //! would see (output bytes, or the hardware's error) and leaves the cost in the ledger.
 #![allow(dead_code)]

@@ -1,5 +1,5 @@
-//! The OMAP AES test driver: PIO as omap-aes's interrupt handler does it (seed 001), DMA
-//! over the caller's scatter-gather list (seed 001's rewrite), and the old bounce-copy
+//! The OMAP AES test driver: PIO as omap-aes's interrupt handler does it (the omap-aes DMA/PIO series), DMA
+//! over the caller's scatter-gather list (the omap-aes DMA/PIO series's rewrite), and the old bounce-copy
 //! DMA path it replaced.
 
 use super::{Job, Mode};
@@ -168,7 +168,7 @@ pub enum DmaError {
     Stalled,
 }
 
-/// One DMA request from the caller's SG lists (whole blocks), as seed 001's rewrite.
+/// One DMA request from the caller's SG lists (whole blocks), as the omap-aes DMA/PIO series's rewrite.
 pub fn dma(
     soc: &Am335x,
     ledger: &Ledger,

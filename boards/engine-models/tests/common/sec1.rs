@@ -1,5 +1,5 @@
 //! The talitos SEC1 test driver: ahash sessions as upstream's `ahash_process_req` runs
-//! them on SEC1, before seed 003 (buffered block and new data copied into one buffer) and
+//! them on SEC1, before the talitos chaining change (buffered block and new data copied into one buffer) and
 //! after it (a descriptor over the buffered block chained ahead of one over the data).
 
 use super::Arena;
@@ -28,9 +28,9 @@ pub fn init(soc: &Mpc885) {
 /// How updates reach the engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Path {
-    /// Before seed 003: copy buffered bytes and new data into one DMA buffer.
+    /// Before the talitos chaining change: copy buffered bytes and new data into one DMA buffer.
     Copy,
-    /// After seed 003: chain a descriptor over the buffered bytes ahead of the data.
+    /// After the talitos chaining change: chain a descriptor over the buffered bytes ahead of the data.
     Chained,
 }
 
@@ -183,7 +183,7 @@ impl Session {
             descs.push(self.desc(h, self.bufphys, HASH_BLOCK, out_len));
         } else if self.path == Path::Copy {
             // One buffer holding the buffered bytes then the client's: the copy that
-            // seed 003 removes.
+            // the talitos chaining change removes.
             let mut all = self.buf[..nbuf.min(to_hash)].to_vec();
             all.extend(super::get(mem, data, client));
             mem.write(self.bounce.into(), &all).unwrap();

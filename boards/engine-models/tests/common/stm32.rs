@@ -1,5 +1,5 @@
 //! The STM32 CRYP test driver: IT (CPU) mode and DMA mode with upstream's eligibility
-//! rules (stm32-cryp.c, 2024), as seed 002 measured them.
+//! rules (stm32-cryp.c, 2024), as the stm32-cryp DMA change measured them.
 
 use super::{Job, Mode};
 use boards::stm32mp1::{CRYP1, DMA_IRQ_COMPLETION};

@@ -28,7 +28,7 @@ pub fn published_vectors<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
     }
 }
 
-/// One million 'a' in page-sized updates (as AF_ALG's splice feeds md5sum in seed 003),
+/// One million 'a' in page-sized updates (as AF_ALG's splice feeds md5sum in the talitos chaining change),
 /// every algorithm. The region must hold a page plus [`super::FIRST`].
 pub fn million_a<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
     let msg = vectors::million_a();

@@ -1,7 +1,7 @@
 //! `speed`: openssl-speed and tcrypt style measurements of an engine and path through
 //! the real system (client PD -> queues -> driver PD -> engine) on the host backend,
 //! with modelled board time (the shared ledger x the board's cost table) beside real
-//! host time, CSV and an SVG plot; `--reproduce` sets a seed's published figures beside
+//! host time, CSV and an SVG plot; `--reproduce` sets a Linux change's published figures beside
 //! the same measurement on our model of its board; `--host-limit` sets the isolated CPU
 //! engine beside in-process RustCrypto. Every figure printed as ours is measured in the
 //! run; published figures are typed-in data with their source (`speed::reproduce`).
@@ -51,8 +51,9 @@ struct Args {
     /// Throughput against size, one line per path, as SVG.
     #[arg(long)]
     svg: Option<PathBuf>,
-    /// A seed's published table beside our model of its board, old strategy and ours.
-    #[arg(long, value_parser = ["000", "001", "002", "003"])]
+    /// A Linux change's published table beside our model of its board, old strategy and
+    /// ours: omap-idle-start, omap-dma-pio, stm32-dma or talitos-chain (boards/SOURCES.md).
+    #[arg(long, value_name = "CHANGE", value_parser = reproduce::CHANGES)]
     reproduce: Option<String>,
     /// The isolated CPU engine beside in-process RustCrypto, same sizes, with the ratio.
     #[arg(long)]
@@ -203,8 +204,8 @@ fn main_result(a: &Args) -> Result<(), String> {
         min_ops: a.min_ops,
         max_ops: u64::MAX,
     };
-    if let Some(seed) = &a.reproduce {
-        print!("{}", reproduce::run(seed, budget)?);
+    if let Some(change) = &a.reproduce {
+        print!("{}", reproduce::run(change, budget)?);
         return Ok(());
     }
     let jobs = if a.host_limit {

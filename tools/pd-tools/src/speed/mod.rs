@@ -1,6 +1,6 @@
 //! The speed tool's library: what it measures ([`measure`]), how it prints it
 //! ([`report`]: openssl-speed tables, tcrypt lines, modelled beside host time, CSV),
-//! the plot ([`plot`]), the seeds' published figures beside our model ([`reproduce`])
+//! the plot ([`plot`]), the published figures of the four Linux changes beside our model ([`reproduce`])
 //! and the host limit ([`host_limit`]).
 //!
 //! Two clocks, never mixed: *modelled* time is the board's cost table applied to the

@@ -39,7 +39,7 @@ impl Clock {
 }
 
 /// The tick rate tcrypt's "cycles" are counted in for a board: a 24 MHz timer on the
-/// ARM boards (COSTS.md: seed 002's tcrypt cycles look like one), nanoseconds otherwise.
+/// ARM boards (SOURCES.md: the stm32-cryp DMA change's tcrypt cycles look like one), nanoseconds otherwise.
 pub fn tick_hz(board: &str) -> f64 {
     match board {
         "am335x" | "stm32mp1" => 24e6,

@@ -1,17 +1,21 @@
-//! `speed --reproduce SEED`: the seed's published figures beside the same measurement
-//! on our model of its board, for the seed's old strategy and for ours, with ratios.
+//! `speed --reproduce CHANGE`: the published figures of one of the four Linux changes
+//! (boards/SOURCES.md) beside the same measurement on our model of its board, for the
+//! change's old strategy and for ours, with ratios. CHANGE is `omap-idle-start`,
+//! `omap-dma-pio`, `stm32-dma` or `talitos-chain`.
 //!
-//! The published figures are typed in below as data, each with its source (the seed
-//! files in the team's shared folder, `seeds/`). Every figure labelled "model" is
-//! computed in this run from the ledger of requests sent through the real system
-//! (client PD -> queue -> driver PD -> engine model). Where our driver no longer has the
-//! seed's old strategy, the old strategy's figure is our measured events plus the events
-//! the old strategy adds, counted explicitly and said so in the output:
-//! * per-request power (seed 000): one `PowerOn` and one `PowerOff` per request;
-//! * OMAP's old DMA path (seed 001's "without DMA rewrite"): the bounce copy in and out,
-//!   two `CpuCopyByte` per byte of the request.
+//! The published figures are typed in below as data, each with its source's public
+//! name. Every figure labelled "model" is computed in this run from the ledger of
+//! requests sent through the real system (client PD -> queue -> driver PD -> engine
+//! model). Where our driver no longer has the old strategy, the old strategy's figure is
+//! our measured events plus the events the old strategy adds, counted explicitly and
+//! said so in the output:
+//! * per-request power (the omap-aes idle/start patch): one `PowerOn` and one
+//!   `PowerOff` per request;
+//! * OMAP's old DMA path (the omap-aes DMA/PIO series' "without DMA rewrite"): the
+//!   bounce copy in and out, two `CpuCopyByte` per byte of the request.
 //!
-//! SEC1 (seed 003) has both strategies in the driver (`copy`, `chained`): both measured.
+//! SEC1 (the talitos chaining change) has both strategies in the driver (`copy`,
+//! `chained`): both measured.
 
 use std::fmt::Write;
 
@@ -20,47 +24,58 @@ use cost_ledger::{Counts, Event};
 use super::measure::{Alg, Budget, Job, Measured, Sample, measure};
 use crate::algs::{DataPath, Engine};
 
-/// Seed 000 (OMAP AES, Kevin Hilman's reply quoting Joel Fernandes' patch, 2013-05-14):
+/// The omap-aes idle/start patch (Kevin Hilman's reply quoting Joel Fernandes' patch, 2013-05-14):
 /// `openssl speed -evp aes-128-cbc` on a BeagleBone, operations in 3 s, before
 /// (runtime PM per request) and after (per session).
-const S000_SIZES: [usize; 5] = [16, 64, 256, 1024, 8192];
-const S000_BEFORE_OPS_3S: [f64; 5] = [13310.0, 13040.0, 9134.0, 8939.0, 4299.0];
-const S000_AFTER_OPS_3S: [f64; 5] = [18911.0, 18878.0, 11878.0, 11538.0, 4857.0];
+const IDLE_START_SIZES: [usize; 5] = [16, 64, 256, 1024, 8192];
+const IDLE_START_BEFORE_OPS_3S: [f64; 5] = [13310.0, 13040.0, 9134.0, 8939.0, 4299.0];
+const IDLE_START_AFTER_OPS_3S: [f64; 5] = [18911.0, 18878.0, 11878.0, 11538.0, 4857.0];
 
-/// Seed 001 (OMAP AES, "[PATCH 00/10] crypto: omap-aes: DMA and PIO mode
+/// The omap-aes DMA/PIO series ( "[PATCH 00/10] crypto: omap-aes: DMA and PIO mode
 /// improvements", am335x): tcrypt, operations in 1 s, AES-128-CBC.
-const S001_SIZES: [usize; 5] = [16, 64, 256, 1024, 8192];
-const S001_DMA_REWRITE: [f64; 5] = [4318.0, 4360.0, 3609.0, 3418.0, 1766.0];
-const S001_DMA_OLD: [f64; 5] = [4417.0, 4221.0, 3528.0, 3281.0, 1460.0];
-const S001_PIO: [f64; 5] = [20585.0, 8106.0, 2359.0, 605.0, 79.0];
+const DMA_PIO_SIZES: [usize; 5] = [16, 64, 256, 1024, 8192];
+const DMA_PIO_DMA_REWRITE: [f64; 5] = [4318.0, 4360.0, 3609.0, 3418.0, 1766.0];
+const DMA_PIO_DMA_OLD: [f64; 5] = [4417.0, 4221.0, 3528.0, 3281.0, 1460.0];
+const DMA_PIO_PIO: [f64; 5] = [20585.0, 8106.0, 2359.0, 605.0, 79.0];
 
-/// Seed 002 (STM32 CRYP, linux-next fb11a4f6af "use dma when possible"): `openssl speed
+/// The stm32-cryp DMA change ( linux-next fb11a4f6af "use dma when possible"): `openssl speed
 /// -evp aes-256-cbc -engine afalg -elapsed`, 1000s of bytes per second.
-const S002_SIZES: [usize; 6] = [16, 64, 256, 1024, 8192, 16384];
-const S002_DMA_KBS: [f64; 6] = [120.02, 406.78, 1588.82, 5873.32, 26020.52, 34258.94];
-const S002_CPU_KBS: [f64; 6] = [121.06, 419.95, 1112.23, 1897.47, 2362.03, 2386.60];
-/// The same seed's `tcrypt mode=500`, cbc(aes) 256-bit encryption, cycles per op.
-const S002_TCRYPT_SIZES: [usize; 7] = [16, 64, 128, 256, 1024, 1424, 4096];
-const S002_TCRYPT_DMA: [f64; 7] = [1679.0, 1893.0, 1760.0, 2154.0, 2132.0, 2466.0, 4040.0];
-const S002_TCRYPT_CPU: [f64; 7] = [1671.0, 2263.0, 2881.0, 4270.0, 11537.0, 15025.0, 40747.0];
+const STM32_SIZES: [usize; 6] = [16, 64, 256, 1024, 8192, 16384];
+const STM32_DMA_KBS: [f64; 6] = [120.02, 406.78, 1588.82, 5873.32, 26020.52, 34258.94];
+const STM32_CPU_KBS: [f64; 6] = [121.06, 419.95, 1112.23, 1897.47, 2362.03, 2386.60];
+/// The same change's `tcrypt mode=500`, cbc(aes) 256-bit encryption, cycles per op.
+const STM32_TCRYPT_SIZES: [usize; 7] = [16, 64, 128, 256, 1024, 1424, 4096];
+const STM32_TCRYPT_DMA: [f64; 7] = [1679.0, 1893.0, 1760.0, 2154.0, 2132.0, 2466.0, 4040.0];
+const STM32_TCRYPT_CPU: [f64; 7] = [1671.0, 2263.0, 2881.0, 4270.0, 11537.0, 15025.0, 40747.0];
 
-/// Seed 003 (talitos SEC1, commit 37b5e8897eb5 "chain in buffered data for ahash on
+/// The talitos chaining change ( commit 37b5e8897eb5 "chain in buffered data for ahash on
 /// SEC1"): md5sum of a 90 MB file, 6 s copying, ~3 s chained.
-const S003_BYTES: f64 = 90e6;
-const S003_COPY_S: f64 = 6.0;
-const S003_CHAINED_S: f64 = 3.0;
+const TALITOS_BYTES: f64 = 90e6;
+const TALITOS_COPY_S: f64 = 6.0;
+const TALITOS_CHAINED_S: f64 = 3.0;
 /// AF_ALG's splice hands the hash one page per update (boards::mpc885's fit).
-const S003_UPDATE: usize = 4096;
+const TALITOS_UPDATE: usize = 4096;
 /// Bytes we hash through the system; the 90 MB figure is scaled from it.
-const S003_MEASURED: u64 = 4 << 20;
+const TALITOS_MEASURED: u64 = 4 << 20;
 
-pub fn run(seed: &str, budget: Budget) -> Result<String, String> {
-    match seed {
-        "000" => seed_000(budget),
-        "001" => seed_001(budget),
-        "002" => seed_002(budget),
-        "003" => seed_003(),
-        _ => Err(format!("no seed {seed}")),
+/// The names `--reproduce` takes, in order.
+pub const CHANGES: [&str; 4] = [
+    "omap-idle-start",
+    "omap-dma-pio",
+    "stm32-dma",
+    "talitos-chain",
+];
+
+pub fn run(change: &str, budget: Budget) -> Result<String, String> {
+    match change {
+        "omap-idle-start" => omap_idle_start(budget),
+        "omap-dma-pio" => omap_dma_pio(budget),
+        "stm32-dma" => stm32_dma(budget),
+        "talitos-chain" => talitos_chain(),
+        _ => Err(format!(
+            "no published change `{change}`: one of {}",
+            CHANGES.join(", ")
+        )),
     }
 }
 
@@ -119,24 +134,24 @@ fn ops_per_s(ns: f64) -> f64 {
     1e9 / ns
 }
 
-fn seed_000(budget: Budget) -> Result<String, String> {
+fn omap_idle_start(budget: Budget) -> Result<String, String> {
     let dma = measure(
         job(Engine::OmapAes, "aes-128-cbc", DataPath::Dma),
-        &S000_SIZES,
+        &IDLE_START_SIZES,
         budget,
         None,
         &mut |_| {},
     )?;
     let adaptive = measure(
         job(Engine::OmapAes, "aes-128-cbc", DataPath::Adaptive),
-        &S000_SIZES,
+        &IDLE_START_SIZES,
         budget,
         None,
         &mut |_| {},
     )?;
     let mut out = String::from(
-        "seed 000: OMAP AES (am335x) runtime PM per request vs per session, openssl speed -evp aes-128-cbc\n\
-         published: operations per second (the seed's ops in 3 s / 3); source: seeds/000_5325c69f0bdb6ecc.txt\n\
+        "\"OMAP: AES: Don't idle/start AES device between Encrypt operations\" (Joel A. Fernandes, May 2013):\n OMAP AES (am335x) runtime PM per request vs per session, openssl speed -evp aes-128-cbc\n\
+         published: operations per second (the published ops in 3 s / 3)\n\
          model: our omap-aes driver PD on the am335x model, DMA path, requests through the queues;\n\
          the 2013 driver's DMA bounced through a copy (two CPU-copied bytes per byte added to our DMA events),\n\
          per-request power adds one PowerOn + PowerOff per request to that; 'ours' is our adaptive path, session power.\n\n",
@@ -145,8 +160,8 @@ fn seed_000(budget: Budget) -> Result<String, String> {
         out,
         "{:>6} | {:>11} {:>11} {:>6} | {:>11} {:>11} {:>6} | {:>11} {:>8}",
         "size",
-        "seed before",
-        "seed after",
+        "pub. before",
+        "pub. after",
         "ratio",
         "model per-rq",
         "model sess.",
@@ -154,8 +169,11 @@ fn seed_000(budget: Budget) -> Result<String, String> {
         "model ours",
         "ours/bef"
     );
-    for (i, &size) in S000_SIZES.iter().enumerate() {
-        let (before, after) = (S000_BEFORE_OPS_3S[i] / 3.0, S000_AFTER_OPS_3S[i] / 3.0);
+    for (i, &size) in IDLE_START_SIZES.iter().enumerate() {
+        let (before, after) = (
+            IDLE_START_BEFORE_OPS_3S[i] / 3.0,
+            IDLE_START_AFTER_OPS_3S[i] / 3.0,
+        );
         let s = need(&dma, size)?;
         let session = ops_per_s(modelled_with(&dma, s, bounce_copy));
         let per_request = ops_per_s(modelled_with(&dma, s, |n| {
@@ -174,16 +192,16 @@ fn seed_000(budget: Budget) -> Result<String, String> {
             ours / per_request
         );
     }
-    out += "\n(ratio = per-session / per-request operations per second; ours/bef = our adaptive driver / the seed's old strategy, both modelled)\n";
+    out += "\n(ratio = per-session / per-request operations per second; ours/bef = our adaptive driver / the old strategy, both modelled)\n";
     Ok(out)
 }
 
-fn seed_001(budget: Budget) -> Result<String, String> {
+fn omap_dma_pio(budget: Budget) -> Result<String, String> {
     let mut ms = Vec::new();
     for path in [DataPath::Pio, DataPath::Dma, DataPath::Adaptive] {
         ms.push(measure(
             job(Engine::OmapAes, "aes-128-cbc", path),
-            &S001_SIZES,
+            &DMA_PIO_SIZES,
             budget,
             None,
             &mut |_| {},
@@ -191,8 +209,8 @@ fn seed_001(budget: Budget) -> Result<String, String> {
     }
     let (pio, dma, adaptive) = (&ms[0], &ms[1], &ms[2]);
     let mut out = String::from(
-        "seed 001: OMAP AES (am335x) PIO vs DMA vs the old copying DMA, tcrypt aes-128-cbc, operations per second\n\
-         published: tcrypt operations in 1 s; source: seeds/001_fe0e58b622bed788.txt\n\
+        "\"crypto: omap-aes: DMA and PIO mode improvements\" (Joel Fernandes, Aug 2013):\n OMAP AES (am335x) PIO vs DMA vs the old copying DMA, tcrypt aes-128-cbc, operations per second\n\
+         published: tcrypt operations in 1 s\n\
          model: our omap-aes driver PD on the am335x model; 'old' = our DMA events + the bounce copy in and out\n\
          (two CPU-copied bytes per byte); adaptive = ours (PIO or DMA per request, crossover calibrated at init).\n\n",
     );
@@ -200,44 +218,46 @@ fn seed_001(budget: Budget) -> Result<String, String> {
         out,
         "{:>6} | {:>9} {:>9} | {:>9} {:>9} | {:>9} {:>9} | {:>9} {:>5} {:>8} {:>8}",
         "size",
-        "seed old",
+        "pub. old",
         "model old",
-        "seed DMA",
+        "pub. DMA",
         "model DMA",
-        "seed PIO",
+        "pub. PIO",
         "model PIO",
         "adaptive",
         "took",
         "vs old",
         "vs best"
     );
-    for (i, &size) in S001_SIZES.iter().enumerate() {
+    for (i, &size) in DMA_PIO_SIZES.iter().enumerate() {
         let d = need(dma, size)?;
         let old = ops_per_s(modelled_with(dma, d, bounce_copy));
         let mdma = ops_per_s(d.modelled_ns_per_op(dma.board));
         let mpio = ops_per_s(need(pio, size)?.modelled_ns_per_op(pio.board));
         let a = need(adaptive, size)?;
         let mad = ops_per_s(a.modelled_ns_per_op(adaptive.board));
-        let best_seed = S001_DMA_REWRITE[i].max(S001_PIO[i]).max(S001_DMA_OLD[i]);
+        let best_published = DMA_PIO_DMA_REWRITE[i]
+            .max(DMA_PIO_PIO[i])
+            .max(DMA_PIO_DMA_OLD[i]);
         let _ = writeln!(
             out,
             "{size:>6} | {:>9.0} {old:>9.0} | {:>9.0} {mdma:>9.0} | {:>9.0} {mpio:>9.0} | {mad:>9.0} {:>5} {:>7.2}x {:>7.2}x",
-            S001_DMA_OLD[i],
-            S001_DMA_REWRITE[i],
-            S001_PIO[i],
+            DMA_PIO_DMA_OLD[i],
+            DMA_PIO_DMA_REWRITE[i],
+            DMA_PIO_PIO[i],
             a.taken(),
             mad / old,
-            mad / best_seed
+            mad / best_published
         );
     }
     out += "\n(vs old = adaptive / the old copying DMA, both modelled; vs best = adaptive modelled / the best published figure at that size)\n";
     Ok(out)
 }
 
-fn seed_002(budget: Budget) -> Result<String, String> {
-    let mut sizes: Vec<usize> = S002_SIZES
+fn stm32_dma(budget: Budget) -> Result<String, String> {
+    let mut sizes: Vec<usize> = STM32_SIZES
         .iter()
-        .chain(&S002_TCRYPT_SIZES)
+        .chain(&STM32_TCRYPT_SIZES)
         .copied()
         .collect();
     sizes.sort_unstable();
@@ -257,8 +277,8 @@ fn seed_002(budget: Budget) -> Result<String, String> {
         sample(m, size).map(|s| size as f64 * 1e6 / s.modelled_ns_per_op(m.board))
     };
     let mut out = String::from(
-        "seed 002: STM32 CRYP (stm32mp1) CPU mode vs DMA, aes-256-cbc\n\
-         published: openssl speed -evp aes-256-cbc -engine afalg, 1000s of bytes/s; source: seeds/002_8ae179fc0def80a1.txt\n\
+        "the STM32 CRYP change \"Use DMA when buffer are aligned and with expected size\" (linux-next fb11a4f6af):\n STM32 CRYP (stm32mp1) CPU mode vs DMA, aes-256-cbc\n\
+         published: openssl speed -evp aes-256-cbc -engine afalg, 1000s of bytes/s\n\
          model: our stm32-cryp driver PD on the stm32mp1 model (its cost table is fitted to this openssl run,\n\
          AF_ALG's per-request cost included); old = CPU (PIO) mode only; ours = adaptive;\n\
          n/a: the forced DMA path refuses the size (upstream's rule: DMA only above one block).\n\n",
@@ -267,29 +287,29 @@ fn seed_002(budget: Budget) -> Result<String, String> {
         out,
         "{:>6} | {:>10} {:>10} | {:>10} {:>10} | {:>10} {:>5} {:>8} {:>8}",
         "size",
-        "seed CPU",
+        "pub. CPU",
         "model PIO",
-        "seed DMA",
+        "pub. DMA",
         "model DMA",
         "adaptive",
         "took",
         "vs old",
-        "vs seed"
+        "vs pub."
     );
-    for (i, &size) in S002_SIZES.iter().enumerate() {
+    for (i, &size) in STM32_SIZES.iter().enumerate() {
         let (p, d, a) = (kbs(pio, size), kbs(dma, size), kbs(adaptive, size));
-        let best_seed = S002_DMA_KBS[i].max(S002_CPU_KBS[i]);
+        let best_published = STM32_DMA_KBS[i].max(STM32_CPU_KBS[i]);
         let _ = writeln!(
             out,
             "{size:>6} | {:>9.2}k {} | {:>9.2}k {} | {} {:>5} {} {}",
-            S002_CPU_KBS[i],
+            STM32_CPU_KBS[i],
             opt(p, 10, 2, "k"),
-            S002_DMA_KBS[i],
+            STM32_DMA_KBS[i],
             opt(d, 10, 2, "k"),
             opt(a, 10, 2, "k"),
             sample(adaptive, size).map_or("-".into(), |s| s.taken()),
             opt(a.zip(p).map(|(a, p)| a / p), 8, 2, "x"),
-            opt(a.map(|a| a / best_seed), 8, 2, "x")
+            opt(a.map(|a| a / best_published), 8, 2, "x")
         );
     }
     // tcrypt runs in the kernel: no AF_ALG round trip. The model's per-request cost is
@@ -301,64 +321,64 @@ fn seed_002(budget: Budget) -> Result<String, String> {
             ps as f64 / 1e3 / s.ops as f64 * 24e6 / 1e9
         })
     };
-    out += "\ntcrypt mode=500 cbc(aes) 256-bit encryption, cycles per operation (24 MHz ticks, COSTS.md);\n\
+    out += "\ntcrypt mode=500 cbc(aes) 256-bit encryption, cycles per operation (24 MHz ticks, boards/SOURCES.md);\n\
             model: the same runs without the per-request AF_ALG cost (tcrypt runs in the kernel)\n";
     let _ = writeln!(
         out,
         "{:>6} | {:>9} {:>9} | {:>9} {:>9} | {:>9} {:>5}",
-        "size", "seed CPU", "model PIO", "seed DMA", "model DMA", "adaptive", "took"
+        "size", "pub. CPU", "model PIO", "pub. DMA", "model DMA", "adaptive", "took"
     );
-    for (i, &size) in S002_TCRYPT_SIZES.iter().enumerate() {
+    for (i, &size) in STM32_TCRYPT_SIZES.iter().enumerate() {
         let _ = writeln!(
             out,
             "{size:>6} | {:>9.0} {} | {:>9.0} {} | {} {:>5}",
-            S002_TCRYPT_CPU[i],
+            STM32_TCRYPT_CPU[i],
             opt(tick(pio, size), 9, 0, ""),
-            S002_TCRYPT_DMA[i],
+            STM32_TCRYPT_DMA[i],
             opt(tick(dma, size), 9, 0, ""),
             opt(tick(adaptive, size), 9, 0, ""),
             sample(adaptive, size).map_or("-".into(), |s| s.taken())
         );
     }
     out += "(the model has no cost for tcrypt's own per-request work, so its small sizes read low by about the\n\
-            seed's fixed cost; compare the growth with size)\n";
+            published fixed cost; compare the growth with size)\n";
     Ok(out)
 }
 
-fn seed_003() -> Result<String, String> {
+fn talitos_chain() -> Result<String, String> {
     let budget = Budget {
         seconds: 0.0,
         min_ops: 0,
         max_ops: u64::MAX,
     };
     let mut out = format!(
-        "seed 003: talitos SEC1 (mpc885) md5 of 90 MB: copy into one buffer vs chained descriptors\n\
-         published: md5sum of a 90 MB file, {S003_COPY_S} s copying, {S003_CHAINED_S} s chained; source: seeds/003_16509f570439738c.txt\n\
-         model: our sec1-hash driver PD on the mpc885 model, one session, {S003_UPDATE}-byte updates (AF_ALG's page per\n\
+        "\"crypto: talitos - chain in buffered data for ahash on SEC1\" (Christophe Leroy, commit 37b5e8897eb5, Oct 2017):\n talitos SEC1 (mpc885) md5 of 90 MB: copy into one buffer vs chained descriptors\n\
+         published: md5sum of a 90 MB file, {TALITOS_COPY_S} s copying, {TALITOS_CHAINED_S} s chained\n\
+         model: our sec1-hash driver PD on the mpc885 model, one session, {TALITOS_UPDATE}-byte updates (AF_ALG's page per\n\
          update) of {} MiB through the queues, then the final; the 90 MB figure is the per-update events\n\
          scaled to 90e6 bytes (the first update measured as is, each later one at the measured per-update events),\n\
          which holds only if every update after the first has identical events: checked below, per event kind,\n\
          between the two halves of the run.\n\n",
-        S003_MEASURED >> 20
+        TALITOS_MEASURED >> 20
     );
     let _ = writeln!(
         out,
         "{:>8} | {:>8} {:>10} {:>7} | {:>12} {:>14} {:>16}",
-        "path", "seed s", "model s", "ratio", "identical", "copied B/upd", "host s (scaled)"
+        "path", "pub. s", "model s", "ratio", "identical", "copied B/upd", "host s (scaled)"
     );
     let mut model = [0.0f64; 2];
-    for (k, (path, seed_s)) in [
-        (DataPath::Copy, S003_COPY_S),
-        (DataPath::Chained, S003_CHAINED_S),
+    for (k, (path, published_s)) in [
+        (DataPath::Copy, TALITOS_COPY_S),
+        (DataPath::Chained, TALITOS_CHAINED_S),
     ]
     .into_iter()
     .enumerate()
     {
         let m = measure(
             job(Engine::Sec1, "md5", path),
-            &[S003_UPDATE],
+            &[TALITOS_UPDATE],
             budget,
-            Some(S003_MEASURED),
+            Some(TALITOS_MEASURED),
             &mut |_| {},
         )?;
         let s = &m.samples[0];
@@ -381,25 +401,25 @@ fn seed_003() -> Result<String, String> {
         let per_update_ps = steady.modelled_ps(&m.board.costs) as f64 / (n - 1) as f64;
         let first_ps = first.modelled_ps(&m.board.costs) as f64;
         let final_ps = s.counts.since(&updates).modelled_ps(&m.board.costs) as f64;
-        let updates_90 = S003_BYTES / S003_UPDATE as f64;
+        let updates_90 = TALITOS_BYTES / TALITOS_UPDATE as f64;
         let secs = (first_ps + per_update_ps * (updates_90 - 1.0) + final_ps) / 1e12;
         model[k] = secs;
         let copied = steady.get(Event::CpuCopyByte) as f64 / (n - 1) as f64;
-        let scale = S003_BYTES / S003_MEASURED as f64;
+        let scale = TALITOS_BYTES / TALITOS_MEASURED as f64;
         let _ = writeln!(
             out,
-            "{:>8} | {seed_s:>8.1} {secs:>10.3} {:>6.2}x | {:>12} {copied:>14.1} {:>16.2}",
+            "{:>8} | {published_s:>8.1} {secs:>10.3} {:>6.2}x | {:>12} {copied:>14.1} {:>16.2}",
             path.name(),
-            secs / seed_s,
+            secs / published_s,
             if identical { "yes" } else { "NO" },
             s.host_ns / 1e9 * scale
         );
     }
     let _ = writeln!(
         out,
-        "\ncopy / chained: seed {:.2}x, model {:.2}x (ratio column: model / seed; host s: real time here for the same\n\
+        "\ncopy / chained: published {:.2}x, model {:.2}x (ratio column: model / published; host s: real time here for the same\n\
          updates through the PDs, scaled to 90 MB like the model)",
-        S003_COPY_S / S003_CHAINED_S,
+        TALITOS_COPY_S / TALITOS_CHAINED_S,
         model[0] / model[1]
     );
     Ok(out)

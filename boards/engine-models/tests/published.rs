@@ -1,6 +1,6 @@
-//! One test per source document: drive the model as that seed's driver did and check
-//! that the board's cost table reproduces the seed's published table within the error
-//! COSTS.md states. Each test prints its table (`cargo test -- --nocapture`).
+//! One test per source document: drive the model as that source's driver did and check
+//! that the board's cost table reproduces the source's published table within the error
+//! SOURCES.md states. Each test prints its table (`cargo test -- --nocapture`).
 
 mod common;
 
@@ -27,11 +27,11 @@ fn pages(base: u32, len: usize) -> Vec<(u32, u32)> {
         .collect()
 }
 
-const SIZES_001: [usize; 5] = [16, 64, 256, 1024, 8192];
+const DMA_PIO_SIZES: [usize; 5] = [16, 64, 256, 1024, 8192];
 
-/// Seed 001, am335x tcrypt ops/s: PIO, DMA with direct SG, DMA with the old bounce copy.
+/// The omap-aes DMA/PIO series, am335x tcrypt ops/s: PIO, DMA with direct SG, DMA with the old bounce copy.
 #[test]
-fn seed_001_omap_pio_and_dma_operations_per_size() {
+fn omap_dma_pio_series_pio_and_dma_operations_per_size() {
     const PIO: [f64; 5] = [20585.0, 8106.0, 2359.0, 605.0, 79.0];
     const DMA: [f64; 5] = [4318.0, 4360.0, 3609.0, 3418.0, 1766.0];
     const OLD: [f64; 5] = [4417.0, 4221.0, 3528.0, 3281.0, 1460.0];
@@ -50,7 +50,7 @@ fn seed_001_omap_pio_and_dma_operations_per_size() {
     let dst = arena.alloc(8192, 4096);
     let bounce = (arena.alloc(8192, 4096), arena.alloc(8192, 4096));
     println!("size  PIO model/pub (err)     DMA model/pub (err)     old model/pub (err)");
-    for (i, &n) in SIZES_001.iter().enumerate() {
+    for (i, &n) in DMA_PIO_SIZES.iter().enumerate() {
         let data = vec![0xa5u8; n];
         let (pio, _) = measure(&ledger, costs, || {
             common::omap::pio(&soc, &ledger, &key, Some(&iv), Mode::Cbc, true, &data).unwrap();
@@ -89,7 +89,7 @@ fn seed_001_omap_pio_and_dma_operations_per_size() {
             )
             .unwrap();
         });
-        // Errors on time per operation, as COSTS.md's fits state them.
+        // Errors on time per operation, as SOURCES.md's fits state them.
         let ops = |us: f64| 1e6 / us;
         let (e_pio, e_dma, e_old) = (
             rel_err(pio, 1e6 / PIO[i]),
@@ -108,15 +108,15 @@ fn seed_001_omap_pio_and_dma_operations_per_size() {
             OLD[i],
             e_old * 100.0
         );
-        // COSTS.md: PIO worst error 1.7%; DMA 2.3% and the old path 3.1% from 256 B up.
+        // SOURCES.md: PIO worst error 1.7%; DMA 2.3% and the old path 3.1% from 256 B up.
         assert!(e_pio <= 0.017, "PIO at {n} B off by {e_pio}");
         if n >= 256 {
-            // Both channels' transfers outgrow the EDMA pipeline: the seed's step.
+            // Both channels' transfers outgrow the EDMA pipeline: the source's step.
             assert_eq!(d.get(Event::DmaPipelineFull), 2, "{n} B");
             assert!(e_dma <= 0.023, "DMA at {n} B off by {e_dma}");
             assert!(e_old <= 0.031, "old DMA at {n} B off by {e_old}");
         } else {
-            // COSTS.md: flat ~230 us up to 64 B, the piecewise fit within ~4%; here the
+            // SOURCES.md: flat ~230 us up to 64 B, the piecewise fit within ~4%; here the
             // step above 64 B is the EDMA pipeline event, absent at these sizes.
             assert_eq!(d.get(Event::DmaPipelineFull), 0, "{n} B fits the pipeline");
             assert!(
@@ -127,9 +127,9 @@ fn seed_001_omap_pio_and_dma_operations_per_size() {
     }
 }
 
-/// Seed 000, am335x openssl speed (3 s per size): power per request vs per session.
+/// The omap-aes idle/start patch, am335x openssl speed (3 s per size): power per request vs per session.
 #[test]
-fn seed_000_omap_power_per_request_vs_per_session() {
+fn omap_idle_start_patch_power_per_request_vs_per_session() {
     const BEFORE: [f64; 5] = [13310.0, 13040.0, 9134.0, 8939.0, 4299.0];
     const AFTER: [f64; 5] = [18911.0, 18878.0, 11878.0, 11538.0, 4857.0];
     let (gates, ledger) = (GateBlock::new(), Ledger::new());
@@ -152,7 +152,7 @@ fn seed_000_omap_power_per_request_vs_per_session() {
         .iter()
         .fold((f64::MAX, 0f64), |(l, h), &d| (l.min(d), h.max(d)));
     println!("size  modelled extra us/op  published");
-    for (i, &n) in SIZES_001.iter().enumerate() {
+    for (i, &n) in DMA_PIO_SIZES.iter().enumerate() {
         let request = || {
             let (s, t) = (pages(src, n), pages(dst, n));
             common::omap::dma_bounce(
@@ -196,9 +196,9 @@ fn seed_000_omap_power_per_request_vs_per_session() {
     }
 }
 
-/// Seed 002, stm32mp1 openssl speed via AF_ALG, AES-256-CBC: DMA (upstream's rules) vs CPU.
+/// The stm32-cryp DMA change, stm32mp1 openssl speed via AF_ALG, AES-256-CBC: DMA (upstream's rules) vs CPU.
 #[test]
-fn seed_002_stm32_dma_vs_cpu_throughput_per_size() {
+fn stm32_cryp_dma_change_dma_vs_cpu_throughput_per_size() {
     const SIZES: [usize; 6] = [16, 64, 256, 1024, 8192, 16384];
     const DMA_KBPS: [f64; 6] = [120.02, 406.78, 1588.82, 5873.32, 26020.52, 34258.94];
     const CPU_KBPS: [f64; 6] = [121.06, 419.95, 1112.23, 1897.47, 2362.03, 2386.60];
@@ -242,7 +242,7 @@ fn seed_002_stm32_dma_vs_cpu_throughput_per_size() {
                     .unwrap();
             }
         });
-        // Errors on time per operation, as COSTS.md's fits state them.
+        // Errors on time per operation, as SOURCES.md's fits state them.
         let kbps = |us: f64| n as f64 / us * 1e3;
         let us = |k: f64| n as f64 / k * 1e3;
         let (e_dma, e_cpu) = (rel_err(dma, us(DMA_KBPS[i])), rel_err(cpu, us(CPU_KBPS[i])));
@@ -255,7 +255,7 @@ fn seed_002_stm32_dma_vs_cpu_throughput_per_size() {
             CPU_KBPS[i],
             e_cpu * 100.0
         );
-        // COSTS.md: DMA worst error 0.7% (>= 64 B), CPU 0.8%; the 16-byte DMA column is
+        // SOURCES.md: DMA worst error 0.7% (>= 64 B), CPU 0.8%; the 16-byte DMA column is
         // the CPU path under upstream's rule (len > 16 for DMA).
         assert!(e_cpu <= 0.008, "CPU at {n} B off by {e_cpu}");
         assert!(
@@ -265,14 +265,14 @@ fn seed_002_stm32_dma_vs_cpu_throughput_per_size() {
     }
 }
 
-/// Seed 003, mpc885 md5sum of a 90 MB file: copy path 6 s, chained 3 s.
+/// The talitos chaining change, mpc885 md5sum of a 90 MB file: copy path 6 s, chained 3 s.
 ///
 /// Hashing 90 MB in a debug build is too slow for the suite, so this hashes 64 page
 /// updates (256 KiB) after a warm-up update and scales the modelled time by the number
 /// of updates in 90e6 bytes: every update of the stream has the same events (one page
 /// in, one block kept), so the scaling is exact up to the first and final updates.
 #[test]
-fn seed_003_sec1_md5_of_90_mb_copy_vs_chained() {
+fn talitos_chaining_change_md5_of_90_mb_copy_vs_chained() {
     const FILE: f64 = 90e6;
     const PAGE: usize = 4096;
     const UPDATES: usize = 64;
@@ -311,7 +311,7 @@ fn seed_003_sec1_md5_of_90_mb_copy_vs_chained() {
         "md5sum 90 MB: copy {:.2} s (published 6), chained {:.2} s (published 3)",
         seconds[0], seconds[1]
     );
-    // The seed says "approximately" 6 s and 3 s; COSTS.md states no error, we allow 5%.
+    // The source says "approximately" 6 s and 3 s; SOURCES.md states no error, we allow 5%.
     assert!(
         rel_err(seconds[0], 6.0) <= 0.05,
         "copy path {} s",
