@@ -202,11 +202,89 @@ fn bad_keys_and_names_are_refused() {
 
 #[test]
 fn the_shipped_demo_image_matches_its_manifest() {
-    // The verified-boot client PD embeds these files: if the image changes, re-sign it
-    // (`vboot-sign sign --secret system/images/demo-signing.key --name demo-kernel
-    // --version 3 --image system/images/demo.img --manifest system/images/demo.manifest`).
+    // The verified-boot client PD embeds these files. The signing key is not in the
+    // repository: if the image changes, make a key of your own (`vboot-sign keygen
+    // --secret ~/demo.key --public system/images/demo.pub --force`) and re-sign
+    // (`vboot-sign sign --secret ~/demo.key --name demo-kernel --version 3 --image
+    // system/images/demo.img --manifest system/images/demo.manifest`).
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../system/images");
     let p = |f: &str| dir.join(f).to_string_lossy().into_owned();
     let ok = verify(&p("demo.pub"), 2, &p("demo.img"), &p("demo.manifest")).unwrap();
     assert!(ok.contains("verified (demo-kernel, version 3"), "{ok}");
+}
+
+#[test]
+fn each_key_is_refused_where_the_other_kind_is_needed() {
+    let d = Dir::new("kinds");
+    let (secret, public) = keygen(&d, "k");
+    std::fs::write(d.path("img"), b"an image").unwrap();
+    let sign = |key: &str| {
+        tool(&[
+            "sign",
+            "--secret",
+            key,
+            "--name",
+            "n",
+            "--version",
+            "1",
+            "--image",
+            &d.path("img"),
+            "--manifest",
+            &d.path("m"),
+        ])
+    };
+    let out = sign(&public);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("this is a public key; signing needs the secret key"),
+        "{err}"
+    );
+    assert!(
+        !Path::new(&d.path("m")).exists(),
+        "no manifest from a public key"
+    );
+    assert!(sign(&secret).status.success());
+    let err = verify(&secret, 0, &d.path("img"), &d.path("m")).unwrap_err();
+    assert!(
+        err.contains("this is a secret key; verifying needs the public key"),
+        "{err}"
+    );
+    assert!(verify(&public, 0, &d.path("img"), &d.path("m")).is_ok());
+}
+
+#[test]
+fn secret_keys_are_private_and_never_silently_replaced() {
+    use std::os::unix::fs::PermissionsExt;
+    let d = Dir::new("keygen");
+    let (secret, public) = keygen(&d, "k");
+    let mode = |p: &str| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(
+        mode(&secret),
+        0o600,
+        "the secret is readable by its owner only"
+    );
+    assert_eq!(mode(&public), 0o644);
+    let before = std::fs::read_to_string(&secret).unwrap();
+    let again = tool(&["keygen", "--secret", &secret, "--public", &public]);
+    assert!(!again.status.success());
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("exists; keygen --force replaces it"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&secret).unwrap(),
+        before,
+        "untouched"
+    );
+    // Replacing is asked for, and a world-readable file left in the way becomes private.
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let forced = tool(&[
+        "keygen", "--secret", &secret, "--public", &public, "--force",
+    ]);
+    assert!(forced.status.success());
+    assert_ne!(
+        std::fs::read_to_string(&secret).unwrap(),
+        before,
+        "a new key"
+    );
+    assert_eq!(mode(&secret), 0o600);
 }
