@@ -16,8 +16,13 @@ pub enum BootError {
     },
     /// Creating kernel objects or starting a process failed.
     Os { pd: Option<String>, what: String },
-    /// A PD died before its `init` returned.
-    InitFault { pd: String, cause: String },
+    /// A PD died before its `init` returned; `last_words`: the last lines it printed
+    /// (a PD says why it gives up before it exits).
+    InitFault {
+        pd: String,
+        cause: String,
+        last_words: Vec<String>,
+    },
     /// A PD was still in `init` when the boot deadline passed.
     InitTimeout { pd: String, after: Duration },
 }
@@ -44,8 +49,19 @@ impl fmt::Display for BootError {
             ),
             BootError::Os { pd: Some(pd), what } => write!(f, "PD {pd}: {what}"),
             BootError::Os { pd: None, what } => write!(f, "{what}"),
-            BootError::InitFault { pd, cause } => {
-                write!(f, "PD {pd} faulted during init: {cause}")
+            BootError::InitFault {
+                pd,
+                cause,
+                last_words,
+            } => {
+                write!(f, "PD {pd} faulted during init: {cause}")?;
+                if !last_words.is_empty() {
+                    write!(f, "; its last lines:")?;
+                }
+                for l in last_words {
+                    write!(f, "\n  [{pd}] {l}")?;
+                }
+                Ok(())
             }
             BootError::InitTimeout { pd, after } => {
                 write!(f, "PD {pd} did not finish init within {after:?}")

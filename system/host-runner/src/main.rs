@@ -12,7 +12,10 @@ use clap::Parser;
 use host_runner::{Options, Outcome, System};
 
 #[derive(Parser)]
-#[command(about = "Boot a Microkit .system file on Linux: one process per protection domain")]
+#[command(
+    version,
+    about = "Boot a Microkit .system file on Linux: one process per protection domain"
+)]
 struct Args {
     /// The system description.
     system: PathBuf,

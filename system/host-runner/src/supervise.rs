@@ -278,9 +278,23 @@ impl Supervisor {
             cause,
         });
         if !self.booted && !init_done {
+            /// Lines of a PD's own output kept in the error.
+            const LAST_WORDS: usize = 8;
+            let mut last_words = Vec::new();
+            self.shared.update(|st| {
+                last_words = st
+                    .output
+                    .iter()
+                    .filter(|(pd, _)| *pd == name)
+                    .map(|(_, l)| l.clone())
+                    .collect();
+            });
+            let keep = last_words.len().saturating_sub(LAST_WORDS);
+            last_words.drain(..keep);
             self.boot_failed(BootError::InitFault {
                 pd: name,
                 cause: cause.to_string(),
+                last_words,
             });
             return;
         }

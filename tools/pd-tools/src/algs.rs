@@ -116,6 +116,23 @@ impl Engine {
         matches!(self, Engine::Cpu | Engine::Sec1)
     }
 
+    /// `Err` naming the paths there are, if this engine's driver does not offer
+    /// `path` (checked before anything boots).
+    pub fn check_path(self, path: DataPath, cipher: bool) -> Result<(), String> {
+        let paths = self.paths(cipher);
+        if paths.contains(&path) {
+            return Ok(());
+        }
+        let names: Vec<&str> = paths.iter().map(|p| p.name()).collect();
+        Err(format!(
+            "--path {}: the {} driver does not offer it for {}; it offers {}",
+            path.name(),
+            self.name(),
+            if cipher { "ciphers" } else { "hashes" },
+            names.join(", ")
+        ))
+    }
+
     /// The paths this engine's driver offers for ciphers and for hashes (what its
     /// `open_session` accepts; the drivers' own `supports` checks are the authority).
     pub fn paths(self, cipher: bool) -> &'static [DataPath] {

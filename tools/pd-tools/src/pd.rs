@@ -14,6 +14,39 @@ pub fn fail(what: impl core::fmt::Display) -> ! {
     exit(1)
 }
 
+/// An answer's status in words: `Ok` if the driver did the request, else what it said
+/// and what that means (a user reads this, not the enum).
+pub fn status_words<E: core::fmt::Debug, U: core::fmt::Debug>(
+    status: Result<Result<(), E>, U>,
+) -> Result<(), String> {
+    let e = match status {
+        Ok(Ok(())) => return Ok(()),
+        Ok(Err(e)) => format!("{e:?}"),
+        Err(unknown) => return Err(format!("the driver answered an unknown status {unknown:?}")),
+    };
+    let meaning = match e.as_str() {
+        "BadLength" => "the request is not whole 16-byte blocks (CBC and ECB take no padding)",
+        "SegmentOutOfRange" => "a segment lies outside the client's data region",
+        "TooManySegments" => "more segments than a request carries",
+        "OverlappingSegments" => "two segments of an in-place request share bytes",
+        "UnsupportedPath" => "the engine cannot take this request on the path asked for",
+        "UnsupportedMode" | "UnsupportedAlgorithm" => "the engine does not do this algorithm",
+        "BadKeySize" => "the key is not 16, 24 or 32 bytes",
+        "NoPower" => "the power manager did not grant the engine",
+        "EngineFault" => "the engine failed (or failed its self-test)",
+        "UnknownSession" => "the session is not open",
+        "SessionFinished" => "the session already answered its final",
+        "TooManySessions" => "the driver's session table is full",
+        "ServerRestarted" => "the driver restarted",
+        _ => "",
+    };
+    Err(if meaning.is_empty() {
+        format!("the driver refused the request: {e}")
+    } else {
+        format!("the driver refused the request: {e} ({meaning})")
+    })
+}
+
 /// The parameter `PDT_<name>`; fails the PD if missing.
 pub fn param(name: &str) -> String {
     std::env::var(format!("PDT_{name}")).unwrap_or_else(|_| fail(format!("PDT_{name} not set")))

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use host_runner::{Event, Options, System};
+use host_runner::{BootError, Event, Options, System};
 
 use crate::algs::Engine;
 use crate::systems::{self, Kind};
@@ -27,6 +27,17 @@ impl Report {
             .iter()
             .filter_map(move |l| l.strip_prefix(tag)?.strip_prefix(' '))
     }
+}
+
+/// What a user is told when the system does not come up: the client's own reason if
+/// it gave one (`error: ...` before it exited), else the runner's.
+fn boot_error(e: &BootError) -> String {
+    if let BootError::InitFault { last_words, .. } = e
+        && let Some(why) = last_words.iter().find_map(|l| l.strip_prefix(ERROR))
+    {
+        return why.to_string();
+    }
+    format!("the system did not start: {e}")
 }
 
 /// Boots `engine`'s driver with `client` as its client, passes `env` to the PDs, and
@@ -59,14 +70,12 @@ pub fn run_watched(
         // The hardware drivers run their self-test and crossover calibration in init,
         // against the models; a debug build on a loaded 2-core machine needs a while.
         init_timeout: Duration::from_secs(30),
-        // PDT_ECHO=1: every PD's output on the terminal, as `[pd] line` (debugging; a
-        // PD that fails inside init takes its output with it otherwise).
+        // PDT_ECHO=1: every PD's output on the terminal, as `[pd] line` (debugging).
         echo: std::env::var_os("PDT_ECHO").is_some(),
         env,
         ..Options::default()
     };
-    let system = System::boot_desc(&desc, opts)
-        .map_err(|e| format!("boot: {e} (PDT_ECHO=1 shows the PDs' output)"))?;
+    let system = System::boot_desc(&desc, opts).map_err(|e| boot_error(&e))?;
     let deadline = std::time::Instant::now() + timeout;
     let end = loop {
         let end = system.wait_until(Duration::from_millis(100), |events, _| {

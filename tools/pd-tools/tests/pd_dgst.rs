@@ -95,3 +95,20 @@ fn stdin_dash_and_a_missing_file_behave_like_coreutils() {
         "900150983cd24fb0d6963f7d28e17f72  -\n"
     );
 }
+
+#[test]
+fn a_path_the_engine_does_not_offer_is_refused_before_booting() {
+    let out = run(
+        EXE,
+        &["--engine", "cpu", "--path", "chained", "-a", "sha256"],
+        Some(b"x"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("--path chained: the cpu driver does not offer it for hashes; it offers auto"),
+        "{err}"
+    );
+    let v = run(EXE, &["--version"], None);
+    assert!(String::from_utf8(v.stdout).unwrap().starts_with("pd-dgst "));
+}

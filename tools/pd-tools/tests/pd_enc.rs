@@ -158,3 +158,84 @@ fn a_partial_block_for_ecb_or_cbc_is_a_clear_error() {
             .contains("32-byte key")
     );
 }
+
+/// Ordinary mistakes are refused before anything boots, each with its reason and exit 1.
+#[test]
+fn ordinary_mistakes_are_refused_before_booting_with_their_reason() {
+    let dir = Dir::new("enc-mistakes");
+    let input = dir.file("in", &bytes(2, 32));
+    let key = "000102030405060708090a0b0c0d0e0f";
+    let missing = dir.0.join("no-such-dir/out");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--engine", "cpu", "--path", "dma"],
+            "--path dma: the cpu driver does not offer it for ciphers; it offers cpu, adaptive",
+        ),
+        (
+            &["--engine", "omap-aes", "--path", "cpu"],
+            "--path cpu: the omap-aes driver does not offer it for ciphers; it offers pio, dma, adaptive",
+        ),
+        (&["-o", path_str(&dir.0)], "is a directory"),
+        (&["-o", path_str(&missing)], "no directory"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec![
+            "-a",
+            "aes-128-cbc",
+            "-e",
+            "--key",
+            key,
+            "-i",
+            path_str(&input),
+        ];
+        args.extend_from_slice(extra);
+        let out = run(EXE, &args, None);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.starts_with("pd-enc: ") && err.contains(want),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains("PDT_ECHO") && !err.contains("faulted"),
+            "{err}"
+        );
+    }
+    assert!(!missing.exists());
+}
+
+/// A refusal the driver alone can make is reported in words, with its meaning.
+#[test]
+fn a_driver_refusal_is_said_in_words() {
+    let key = "000102030405060708090a0b0c0d0e0f";
+    let args = [
+        "--engine",
+        "omap-aes",
+        "--path",
+        "dma",
+        "-a",
+        "aes-128-ctr",
+        "-e",
+        "--key",
+        key,
+    ];
+    let out = run(EXE, &args, Some(&bytes(3, 37)));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("the engine cannot take"), "{err}");
+    assert!(!err.contains("Ok(Err("), "{err}");
+}
+
+#[test]
+fn every_option_has_help_and_the_tool_a_version() {
+    let help = String::from_utf8(run(EXE, &["--help"], None).stdout).unwrap();
+    for line in ["-e", "-d", "-a, --alg", "--engine", "--path", "no padding"] {
+        assert!(help.contains(line), "{line}: {help}");
+    }
+    let version = run(EXE, &["--version"], None);
+    assert!(version.status.success());
+    assert!(
+        String::from_utf8(version.stdout)
+            .unwrap()
+            .starts_with("pd-enc ")
+    );
+}

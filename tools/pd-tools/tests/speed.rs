@@ -180,7 +180,51 @@ fn a_path_the_engine_lacks_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("cpu has no pio path for aes-128-cbc: it offers cpu, adaptive"),
+        err.contains(
+            "--path pio: the cpu driver does not offer it for ciphers; it offers cpu, adaptive"
+        ),
         "{err}"
+    );
+}
+
+/// Mistakes are said in words, and output paths are checked before minutes of
+/// measuring (the whole check here takes no measurement at all).
+#[test]
+fn bad_sizes_and_output_paths_are_refused_before_measuring() {
+    let d = Dir::new("speed-mistakes");
+    let missing = d.0.join("none/x.csv");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--sizes", "100000000"],
+            "--sizes 100000000: a request carries 1 to 65536 bytes",
+        ),
+        (
+            &["--sizes", "17"],
+            "--sizes 17: aes-128-cbc takes whole 16-byte blocks (no padding)",
+        ),
+        (&["--csv", path_str(&missing)], "No such file or directory"),
+        (&["--svg", path_str(&d.0)], "is a directory"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["--engine", "cpu"];
+        args.extend_from_slice(extra);
+        let out = run(EXE, &args, None);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "nothing measured");
+    }
+}
+
+#[test]
+fn the_default_sizes_in_the_help_are_the_ones_taken() {
+    let help = String::from_utf8(run(EXE, &["--help"], None).stdout).unwrap();
+    let sizes: Vec<String> = pd_tools::speed::OPENSSL_SIZES
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert!(
+        help.contains(&format!("[default: {}]", sizes.join(","))),
+        "{help}"
     );
 }

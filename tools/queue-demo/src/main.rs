@@ -19,7 +19,10 @@ use shm_queue::{Consumer, Producer, SharedRegion};
 use zerocopy::FromZeros;
 
 #[derive(Parser)]
-#[command(about = "Cipher descriptors between two processes over shared-memory queues")]
+#[command(
+    version,
+    about = "Cipher descriptors between two processes over shared-memory queues"
+)]
 struct Args {
     /// Requests to send.
     #[arg(long, default_value_t = 100_000)]

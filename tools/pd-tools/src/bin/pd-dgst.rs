@@ -11,22 +11,28 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use pd_tools::algs::Engine;
+use pd_tools::algs::{DataPath, Engine};
 use pd_tools::fifo::{self, TempDir};
 use pd_tools::run::run;
 use pd_tools::systems::Kind;
 
 #[derive(Parser)]
-#[command(about = "Hash files through an isolated crypto-engine driver PD (host backend)")]
+#[command(
+    name = "pd-dgst",
+    version,
+    about = "Hash files through an isolated crypto-engine driver PD (host backend)"
+)]
 struct Args {
     /// The engine whose driver hashes: the SEC1 model (mpc885) or the CPU.
     #[arg(long, value_parser = ["sec1", "cpu"], default_value = "cpu")]
     engine: String,
-    #[arg(long, value_parser = ["md5", "sha1", "sha256"])]
+    /// The hash.
+    #[arg(short = 'a', long, value_parser = ["md5", "sha1", "sha256"])]
     alg: String,
-    /// How the driver feeds buffered bytes (SEC1: chained or copy; auto: the driver's).
-    #[arg(long, value_parser = ["auto", "chained", "copy"], default_value = "auto")]
-    path: String,
+    /// How the driver feeds buffered bytes (SEC1: chained or copy; auto: the driver's;
+    /// the CPU offers auto only).
+    #[arg(long, value_enum, default_value = "auto")]
+    path: DataPath,
     /// Files to hash; `-` or none: standard input.
     files: Vec<String>,
 }
@@ -38,6 +44,9 @@ fn main() -> ExitCode {
     } else {
         Engine::Cpu
     };
+    engine
+        .check_path(args.path, false)
+        .unwrap_or_else(|e| die(&e));
     let files = if args.files.is_empty() {
         vec!["-".to_string()]
     } else {
@@ -91,7 +100,7 @@ fn main() -> ExitCode {
         .collect();
     let env = vec![
         ("PDT_ALG".into(), args.alg.clone()),
-        ("PDT_PATH".into(), args.path.clone()),
+        ("PDT_PATH".into(), args.path.name().to_string()),
         ("PDT_INPUTS".into(), list.join("\n")),
     ];
     // Long enough for a large file through a modelled engine; a stuck system still ends.

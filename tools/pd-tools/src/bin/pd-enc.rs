@@ -11,28 +11,39 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use pd_tools::algs::{CipherAlg, Engine};
+use pd_tools::algs::{CipherAlg, DataPath, Engine};
 use pd_tools::fifo::{self, TempDir};
 use pd_tools::hexfmt;
 use pd_tools::run::run;
 use pd_tools::systems::Kind;
 
 #[derive(Parser)]
-#[command(about = "Encrypt or decrypt through an isolated crypto-engine driver PD (host backend)")]
+#[command(
+    name = "pd-enc",
+    version,
+    about = "Encrypt or decrypt through an isolated crypto-engine driver PD (host backend)"
+)]
 struct Args {
+    /// The engine whose driver does the work: the OMAP AES or STM32 CRYP model, or the
+    /// CPU.
     #[arg(long, value_parser = ["omap-aes", "stm32-cryp", "cpu"], default_value = "cpu")]
     engine: String,
-    /// How the driver moves data (adaptive: PIO or DMA per request by size and alignment).
-    #[arg(long, value_parser = ["pio", "dma", "adaptive", "cpu"], default_value = "adaptive")]
-    path: String,
-    #[arg(long, value_parser = ["aes-128-cbc", "aes-192-cbc", "aes-256-cbc", "aes-128-ctr", "aes-256-ctr", "aes-128-ecb"])]
+    /// How the driver moves data (adaptive: PIO or DMA per request by size and
+    /// alignment; the CPU engine offers cpu and adaptive).
+    #[arg(long, value_enum, default_value = "adaptive")]
+    path: DataPath,
+    /// The cipher. CBC and ECB take no padding: the input must be whole 16-byte blocks
+    /// (as `openssl enc -nopad`).
+    #[arg(short = 'a', long, value_parser = ["aes-128-cbc", "aes-192-cbc", "aes-256-cbc", "aes-128-ctr", "aes-256-ctr", "aes-128-ecb"])]
     alg: String,
+    /// Encrypt.
     #[arg(
         short = 'e',
         conflicts_with = "decrypt",
         required_unless_present = "decrypt"
     )]
     encrypt: bool,
+    /// Decrypt.
     #[arg(short = 'd')]
     decrypt: bool,
     /// The key in hex (16, 24 or 32 bytes, as the algorithm says).
@@ -56,6 +67,10 @@ fn main() -> ExitCode {
         "stm32-cryp" => Engine::Stm32Cryp,
         _ => Engine::Cpu,
     };
+    engine.check_path(a.path, true).unwrap_or_else(|e| die(&e));
+    if let Some(out) = &a.output {
+        check_output(out).unwrap_or_else(|e| die(&e));
+    }
     let alg = CipherAlg::parse(&a.alg).unwrap_or_else(|e| die(&e));
     let key = hexfmt::decode(&a.key).unwrap_or_else(|e| die(&format!("--key: {e}")));
     if key.len() != alg.key_len {
@@ -108,7 +123,7 @@ fn main() -> ExitCode {
     };
     let env = vec![
         ("PDT_ALG".into(), a.alg.clone()),
-        ("PDT_PATH".into(), a.path.clone()),
+        ("PDT_PATH".into(), a.path.name().to_string()),
         ("PDT_OP".into(), if a.decrypt { "d" } else { "e" }.into()),
         ("PDT_KEY".into(), a.key.clone()),
         ("PDT_IV".into(), a.iv.clone()),
@@ -138,4 +153,19 @@ fn main() -> ExitCode {
 fn die(what: &str) -> ! {
     eprintln!("pd-enc: {what}");
     std::process::exit(1)
+}
+
+/// Whether the output can be written where it is asked for, before anything boots.
+fn check_output(p: &std::path::Path) -> Result<(), String> {
+    if p.is_dir() {
+        return Err(format!("-o {}: is a directory", p.display()));
+    }
+    match p.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(format!(
+            "-o {}: no directory {}",
+            p.display(),
+            dir.display()
+        )),
+        _ => Ok(()),
+    }
 }

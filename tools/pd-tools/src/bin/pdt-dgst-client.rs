@@ -11,7 +11,7 @@ use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use pd_tools::algs::{DataPath, digest_alg};
 use pd_tools::hexfmt;
-use pd_tools::pd::{Data, fail, fill, param};
+use pd_tools::pd::{Data, fail, fill, param, status_words};
 
 struct Client {
     calls: digest::Client<PpcTransport>,
@@ -73,9 +73,8 @@ impl Client {
     }
 
     fn answered(&mut self, r: digest::Response) {
-        match r.status.check() {
-            Ok(Ok(())) => {}
-            other => fail(format!("driver: {other:?}")),
+        if let Err(e) = status_words(r.status.check()) {
+            fail(e);
         }
         if !self.finishing {
             return self.step();

@@ -13,7 +13,7 @@ use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, exit};
 use pd_tools::algs::{CipherAlg, DataPath};
 use pd_tools::hexfmt;
-use pd_tools::pd::{Data, fail, fill, param};
+use pd_tools::pd::{Data, fail, fill, param, status_words};
 
 /// Bytes per request: whole blocks, and within what every engine's DMA path takes.
 const CHUNK: usize = 16 * 1024;
@@ -109,7 +109,11 @@ impl Client {
                  forced path (DMA takes whole blocks only); try --path adaptive or pio",
                 self.pending
             )),
-            other => fail(format!("driver: {other:?}")),
+            other => {
+                if let Err(e) = status_words(other) {
+                    fail(e);
+                }
+            }
         }
         let n = self.pending;
         self.data.read(0, &mut self.buf[..n]);

@@ -25,7 +25,7 @@ use pd_idl::digest::{self, DigestOp};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use pd_tools::algs::{CipherAlg, DataPath, digest_alg};
-use pd_tools::pd::{Data, fail, param};
+use pd_tools::pd::{Data, fail, param, status_words};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -215,7 +215,7 @@ impl Speed {
                 }
                 return self.start_size();
             }
-            fail(format!("driver: {e}"));
+            fail(e);
         }
         if let Some(p) = taken {
             r.taken[p as usize] += 1;
@@ -294,23 +294,13 @@ impl Handler for Speed {
         let mut got: Vec<(Result<(), String>, Option<Path>)> = Vec::new();
         let notify = match &mut self.calls {
             Calls::Cipher { link, .. } => link.poll(|c| match c {
-                Completion::Answered(r) => got.push((
-                    match r.status.check() {
-                        Ok(Ok(())) => Ok(()),
-                        e => Err(format!("{e:?}")),
-                    },
-                    r.path.get().ok(),
-                )),
+                Completion::Answered(r) => {
+                    got.push((status_words(r.status.check()), r.path.get().ok()))
+                }
                 Completion::Restarted(id) => fail(format!("driver restarted (request {id})")),
             }),
             Calls::Digest { link, .. } => link.poll(|c| match c {
-                Completion::Answered(r) => got.push((
-                    match r.status.check() {
-                        Ok(Ok(())) => Ok(()),
-                        e => Err(format!("{e:?}")),
-                    },
-                    None,
-                )),
+                Completion::Answered(r) => got.push((status_words(r.status.check()), None)),
                 Completion::Restarted(id) => fail(format!("driver restarted (request {id})")),
             }),
         }

@@ -5,7 +5,7 @@
 //! the same measurement on our model of its board; `--host-limit` sets the isolated CPU
 //! engine beside in-process RustCrypto. Every figure printed as ours is measured in the
 //! run; published figures are typed-in data with their source (`speed::reproduce`).
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -14,10 +14,15 @@ use indicatif::{ProgressBar, ProgressStyle};
 use pd_tools::algs::{DataPath, Engine};
 use pd_tools::speed::measure::{Alg, Budget, Job, Measured, measure};
 use pd_tools::speed::report::{self, Clock};
-use pd_tools::speed::{OPENSSL_SIZES, host_limit, plot, reproduce};
+use pd_tools::speed::{host_limit, plot, reproduce};
+use pd_tools::systems;
 
 #[derive(Parser)]
-#[command(about = "Crypto engine throughput through the isolated driver PDs (host backend)")]
+#[command(
+    name = "speed",
+    version,
+    about = "Crypto engine throughput through the isolated driver PDs (host backend)"
+)]
 struct Args {
     /// Board whose engine to drive (am335x: omap-aes, stm32mp1: stm32-cryp, mpc885:
     /// sec1, host: cpu); --engine overrides.
@@ -33,8 +38,13 @@ struct Args {
     /// path the engine has.
     #[arg(long, value_delimiter = ',', value_enum)]
     path: Vec<DataPath>,
-    /// Request sizes in bytes, comma-separated.
-    #[arg(long, value_delimiter = ',', default_values_t = OPENSSL_SIZES)]
+    /// Request sizes in bytes, comma-separated (at most 65536, the client's data region;
+    /// whole 16-byte blocks for CBC and ECB, which take no padding).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "16,64,256,1024,8192,16384"
+    )]
     sizes: Vec<usize>,
     /// Host seconds per size (at least --min-ops requests each).
     #[arg(long, default_value_t = 0.25)]
@@ -136,18 +146,7 @@ fn jobs(a: &Args) -> Result<Vec<Job>, String> {
                 (Alg::Digest(_), Engine::Cpu, DataPath::Cpu) => DataPath::Auto,
                 _ => path,
             };
-            let cipher = matches!(alg, Alg::Cipher(_));
-            let offered = engine.paths(cipher);
-            if !offered.contains(&path) {
-                let names: Vec<&str> = offered.iter().map(|p| p.name()).collect();
-                return Err(format!(
-                    "{} has no {} path for {}: it offers {}",
-                    engine.name(),
-                    path.name(),
-                    alg.name(),
-                    names.join(", ")
-                ));
-            }
+            engine.check_path(path, matches!(alg, Alg::Cipher(_)))?;
             v.push(Job { engine, alg, path });
         }
     }
@@ -187,6 +186,38 @@ fn run_all(
     Ok(out)
 }
 
+/// Refuses, in words, a size no request of these jobs can be.
+fn check_sizes(jobs: &[Job], sizes: &[usize]) -> Result<(), String> {
+    for &n in sizes {
+        if n == 0 || n > systems::DATA_SIZE {
+            return Err(format!(
+                "--sizes {n}: a request carries 1 to {} bytes (the client's data region)",
+                systems::DATA_SIZE
+            ));
+        }
+        for job in jobs {
+            if let Alg::Cipher(c) = job.alg
+                && c.whole_blocks()
+                && n % 16 != 0
+            {
+                return Err(format!(
+                    "--sizes {n}: {} takes whole 16-byte blocks (no padding)",
+                    job.alg.name()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Creates (or empties) an output file now, so a bad path fails before measuring.
+fn create(path: &std::path::Path) -> Result<std::fs::File, String> {
+    if path.is_dir() {
+        return Err(format!("{}: is a directory", path.display()));
+    }
+    std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 fn main() -> ExitCode {
     let a = Args::parse();
     match main_result(&a) {
@@ -223,6 +254,15 @@ fn main_result(a: &Args) -> Result<(), String> {
     } else {
         jobs(a)?
     };
+    check_sizes(&jobs, &a.sizes)?;
+    // Where the results go is checked (and the files made) before minutes of measuring.
+    let csv_file = match a.csv.as_deref() {
+        Some("-") | None => None,
+        Some(path) => Some(create(std::path::Path::new(path))?),
+    };
+    if let Some(path) = &a.svg {
+        create(path)?;
+    }
     let steps = (jobs.len() * a.sizes.len()) as u64;
     let pb = bar(steps, steps as f64 * a.seconds);
     let ms = run_all(&jobs, &a.sizes, budget, &pb)?;
@@ -233,10 +273,11 @@ fn main_result(a: &Args) -> Result<(), String> {
         for m in &ms {
             csv += &report::csv_rows(m);
         }
-        if csv_to_stdout {
-            print!("{csv}");
-        } else {
-            std::fs::write(path, csv).map_err(|e| format!("{path}: {e}"))?;
+        match csv_file {
+            Some(mut f) => f
+                .write_all(csv.as_bytes())
+                .map_err(|e| format!("--csv {path}: {e}"))?,
+            None => print!("{csv}"),
         }
     }
     if let Some(path) = &a.svg {
