@@ -8,6 +8,7 @@
 #   make qemu   boot that image under QEMU (with a virtio-crypto device)
 #   make lint   rustfmt --check and clippy -D warnings
 #   make qemu-test  the virtio-crypto driver against QEMU's real device (bare metal, no seL4)
+#   make help   this list (also what `make` alone prints)
 
 CARGO      ?= cargo
 NOSTD      := aarch64-unknown-none
@@ -17,7 +18,12 @@ BENCH_DIR  := target/bench
 # The driver and power-manager PDs the tools boot (they find them beside themselves).
 HOST_PD_PKGS := -p crypto-pds -p cpu-engine-pd -p omap-aes-pd -p stm32-cryp-pd -p sec1-hash-pd -p power-manager-pd -p vboot-client-pd -p kat-client-pd
 
-.PHONY: setup run test bench pds sizes image qemu lint check-systems qemu-setup qemu-test
+.PHONY: help setup run test bench pds sizes image qemu lint check-systems qemu-setup qemu-test
+.DEFAULT_GOAL := help
+
+# The targets, from the comment at the top of this file.
+help:
+	@sed -n 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
 
 setup:
 	@command -v $(CARGO) >/dev/null || { echo "cargo is missing: install Rust with rustup (https://rustup.rs)"; exit 1; }
@@ -27,12 +33,12 @@ setup:
 
 # The default demo: every engine behind its driver PD, the verified-boot client and
 # known-answer clients (system/demo.system). The runner finds PD binaries next to itself,
-# so they are built first; it stops once every client has finished, and prints only
-# what the clients report (drop the --show options to see every PD's log).
+# so they are built first; it stops once every client has finished (its default), and
+# prints only what the clients report (drop the --show options to see every PD's log).
 DEMO_CLIENTS := vboot kat_cpu kat_omap kat_stm32 kat_sec1 speed
 run: setup
 	$(CARGO) build --locked -q --workspace --bins
-	target/debug/host-runner -q $(foreach c,$(DEMO_CLIENTS),--wait-for $(c) --show $(c)) system/demo.system
+	target/debug/host-runner -q $(foreach c,$(DEMO_CLIENTS),--show $(c)) system/demo.system
 
 # PD binaries of every package first: whole-system tests boot .system files whose PDs
 # come from several packages, and the runner finds them in target/debug.

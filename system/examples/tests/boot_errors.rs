@@ -57,7 +57,7 @@ fn missing_binary_names_the_pd_and_the_path() {
     let path = system_file("missing.system", &one_pd("no-such-pd.elf"));
     let e = boot_err(&path, Options::default());
     assert!(
-        matches!(&e, BootError::MissingBinary { pd, .. } if pd == "lonely"),
+        matches!(&e, BootError::MissingBinaries(m) if m.len() == 1 && m[0].0 == "lonely"),
         "{e}"
     );
     let text = e.to_string();

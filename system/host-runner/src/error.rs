@@ -8,12 +8,9 @@ use std::time::Duration;
 pub enum BootError {
     /// The `.system` file is unreadable or breaks a rule (every error, from system-desc).
     Desc(Vec<system_desc::Error>),
-    /// A PD's program image has no host binary.
-    MissingBinary {
-        pd: String,
-        image: PathBuf,
-        binary: PathBuf,
-    },
+    /// Program images with no host binary: every one, each as (PD, image, the binary
+    /// looked for).
+    MissingBinaries(Vec<(String, PathBuf, PathBuf)>),
     /// Creating kernel objects or starting a process failed.
     Os { pd: Option<String>, what: String },
     /// A PD died before its `init` returned; `last_words`: the last lines it printed
@@ -39,14 +36,24 @@ impl fmt::Display for BootError {
                 }
                 Ok(())
             }
-            BootError::MissingBinary { pd, image, binary } => write!(
-                f,
-                "PD {pd}: program image {} has no host binary {} (build it: cargo build \
-                 --bin {})",
-                image.display(),
-                binary.display(),
-                binary.file_name().unwrap_or_default().to_string_lossy()
-            ),
+            BootError::MissingBinaries(missing) => {
+                for (i, (pd, image, binary)) in missing.iter().enumerate() {
+                    if i > 0 {
+                        writeln!(f)?;
+                    }
+                    write!(
+                        f,
+                        "PD {pd}: program image {} has no host binary {}",
+                        image.display(),
+                        binary.display()
+                    )?;
+                }
+                write!(
+                    f,
+                    "\n(the workspace's PD binaries: `cargo build --workspace --bins`, or \
+                     `make test`; elsewhere, --bin-dir names their directory)"
+                )
+            }
             BootError::Os { pd: Some(pd), what } => write!(f, "PD {pd}: {what}"),
             BootError::Os { pd: None, what } => write!(f, "{what}"),
             BootError::InitFault {

@@ -1,5 +1,7 @@
-//! `host-runner FILE.system`: boots a system on Linux and runs it until a PD exits with
-//! status 0 (or every PD named by `--wait-for` has), the fault policy gives up, `--seconds` pass, or SIGINT/SIGTERM arrives.
+//! `host-runner FILE.system`: boots a system on Linux and runs it until every client has
+//! exited with status 0 (the PDs that call others and that nobody calls; `--wait-for`
+//! names others; a PD's exit ends a system that has no clients), the fault policy gives
+//! up, `--seconds` pass, or SIGINT/SIGTERM arrives.
 //! Exit status: 0 when a PD finished or on a timeout, 1 when the system failed, 2 when
 //! it could not boot, 130 when interrupted.
 
@@ -37,7 +39,8 @@ struct Args {
     /// Keep running when a PD exits with status 0.
     #[arg(long)]
     keep_going: bool,
-    /// Stop only once every PD named here (repeat the option) has exited with status 0.
+    /// Stop once every PD named here (repeat the option) has exited with status 0
+    /// (default: every client of the system).
     #[arg(long, value_name = "PD")]
     wait_for: Vec<String>,
     /// Print only the output of the PDs named here (repeat the option); default: all.
@@ -98,6 +101,21 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGINT, handler);
         libc::signal(libc::SIGTERM, handler);
     }
+    let desc = match system_desc::parse_file(&args.system) {
+        Ok(d) => d,
+        Err(errors) => {
+            eprintln!("host-runner: {}: cannot boot:", args.system.display());
+            for e in errors {
+                eprintln!("{e}");
+            }
+            return ExitCode::from(2);
+        }
+    };
+    let wait_for = if args.wait_for.is_empty() {
+        desc.clients()
+    } else {
+        args.wait_for.clone()
+    };
     let opts = Options {
         bin_dir: args.bin_dir,
         max_restarts: args.max_restarts,
@@ -107,10 +125,10 @@ fn main() -> ExitCode {
         show: args.show.clone(),
         log: !args.quiet,
         stop_on_exit: !args.keep_going,
-        wait_for: args.wait_for.clone(),
+        wait_for: wait_for.clone(),
         ..Options::default()
     };
-    let system = match System::boot(&args.system, opts) {
+    let system = match System::boot_desc(&desc, opts) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("host-runner: {}: cannot boot:\n{e}", args.system.display());
@@ -126,8 +144,8 @@ fn main() -> ExitCode {
             system.shutdown();
             return match outcome {
                 Outcome::Exited { pd } => {
-                    let who = if args.wait_for.len() > 1 {
-                        format!("PDs {}", args.wait_for.join(", "))
+                    let who = if wait_for.len() > 1 {
+                        format!("PDs {}", wait_for.join(", "))
                     } else {
                         format!("PD {pd}")
                     };

@@ -93,17 +93,19 @@ pub fn plan(sys: &SystemDescription, bin_dir: &Path) -> Result<Plan, BootError> 
     let entries = sys.all_pds();
     let position = |name: &str| entries.iter().position(|e| e.pd.name == name);
 
+    let missing: Vec<_> = entries
+        .iter()
+        .map(|e| (e.pd, binary_for(&e.pd.program_image.path, bin_dir)))
+        .filter(|(_, binary)| !binary.is_file())
+        .map(|(pd, binary)| (pd.name.clone(), pd.program_image.path.clone(), binary))
+        .collect();
+    if !missing.is_empty() {
+        return Err(BootError::MissingBinaries(missing));
+    }
     let mut pds = Vec::new();
     for entry in &entries {
         let pd = entry.pd;
         let binary = binary_for(&pd.program_image.path, bin_dir);
-        if !binary.is_file() {
-            return Err(BootError::MissingBinary {
-                pd: pd.name.clone(),
-                image: pd.program_image.path.clone(),
-                binary,
-            });
-        }
         let maps = pd
             .maps
             .iter()

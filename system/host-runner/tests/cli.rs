@@ -108,3 +108,49 @@ fn sigint_stops_pds_in_order_and_leaves_none() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// With no flags, a system runs until every client (a PD that calls and that nobody
+/// calls) has finished, not until the first one has.
+#[test]
+fn runs_until_every_client_has_finished() {
+    let system = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("systems/two-clients.system");
+    let desc = system_desc::parse_file(&system).unwrap();
+    assert_eq!(desc.clients(), ["client1", "client2"]);
+    let out = runner()
+        .args(["-q", "--spin", "0"])
+        .arg(&system)
+        .env("PD_BENCH_ROUNDS", "100")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    for client in ["client1", "client2"] {
+        assert!(
+            stdout.contains(&format!("[{client}] bench rounds=100")),
+            "{stdout}"
+        );
+    }
+    assert!(stderr.contains("PDs client1, client2 finished"), "{stderr}");
+}
+
+/// Every missing PD binary is named at once, with what to do about it.
+#[test]
+fn names_every_missing_binary() {
+    let path = std::env::temp_dir().join(format!("{}-cli-nobin.system", std::process::id()));
+    let xml = "<system>\n <protection_domain name=\"a\" priority=\"1\">\n  <program_image path=\"nope-a.elf\" />\n </protection_domain>\n <protection_domain name=\"b\" priority=\"2\">\n  <program_image path=\"nope-b.elf\" />\n </protection_domain>\n</system>\n";
+    std::fs::write(&path, xml).unwrap();
+    let out = runner().arg(&path).output().unwrap();
+    let _ = std::fs::remove_file(&path);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("PD a: program image nope-a.elf has no host binary"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("PD b: program image nope-b.elf has no host binary"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--bin-dir"), "{stderr}");
+}

@@ -131,3 +131,27 @@ impl SystemDescription {
         out
     }
 }
+
+impl SystemDescription {
+    /// The system's clients: PDs that call others (a `pp` end) and that nobody calls.
+    /// A system whose clients finish is done when all of them have (servers, power
+    /// managers and timers run for ever). In file order.
+    pub fn clients(&self) -> Vec<String> {
+        let calls = |pd: &str| {
+            self.channels
+                .iter()
+                .any(|c| c.ends.iter().any(|e| e.pd == pd && e.pp))
+        };
+        let called = |pd: &str| {
+            self.channels.iter().any(|c| {
+                let [a, b] = &c.ends;
+                (a.pd == pd && b.pp) || (b.pd == pd && a.pp)
+            })
+        };
+        self.all_pds()
+            .into_iter()
+            .map(|e| e.pd.name.clone())
+            .filter(|name| calls(name) && !called(name))
+            .collect()
+    }
+}

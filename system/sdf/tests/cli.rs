@@ -59,3 +59,57 @@ fn a_missing_file_fails() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
 }
+
+fn temp(name: &str, xml: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("{}-{name}", std::process::id()));
+    std::fs::write(&p, xml).unwrap();
+    p
+}
+
+/// A truncated file is located where it ends, once per line of output.
+#[test]
+fn a_truncated_file_is_located_at_its_end_once() {
+    let p = temp(
+        "trunc.system",
+        "<system>\n  <protection_domain name=\"a\" priority=\"1\">\n    <program_image path=\"x.elf\" />\n",
+    );
+    let out = system_check(std::slice::from_ref(&p));
+    let _ = std::fs::remove_file(&p);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("trunc.system:3:35: error: the file ends before the root element is closed"),
+        "{err}"
+    );
+    let p = temp("dup.system", "<system>\n <a b=\"1\" b=\"2\"/>\n</system>\n");
+    let out = system_check(std::slice::from_ref(&p));
+    let _ = std::fs::remove_file(&p);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("dup.system:2:11: error: attribute 'b' is already defined\n"),
+        "{err}"
+    );
+}
+
+/// With --bin-dir, a program image with no binary there is a warning, not "ok" alone.
+#[test]
+fn a_missing_program_image_is_a_warning_with_bin_dir() {
+    let p = temp(
+        "nobin.system",
+        "<system>\n <protection_domain name=\"a\" priority=\"1\">\n  <program_image path=\"nope.elf\" />\n </protection_domain>\n</system>\n",
+    );
+    let dir = std::env::temp_dir();
+    let out = Command::new(env!("CARGO_BIN_EXE_system-check"))
+        .arg("--bin-dir")
+        .arg(&dir)
+        .arg(&p)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&p);
+    assert!(out.status.success(), "a warning does not fail the check");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nobin.system:3:3: warning: PD 'a': program image nope.elf is not in"),
+        "{err}"
+    );
+}

@@ -1,14 +1,14 @@
-//! Benchmark server PD: answers each notification with one back, and each call with
-//! its first word plus one.
+//! Benchmark server PD: answers each notification with one back on the same channel
+//! (one client or several), and each call with its first word plus one.
 use pd_runtime::{Channel, ChannelSet, Handler, MessageInfo, get_mr, set_mr};
-
-const CLIENT: Channel = Channel::new(0);
 
 struct Echo;
 
 impl Handler for Echo {
-    fn notified(&mut self, _: ChannelSet) {
-        CLIENT.notify();
+    fn notified(&mut self, channels: ChannelSet) {
+        for ch in channels.iter() {
+            ch.notify();
+        }
     }
 
     fn protected(&mut self, _: Channel, msg: MessageInfo) -> MessageInfo {

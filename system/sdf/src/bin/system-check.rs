@@ -2,7 +2,8 @@
 //!
 //! Prints every error of every file to stderr and exits 1 if any file has one; otherwise
 //! prints one summary line per file to stdout and exits 0. Unused memory regions are
-//! warnings, as in Microkit, and do not fail the check.
+//! warnings, as in Microkit, and do not fail the check; so are program images with no
+//! binary in `--bin-dir` (looked for as `NAME.elf` and, for the host backend, `NAME`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,6 +17,11 @@ struct Args {
     /// Target architecture (decides the valid page sizes).
     #[arg(long, value_enum, default_value_t = ArchArg::Aarch64)]
     arch: ArchArg,
+    /// Warn about program images with no binary in this directory (`make pds` puts the
+    /// seL4 ones in target/aarch64-unknown-none/release, the host ones are in
+    /// target/debug).
+    #[arg(long, value_name = "DIR")]
+    bin_dir: Option<PathBuf>,
     /// The .system files to check.
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -48,6 +54,22 @@ fn main() -> ExitCode {
                         "{path}:{loc}: warning: memory region '{}' is not mapped",
                         mr.name
                     );
+                }
+                if let Some(dir) = &args.bin_dir {
+                    for e in sys.all_pds() {
+                        let image = &e.pd.program_image.path;
+                        let host = dir.join(image.file_stem().unwrap_or_default());
+                        if !dir.join(image).is_file() && !host.is_file() {
+                            eprintln!(
+                                "{}:{}: warning: PD '{}': program image {} is not in {}",
+                                file.display(),
+                                e.pd.program_image.loc,
+                                e.pd.name,
+                                image.display(),
+                                dir.display()
+                            );
+                        }
+                    }
                 }
                 println!("{}", summary(&sys));
             }

@@ -19,19 +19,7 @@ use ctx::Ctx;
 pub(crate) fn parse(xml: &str, file: &Path, arch: Arch) -> Result<SystemDescription, Vec<Error>> {
     let doc = match Document::parse(xml) {
         Ok(doc) => doc,
-        Err(e) => {
-            let pos = e.pos();
-            return Err(vec![Error {
-                kind: ErrorKind::Xml,
-                file: file.to_path_buf(),
-                loc: Loc {
-                    line: pos.row,
-                    col: pos.col,
-                },
-                element: String::new(),
-                message: e.to_string(),
-            }]);
-        }
+        Err(e) => return Err(vec![xml_error(xml, file, &e)]),
     };
     let mut ctx = Ctx::new(file, &doc, arch);
     let root = doc.root_element();
@@ -111,4 +99,34 @@ pub(super) fn unknown_element(ctx: &mut Ctx, node: Node, parent: &str) {
     let name = node.tag_name().name();
     let message = format!("<{name}> is not a Microkit element inside <{parent}>");
     ctx.error(ErrorKind::UnknownElement, node, message);
+}
+
+/// roxmltree's verdict, located once: its message without the " at L:C" it embeds
+/// (the location leads the line), and a truncated file located at its end, where the
+/// closing tag is missing, not at 1:1 where roxmltree puts it.
+fn xml_error(xml: &str, file: &Path, e: &roxmltree::Error) -> Error {
+    let pos = e.pos();
+    let mut loc = Loc {
+        line: pos.row,
+        col: pos.col,
+    };
+    let mut message = e
+        .to_string()
+        .replace(&format!(" at {}:{}", pos.row, pos.col), "");
+    if matches!(e, roxmltree::Error::UnclosedRootNode) {
+        let lines = xml.lines().count().max(1);
+        let last = xml.lines().last().map_or(0, |l| l.chars().count());
+        loc = Loc {
+            line: lines as u32,
+            col: last as u32 + 1,
+        };
+        message = "the file ends before the root element is closed (truncated?)".to_string();
+    }
+    Error {
+        kind: ErrorKind::Xml,
+        file: file.to_path_buf(),
+        loc,
+        element: String::new(),
+        message,
+    }
 }
