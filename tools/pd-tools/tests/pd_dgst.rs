@@ -112,3 +112,60 @@ fn a_path_the_engine_does_not_offer_is_refused_before_booting() {
     let v = run(EXE, &["--version"], None);
     assert!(String::from_utf8(v.stdout).unwrap().starts_with("pd-dgst "));
 }
+
+/// Names with a backslash or a line break are escaped as coreutils does, and `-c`
+/// checks a list as `sha256sum -c` does (each line, the warnings, exit 1 on a mismatch),
+/// compared byte for byte with the real tool where it is installed.
+#[test]
+fn escaped_names_and_check_mode_match_coreutils() {
+    let d = Dir::new("dgst-check");
+    let names = ["plain", "back\\slash", "new\nline"];
+    let files: Vec<_> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| d.file(n, &bytes(i as u64, 100 + i)))
+        .collect();
+    let paths: Vec<&str> = files.iter().map(|f| path_str(f)).collect();
+    let mut args = vec!["-a", "sha256"];
+    args.extend(&paths);
+    let out = run(EXE, &args, None);
+    assert!(out.status.success());
+    let sums = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = sums.lines().collect();
+    assert_eq!(lines.len(), 3, "{sums}");
+    assert!(!lines[0].starts_with('\\'));
+    assert!(
+        lines[1].starts_with('\\') && lines[1].ends_with("back\\\\slash"),
+        "{sums}"
+    );
+    assert!(
+        lines[2].starts_with('\\') && lines[2].ends_with("new\\nline"),
+        "{sums}"
+    );
+    if let Ok(real) = std::process::Command::new("sha256sum")
+        .args(&paths)
+        .output()
+    {
+        assert_eq!(sums.as_bytes(), real.stdout, "byte-identical to sha256sum");
+    }
+    let list = d.file("sums", sums.as_bytes());
+    let check = run(EXE, &["-a", "sha256", "-c", path_str(&list)], None);
+    assert!(check.status.success());
+    let out = String::from_utf8(check.stdout).unwrap();
+    assert!(out.contains(": OK") && !out.contains("FAILED"), "{out}");
+    // One file changes: FAILED, the warning, exit 1.
+    std::fs::write(&files[0], b"changed").unwrap();
+    let check = run(EXE, &["-a", "sha256", "-c", path_str(&list)], None);
+    assert_eq!(check.status.code(), Some(1));
+    let out = String::from_utf8(check.stdout).unwrap();
+    assert!(out.contains("plain: FAILED"), "{out}");
+    let err = String::from_utf8(check.stderr).unwrap();
+    assert!(
+        err.contains("WARNING: 1 computed checksum did NOT match"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("hashing"),
+        "no progress line off a terminal: {err}"
+    );
+}

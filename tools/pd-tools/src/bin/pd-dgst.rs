@@ -13,7 +13,7 @@ use std::time::Duration;
 use clap::Parser;
 use pd_tools::algs::{DataPath, Engine};
 use pd_tools::fifo::{self, TempDir};
-use pd_tools::run::run;
+use pd_tools::run::run_watched;
 use pd_tools::systems::Kind;
 
 #[derive(Parser)]
@@ -33,8 +33,64 @@ struct Args {
     /// the CPU offers auto only).
     #[arg(long, value_enum, default_value = "auto")]
     path: DataPath,
+    /// Read HEX  NAME lines from FILE (what pd-dgst or md5sum/sha256sum printed) and
+    /// check each named file: `NAME: OK` or `NAME: FAILED`; exit 1 if any failed.
+    #[arg(short = 'c', long, value_name = "FILE")]
+    check: Option<String>,
     /// Files to hash; `-` or none: standard input.
     files: Vec<String>,
+}
+
+/// A name as coreutils prints it: `\\` and `\n` (and `\r`) escaped, and whether
+/// anything was (then the line starts with a backslash).
+fn escape(name: &str) -> (bool, String) {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    (out.len() != name.len(), out)
+}
+
+/// The reverse of [`escape`], for a checksum line that starts with a backslash.
+fn unescape(name: &str) -> Option<String> {
+    let mut out = String::with_capacity(name.len());
+    let mut chars = name.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            '\\' => out.push('\\'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// One `HEX  NAME` line of a checksum file: (expected hex, name).
+fn parse_check_line(line: &str) -> Option<(String, String)> {
+    let (escaped, line) = match line.strip_prefix('\\') {
+        Some(rest) => (true, rest),
+        None => (false, line),
+    };
+    let (hex, name) = line.split_once("  ").or_else(|| line.split_once(" *"))?;
+    if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let name = if escaped {
+        unescape(name)?
+    } else {
+        name.to_string()
+    };
+    Some((hex.to_ascii_lowercase(), name))
 }
 
 fn main() -> ExitCode {
@@ -47,17 +103,38 @@ fn main() -> ExitCode {
     engine
         .check_path(args.path, false)
         .unwrap_or_else(|e| die(&e));
+    if let Some(list) = &args.check {
+        return check(engine, &args, list);
+    }
     let files = if args.files.is_empty() {
         vec!["-".to_string()]
     } else {
-        args.files
+        args.files.clone()
     };
     let tmp = TempDir::new("dgst").unwrap_or_else(|e| die(&format!("temporary directory: {e}")));
+    let (inputs, mut status) = open_inputs(&files, &tmp);
+    if inputs.is_empty() {
+        return status;
+    }
+    for ((name, _), hex) in inputs.iter().zip(hash_all(engine, &args, &inputs, &tmp)) {
+        match hex {
+            Some(hex) => match escape(name) {
+                (true, escaped) => println!("\\{hex}  {escaped}"),
+                (false, _) => println!("{hex}  {name}"),
+            },
+            None => status = ExitCode::FAILURE,
+        }
+    }
+    status
+}
+
+/// The readable inputs among `files` (name as printed, host path the client reads),
+/// each unreadable one reported as coreutils does; and the status so far.
+fn open_inputs(files: &[String], tmp: &TempDir) -> (Vec<(String, PathBuf)>, ExitCode) {
     let mut status = ExitCode::SUCCESS;
-    // (name as printed, host path the client reads)
     let mut inputs: Vec<(String, PathBuf)> = Vec::new();
     let mut stdin_fed = false;
-    for name in &files {
+    for name in files {
         if name == "-" {
             if stdin_fed {
                 // coreutils reads stdin once; a second `-` sees it at its end.
@@ -81,21 +158,33 @@ fn main() -> ExitCode {
         }) {
             Ok(()) => inputs.push((name.clone(), PathBuf::from(name))),
             Err(e) => {
-                eprintln!("pd-dgst: {name}: {}", io_text(&e));
+                eprintln!("pd-dgst: {}: {}", escape(name).1, io_text(&e));
                 status = ExitCode::FAILURE;
             }
         }
     }
-    if inputs.is_empty() {
-        return status;
-    }
+    (inputs, status)
+}
+
+/// Hashes every input through the driver PD, in order (`None`: not hashed). Shows a
+/// progress line on a terminal's stderr when the inputs take more than a moment.
+fn hash_all(
+    engine: Engine,
+    args: &Args,
+    inputs: &[(String, PathBuf)],
+    tmp: &TempDir,
+) -> Vec<Option<String>> {
+    // The client gets the inputs as one line each; a name may hold a newline, so each
+    // input is passed as a link of a plain name in our temporary directory.
     let list: Vec<String> = inputs
         .iter()
-        .map(|(_, p)| {
-            std::fs::canonicalize(p)
-                .unwrap_or_else(|_| p.clone())
-                .to_string_lossy()
-                .into_owned()
+        .enumerate()
+        .map(|(i, (_, p))| {
+            let target = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+            let link = tmp.path().join(format!("input-{i}"));
+            std::os::unix::fs::symlink(&target, &link)
+                .unwrap_or_else(|e| die(&format!("{}: {e}", link.display())));
+            link.to_string_lossy().into_owned()
         })
         .collect();
     let env = vec![
@@ -103,26 +192,147 @@ fn main() -> ExitCode {
         ("PDT_PATH".into(), args.path.name().to_string()),
         ("PDT_INPUTS".into(), list.join("\n")),
     ];
+    let progress = Progress::new(inputs.len());
     // Long enough for a large file through a modelled engine; a stuck system still ends.
-    let report = run(
+    let report = run_watched(
         engine,
         Kind::Digest,
         "pdt-dgst-client",
         env,
         Duration::from_secs(3600),
+        &mut |lines| progress.update(lines),
     )
     .unwrap_or_else(|e| die(&e));
-    let mut printed = 0;
+    progress.finish();
+    let mut out = vec![None; inputs.len()];
     for line in report.tagged("digest") {
         let (i, hex) = line.split_once(' ').expect("digest I HEX");
         let i: usize = i.parse().expect("an input index");
-        println!("{hex}  {}", inputs[i].0);
-        printed += 1;
+        out[i] = Some(hex.to_string());
     }
-    if printed != inputs.len() {
-        die(&format!("{} of {} inputs hashed", printed, inputs.len()));
+    if out.iter().any(Option::is_none) {
+        let done = out.iter().flatten().count();
+        die(&format!("{done} of {} inputs hashed", inputs.len()));
     }
-    status
+    out
+}
+
+/// `-c FILE`: every listed file hashed again and compared, as md5sum -c does.
+fn check(engine: Engine, args: &Args, list: &str) -> ExitCode {
+    let text = if list == "-" {
+        let mut t = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)
+            .unwrap_or_else(|e| die(&format!("standard input: {e}")));
+        t
+    } else {
+        std::fs::read_to_string(list).unwrap_or_else(|e| die(&format!("{list}: {}", io_text(&e))))
+    };
+    let mut wanted = Vec::new();
+    let mut malformed = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        match parse_check_line(line) {
+            Some(entry) => wanted.push(entry),
+            None => malformed += 1,
+        }
+    }
+    if wanted.is_empty() {
+        die(&format!(
+            "{list}: no properly formatted checksum lines found"
+        ));
+    }
+    let tmp = TempDir::new("dgst").unwrap_or_else(|e| die(&format!("temporary directory: {e}")));
+    let names: Vec<String> = wanted.iter().map(|(_, n)| n.clone()).collect();
+    let (inputs, _) = open_inputs(&names, &tmp);
+    let hashed = if inputs.is_empty() {
+        Vec::new()
+    } else {
+        hash_all(engine, args, &inputs, &tmp)
+    };
+    let (mut failed, mut unreadable) = (0, 0);
+    for (want, name) in &wanted {
+        // As coreutils' check lines: escaped (with a leading backslash) only when the
+        // name holds a line break.
+        let shown = if name.contains(['\n', '\r']) {
+            format!("\\{}", escape(name).1)
+        } else {
+            name.clone()
+        };
+        match inputs.iter().position(|(n, _)| n == name) {
+            None => {
+                println!("{shown}: FAILED open or read");
+                unreadable += 1;
+            }
+            Some(i) if hashed[i].as_deref() == Some(want.as_str()) => println!("{shown}: OK"),
+            Some(_) => {
+                println!("{shown}: FAILED");
+                failed += 1;
+            }
+        }
+    }
+    for (n, one, many) in [
+        (
+            malformed,
+            "line is improperly formatted",
+            "lines are improperly formatted",
+        ),
+        (
+            unreadable,
+            "listed file could not be read",
+            "listed files could not be read",
+        ),
+        (
+            failed,
+            "computed checksum did NOT match",
+            "computed checksums did NOT match",
+        ),
+    ] {
+        if n > 0 {
+            eprintln!("pd-dgst: WARNING: {n} {}", if n == 1 { one } else { many });
+        }
+    }
+    if failed + unreadable + malformed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// A spinner on stderr, only on a terminal and only once the work has taken a moment.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Progress {
+    fn new(inputs: usize) -> Self {
+        if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            return Progress { bar: None };
+        }
+        let bar = indicatif::ProgressBar::new(inputs as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] hashing through the driver PD: {pos}/{len} inputs",
+            )
+            .expect("a valid template"),
+        );
+        // Hidden until it has run a while: a quick hash prints nothing extra.
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        Progress { bar: Some(bar) }
+    }
+
+    fn update(&self, done: usize) {
+        let Some(bar) = &self.bar else { return };
+        bar.set_position(done as u64);
+        if bar.elapsed() > Duration::from_secs(2) && bar.is_hidden() {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            bar.enable_steady_tick(Duration::from_millis(200));
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// The message coreutils prints for a file it cannot read.
