@@ -1,0 +1,66 @@
+//! The README's "Use it" commands run as written (from the repository's root, with the
+//! tools and PD binaries built, as `make test` does first), so the README stays true.
+//! Also: `make` alone lists the targets.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The first ```sh block after the "## Use it" heading.
+fn use_it_block() -> String {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let section = readme.split("## Use it").nth(1).expect("a Use it section");
+    let block = section.split("```sh\n").nth(1).expect("a sh block");
+    block.split("```").next().unwrap().to_string()
+}
+
+#[test]
+fn the_readme_use_it_commands_run() {
+    let script = use_it_block();
+    for tool in [
+        "pd-dgst",
+        "pd-enc",
+        "speed",
+        "host-runner",
+        "system-check",
+        "vboot-sign",
+    ] {
+        assert!(
+            script.contains(&format!("target/debug/{tool} ")),
+            "{tool} is shown"
+        );
+    }
+    let out = Command::new("sh")
+        .args(["-e", "-c", &script])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "README commands failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(": OK"), "the check passed: {stdout}");
+    assert!(stdout.contains("verified (demo, version 1"), "{stdout}");
+}
+
+#[test]
+fn make_alone_lists_the_targets() {
+    let out = Command::new("make").current_dir(root()).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for target in [
+        "make run",
+        "make test",
+        "make bench",
+        "make pds",
+        "make help",
+    ] {
+        assert!(text.contains(target), "{target}: {text}");
+    }
+}
