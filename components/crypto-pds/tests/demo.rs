@@ -56,6 +56,12 @@ fn every_client_of_the_demo_finishes_and_then_the_system_stops() {
     // 16 bytes and DMA for 4 KiB on both hardware engines, a modelled figure where a
     // board model exists.
     let rows = lines(&out, "speed", "speed: ");
+    // The table says what its host column is: one run of a debug build (make run).
+    assert_eq!(
+        lines(&out, "speed", "one run, debug build").len(),
+        1,
+        "{rows:?}"
+    );
     for (engine, size, path) in [
         ("omap-aes", 16, "pio"),
         ("omap-aes", 4096, "dma"),

@@ -171,8 +171,9 @@ mod limits {
     }
 }
 
-fn us(ns: f64) -> String {
-    format!("{:>9.3} us", ns / 1000.0)
+/// A figure in microseconds, median and spread.
+fn us(ns: bench_stats::Stats) -> String {
+    format!("{:>9.3} us {:>7}", ns.median / 1000.0, ns.spread_cell())
 }
 
 fn main() {
@@ -184,17 +185,32 @@ fn main() {
     // wake-up on another CPU (an IPI; on a VM, a halted vCPU to resume) costs far more
     // than a switch on one CPU, and the host scheduler may do either.
     let apart = cpus >= 2;
-    let spin = apart.then(|| pd_round_trips(true, Options::default().spin));
-    let sleep_apart = apart.then(|| pd_round_trips(true, 0));
-    let sleep_same = pd_round_trips(false, 0);
+    let pd_rt = |apart: bool, spin: u32| {
+        let (mut notify, mut ppc) = (Vec::new(), Vec::new());
+        for _ in 0..bench_stats::RUNS {
+            let (n, p) = pd_round_trips(apart, spin);
+            notify.push(n);
+            ppc.push(p);
+        }
+        (
+            bench_stats::Stats::of(&notify),
+            bench_stats::Stats::of(&ppc),
+        )
+    };
+    let spin = apart.then(|| pd_rt(true, Options::default().spin));
+    let sleep_apart = apart.then(|| pd_rt(true, 0));
+    let sleep_same = pd_rt(false, 0);
     let pair = apart.then_some((0, 1));
-    let raw = pair.map(|p| limits::round_trip(false, RAW_ROUNDS, Some(p)));
-    let fx_same = limits::round_trip(true, FUTEX_ROUNDS, Some((0, 0)));
-    let fx_apart = pair.map(|p| limits::round_trip(true, FUTEX_ROUNDS, Some(p)));
+    let raw = pair.map(|p| bench_stats::repeat(|| limits::round_trip(false, RAW_ROUNDS, Some(p))));
+    let fx_same = bench_stats::repeat(|| limits::round_trip(true, FUTEX_ROUNDS, Some((0, 0))));
+    let fx_apart =
+        pair.map(|p| bench_stats::repeat(|| limits::round_trip(true, FUTEX_ROUNDS, Some(p))));
 
-    let cell = |v: Option<f64>| v.map_or(format!("{:>12}", "-"), us);
-    println!("round trip between two PDs, host backend, mean of {PD_ROUNDS} ({cpus} CPUs)");
-    println!("{:<34}{:>12}{:>12}", "", "spin path", "sleep path");
+    let cell = |v: Option<bench_stats::Stats>| v.map_or(format!("{:>20}", "-"), us);
+    println!("round trip between two PDs, host backend, mean of {PD_ROUNDS} per run ({cpus} CPUs)");
+    println!("{}", bench_stats::context());
+    println!("{:<34}{:>20}{:>20}", "", "spin path", "sleep path");
+    let mut all = vec![sleep_same.0, sleep_same.1, fx_same];
     if let (Some(spin), Some(sleep)) = (spin, sleep_apart) {
         println!(
             "{:<34}{}{}",
@@ -203,6 +219,7 @@ fn main() {
             us(sleep.0)
         );
         println!("{:<34}{}{}", "PPC, CPUs 0 and 1", us(spin.1), us(sleep.1));
+        all.extend([spin.0, spin.1, sleep.0, sleep.1]);
     }
     println!(
         "{:<34}{}{}",
@@ -214,4 +231,8 @@ fn main() {
     println!("machine limits, same run (two processes, one shared word):");
     println!("{:<34}{}{}", "CPUs 0 and 1", cell(raw), cell(fx_apart));
     println!("{:<34}{}{}", "one CPU", cell(None), us(fx_same));
+    all.extend(raw.into_iter().chain(fx_apart));
+    if let Some(w) = bench_stats::warning(&all) {
+        println!("{w}");
+    }
 }

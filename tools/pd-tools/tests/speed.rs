@@ -62,11 +62,13 @@ fn tables_tcrypt_lines_and_plot() {
     let out = ok(&args);
     assert!(out.contains("type"), "{out}");
     assert!(
-        out.contains("1000s of bytes per second processed (modelled board time)"),
+        out.contains(
+            "1000s of bytes per second processed (modelled board time: the same in every run)"
+        ),
         "{out}"
     );
     assert!(
-        out.contains("1000s of bytes per second processed (host real time)"),
+        out.contains("1000s of bytes per second processed (host real time, one run per size: "),
         "{out}"
     );
     for path in ["chained", "copy"] {
@@ -226,5 +228,32 @@ fn the_default_sizes_in_the_help_are_the_ones_taken() {
     assert!(
         help.contains(&format!("[default: {}]", sizes.join(","))),
         "{help}"
+    );
+}
+
+/// Host figures say how they were taken: one run, the load average, the build.
+#[test]
+fn host_figures_state_the_load_and_the_build() {
+    let out = ok(&[
+        "--engine",
+        "cpu",
+        "--sizes",
+        "16",
+        "--seconds",
+        "0",
+        "--min-ops",
+        "3",
+    ]);
+    let line = out
+        .lines()
+        .find(|l| l.contains("host real time"))
+        .expect("a host table");
+    assert!(
+        line.contains("load average") && line.contains("debug build"),
+        "{line}"
+    );
+    assert!(
+        out.contains("modelled board time: the same in every run"),
+        "{out}"
     );
 }

@@ -126,24 +126,37 @@ fn main() {
         }
         return;
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "shm-queue between two processes, {cores} cores, {}-byte Cipher requests, capacity {CAP}, spinning",
+        "shm-queue between two processes, {}-byte Cipher requests, capacity {CAP}, spinning",
         size_of::<Request>()
     );
-    let rt = round_trip();
-    let b1 = throughput(1);
-    let b32 = throughput(32);
-    let rt_us = rt.as_secs_f64() * 1e6;
-    println!("{:<34} {:>14}", "measure", "value");
-    println!("{:<34} {:>11.3} us", "round trip, 1 item each way", rt_us);
-    println!("{:<34} {:>10.2} M/s", "throughput, batch 1", b1 / 1e6);
-    println!("{:<34} {:>10.2} M/s", "throughput, batch 32", b32 / 1e6);
-    println!("{:<34} {:>13.1}x", "batch 32 / batch 1", b32 / b1);
+    println!("{}", bench_stats::context());
+    let rt = bench_stats::repeat(|| round_trip().as_secs_f64() * 1e6);
+    let b1 = bench_stats::repeat(|| throughput(1) / 1e6);
+    let b32 = bench_stats::repeat(|| throughput(32) / 1e6);
+    println!("{:<34} {:>14} {:>12}", "measure", "median", "spread");
+    let row = |what: &str, s: &bench_stats::Stats, unit: &str| {
+        println!(
+            "{what:<34} {:>10.3} {unit:<3} {:>12}",
+            s.median,
+            s.spread_cell()
+        )
+    };
+    row("round trip, 1 item each way", &rt, "us");
+    row("throughput, batch 1", &b1, "M/s");
+    row("throughput, batch 32", &b32, "M/s");
     println!(
-        "{:<34} {:>11.3} us  (round trip / items per second at batch 1: {:.1} items per round trip)",
-        "time per item, batch 1",
-        1e6 / b1,
-        b1 * rt.as_secs_f64()
+        "{:<34} {:>13.1}x  (of the medians)",
+        "batch 32 / batch 1",
+        b32.median / b1.median
     );
+    println!(
+        "{:<34} {:>10.3} us  (round trip / items per second at batch 1: {:.1} items per round trip)",
+        "time per item, batch 1",
+        1.0 / b1.median,
+        b1.median * rt.median
+    );
+    if let Some(w) = bench_stats::warning(&[rt, b1, b32]) {
+        println!("{w}");
+    }
 }

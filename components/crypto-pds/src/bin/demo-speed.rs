@@ -193,7 +193,8 @@ impl Speed {
             debug_println!("speed: {row}");
         }
         debug_println!(
-            "speed: board us/op is modelled from the board's ledger and cost table; host us/op is this machine, through the PDs"
+            "speed: board us/op is modelled: the board's cost table applied to the events its engine model counted (the same in every run); host us/op is this machine's real time through the PDs, one run, {}",
+            bench_stats::profile()
         );
         exit(0)
     }

@@ -57,8 +57,14 @@ pub fn openssl_table(ms: &[Measured], clock: Clock) -> String {
     sizes.dedup();
     let mut out = String::new();
     let what = match clock {
-        Clock::Modelled => "modelled board time".to_string(),
-        Clock::Host => "host real time".to_string(),
+        Clock::Modelled => "modelled board time: the same in every run".to_string(),
+        Clock::Host => format!(
+            "host real time, one run per size: {}",
+            bench_stats::context()
+                .split(", each figure")
+                .next()
+                .unwrap_or_default()
+        ),
     };
     let _ = writeln!(
         out,
