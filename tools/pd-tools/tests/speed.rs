@@ -80,12 +80,12 @@ fn tables_tcrypt_lines_and_plot() {
     );
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.starts_with("<svg"));
-    // One line per path in each of the two panels, and its legend sample (the axes and
-    // ticks are drawn 1 wide).
+    // One line per path in each of the two panels, and one legend sample per path below
+    // them (the axes and ticks are drawn 1 wide).
     let wide = svg
         .lines()
         .filter(|l| l.starts_with("<polyline") && l.contains("stroke-width=\"2\""));
-    assert_eq!(wide.count(), 2 * 2 * 2, "{svg}");
+    assert_eq!(wide.count(), 2 * 2 + 2, "{svg}");
     assert!(svg.contains("sec1 chained md5") && svg.contains("sec1 copy md5"));
 }
 
@@ -256,4 +256,44 @@ fn host_figures_state_the_load_and_the_build() {
         out.contains("modelled board time: the same in every run"),
         "{out}"
     );
+}
+
+/// The plot: sizes in bytes, MB/s, the machine and build in the title, each series in
+/// the legend below the charts (never over a line).
+#[test]
+fn the_plot_labels_its_axes_and_keeps_the_legend_off_the_lines() {
+    let d = Dir::new("speed-svg");
+    let svg = d.0.join("s.svg");
+    let mut args = vec![
+        "--engine",
+        "omap-aes",
+        "--sizes",
+        "16,1024,16384",
+        "--svg",
+        path_str(&svg),
+    ];
+    args.extend(QUICK);
+    ok(&args);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for want in [
+        "16 B",
+        "1 KiB",
+        "16 KiB",
+        "throughput (MB/s)",
+        "load average",
+        "debug build",
+    ] {
+        assert!(text.contains(want), "{want}");
+    }
+    // Every legend entry sits below the 560-pixel chart area.
+    let legend: Vec<f64> = text
+        .split("<text")
+        .filter(|t| t.contains("omap-aes ") && t.contains("(am335x)"))
+        .map(|t| {
+            let y = t.split("y=\"").nth(1).unwrap().split('"').next().unwrap();
+            y.parse().unwrap()
+        })
+        .collect();
+    assert_eq!(legend.len(), 3, "one entry per path");
+    assert!(legend.iter().all(|&y| y > 560.0), "{legend:?}");
 }

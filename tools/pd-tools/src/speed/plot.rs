@@ -14,10 +14,47 @@ pub fn svg(ms: &[Measured], path: &Path) -> Result<(), String> {
     draw(ms, path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Distinct colours (Tableau 10), told apart also by the markers below.
+const COLOURS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// A size as a reader says it: 16 B, 1 KiB, 16 KiB.
+pub fn bytes_label(n: f64) -> String {
+    let n = n.round() as u64;
+    if n >= 1 << 20 && n % (1 << 20) == 0 {
+        format!("{} MiB", n >> 20)
+    } else if n >= 1024 && n % 1024 == 0 {
+        format!("{} KiB", n >> 10)
+    } else {
+        format!("{n} B")
+    }
+}
+
 fn draw(ms: &[Measured], path: &Path) -> Result<(), Box<dyn std::error::Error>> {
-    let root = SVGBackend::new(path, (1400, 560)).into_drawing_area();
+    // One legend row per series below the two charts, never over a line.
+    let legend_h = 24 * ms.len() as u32 + 16;
+    let root = SVGBackend::new(path, (1400, 600 + legend_h)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (left, right) = root.split_horizontally(700);
+    let title = format!(
+        "throughput against request size: {}",
+        bench_stats::context()
+            .split(", each figure")
+            .next()
+            .unwrap_or_default()
+    );
+    let root = root.titled(&title, ("sans-serif", 18))?;
+    let (charts, legend) = root.split_vertically(560);
+    let (left, right) = charts.split_horizontally(700);
     for (area, clock) in [(left, Clock::Modelled), (right, Clock::Host)] {
         let points: Vec<Vec<(f64, f64)>> = ms
             .iter()
@@ -25,7 +62,8 @@ fn draw(ms: &[Measured], path: &Path) -> Result<(), Box<dyn std::error::Error>> 
                 m.samples
                     .iter()
                     .filter(|s| s.measured())
-                    .map(|s| (s.size as f64, clock.bytes_per_s(m, s) / 1e6))
+                    // x is log2 of the size, so ticks fall on powers of two (16 B ..).
+                    .map(|s| ((s.size as f64).log2(), clock.bytes_per_s(m, s) / 1e6))
                     .collect()
             })
             .collect();
@@ -40,39 +78,73 @@ fn draw(ms: &[Measured], path: &Path) -> Result<(), Box<dyn std::error::Error>> 
         if xmax == 0.0 {
             continue;
         }
-        let title = match clock {
+        let caption = match clock {
             Clock::Modelled => "modelled board time (ledger x cost table)",
-            Clock::Host => "host real time (through the PDs)",
+            Clock::Host => "host real time (through the PDs, one run)",
         };
         let mut chart = ChartBuilder::on(&area)
-            .caption(title, ("sans-serif", 18))
+            .caption(caption, ("sans-serif", 16))
             .margin(12)
             .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(
-                (xmin * 0.8..xmax * 1.25).log_scale(),
-                (ymin * 0.5..ymax * 2.0).log_scale(),
-            )?;
+            .y_label_area_size(70)
+            .build_cartesian_2d(xmin - 0.5..xmax + 0.5, (ymin * 0.5..ymax * 2.0).log_scale())?;
         chart
             .configure_mesh()
-            .x_desc("request size (bytes)")
-            .y_desc("MB/s")
+            .x_desc("request size")
+            .y_desc("throughput (MB/s)")
+            .x_labels(16)
+            .x_label_formatter(&|x| {
+                // Label whole powers of two only.
+                if (x - x.round()).abs() < 1e-6 {
+                    bytes_label(x.round().exp2())
+                } else {
+                    String::new()
+                }
+            })
+            .y_label_formatter(&|y| format!("{y:.3}"))
             .draw()?;
-        for (i, (m, pts)) in ms.iter().zip(points).enumerate() {
-            let color = Palette99::pick(i).to_rgba();
-            chart
-                .draw_series(LineSeries::new(pts, color.stroke_width(2)))?
-                .label(format!("{} ({})", m.job.label(), m.board.name))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-                });
+        for (i, pts) in points.into_iter().enumerate() {
+            let colour = COLOURS[i % COLOURS.len()];
+            chart.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)))?;
+            // Four marker shapes, so series differ beyond colour.
+            let (fill, line) = (colour.filled(), colour.stroke_width(2));
+            match i % 4 {
+                0 => {
+                    chart.draw_series(pts.iter().map(|p| Circle::new(*p, 4, fill)))?;
+                }
+                1 => {
+                    chart.draw_series(pts.iter().map(|p| TriangleMarker::new(*p, 5, fill)))?;
+                }
+                2 => {
+                    chart.draw_series(pts.iter().map(|p| Cross::new(*p, 4, line)))?;
+                }
+                _ => {
+                    chart.draw_series(pts.iter().map(|p| {
+                        EmptyElement::at(*p) + Rectangle::new([(-3, -3), (3, 3)], fill)
+                    }))?;
+                }
+            }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
+    }
+    for (i, m) in ms.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let y = 8 + 24 * i as i32;
+        legend.draw(&PathElement::new(
+            vec![(40, y + 8), (80, y + 8)],
+            colour.stroke_width(2),
+        ))?;
+        let (at, fill, line) = ((60, y + 8), colour.filled(), colour.stroke_width(2));
+        match i % 4 {
+            0 => legend.draw(&Circle::new(at, 4, fill))?,
+            1 => legend.draw(&TriangleMarker::new(at, 5, fill))?,
+            2 => legend.draw(&Cross::new(at, 4, line))?,
+            _ => legend.draw(&Rectangle::new([(57, y + 5), (63, y + 11)], fill))?,
+        }
+        legend.draw(&Text::new(
+            format!("{} ({})", m.job.label(), m.board.name),
+            (92, y),
+            ("sans-serif", 15),
+        ))?;
     }
     root.present()?;
     Ok(())
