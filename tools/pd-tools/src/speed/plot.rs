@@ -31,9 +31,9 @@ const COLOURS: [RGBColor; 10] = [
 /// A size as a reader says it: 16 B, 1 KiB, 16 KiB.
 pub fn bytes_label(n: f64) -> String {
     let n = n.round() as u64;
-    if n >= 1 << 20 && n % (1 << 20) == 0 {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{} MiB", n >> 20)
-    } else if n >= 1024 && n % 1024 == 0 {
+    } else if n >= 1024 && n.is_multiple_of(1024) {
         format!("{} KiB", n >> 10)
     } else {
         format!("{n} B")
