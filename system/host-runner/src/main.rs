@@ -46,6 +46,10 @@ struct Args {
     /// Print only the output of the PDs named here (repeat the option); default: all.
     #[arg(long, value_name = "PD")]
     show: Vec<String>,
+    /// Print each shown PD's lines together when it exits (and the rest when the system
+    /// stops), in the order they finish, instead of as they come.
+    #[arg(long)]
+    grouped: bool,
     /// Do not log starts, faults and restarts.
     #[arg(long, short)]
     quiet: bool,
@@ -121,7 +125,7 @@ fn main() -> ExitCode {
         max_restarts: args.max_restarts,
         init_timeout: Duration::from_secs_f64(args.init_timeout),
         spin: args.spin,
-        echo: true,
+        echo: !args.grouped,
         show: args.show.clone(),
         log: !args.quiet,
         stop_on_exit: !args.keep_going,
@@ -138,8 +142,36 @@ fn main() -> ExitCode {
     let end = args
         .seconds
         .map(|s| Instant::now() + Duration::from_secs_f64(s));
+    let mut printed: Vec<String> = Vec::new();
+    let mut print_finished = |system: &System, all: bool| {
+        if !args.grouped {
+            return;
+        }
+        let mut names: Vec<String> = system
+            .events()
+            .iter()
+            .filter_map(|e| match e {
+                host_runner::Event::Exited { pd } => Some(pd.clone()),
+                _ => None,
+            })
+            .collect();
+        if all {
+            names.extend(system.pds().iter().cloned());
+        }
+        for pd in names {
+            let shown = args.show.is_empty() || args.show.contains(&pd);
+            if shown && !printed.contains(&pd) {
+                for line in system.output(&pd) {
+                    println!("[{pd}] {line}");
+                }
+                printed.push(pd);
+            }
+        }
+    };
     loop {
+        print_finished(&system, false);
         if let Some(outcome) = system.wait_outcome(Duration::from_millis(50)) {
+            print_finished(&system, true);
             dump_traces(&system, &args.trace);
             system.shutdown();
             return match outcome {
@@ -161,6 +193,7 @@ fn main() -> ExitCode {
         }
         let timed_out = end.is_some_and(|e| Instant::now() >= e);
         if STOP.load(Ordering::SeqCst) || timed_out {
+            print_finished(&system, true);
             dump_traces(&system, &args.trace);
             system.shutdown();
             let why = if timed_out {

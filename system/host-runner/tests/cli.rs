@@ -154,3 +154,42 @@ fn names_every_missing_binary() {
     );
     assert!(stderr.contains("--bin-dir"), "{stderr}");
 }
+
+/// `--grouped` prints each client's lines together, once it has exited.
+#[test]
+fn grouped_prints_each_pd_once_it_has_finished() {
+    let system = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("systems/two-clients.system");
+    let out = runner()
+        .args([
+            "-q",
+            "--spin",
+            "0",
+            "--grouped",
+            "--show",
+            "client1",
+            "--show",
+            "client2",
+        ])
+        .arg(&system)
+        .env("PD_BENCH_ROUNDS", "50")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines.len(),
+        2,
+        "one line per client, no server lines: {stdout}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("[client1] bench rounds=50"))
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("[client2] bench rounds=50"))
+    );
+}

@@ -78,5 +78,5 @@ pub fn path_line<'a>(out: &'a [(String, String)], client: &str, path: &str) -> O
     out.iter()
         .filter(|(p, _)| p == client)
         .map(|(_, l)| l.as_str())
-        .find(|l| l.contains(&prefix) && !l.contains("not offered"))
+        .find(|l| l.contains(&prefix) && !l.contains("skipped"))
 }

@@ -124,7 +124,9 @@ impl Kat {
                     return;
                 }
                 Err(CallError::Server(DigestError::UnsupportedPath)) if self.index == 0 => {
-                    debug_println!("kat-digest: path {path:?}: not offered by this driver");
+                    debug_println!(
+                        "kat-digest: path {path:?}: skipped (this driver has no such path)"
+                    );
                     self.path += 1;
                 }
                 Err(e) => {
@@ -136,6 +138,9 @@ impl Kat {
         let passed: u32 = self.tally.iter().map(|t| t.passed).sum();
         if self.failed == 0 && passed > 0 {
             debug_println!("kat-digest: all {passed} digests passed");
+            debug_println!(
+                "kat-digest: (updates: update requests; max_update_copy: most client bytes the CPU copied for one update, at most two blocks when chained; cpu_copy: all bytes it copied; whole_copy: those copied by updates of whole blocks)"
+            );
             exit(0);
         }
         debug_println!("kat-digest: {} failed, {passed} passed", self.failed);
