@@ -77,12 +77,21 @@ fn sizes(elf: &[u8]) -> Result<Sizes, &'static str> {
     Ok(s)
 }
 
+/// `make sizes`: each PD's footprint.
+#[derive(clap::Parser)]
+#[command(
+    name = "pd-sizes",
+    version,
+    about = "Text, data, bss and frames of each PD ELF"
+)]
+struct Args {
+    /// The PD images (aarch64 ELF files).
+    #[arg(required = true)]
+    paths: Vec<String>,
+}
+
 fn main() -> ExitCode {
-    let paths: Vec<String> = std::env::args().skip(1).collect();
-    if paths.is_empty() {
-        eprintln!("usage: pd-sizes PD.elf...");
-        return ExitCode::FAILURE;
-    }
+    let paths = <Args as clap::Parser>::parse().paths;
     println!(
         "{:>8} {:>8} {:>8} {:>8} {:>8} {:>10}  pd",
         "text", "data", "bss", "flash", "ram", "frames"
