@@ -1,7 +1,7 @@
 //! The test client of `system/qemu_virt_aarch64.system` (`test-client-pd`): SP 800-38A
 //! CBC/CTR vectors through both Cipher drivers and the verified-boot client's verdict,
-//! then one PASS or FAIL line. It runs on seL4 only (QEMU's virtio device); on the host
-//! it builds (clippy and tests see it) but says so and exits.
+//! then one PASS or FAIL line. It is meant for seL4 only (QEMU's virtio device); on the
+//! host it builds so that clippy and tests see it, but no host system boots it.
 //!
 //! Every other PD of the image is the same source as on the host: the driver PDs
 //! (`components/<engine>/pd`), the power manager (`pm-qemu-virt`) and the verified-boot
@@ -29,7 +29,3 @@ pub fn queue_region(region: MemoryRegion) -> SharedRegion<'static> {
     // into it: shm-queue and the pair's control line access it atomically/volatilely.
     unsafe { SharedRegion::from_raw(region.vaddr, region.size) }
 }
-
-/// Whether this build runs on seL4 (the only place the PDs' devices and regions exist
-/// as the .system file describes them).
-pub const ON_SEL4: bool = cfg!(target_os = "none");
