@@ -7,14 +7,17 @@
 //! [`CipherEngine::start`] programs the engine and returns at once, finished
 //! ([`Step::Done`], the CPU engine) or [`Step::Pending`]; the engine's interrupt then
 //! reaches [`Service::interrupt`], which advances the request (a PIO block, a DMA
-//! completion) until it is done. Nothing here waits for a device. While a request is in
-//! flight the PD keeps answering calls and notifications; further requests stay in their
-//! clients' queues until the engine is free.
+//! completion) until it is done. Nothing here waits for a device. While requests are in
+//! flight the PD keeps answering calls and notifications. An engine holds as many
+//! requests as its [`CipherEngine::depth`] (one for the OMAP, STM32 and CPU engines;
+//! virtio-crypto's data queue holds several), at most one per session, since each of a
+//! session's requests starts from the IV the one before leaves; further requests stay in
+//! their clients' queues until a place frees.
 //!
 //! Guarantees, whatever a client writes into its queues and data region:
 //! * every request taken off the queue gets exactly one response: a request is taken
-//!   only when there is room for its answer (backpressure, never a dropped answer), and
-//!   nothing else is answered to that client while it is in flight;
+//!   only when its answer has room beside the answers its client is already owed
+//!   (backpressure, never a dropped answer);
 //! * segments are checked against the client's data region before the engine sees them,
 //!   so an engine never touches memory outside it; the region is reached only by
 //!   volatile copies ([`ClientData`]), so a client scribbling on it mid-request spoils
@@ -65,11 +68,14 @@ impl ClientData<'_> {
 }
 
 pub use segments::{BLOCK, Segments, validate};
-pub use service::Service;
+pub use service::{Service, Stopped};
 pub use sessions::{MAX_SESSIONS, Session, Sessions};
 
 use pd_idl::cipher::{CipherError, CipherOp, Path};
 use shm_queue::SharedRegion;
+
+/// Most requests an engine can hold at once (see [`CipherEngine::depth`]).
+pub const MAX_IN_FLIGHT: usize = 4;
 
 /// One validated request, as an engine runs it.
 #[derive(Clone, Copy)]
@@ -77,9 +83,14 @@ pub struct Job<'a> {
     /// The session as it was when the request started: key, mode, path and the IV to
     /// begin with.
     pub session: Session,
+    /// The session's id, as its client named it.
+    pub session_id: u32,
     pub op: CipherOp,
     pub segs: Segments,
     pub data: ClientData<'a>,
+    /// Which of the engine's places (`0..depth`) the job holds while in flight: an
+    /// engine holding several keeps their state apart by it; one at a time ignores it.
+    pub slot: usize,
 }
 
 /// A request the engine finished.
@@ -100,8 +111,14 @@ pub enum Step {
     Done(Result<Finished, CipherError>),
 }
 
-/// An engine as the service drives it: one request at a time.
+/// An engine as the service drives it.
 pub trait CipherEngine {
+    /// How many requests the engine can hold at once (1 unless overridden; the service
+    /// uses at most [`MAX_IN_FLIGHT`]). Each gets its own [`Job::slot`].
+    fn depth(&self) -> usize {
+        1
+    }
+
     /// Refuses what this engine cannot do (`UnsupportedMode`, `UnsupportedPath`, ...),
     /// at open time, so requests never fail for a reason known up front.
     fn supports(&self, session: &Session) -> Result<(), CipherError>;
@@ -109,11 +126,12 @@ pub trait CipherEngine {
     /// Starts `job`: programs the engine and returns without waiting for it.
     fn start(&mut self, job: &Job<'_>) -> Step;
 
-    /// One of the engine's interrupts arrived while `job` (the one last started) is in
-    /// flight: reads the engine's status, does what it asks (the next PIO block, the end
-    /// of a DMA transfer) and says where the job stands. A call with nothing to do (a
-    /// spurious or shared interrupt) returns `Pending` and changes nothing, so init code
-    /// may also call it in a bounded poll.
+    /// One of the engine's interrupts arrived while `job` is in flight (the service asks
+    /// for each job in flight in turn): reads the engine's status, does what it asks
+    /// (the next PIO block, the end of a DMA transfer) and says where the job stands. A
+    /// call with nothing to do (a spurious or shared interrupt, or news for another
+    /// job) returns `Pending` and changes nothing, so init code may also call it in a
+    /// bounded poll.
     fn interrupt(&mut self, job: &Job<'_>) -> Step;
 
     /// The job in flight took too long (its interrupt never came: the PD's watchdog

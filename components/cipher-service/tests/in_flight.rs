@@ -1,11 +1,14 @@
-//! What happens to the request in flight while the engine works: the PD keeps taking
-//! nothing from anyone, answers the right client when the interrupt comes, and keeps
+//! What happens to requests in flight while the engine works: the PD takes nothing more
+//! than the engine holds, answers the right client when the interrupt comes, and keeps
 //! its promises when the session closes, the client is cut off, the engine fails or
 //! the watchdog fires. The engine here is a stand-in that finishes a request only on
-//! its `n`-th interrupt, so every interleaving is reached on purpose.
+//! its `n`-th interrupt, holding one request or several, so every interleaving is
+//! reached on purpose.
 
 use cipher_service::testkit::{DATA, hex, request, status};
-use cipher_service::{CipherEngine, ClientData, Finished, Job, Service, Session, Sessions, Step};
+use cipher_service::{
+    CipherEngine, ClientData, Finished, Job, MAX_IN_FLIGHT, Service, Session, Sessions, Step,
+};
 use pd_idl::cipher::{self, CipherError, Mode, Path, Request, Response};
 use pd_idl::wire::Caller;
 use shm_queue::{Consumer, Producer, SharedRegion};
@@ -18,7 +21,11 @@ const B: Caller = Caller(1);
 #[derive(Default)]
 struct Slow {
     interrupts: u32,
-    seen: u32,
+    /// Requests it holds at once (0 taken as 1).
+    depth: usize,
+    seen: [u32; MAX_IN_FLIGHT],
+    /// The IV each place's request leaves: its start's number.
+    ivs: [u8; MAX_IN_FLIGHT],
     started: u32,
     cancelled: u32,
     closed: u32,
@@ -26,12 +33,12 @@ struct Slow {
 }
 
 impl Slow {
-    fn result(&self) -> Step {
+    fn result(&self, slot: usize) -> Step {
         Step::Done(match self.fail {
             Some(e) => Err(e),
             None => Ok(Finished {
                 path: Path::Dma,
-                next_iv: [self.started as u8; 16],
+                next_iv: [self.ivs[slot]; 16],
             }),
         })
     }
@@ -41,19 +48,23 @@ impl CipherEngine for Slow {
     fn supports(&self, _: &Session) -> Result<(), CipherError> {
         Ok(())
     }
-    fn start(&mut self, _: &Job<'_>) -> Step {
+    fn depth(&self) -> usize {
+        self.depth.max(1)
+    }
+    fn start(&mut self, job: &Job<'_>) -> Step {
         self.started += 1;
-        self.seen = 0;
+        self.seen[job.slot] = 0;
+        self.ivs[job.slot] = self.started as u8;
         if self.interrupts == 0 {
-            self.result()
+            self.result(job.slot)
         } else {
             Step::Pending
         }
     }
-    fn interrupt(&mut self, _: &Job<'_>) -> Step {
-        self.seen += 1;
-        if self.seen == self.interrupts {
-            self.result()
+    fn interrupt(&mut self, job: &Job<'_>) -> Step {
+        self.seen[job.slot] += 1;
+        if self.seen[job.slot] == self.interrupts {
+            self.result(job.slot)
         } else {
             Step::Pending
         }
@@ -115,6 +126,7 @@ impl Client {
         service
             .serve(self.caller, &mut rx, &mut tx, self.data)
             .unwrap()
+            .0
     }
 
     /// Delivers an answer that finished in flight (as the PD does).
@@ -136,6 +148,29 @@ impl Client {
         let rx = Consumer::<Request>::attach(region(self.reqs), 64).unwrap();
         rx.len().unwrap()
     }
+}
+
+/// One interrupt: the answers it finished (the engines here finish one at most).
+fn int(svc: &mut Service<'static, Slow>) -> Option<(Caller, Response)> {
+    let all = answers_of(|answer| svc.interrupt(answer));
+    assert!(
+        all.len() <= 1,
+        "one request in flight at most: {}",
+        all.len()
+    );
+    all.into_iter().next()
+}
+
+fn expire(svc: &mut Service<'static, Slow>) -> Option<(Caller, Response)> {
+    answers_of(|answer| svc.expire(answer)).into_iter().next()
+}
+
+fn answers_of(
+    run: impl FnOnce(&mut dyn FnMut(Caller, Response)) -> usize,
+) -> Vec<(Caller, Response)> {
+    let mut all = Vec::new();
+    run(&mut |to, r| all.push((to, r)));
+    all
 }
 
 fn service(interrupts: u32) -> Service<'static, Slow> {
@@ -176,20 +211,20 @@ fn requests_wait_behind_the_engine_and_each_answer_goes_to_its_client() {
     assert_eq!(b.serve(&mut svc), 0, "nothing is taken from B while busy");
     assert_eq!(b.waiting(), 1);
     // Interrupts that do not finish the request answer nothing.
-    assert_eq!(svc.interrupt(), None);
-    assert_eq!(svc.interrupt(), None);
-    let (to, answer) = svc.interrupt().expect("the third interrupt finishes it");
+    assert_eq!(int(&mut svc), None);
+    assert_eq!(int(&mut svc), None);
+    let (to, answer) = int(&mut svc).expect("the third interrupt finishes it");
     assert_eq!((to, answer.id, status(&answer)), (A, 1, Ok(())));
     assert_eq!(answer.bytes_done, 32);
     a.deliver(answer);
     assert_eq!(svc.sessions.get_mut(A, sa).unwrap().iv, [1; 16], "IV kept");
     // The engine is free: B's request is next, then A's second.
     assert_eq!(b.serve(&mut svc), 0);
-    let (to, answer) = (0..3).find_map(|_| svc.interrupt()).unwrap();
+    let (to, answer) = (0..3).find_map(|_| int(&mut svc)).unwrap();
     assert_eq!((to, answer.id), (B, 7));
     b.deliver(answer);
     assert_eq!(a.serve(&mut svc), 0);
-    let (to, answer) = (0..3).find_map(|_| svc.interrupt()).unwrap();
+    let (to, answer) = (0..3).find_map(|_| int(&mut svc)).unwrap();
     assert_eq!((to, answer.id), (A, 2));
     a.deliver(answer);
     assert_eq!(a.answers().len(), 2);
@@ -207,7 +242,7 @@ fn a_request_whose_session_closes_in_flight_is_answered_and_its_iv_dropped() {
     assert!(svc.busy());
     svc.close(A, s).unwrap();
     assert_eq!(svc.engine.closed, 1, "the engine forgets the session's key");
-    let (to, answer) = svc.interrupt().unwrap();
+    let (to, answer) = int(&mut svc).unwrap();
     assert_eq!((to, answer.id, status(&answer)), (A, 1, Ok(())));
     assert_eq!(answer.bytes_done, 16, "accepted work is answered");
     assert_eq!(
@@ -226,13 +261,13 @@ fn a_request_of_a_client_cut_off_in_flight_finishes_unanswered() {
     a.serve(&mut svc);
     assert_eq!(svc.cut_off(A), 1, "its session closed");
     assert_eq!(
-        svc.interrupt(),
+        int(&mut svc),
         None,
         "nothing to answer: its queues are broken"
     );
     assert!(!svc.busy(), "the engine is free for the others");
     b.serve(&mut svc);
-    assert_eq!(svc.interrupt().map(|(to, r)| (to, r.id)), Some((B, 2)));
+    assert_eq!(int(&mut svc).map(|(to, r)| (to, r.id)), Some((B, 2)));
 }
 
 #[test]
@@ -243,7 +278,7 @@ fn an_engine_error_in_flight_fails_that_request_alone() {
     a.send(&[request(1, s, &[(0, 16)]), request(2, s, &[(16, 16)])]);
     svc.engine.fail = Some(CipherError::EngineFault);
     a.serve(&mut svc);
-    let (_, answer) = svc.interrupt().unwrap();
+    let (_, answer) = int(&mut svc).unwrap();
     assert_eq!(status(&answer), Err(CipherError::EngineFault));
     assert_eq!(answer.bytes_done, 0);
     assert_eq!(
@@ -254,7 +289,7 @@ fn an_engine_error_in_flight_fails_that_request_alone() {
     svc.engine.fail = None;
     a.deliver(answer);
     a.serve(&mut svc);
-    let (_, answer) = svc.interrupt().unwrap();
+    let (_, answer) = int(&mut svc).unwrap();
     assert_eq!((answer.id, status(&answer)), (2, Ok(())));
 }
 
@@ -266,14 +301,14 @@ fn the_watchdog_cancels_a_request_whose_interrupt_never_comes() {
     a.send(&[request(1, s, &[(0, 16)])]);
     a.serve(&mut svc);
     for _ in 0..100 {
-        assert_eq!(svc.interrupt(), None);
+        assert_eq!(int(&mut svc), None);
     }
-    let (to, answer) = svc.expire().expect("the request in flight");
+    let (to, answer) = expire(&mut svc).expect("the request in flight");
     assert_eq!((to, answer.id), (A, 1));
     assert_eq!(status(&answer), Err(CipherError::EngineFault));
     assert_eq!(svc.engine.cancelled, 1);
     assert!(!svc.busy());
-    assert_eq!(svc.expire(), None, "nothing left to cancel");
+    assert_eq!(expire(&mut svc), None, "nothing left to cancel");
 }
 
 #[test]
@@ -289,5 +324,86 @@ fn a_request_finished_at_start_takes_no_interrupt() {
         "an engine that finishes at once is never busy"
     );
     assert!(!svc.busy());
-    assert_eq!(svc.interrupt(), None);
+    assert_eq!(int(&mut svc), None);
+}
+
+#[test]
+fn a_deep_engine_holds_several_sessions_requests_and_runs_each_sessions_in_order() {
+    let mut svc = Service::new(
+        Slow {
+            interrupts: 1,
+            depth: 2,
+            ..Slow::default()
+        },
+        Sessions::default(),
+    );
+    let (mut a, mut b) = (Client::new(A), Client::new(B));
+    let (s1, s2, sb) = (open(&mut svc, A), open(&mut svc, A), open(&mut svc, B));
+    a.send(&[
+        request(1, s1, &[(0, 16)]),
+        request(2, s1, &[(16, 16)]),
+        request(3, s2, &[(32, 16)]),
+    ]);
+    b.send(&[request(7, sb, &[(0, 16)])]);
+    assert_eq!(a.serve(&mut svc), 0);
+    assert_eq!(svc.in_flight(), 1);
+    assert_eq!(
+        a.waiting(),
+        2,
+        "request 2 waits for request 1 of its session"
+    );
+    assert!(!svc.full());
+    assert_eq!(b.serve(&mut svc), 0);
+    assert_eq!(
+        (svc.in_flight(), svc.full()),
+        (2, true),
+        "B's request beside A's"
+    );
+    let done = answers_of(|answer| svc.interrupt(answer));
+    let ids: Vec<_> = done.iter().map(|(to, r)| (*to, r.id)).collect();
+    assert_eq!(ids, [(A, 1), (B, 7)], "one interrupt finished both");
+    for (to, r) in done {
+        if to == A { a.deliver(r) } else { b.deliver(r) }
+    }
+    assert_eq!(
+        svc.sessions.get_mut(A, s1).unwrap().iv,
+        [1; 16],
+        "request 1's IV kept"
+    );
+    // Request 2 starts from request 1's IV; request 3 (another session) beside it.
+    assert_eq!(a.serve(&mut svc), 0);
+    assert_eq!((svc.in_flight(), a.waiting()), (2, 0));
+    let done = answers_of(|answer| svc.interrupt(answer));
+    let ids: Vec<_> = done.iter().map(|(to, r)| (*to, r.id)).collect();
+    assert_eq!(ids, [(A, 2), (A, 3)]);
+    assert!(!svc.busy());
+    assert_eq!(svc.engine.started, 4, "each request started once");
+}
+
+#[test]
+fn a_deep_engine_takes_no_request_whose_answer_would_have_no_room() {
+    let mut svc = Service::new(
+        Slow {
+            interrupts: 1,
+            depth: 4,
+            ..Slow::default()
+        },
+        Sessions::default(),
+    );
+    let mut a = Client::new(A);
+    let (s1, s2) = (open(&mut svc, A), open(&mut svc, A));
+    // Leave room for one answer only.
+    let mut tx = Producer::<Response>::attach(region(a.resps), 64).unwrap();
+    let filler = zerocopy::FromZeros::new_zeroed();
+    while tx.free().unwrap() > 1 {
+        tx.enqueue(filler).unwrap();
+    }
+    a.send(&[request(1, s1, &[(0, 16)]), request(2, s2, &[(16, 16)])]);
+    assert_eq!(a.serve(&mut svc), 0);
+    assert_eq!(
+        svc.in_flight(),
+        1,
+        "the second would owe an answer with no room"
+    );
+    assert_eq!(a.waiting(), 1);
 }

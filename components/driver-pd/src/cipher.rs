@@ -1,13 +1,14 @@
 //! A Cipher driver PD over any [`CipherEngine`]: [`CipherPd`] is the generic
 //! [`DriverPd`] over `cipher-service`, plus the interface's calls.
 
-use cipher_service::{CipherEngine, ClientData, Service, Session, Sessions};
+use cipher_service::{CipherEngine, ClientData, Service, Session, Sessions, Stopped};
 use pd_idl::cipher::{self, CipherError, Mode, Path, REQUEST_QUEUE_CAPACITY, Request, Response};
 use pd_idl::wire::Caller;
 use pd_runtime::{Channel, ChannelSet, Handler, MemoryRegion, MessageInfo, ipc};
 use shm_queue::{Consumer, Producer, QueueError, SharedRegion};
 
 use crate::PowerHold;
+use crate::clients::Served;
 use crate::pd::{DriverPd, Serving};
 use pd_trace::Kind;
 
@@ -51,7 +52,7 @@ impl<E: CipherEngine> Serving for Service<'static, E> {
         tx: &mut Producer<'static, Response>,
         data: MemoryRegion,
         observe: &mut dyn FnMut(&Response),
-    ) -> Result<usize, QueueError> {
+    ) -> Result<Served, QueueError> {
         // SAFETY: the runtime mapped the region read-write (checked when the client was
         // taken on) for the life of the PD; engines reach it only through volatile
         // copies or DMA, never through Rust references.
@@ -60,7 +61,12 @@ impl<E: CipherEngine> Serving for Service<'static, E> {
             region,
             phys: Some(data.paddr),
         };
-        Service::serve_observed(self, caller, rx, tx, data, observe)
+        let (answered, stopped) = Service::serve_observed(self, caller, rx, tx, data, observe)?;
+        Ok(Served {
+            answered,
+            engine_full: stopped == Stopped::EngineFull,
+            session_busy: stopped == Stopped::SessionBusy,
+        })
     }
 
     fn outcome(r: &Response) -> (Kind, u32) {
@@ -72,8 +78,8 @@ impl<E: CipherEngine> Serving for Service<'static, E> {
         }
     }
 
-    fn interrupt(&mut self) -> Option<(Caller, Response)> {
-        Service::interrupt(self)
+    fn interrupt(&mut self, answer: &mut dyn FnMut(Caller, Response)) -> usize {
+        Service::interrupt(self, answer)
     }
 
     fn cut_off(&mut self, caller: Caller) -> usize {

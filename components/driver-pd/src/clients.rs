@@ -58,8 +58,10 @@ pub struct Clients<Req: 'static, Resp: 'static> {
 pub struct Served {
     /// Requests answered now.
     pub answered: usize,
-    /// A request went in flight: the engine takes nothing more until it finishes.
-    pub engine_busy: bool,
+    /// The engine can take no more requests until one in flight finishes.
+    pub engine_full: bool,
+    /// The client's next request waits for its session's request in flight.
+    pub session_busy: bool,
 }
 
 /// One serving pass over a client's queue.
@@ -249,8 +251,8 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                 match one_batch(client, serve) {
                     Ok(Some(more)) => busy[k] = more,
                     Ok(None) => {
-                        // The engine took a request: the next pass starts after this
-                        // client, and nobody is served until the engine is free.
+                        // The engine is full: the next pass starts after this client,
+                        // and nobody is served until a place frees.
                         self.next = (k + 1) % MAX_CLIENTS;
                         return cut;
                     }
@@ -286,8 +288,12 @@ fn one_batch<Req: Descriptor, Resp: Descriptor>(
     if served.answered > 0 && client.tx.take_signal_request() {
         client.channel.notify();
     }
-    if served.engine_busy {
+    if served.engine_full {
         return Ok(None);
+    }
+    if served.session_busy {
+        // Served again when a request finishes (every client is, then).
+        return Ok(Some(false));
     }
     if client.tx.free()? == 0 {
         // Backpressure: nothing more is taken until the client makes room (its link

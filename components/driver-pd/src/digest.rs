@@ -10,6 +10,7 @@ use pd_runtime::{Channel, ChannelSet, Handler, MemoryRegion, MessageInfo, ipc};
 use shm_queue::{Consumer, Producer, QueueError, SharedRegion};
 
 use crate::PowerHold;
+use crate::clients::Served;
 use crate::pd::{DriverPd, Serving};
 use pd_trace::Kind;
 
@@ -53,7 +54,7 @@ impl<E: DigestEngine> Serving for Service<'static, E> {
         tx: &mut Producer<'static, Response>,
         data: MemoryRegion,
         observe: &mut dyn FnMut(&Response),
-    ) -> Result<usize, QueueError> {
+    ) -> Result<Served, QueueError> {
         // SAFETY: the runtime mapped the region for the life of the PD; a hash only
         // reads it, through volatile copies or DMA, never through Rust references.
         let region = unsafe { SharedRegion::from_raw(data.vaddr, data.size) };
@@ -61,7 +62,12 @@ impl<E: DigestEngine> Serving for Service<'static, E> {
             region,
             phys: Some(data.paddr),
         };
-        Service::serve_observed(self, caller, rx, tx, data, observe)
+        let answered = Service::serve_observed(self, caller, rx, tx, data, observe)?;
+        Ok(Served {
+            answered,
+            engine_full: self.busy(),
+            session_busy: false,
+        })
     }
 
     fn outcome(r: &Response) -> (Kind, u32) {
@@ -71,8 +77,10 @@ impl<E: DigestEngine> Serving for Service<'static, E> {
         }
     }
 
-    fn interrupt(&mut self) -> Option<(Caller, Response)> {
+    fn interrupt(&mut self, answer: &mut dyn FnMut(Caller, Response)) -> usize {
         Service::interrupt(self)
+            .map(|(caller, r)| answer(caller, r))
+            .is_some() as usize
     }
 
     fn cut_off(&mut self, caller: Caller) -> usize {

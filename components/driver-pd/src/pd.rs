@@ -9,6 +9,7 @@ use pd_trace::{Kind, Trace};
 use shm_queue::{Consumer, Descriptor, Producer, QueueError, SharedRegion};
 
 use crate::clients::{Served, SessionCounts};
+
 use crate::{Clients, PowerHold};
 
 /// A service (`cipher_service::Service`, `digest_service::Service`) as the PD drives it.
@@ -23,7 +24,8 @@ pub trait Serving {
     /// A request is in flight on the engine.
     fn busy(&self) -> bool;
     /// Takes `caller`'s requests until its queue is empty, its answers have no room, or
-    /// a request goes in flight; how many were answered, each shown to `observe`.
+    /// the engine (or the session of its next request) is busy; how many were answered,
+    /// each shown to `observe`, and whether the engine can take no more.
     fn serve(
         &mut self,
         caller: Caller,
@@ -31,11 +33,12 @@ pub trait Serving {
         tx: &mut Producer<'static, Self::Response>,
         data: MemoryRegion,
         observe: &mut dyn FnMut(&Self::Response),
-    ) -> Result<usize, QueueError>;
+    ) -> Result<Served, QueueError>;
     /// How an answer goes in the trace: its kind and argument.
     fn outcome(response: &Self::Response) -> (Kind, u32);
-    /// The engine's interrupt: the answer of the request in flight, once it finished.
-    fn interrupt(&mut self) -> Option<(Caller, Self::Response)>;
+    /// The engine's interrupt: gives `answer` each request in flight that finished;
+    /// returns how many finished (each freed a place in the engine).
+    fn interrupt(&mut self, answer: &mut dyn FnMut(Caller, Self::Response)) -> usize;
     /// Closes `caller`'s sessions (and orphans its request in flight); how many.
     fn cut_off(&mut self, caller: Caller) -> usize;
     fn open_sessions(&self) -> usize;
@@ -193,17 +196,22 @@ impl<S: Serving> DriverPd<S> {
             for ch in irqs.iter() {
                 self.trace.record(Kind::Interrupt, u32::from(ch.index()));
             }
-            let was_busy = self.service.busy();
-            let finished = self.service.interrupt();
-            if let Some((caller, r)) = &finished {
-                let (kind, arg) = S::outcome(r);
-                self.trace
-                    .record(kind, if kind == Kind::Refused { arg } else { caller.0 });
+            let (clients, trace) = (&mut self.clients, &self.trace);
+            let mut cut = [None; crate::clients::MAX_CLIENTS];
+            let finished = self.service.interrupt(&mut |caller, r| {
+                let (kind, arg) = S::outcome(&r);
+                trace.record(kind, if kind == Kind::Refused { arg } else { caller.0 });
+                if let Some(slot) = clients
+                    .answer(caller, r)
+                    .and_then(|c| cut.get_mut(c.0 as usize))
+                {
+                    *slot = Some(caller);
+                }
+            });
+            for caller in cut.into_iter().flatten() {
+                self.cut_off(caller);
             }
-            if let Some(cut) = finished.and_then(|(caller, r)| self.clients.answer(caller, r)) {
-                self.cut_off(cut);
-            }
-            if was_busy && !self.service.busy() {
+            if finished > 0 {
                 // Requests may have waited for the engine in any client's queue.
                 serve = ChannelSet(serve.0 | self.clients.all().0);
             }
@@ -217,11 +225,7 @@ impl<S: Serving> DriverPd<S> {
                 let (kind, arg) = S::outcome(r);
                 trace.record(kind, if kind == Kind::Refused { arg } else { caller.0 });
             };
-            let answered = service.serve(caller, rx, tx, region, &mut observe)?;
-            Ok(Served {
-                answered,
-                engine_busy: service.busy(),
-            })
+            service.serve(caller, rx, tx, region, &mut observe)
         });
         for caller in cut.into_iter().flatten() {
             self.cut_off(caller);

@@ -255,6 +255,8 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
                     self.scratch.region.write_bytes(0, input);
                     let job = Job {
                         session: test_session(kat.mode, kat.key, kat.iv),
+                        session_id: 0,
+                        slot: 0,
                         op,
                         segs,
                         data: self.scratch,
@@ -296,6 +298,8 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
         for (i, route) in [Route::Pio, Route::Dma].into_iter().enumerate() {
             let job = Job {
                 session: test_session(mode, &[0x5a; 32][..usize::from(key_len)], [0; 16]),
+                session_id: 0,
+                slot: 0,
                 op: CipherOp::Encrypt,
                 segs,
                 data: self.scratch,

@@ -204,6 +204,8 @@ fn a_region_without_a_dma_address_is_refused() {
     let segs = cipher_service::validate(&req, 64, Mode::Cbc).unwrap();
     let job = cipher_service::Job {
         session: s,
+        session_id: 0,
+        slot: 0,
         op: CipherOp::Encrypt,
         segs,
         data: cipher_service::ClientData {

@@ -194,16 +194,16 @@ impl<E: CipherEngine> Rig<E> {
                 break;
             }
             polls += 1;
-            // The watchdog a PD would run: an engine whose interrupt never comes.
-            let finished = if polls < POLLS {
-                self.service.interrupt()
-            } else {
-                polls = 0;
-                self.service.expire()
-            };
-            if let Some((to, response)) = finished {
+            let answer = |to, response| {
                 assert_eq!(to, caller, "answers go to the requester");
                 out.enqueue(response).expect("room was checked");
+            };
+            // The watchdog a PD would run: an engine whose interrupt never comes.
+            if polls < POLLS {
+                self.service.interrupt(answer);
+            } else {
+                polls = 0;
+                self.service.expire(answer);
             }
         }
         let mut back =

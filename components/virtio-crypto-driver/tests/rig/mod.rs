@@ -106,6 +106,8 @@ impl Rig {
         let region = unsafe { SharedRegion::from_raw(self.data, DATA_LEN) };
         let job = Job {
             session: *s,
+            session_id: 0,
+            slot: 0,
             op,
             segs: valid,
             data: ClientData {
