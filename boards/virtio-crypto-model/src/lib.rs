@@ -91,6 +91,9 @@ pub struct VirtioCryptoModel<'m> {
     pub sessions: crypto::Sessions,
     /// Requests completed, for tests.
     pub completed: u64,
+    /// While set, a notify leaves the chains posted (QEMU runs data requests later, in a
+    /// bottom half); [`release`](Self::release) runs them.
+    held: bool,
 }
 
 impl<'m> VirtioCryptoModel<'m> {
@@ -109,7 +112,28 @@ impl<'m> VirtioCryptoModel<'m> {
             interrupt: 0,
             sessions: crypto::Sessions::new(config.implemented),
             completed: 0,
+            held: false,
         }
+    }
+
+    /// From now on, chains wait on their queues until [`release`](Self::release), so a
+    /// test can have several requests in flight at once.
+    pub fn hold(&mut self) {
+        self.held = true;
+    }
+
+    /// Runs every chain waiting on either queue (and raises the interrupt for them),
+    /// and stops holding.
+    pub fn release(&mut self) {
+        self.held = false;
+        for q in 0..self.queues.len() as u32 {
+            self.notify(q);
+        }
+    }
+
+    /// Chains the driver made available on queue `q` that the device has not taken.
+    pub fn waiting(&self, q: usize) -> u16 {
+        self.queues.get(q).map_or(0, |s| s.waiting(self.mem))
     }
 
     /// The device status register as the driver last left it (plus NEEDS_RESET).
@@ -148,7 +172,8 @@ impl<'m> VirtioCryptoModel<'m> {
     }
 
     fn notify(&mut self, q: u32) {
-        if self.status & dev_status::DRIVER_OK == 0
+        if self.held
+            || self.status & dev_status::DRIVER_OK == 0
             || self.status & dev_status::DEVICE_NEEDS_RESET != 0
         {
             return;

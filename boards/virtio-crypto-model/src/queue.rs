@@ -52,6 +52,14 @@ fn read_u16(mem: &PhysMap<'_>, addr: u64) -> Result<u16, Broken> {
 }
 
 impl QueueState {
+    /// Chains made available and not yet taken.
+    pub fn waiting(&self, mem: &PhysMap<'_>) -> u16 {
+        if !self.ready {
+            return 0;
+        }
+        read_u16(mem, self.driver + 2).map_or(0, |i| i.wrapping_sub(self.last_avail))
+    }
+
     /// The next chain the driver made available, if any (§2.7.6, §2.7.5).
     pub fn pop(&mut self, mem: &PhysMap<'_>) -> Result<Option<Chain>, Broken> {
         if !self.ready || self.num == 0 {

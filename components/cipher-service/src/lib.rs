@@ -126,6 +126,13 @@ pub trait CipherEngine {
     /// Starts `job`: programs the engine and returns without waiting for it.
     fn start(&mut self, job: &Job<'_>) -> Step;
 
+    /// The engine's interrupt arrived: called once per interrupt, before the jobs in
+    /// flight are asked about it ([`interrupt`](Self::interrupt)), and also when none is.
+    /// An engine whose device must be acknowledged whatever the interrupt was for
+    /// (virtio's transport, whose control answers may come with nothing in flight) does
+    /// it here. Nothing by default.
+    fn interrupted(&mut self) {}
+
     /// One of the engine's interrupts arrived while `job` is in flight (the service asks
     /// for each job in flight in turn): reads the engine's status, does what it asks
     /// (the next PIO block, the end of a DMA transfer) and says where the job stands. A
@@ -161,7 +168,10 @@ pub fn run_polled<E: CipherEngine + ?Sized>(
     for _ in 0..polls {
         match step {
             Step::Done(result) => return result,
-            Step::Pending => step = engine.interrupt(job),
+            Step::Pending => {
+                engine.interrupted();
+                step = engine.interrupt(job);
+            }
         }
     }
     match step {

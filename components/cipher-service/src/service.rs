@@ -183,6 +183,7 @@ impl<'a, E: CipherEngine> Service<'a, E> {
     /// client and answer of each that finished (none for a client cut off meanwhile).
     /// Returns how many finished, answered or not: each freed a place in the engine.
     pub fn interrupt(&mut self, mut answer: impl FnMut(Caller, Response)) -> usize {
+        self.engine.interrupted();
         let mut finished = 0;
         for slot in 0..MAX_IN_FLIGHT {
             let Some(f) = &self.in_flight[slot] else {

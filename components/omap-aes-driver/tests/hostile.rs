@@ -219,6 +219,8 @@ fn a_client_scribbling_on_its_data_mid_request_spoils_only_its_own_result() {
     let req = request(1, 0, &[(512, 256)]);
     let job = Job {
         session,
+        session_id: 0,
+        slot: 0,
         op: CipherOp::Encrypt,
         segs: validate(&req, 4096, Mode::Cbc).unwrap(),
         data: ClientData { region, phys: None },

@@ -1,7 +1,7 @@
 //! Bringing the device up (virtio 1.2 §3.1, §4.2.3.1) and the three things the driver
 //! asks of it: create a session, destroy one, run one cipher request.
 
-use crate::dma::{DmaArea, MAX_KEY, layout};
+use crate::dma::{DATA_SLOTS, DmaArea, MAX_KEY, SLOT_DESCRIPTORS, layout};
 use crate::transport::{init, probe};
 use crate::virtq::{Buf, Chain, Virtq};
 use crate::wire::{self, CtrlReq, DataReq, SessionInput, status};
@@ -34,8 +34,34 @@ pub struct DmaBuf {
     pub len: u32,
 }
 
-/// A virtio-crypto device on a virtio-mmio transport: the data queue finished by its
-/// used-buffer interrupt, the control queue polled.
+/// What the control queue holds (one request at a time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CtrlPosted {
+    Nothing,
+    Create,
+    Destroy,
+}
+
+/// A control request the device returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CtrlDone {
+    /// A session was created (its id) or refused.
+    Created(Result<u64, Error>),
+    Destroyed(Result<(), Error>),
+}
+
+/// One of the data queue's places.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DataSlot {
+    Free,
+    Posted,
+    /// The device returned it with this status; the driver has not taken it yet.
+    Returned(Result<(), Error>),
+}
+
+/// A virtio-crypto device on a virtio-mmio transport: both queues finished by the
+/// transport's used-buffer interrupt, the control queue holding one request, the data
+/// queue [`DATA_SLOTS`].
 #[derive(Debug)]
 pub struct VirtioCrypto<B: RegisterBus> {
     pub(crate) bus: B,
@@ -47,12 +73,10 @@ pub struct VirtioCrypto<B: RegisterBus> {
     /// still posted, a corrupt used ring, DEVICE_NEEDS_RESET): every later call fails.
     broken: bool,
     spin_limit: u32,
-    /// A cipher request is on the data queue.
-    data_in_flight: bool,
-    /// The IV a CBC request on the data queue leaves for its session's next (its last
-    /// ciphertext block, read before an in-place decryption overwrites it).
-    pub(crate) cbc_next_iv: Option<[u8; 16]>,
-    pub(crate) cache: crate::engine::SessionCache,
+    ctrl: CtrlPosted,
+    data: [DataSlot; DATA_SLOTS],
+    /// The Cipher engine's own state: device sessions, and what each place waits for.
+    pub(crate) engine: crate::engine::EngineState,
     /// AES modes usable on this device, by algorithm number (proven by a trial session).
     pub(crate) usable_algos: u64,
 }
@@ -76,15 +100,21 @@ impl<B: RegisterBus> VirtioCrypto<B> {
                     info,
                     broken: false,
                     spin_limit: 100_000_000,
-                    data_in_flight: false,
-                    cbc_next_iv: None,
-                    cache: Default::default(),
+                    ctrl: CtrlPosted::Nothing,
+                    data: [DataSlot::Free; DATA_SLOTS],
+                    engine: Default::default(),
                     usable_algos: 0,
                 };
-                // The data queue interrupts when it returns a chain; the control queue
-                // stays polled (its requests complete on the notify under QEMU).
+                // Both queues interrupt when they return a chain (a wait at init or on
+                // bare metal polls the used ring all the same).
+                dev.ctrlq.want_interrupts(&mut dev.dma, true);
                 dev.dataq.want_interrupts(&mut dev.dma, true);
-                match dev.find_usable_algos() {
+                // The probe's answers raised the interrupt: acknowledged here, so the
+                // PD's first interrupt is a new one.
+                match dev
+                    .find_usable_algos()
+                    .and_then(|a| dev.ack_interrupt().map(|_| a))
+                {
                     Ok(algos) => dev.usable_algos = algos,
                     Err(e) => {
                         let _ = dev.bus.modify32(regs::STATUS, 0, regs::status::FAILED);
@@ -145,9 +175,39 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         Ok(usable)
     }
 
-    /// Creates a cipher session (§5.9.7.2.1, §5.9.7.2.1.3) for AES `algo` with `key`; returns its id.
+    /// Creates a cipher session (§5.9.7.2.1, §5.9.7.2.1.3) for AES `algo` with `key` and
+    /// waits for its id: at init or on bare metal only (see [`wait_ctrl`](Self::wait_ctrl));
+    /// a PD posts with [`post_create`](Self::post_create).
     pub fn create_session(&mut self, algo: u32, dir: Direction, key: &[u8]) -> Result<u64, Error> {
+        self.post_create(algo, dir, key)?;
+        match self.wait_ctrl()? {
+            CtrlDone::Created(id) => id,
+            CtrlDone::Destroyed(_) => Err(Error::BadUsedRing),
+        }
+    }
+
+    /// Destroys session `id` (§5.9.7.2.1, destroy session) and waits: as
+    /// [`create_session`](Self::create_session).
+    pub fn destroy_session(&mut self, id: u64) -> Result<(), Error> {
+        self.post_destroy(id)?;
+        match self.wait_ctrl()? {
+            CtrlDone::Destroyed(r) => r,
+            CtrlDone::Created(_) => Err(Error::BadUsedRing),
+        }
+    }
+
+    /// Whether a control request is posted and not yet taken back.
+    pub fn ctrl_busy(&self) -> bool {
+        self.ctrl != CtrlPosted::Nothing
+    }
+
+    /// Posts a create-session request on the control queue (it must be free); the
+    /// used-buffer interrupt then calls for [`ctrl_poll`](Self::ctrl_poll).
+    pub fn post_create(&mut self, algo: u32, dir: Direction, key: &[u8]) -> Result<(), Error> {
         self.check()?;
+        if self.ctrl_busy() {
+            return Err(Error::BadChain);
+        }
         if key.is_empty()
             || key.len() > MAX_KEY
             || key.len() as u64 > u64::from(self.info.max_cipher_key_len)
@@ -186,18 +246,15 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         chain.push(self.out(layout::CTRL_REQ, size_of::<CtrlReq>()))?;
         chain.push(self.out(layout::CTRL_KEY, key.len()))?;
         chain.push(self.inb(layout::CTRL_INPUT, size_of::<SessionInput>()))?;
-        self.run(&chain)?;
-        let mut raw = [0u8; 16];
-        self.dma.read_bytes(layout::CTRL_INPUT, &mut raw);
-        self.dma.fill(layout::CTRL_KEY, MAX_KEY, 0);
-        let input = SessionInput::read_from_bytes(&raw).map_err(|_| Error::BadChain)?;
-        check_status(input.status.get())?;
-        Ok(input.session_id.get())
+        self.post_ctrl(&chain, CtrlPosted::Create)
     }
 
-    /// Destroys session `id` (§5.9.7.2.1, destroy session).
-    pub fn destroy_session(&mut self, id: u64) -> Result<(), Error> {
+    /// Posts a destroy-session request for `id`, as [`post_create`](Self::post_create).
+    pub fn post_destroy(&mut self, id: u64) -> Result<(), Error> {
         self.check()?;
+        if self.ctrl_busy() {
+            return Err(Error::BadChain);
+        }
         let mut req = CtrlReq::new_zeroed();
         req.header.opcode = wire::ctrl_op::CIPHER_DESTROY_SESSION.into();
         let body = wire::DestroySession {
@@ -211,10 +268,63 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         let mut chain = Chain::default();
         chain.push(self.out(layout::CTRL_REQ, size_of::<CtrlReq>()))?;
         chain.push(self.inb(layout::CTRL_STATUS, wire::INHDR_LEN))?;
-        self.run(&chain)?;
-        let mut st = [0u8];
-        self.dma.read_bytes(layout::CTRL_STATUS, &mut st);
-        check_status(u32::from(st[0]))
+        self.post_ctrl(&chain, CtrlPosted::Destroy)
+    }
+
+    fn post_ctrl(&mut self, chain: &Chain, what: CtrlPosted) -> Result<(), Error> {
+        let result = self.ctrlq.submit(&mut self.bus, &mut self.dma, chain, 0);
+        self.give_up_on(&result);
+        result?;
+        self.ctrl = what;
+        Ok(())
+    }
+
+    /// The control request, if the device has returned it: what it answered. Reads the
+    /// used ring once; never waits.
+    pub fn ctrl_poll(&mut self) -> Result<Option<CtrlDone>, Error> {
+        if !self.ctrl_busy() {
+            return Ok(None);
+        }
+        let polled = self.ctrlq.poll(&self.dma, 1);
+        self.give_up_on(&polled);
+        let Some(elem) = polled? else {
+            return Ok(None);
+        };
+        if elem.id.get() != 0 {
+            self.broken = true;
+            return Err(Error::BadUsedRing);
+        }
+        let what = core::mem::replace(&mut self.ctrl, CtrlPosted::Nothing);
+        Ok(Some(match what {
+            CtrlPosted::Create => {
+                let mut raw = [0u8; 16];
+                self.dma.read_bytes(layout::CTRL_INPUT, &mut raw);
+                self.dma.fill(layout::CTRL_KEY, MAX_KEY, 0);
+                let input = SessionInput::read_from_bytes(&raw).map_err(|_| Error::BadChain)?;
+                CtrlDone::Created(check_status(input.status.get()).map(|()| input.session_id.get()))
+            }
+            _ => {
+                let mut st = [0u8];
+                self.dma.read_bytes(layout::CTRL_STATUS, &mut st);
+                CtrlDone::Destroyed(check_status(u32::from(st[0])))
+            }
+        }))
+    }
+
+    /// Waits for the control request posted: BOUNDED POLL (init's algorithm probe, bare
+    /// metal: tools/qemu-test); a PD takes control answers on the interrupt.
+    fn wait_ctrl(&mut self) -> Result<CtrlDone, Error> {
+        for spin in 0..self.spin_limit {
+            if let Some(done) = self.ctrl_poll()? {
+                return Ok(done);
+            }
+            if spin % 1024 == 1023 {
+                self.check_needs_reset()?;
+            }
+            core::hint::spin_loop();
+        }
+        self.broken = true;
+        Err(Error::Timeout)
     }
 
     /// Runs one cipher request (§5.9.7.3, §5.9.7.6) on session `session` of AES `algo`: the device
@@ -224,8 +334,9 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     /// the next block (the device takes only whole blocks; for CTR the pad's output is
     /// discarded, which is what a partial last block means).
     ///
-    /// Waits for the device, polling: for bare-metal use (`tools/qemu-test`); a PD uses
-    /// [`cipher_submit`](Self::cipher_submit) and finishes on the interrupt.
+    /// Waits for the device, polling, in data slot 0: for bare-metal use
+    /// (`tools/qemu-test`); a PD uses [`cipher_submit`](Self::cipher_submit) and finishes
+    /// on the interrupt.
     pub fn cipher(
         &mut self,
         session: u64,
@@ -235,13 +346,14 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         src: &[DmaBuf],
         dst: &[DmaBuf],
     ) -> Result<(), Error> {
-        if !self.cipher_submit(session, algo, dir, iv, src, dst)? {
+        if !self.cipher_submit(0, session, algo, dir, iv, src, dst)? {
             return Ok(());
         }
-        // BOUNDED POLL (bare metal only: tools/qemu-test, init's algorithm probe); a PD
-        // finishes data requests on the interrupt.
+        // BOUNDED POLL (bare metal only: tools/qemu-test); a PD finishes data requests on
+        // the interrupt.
         for spin in 0..self.spin_limit {
-            if let Some(result) = self.data_done()? {
+            self.data_poll()?;
+            if let Some(result) = self.data_take(0) {
                 return result;
             }
             // A device that hit an error it cannot report in-band says so in STATUS
@@ -256,11 +368,13 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         Err(Error::Timeout)
     }
 
-    /// Posts a cipher request (see [`cipher`](Self::cipher)) on the data queue without
-    /// waiting; `Ok(false)` if there was nothing to do (no bytes). The used-buffer
-    /// interrupt then calls for [`cipher_poll`](Self::cipher_poll).
+    /// Posts a cipher request (see [`cipher`](Self::cipher)) in data slot `slot` (free)
+    /// without waiting; `Ok(false)` if there was nothing to do (no bytes). The
+    /// used-buffer interrupt then calls for [`data_poll`](Self::data_poll).
+    #[allow(clippy::too_many_arguments)]
     pub fn cipher_submit(
         &mut self,
+        slot: usize,
         session: u64,
         algo: u32,
         dir: Direction,
@@ -269,7 +383,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         dst: &[DmaBuf],
     ) -> Result<bool, Error> {
         self.check()?;
-        if self.data_in_flight {
+        if self.data.get(slot) != Some(&DataSlot::Free) {
             return Err(Error::BadChain);
         }
         let total = total_len(src)?;
@@ -296,15 +410,16 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         req.para.src_data_len = len.into();
         req.para.dst_data_len = len.into();
         req.op_type = wire::SYM_OP_CIPHER.into();
-        self.dma.write_bytes(layout::DATA_REQ, req.as_bytes());
+        let at = |part| layout::slot(slot, part);
+        self.dma.write_bytes(at(layout::SLOT_REQ), req.as_bytes());
         self.dma
-            .write_bytes(layout::DATA_STATUS, &[status::ERR as u8]);
+            .write_bytes(at(layout::SLOT_STATUS), &[status::ERR as u8]);
 
         let mut chain = Chain::default();
-        chain.push(self.out(layout::DATA_REQ, size_of::<DataReq>()))?;
+        chain.push(self.out(at(layout::SLOT_REQ), size_of::<DataReq>()))?;
         if let Some(iv) = iv {
-            self.dma.write_bytes(layout::DATA_IV, iv);
-            chain.push(self.out(layout::DATA_IV, 16))?;
+            self.dma.write_bytes(at(layout::SLOT_IV), iv);
+            chain.push(self.out(at(layout::SLOT_IV), 16))?;
         }
         push_bufs(&mut chain, src, false)?;
         if pad > 0 {
@@ -313,58 +428,85 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         }
         push_bufs(&mut chain, dst, true)?;
         if pad > 0 {
-            chain.push(self.inb(layout::PAD_DST, pad as usize))?;
+            chain.push(self.inb(at(layout::SLOT_PAD_DST), pad as usize))?;
         }
-        chain.push(self.inb(layout::DATA_STATUS, wire::INHDR_LEN))?;
-        let result = self.dataq.submit(&mut self.bus, &mut self.dma, &chain);
+        chain.push(self.inb(at(layout::SLOT_STATUS), wire::INHDR_LEN))?;
+        if chain.as_slice().len() > usize::from(SLOT_DESCRIPTORS) {
+            return Err(Error::BadChain);
+        }
+        let head = SLOT_DESCRIPTORS * slot as u16;
+        let result = self
+            .dataq
+            .submit(&mut self.bus, &mut self.dma, &chain, head);
         self.give_up_on(&result);
         result?;
-        self.data_in_flight = true;
+        self.data[slot] = DataSlot::Posted;
         Ok(true)
     }
 
-    /// The request on the data queue, if the device has returned it: its status. Once
-    /// per interrupt (or per spin of [`cipher`](Self::cipher)); never waits.
-    pub fn cipher_poll(&mut self) -> Result<Option<Result<(), Error>>, Error> {
-        let done = self.data_done()?;
-        if done.is_none() && self.data_in_flight {
-            // Not done: a device that hit an error it cannot report in-band says so in
-            // STATUS (§2.1.2), with a configuration-change interrupt.
-            self.check_needs_reset()?;
+    /// Takes every request the device has returned on the data queue (memory only, once
+    /// per interrupt; never waits); [`data_take`](Self::data_take) then gives each
+    /// slot's status. Returns how many were returned.
+    pub fn data_poll(&mut self) -> Result<usize, Error> {
+        let mut returned = 0;
+        // Each element returns a posted slot, so this ends within DATA_SLOTS turns.
+        loop {
+            let posted = self.data.iter().filter(|d| **d == DataSlot::Posted).count();
+            if posted == 0 {
+                return Ok(returned);
+            }
+            let polled = self.dataq.poll(&self.dma, posted as u16);
+            self.give_up_on(&polled);
+            let Some(elem) = polled? else {
+                return Ok(returned);
+            };
+            let head = elem.id.get();
+            let slot = (head / u32::from(SLOT_DESCRIPTORS)) as usize;
+            if head % u32::from(SLOT_DESCRIPTORS) != 0
+                || self.data.get(slot) != Some(&DataSlot::Posted)
+            {
+                // A head the driver did not post, or returned twice.
+                self.broken = true;
+                return Err(Error::BadUsedRing);
+            }
+            let mut st = [0u8];
+            self.dma
+                .read_bytes(layout::slot(slot, layout::SLOT_STATUS), &mut st);
+            self.data[slot] = DataSlot::Returned(check_status(u32::from(st[0])));
+            returned += 1;
         }
-        Ok(done)
     }
 
-    /// The used ring's answer to the data request, if there is one (memory only).
-    fn data_done(&mut self) -> Result<Option<Result<(), Error>>, Error> {
-        if !self.data_in_flight {
-            return Ok(None);
+    /// Slot `slot`'s status once the device has returned it (the slot is free again).
+    pub fn data_take(&mut self, slot: usize) -> Option<Result<(), Error>> {
+        match self.data.get(slot)? {
+            DataSlot::Returned(result) => {
+                let result = *result;
+                self.data[slot] = DataSlot::Free;
+                Some(result)
+            }
+            _ => None,
         }
-        let polled = self.dataq.poll(&self.dma);
-        self.give_up_on(&polled);
-        if polled?.is_none() {
-            return Ok(None);
-        }
-        self.data_in_flight = false;
-        let mut st = [0u8];
-        self.dma.read_bytes(layout::DATA_STATUS, &mut st);
-        Ok(Some(check_status(u32::from(st[0]))))
     }
 
     /// Acknowledges the transport's interrupt (§4.2.2: INTERRUPT_STATUS read, the same
-    /// bits written to INTERRUPT_ACK), so the line drops.
+    /// bits written to INTERRUPT_ACK), so the line drops. A configuration change is how
+    /// a device says it needs a reset (§2.1.2): checked then.
     pub fn ack_interrupt(&mut self) -> Result<u32, Error> {
         let status = self.bus.read32(regs::INTERRUPT_STATUS)?;
         if status != 0 {
             self.bus.write32(regs::INTERRUPT_ACK, status)?;
         }
+        if status & regs::interrupt::CONFIG_CHANGE != 0 {
+            self.check_needs_reset()?;
+        }
         Ok(status)
     }
 
-    /// The driver gives up on a request it will never see finish: the device may still
-    /// own its buffers, so the driver is broken (see the crate docs).
-    pub fn abandon(&mut self) {
-        if self.data_in_flight {
+    /// The driver gives up on slot `slot`'s request, which it will never see finish: the
+    /// device may still own its buffers, so the driver is broken (see the crate docs).
+    pub fn abandon(&mut self, slot: usize) {
+        if self.data.get(slot) == Some(&DataSlot::Posted) {
             self.broken = true;
         }
     }
@@ -393,16 +535,6 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         }
     }
 
-    /// Posts `chain` on the control queue and polls until the device returns it. QEMU
-    /// completes control requests on the notify, so the first poll finds it there; the
-    /// poll is bounded all the same. (Session set-up is the one place the driver still
-    /// polls after init: making it interrupt-driven is future work.)
-    fn run(&mut self, chain: &Chain) -> Result<(), Error> {
-        let result = self.run_inner(chain);
-        self.give_up_on(&result);
-        result
-    }
-
     /// Anything but a clean return leaves the driver broken: the device may still own the
     /// chain's buffers, so they must not be reused.
     fn give_up_on<T>(&mut self, result: &Result<T, Error>) {
@@ -420,25 +552,6 @@ impl<B: RegisterBus> VirtioCrypto<B> {
             return Err(Error::NeedsReset);
         }
         Ok(())
-    }
-
-    // BOUNDED POLL (session set-up, in a request's start or a close call): QEMU
-    // completes control requests on the notify, so the first look finds the answer.
-    fn run_inner(&mut self, chain: &Chain) -> Result<(), Error> {
-        let q = &mut self.ctrlq;
-        q.submit(&mut self.bus, &mut self.dma, chain)?;
-        for spin in 0..self.spin_limit {
-            if q.poll(&self.dma)?.is_some() {
-                return Ok(());
-            }
-            if spin % 1024 == 1023
-                && self.bus.read32(regs::STATUS)? & regs::status::DEVICE_NEEDS_RESET != 0
-            {
-                return Err(Error::NeedsReset);
-            }
-            core::hint::spin_loop();
-        }
-        Err(Error::Timeout)
     }
 }
 

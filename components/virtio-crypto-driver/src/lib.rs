@@ -16,11 +16,12 @@
 //! - The caller gives a [`DmaArea`] of [`dma::layout::LEN`] bytes, 64-byte aligned, and
 //!   the physical address of each client region; memory is coherent with the device
 //!   (true of virtio under QEMU; a non-coherent SoC would need cache maintenance here).
-//! - One request in flight per queue. The data queue interrupts when the device returns
-//!   a chain (the PD calls `CipherEngine::interrupt`, which acknowledges the transport
-//!   and reads the used ring once); the control queue (session set-up) is polled,
-//!   bounded, since QEMU completes it on the notify. Several chains in flight (up to
-//!   the data queue's depth) would be the next step for throughput.
+//! - Event-driven: both queues interrupt when the device returns a chain; the PD calls
+//!   `CipherEngine::interrupt`, which acknowledges the transport and reads the used
+//!   rings once. The data queue holds [`dma::DATA_SLOTS`] requests at once, each in its
+//!   own fixed descriptors and headers; the control queue one (session set-up and
+//!   tear-down, which requests wait for in their places). Only init's algorithm probe
+//!   and bare-metal use (`tools/qemu-test`) wait, bounded, by polling.
 //! - A device that stops answering (timeout), corrupts its used ring or asks for a reset
 //!   leaves the driver [`Error::Broken`]: its buffers may still be in use, so nothing is
 //!   reused until the PD restarts it.
@@ -36,7 +37,7 @@ mod transport;
 pub mod virtq;
 pub mod wire;
 
-pub use device::{DeviceInfo, Direction, DmaBuf, VirtioCrypto};
+pub use device::{CtrlDone, DeviceInfo, Direction, DmaBuf, VirtioCrypto};
 pub use dma::DmaArea;
 pub use engine::{CACHED_SESSIONS, SessionCache, algo_of};
 pub use transport::probe;

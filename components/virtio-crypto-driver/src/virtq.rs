@@ -1,10 +1,11 @@
-//! A split virtqueue (virtio 1.2 §2.7) driven one chain at a time.
+//! A split virtqueue (virtio 1.2 §2.7) holding a few chains at fixed places.
 //!
-//! The driver keeps at most one chain in flight per queue, always in descriptors
-//! `0..n` with head 0, so there is no free list to corrupt and a used element naming any
-//! other head is the device's error. Indices run free as §2.7.6 and §2.7.8 say; the
-//! driver's own copies are authoritative and the device's used index is checked against
-//! them (it may move by one chain, never more).
+//! Each chain the driver posts lives in a fixed range of descriptors chosen by the
+//! caller (`head..head + n`), so there is no free list to corrupt and a used element
+//! naming a head with no chain posted is the device's error (the caller checks). Indices
+//! run free as §2.7.6 and §2.7.8 say; the driver's own copies are authoritative and the
+//! device's used index is checked against them (it may move by at most the chains
+//! outstanding).
 
 use crate::Error;
 use crate::dma::DmaArea;
@@ -136,16 +137,17 @@ impl Virtq {
         dma.write_u16(self.avail, if on { 0 } else { AVAIL_F_NO_INTERRUPT });
     }
 
-    /// Writes `chain` into descriptors `0..n`, publishes head 0 in the available ring and
-    /// notifies the device (§2.7.13 "Supplying Buffers to The Device").
+    /// Writes `chain` into descriptors `head..head + n`, publishes `head` in the available
+    /// ring and notifies the device (§2.7.13 "Supplying Buffers to The Device").
     pub fn submit<B: RegisterBus>(
         &mut self,
         bus: &mut B,
         dma: &mut DmaArea,
         chain: &Chain,
+        head: u16,
     ) -> Result<(), Error> {
         let bufs = chain.as_slice();
-        if bufs.is_empty() || bufs.len() > usize::from(self.size) {
+        if bufs.is_empty() || usize::from(head) + bufs.len() > usize::from(self.size) {
             return Err(Error::BadChain);
         }
         for (i, b) in bufs.iter().enumerate() {
@@ -158,12 +160,12 @@ impl Virtq {
                 addr: b.phys.into(),
                 len: b.len.into(),
                 flags: flags.into(),
-                next: if last { 0 } else { (i + 1) as u16 }.into(),
+                next: if last { 0 } else { head + (i + 1) as u16 }.into(),
             };
-            dma.write_bytes(self.desc + 16 * i, d.as_bytes());
+            dma.write_bytes(self.desc + 16 * (usize::from(head) + i), d.as_bytes());
         }
         let slot = usize::from(self.avail_idx % self.size);
-        dma.write_u16(self.avail + 4 + 2 * slot, 0);
+        dma.write_u16(self.avail + 4 + 2 * slot, head);
         // The descriptors and the ring entry must be visible before the index that
         // publishes them (§2.7.13.3.1), and the index before the notification (§2.7.13.4).
         fence(Ordering::SeqCst);
@@ -174,12 +176,14 @@ impl Virtq {
         Ok(())
     }
 
-    /// The completed chain, if the device has returned one.
-    pub fn poll(&mut self, dma: &DmaArea) -> Result<Option<UsedElem>, Error> {
+    /// The next completed chain, if the device has returned one; `outstanding` chains
+    /// are posted and not yet returned, so the device's index may lead by no more. The
+    /// caller checks the element's head is one it posted.
+    pub fn poll(&mut self, dma: &DmaArea, outstanding: u16) -> Result<Option<UsedElem>, Error> {
         let device_idx = dma.read_u16(self.used + 2);
         match device_idx.wrapping_sub(self.used_idx) {
             0 => return Ok(None),
-            1 => {}
+            n if n <= outstanding => {}
             _ => return Err(Error::BadUsedRing),
         }
         // Read the element (and, after return, the buffers) only after the index
@@ -190,9 +194,6 @@ impl Virtq {
         dma.read_bytes(self.used + 4 + 8 * slot, &mut raw);
         self.used_idx = self.used_idx.wrapping_add(1);
         let elem = UsedElem::read_from_bytes(&raw).map_err(|_| Error::BadUsedRing)?;
-        if elem.id.get() != 0 {
-            return Err(Error::BadUsedRing);
-        }
         Ok(Some(elem))
     }
 }

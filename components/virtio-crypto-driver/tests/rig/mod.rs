@@ -77,6 +77,17 @@ pub fn session(mode: Mode, key: &[u8], iv: &[u8]) -> Session {
 }
 
 impl Rig {
+    /// The driver and the client data region as a Cipher service takes them.
+    pub fn into_parts(self) -> (Dev, ClientData<'static>) {
+        // SAFETY: the region is live (leaked); reached only by copies and the model's DMA.
+        let region = unsafe { SharedRegion::from_raw(self.data, DATA_LEN) };
+        let data = ClientData {
+            region,
+            phys: Some(DATA_PHYS),
+        };
+        (self.dev, data)
+    }
+
     pub fn data(&mut self) -> &mut [u8] {
         // SAFETY: the region is live (leaked); this borrow ends before the next device access.
         unsafe { core::slice::from_raw_parts_mut(self.data, DATA_LEN) }
