@@ -3,7 +3,11 @@
 //! interrupt finishes it; while a request is in flight, the PD goes on answering calls
 //! and notifications, and requests wait in their clients' queues.
 
-use pd_idl::wire::Caller;
+use pd_idl::power::PowerError;
+use pd_idl::wire::{CallError, Caller};
+
+/// Acquires tried at init while the engine's module is still waking.
+const WAKE_TRIES: u32 = 1000;
 use pd_runtime::{ChannelSet, MemoryRegion, debug_println, pd_name};
 use pd_trace::{Kind, Trace};
 use shm_queue::{Consumer, Descriptor, Producer, QueueError, SharedRegion};
@@ -103,7 +107,16 @@ impl<S: Serving> DriverPd<S> {
         make: impl FnOnce(D, u32) -> S,
     ) -> Self {
         let mut power = PowerHold::new(engine);
-        if let Err(e) = power.ensure() {
+        // BOUNDED POLL (init: the self-test needs the engine functional; the manager
+        // answers `Waking` while its module is not, looking once per acquire).
+        let mut tries = 0;
+        let powered = loop {
+            match power.ensure() {
+                Err(CallError::Server(PowerError::Waking)) if tries < WAKE_TRIES => tries += 1,
+                r => break r,
+            }
+        };
+        if let Err(e) = powered {
             debug_println!("{}: no power for the self-test: {e:?}", pd_name());
         }
         match init(&mut driver) {

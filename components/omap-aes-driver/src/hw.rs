@@ -51,9 +51,6 @@ impl Config {
     };
 }
 
-/// SYSSTATUS reads before a soft reset counts as failed.
-const RESET_POLLS: u32 = 1000;
-
 pub use pio_dma_driver::HwError;
 
 /// The engine's buses and the job in flight.
@@ -62,6 +59,8 @@ pub struct Engine<A, D> {
     pub edma: D,
     pub cfg: Config,
     state: State,
+    /// A soft reset was issued after a failed request and not yet seen complete.
+    resetting: bool,
 }
 
 /// What the engine is doing, so an interrupt knows what to do next.
@@ -94,6 +93,7 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
             edma,
             cfg,
             state: State::Idle,
+            resetting: false,
         }
     }
 
@@ -103,6 +103,9 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
         let total = job.segs.total();
         if total == 0 {
             return HwStep::Done(Ok(job.session.iv));
+        }
+        if let Err(err) = self.reset_done() {
+            return HwStep::Done(Err(err));
         }
         let started = self.load_context(&job.session, job.op).and_then(|()| {
             self.set_length(total)?;
@@ -335,22 +338,29 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
         result.map(|_| Some(()))
     }
 
-    /// Puts engine and channels back to a clean state after a failed request.
+    /// Puts engine and channels back to a clean state after a failed request. The soft
+    /// reset raises no interrupt and takes a few interface clocks; it is not waited for
+    /// here: the next request checks it once ([`reset_done`](Self::reset_done)).
     fn recover(&mut self) -> Result<(), HwError> {
         let (tx, rx) = (self.cfg.dma_tx, self.cfg.dma_rx);
         self.edma.write32(e::EECR, (1 << tx) | (1 << rx))?;
         self.edma.write32(e::ICR, (1 << tx) | (1 << rx))?;
         self.edma.write32(e::ERRCLR, e::ERRSTAT_BUSERR)?;
         self.aes.write32(r::SYSCONFIG, sysconfig::SOFTRESET)?;
-        // BOUNDED POLL (after a failed request, in the handler): SOFTRESET completes in a
-        // few interface clocks and raises no interrupt (upstream polls it too); bounded,
-        // so an engine that never finishes its reset is reported, not waited on.
-        let mut polls = 0;
-        while self.aes.read32(r::SYSSTATUS)? & r::SYSSTATUS_RESETDONE == 0 {
-            polls += 1;
-            if polls == RESET_POLLS {
+        self.resetting = true;
+        Ok(())
+    }
+
+    /// Whether the last soft reset has finished: one SYSSTATUS read, never a wait. The
+    /// reset has had the whole round trip of the failed request's answer to finish; one
+    /// still running then means a stuck engine, and this request fails `Stalled`
+    /// (`EngineFault` to its client) rather than wait on it.
+    fn reset_done(&mut self) -> Result<(), HwError> {
+        if self.resetting {
+            if self.aes.read32(r::SYSSTATUS)? & r::SYSSTATUS_RESETDONE == 0 {
                 return Err(HwError::Stalled);
             }
+            self.resetting = false;
         }
         Ok(())
     }

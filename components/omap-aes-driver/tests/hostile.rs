@@ -101,6 +101,64 @@ impl<B: RegisterBus> RegisterBus for StuckKeyBit<B> {
     }
 }
 
+/// An AES bus whose first soft reset is still running for the next `reads` SYSSTATUS
+/// reads (a slow interface clock).
+struct SlowReset<B> {
+    bus: B,
+    reads: u32,
+    left: u32,
+    seen_reset: bool,
+}
+
+impl<B: RegisterBus> RegisterBus for SlowReset<B> {
+    fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
+        if offset == omap_aes::SYSSTATUS && self.left > 0 {
+            self.left -= 1;
+            return Ok(0);
+        }
+        self.bus.read32(offset)
+    }
+    fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
+        if offset == omap_aes::SYSCONFIG
+            && value & omap_aes::sysconfig::SOFTRESET != 0
+            && !self.seen_reset
+        {
+            self.seen_reset = true;
+            self.left = self.reads;
+        }
+        self.bus.write32(offset, value)
+    }
+}
+
+#[test]
+fn a_reset_not_finished_when_the_next_request_starts_fails_that_request_alone() {
+    let board = Board::new();
+    let slow = SlowReset {
+        bus: board.soc.aes(),
+        reads: 1,
+        left: 0,
+        seen_reset: false,
+    };
+    let mut driver = board.driver_with(slow);
+    driver.init().expect("self-test and calibration pass");
+    let mut rig = rig::rig(&board, driver);
+    let s = rig.open(Mode::Cbc, Path::Dma, &hex(KEY), &[0; 16]).unwrap();
+    let good = rig.phys;
+    rig.phys = Some(0x1000);
+    let failed = rig.crypt(s, CipherOp::Encrypt, &[1; 64], &[64], rig::Layout::Aligned);
+    assert_eq!(failed, Err(CipherError::EngineFault), "DMA to nowhere");
+    rig.phys = good;
+    // The reset that followed is still running: the next request is refused at once,
+    // not waited on, and the engine is reset again.
+    let refused = rig.crypt(s, CipherOp::Encrypt, &[1; 64], &[64], rig::Layout::Aligned);
+    assert_eq!(refused, Err(CipherError::EngineFault));
+    let p = rig.open(Mode::Cbc, Path::Pio, &hex(KEY), &[0; 16]).unwrap();
+    let want = rig.crypt(p, CipherOp::Encrypt, &[1; 64], &[64], rig::Layout::Aligned);
+    let again = rig.crypt(s, CipherOp::Encrypt, &[1; 64], &[64], rig::Layout::Aligned);
+    assert!(want.is_ok());
+    assert_eq!(again, want, "served again once the reset has finished");
+}
+
 #[test]
 fn a_self_test_failure_refuses_service() {
     let board = Board::new();

@@ -9,7 +9,9 @@
 //! * Each engine has a set of holders (the callers' channel ids): the reference count is
 //!   its size. Acquiring twice is idempotent: the same grant, no second hold.
 //! * The first acquire of a gated engine ungates it (the board's cost table charges the
-//!   resume latency); the last release arms an autosuspend deadline (per engine: Linux
+//!   resume latency) and looks once at IDLEST: a module not functional yet is not
+//!   granted (`Waking`: acquire again; nothing waits on the controller, and an engine
+//!   nobody comes back for is gated at its autosuspend deadline); the last release arms an autosuspend deadline (per engine: Linux
 //!   uses 1000 ms for omap-aes, 50 ms for stm32-cryp), and [`PowerManager::poll`] gates
 //!   the engine once it passes. An acquire before then cancels it, with no transition.
 //! * A grant carries the holder's generation. When a holder faults, the runtime tells the
@@ -30,8 +32,6 @@ use pd_idl::wire::Caller;
 
 /// Callers are channel ids, 0..=61 (Microkit's limit).
 pub const MAX_CALLERS: usize = 62;
-/// Times the controller is polled for IDLEST after ungating before giving up.
-const IDLEST_POLLS: u32 = 1000;
 
 /// How one engine is wired on this board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +49,8 @@ struct Slot {
     /// Bit `c` set while caller `c` holds the engine.
     holders: u64,
     clocked: bool,
+    /// IDLEST has read functional since the engine was last ungated.
+    functional: bool,
     suspend_at: Option<u64>,
 }
 
@@ -74,6 +76,8 @@ pub struct PowerManager<B> {
     slots: [Slot; Engine::ALL.len()],
     generations: [u32; MAX_CALLERS],
     stats: Stats,
+    /// The time of the last [`poll`](PowerManager::poll) (the PD polls on every event).
+    now_ms: u64,
 }
 
 fn slot_index(engine: Engine) -> usize {
@@ -100,6 +104,7 @@ impl<B: RegisterBus> PowerManager<B> {
             slots,
             generations: [1; MAX_CALLERS],
             stats: Stats::default(),
+            now_ms: 0,
         })
     }
 
@@ -124,7 +129,18 @@ impl<B: RegisterBus> PowerManager<B> {
         if !self.slots[i].clocked {
             self.ungate(config.gate)?;
             self.slots[i].clocked = true;
+            self.slots[i].functional = false;
             self.stats.power_on += 1;
+        }
+        if !self.slots[i].functional {
+            if !self.is_functional(config.gate)? {
+                let slot = &mut self.slots[i];
+                if slot.holders == 0 {
+                    slot.suspend_at = Some(self.now_ms.saturating_add(config.autosuspend_ms));
+                }
+                return Err(PowerError::Waking);
+            }
+            self.slots[i].functional = true;
         }
         let slot = &mut self.slots[i];
         slot.suspend_at = None;
@@ -167,6 +183,7 @@ impl<B: RegisterBus> PowerManager<B> {
     /// Gates every engine whose autosuspend deadline has passed; returns the next
     /// deadline, for the PD to set its timer.
     pub fn poll(&mut self, now_ms: u64) -> Result<Option<u64>, BusFault> {
+        self.now_ms = now_ms;
         let mut next: Option<u64> = None;
         for i in 0..self.slots.len() {
             let Some(at) = self.slots[i].suspend_at else {
@@ -178,6 +195,7 @@ impl<B: RegisterBus> PowerManager<B> {
                     .write32(clkctrl::clkctrl(gate), MODULEMODE.val(MODULEMODE_DISABLED))?;
                 let slot = &mut self.slots[i];
                 slot.clocked = false;
+                slot.functional = false;
                 slot.suspend_at = None;
                 self.stats.power_off += 1;
             } else {
@@ -220,24 +238,22 @@ impl<B: RegisterBus> PowerManager<B> {
         }
     }
 
-    /// Ungates and waits for IDLEST to report the module functional.
+    /// Ungates: MODULEMODE enabled; the module turns functional a few controller clocks
+    /// later and raises no interrupt, so [`is_functional`](Self::is_functional) looks.
     fn ungate(&mut self, gate: usize) -> Result<(), PowerError> {
-        let reg = clkctrl::clkctrl(gate);
         self.bus
-            .write32(reg, MODULEMODE.val(MODULEMODE_ENABLE))
+            .write32(clkctrl::clkctrl(gate), MODULEMODE.val(MODULEMODE_ENABLE))
+            .map_err(|_| PowerError::ControllerFault)
+    }
+
+    /// Whether IDLEST reads functional: one read, never a wait (Linux's omap_hwmod
+    /// polls here; a Microkit handler may not, so a caller that finds the module still
+    /// waking acquires again).
+    fn is_functional(&mut self, gate: usize) -> Result<bool, PowerError> {
+        let v = self
+            .bus
+            .read32(clkctrl::clkctrl(gate))
             .map_err(|_| PowerError::ControllerFault)?;
-        // BOUNDED POLL (in the acquire call, not init): a module turns functional a few
-        // controller clocks after MODULEMODE and raises no interrupt; the grant is only
-        // good once it has (Linux's omap_hwmod polls the same way).
-        for _ in 0..IDLEST_POLLS {
-            let v = self
-                .bus
-                .read32(reg)
-                .map_err(|_| PowerError::ControllerFault)?;
-            if IDLEST.get(v) == IDLEST_FUNCTIONAL {
-                return Ok(());
-            }
-        }
-        Err(PowerError::ControllerFault)
+        Ok(IDLEST.get(v) == IDLEST_FUNCTIONAL)
     }
 }

@@ -3,6 +3,8 @@
 
 use cost_ledger::{Event, Ledger};
 use engine_models::power::{ClockController, GateBlock};
+use mmio::clkctrl::{IDLEST, MODULEMODE, MODULEMODE_ENABLE};
+use mmio::{BusFault, RegisterBus};
 use pd_idl::power::{Engine, PowerError};
 use pd_idl::wire::Caller;
 use power_manager::{ConfigError, EngineConfig, PowerManager};
@@ -170,4 +172,68 @@ fn bad_configurations_are_refused() {
         PowerManager::new(bus(), &[OMAP, OMAP]).err(),
         Some(ConfigError::Duplicate(Engine::OmapAes))
     );
+}
+
+/// A controller whose modules answer IDLEST "in transition" (1) for `reads` reads after
+/// each ungate: a slow interface clock.
+struct SlowWake<B> {
+    bus: B,
+    reads: u32,
+    left: u32,
+}
+
+impl<B: RegisterBus> RegisterBus for SlowWake<B> {
+    fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
+        let v = self.bus.read32(offset)?;
+        if self.left > 0 {
+            self.left -= 1;
+            return Ok(IDLEST.set(v, 1));
+        }
+        Ok(v)
+    }
+    fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
+        if MODULEMODE.get(value) == MODULEMODE_ENABLE {
+            self.left = self.reads;
+        }
+        self.bus.write32(offset, value)
+    }
+}
+
+fn slow_manager(rig: &Rig, reads: u32) -> PowerManager<SlowWake<ClockController<'_>>> {
+    let bus = SlowWake {
+        bus: ClockController::new(&rig.gates, &rig.ledger),
+        reads,
+        left: 0,
+    };
+    PowerManager::new(bus, &[OMAP, STM]).unwrap()
+}
+
+#[test]
+fn a_module_still_waking_is_not_granted_and_nothing_waits_for_it() {
+    let rig = Rig::new();
+    let mut pm = slow_manager(&rig, 1);
+    pm.poll(100).unwrap();
+    assert_eq!(
+        pm.acquire(DRIVER, Engine::OmapAes),
+        Err(PowerError::Waking),
+        "one IDLEST read, not functional yet"
+    );
+    assert_eq!(pm.holders(Engine::OmapAes), 0, "nothing is held");
+    assert!(pm.is_clocked(Engine::OmapAes), "the ungate stands");
+    let grant = pm.acquire(DRIVER, Engine::OmapAes).expect("functional now");
+    assert_eq!(pm.holders(Engine::OmapAes), 1);
+    assert_eq!(pm.stats().power_on, 1, "one transition for both acquires");
+    pm.release(DRIVER, grant, 200).unwrap();
+}
+
+#[test]
+fn a_waking_engine_nobody_comes_back_for_is_gated_at_its_autosuspend_deadline() {
+    let rig = Rig::new();
+    let mut pm = slow_manager(&rig, 1);
+    pm.poll(100).unwrap();
+    assert_eq!(pm.acquire(DRIVER, Engine::OmapAes), Err(PowerError::Waking));
+    pm.poll(100 + OMAP.autosuspend_ms).unwrap();
+    assert!(!pm.is_clocked(Engine::OmapAes));
+    assert!(!rig.gates.is_clocked(OMAP.gate));
+    assert_eq!(pm.stats().power_off, 1);
 }

@@ -49,9 +49,6 @@ impl Config {
     };
 }
 
-/// Polls of CRYPEN after key preparation before the engine counts as stalled.
-const POLLS: u32 = 1000;
-
 pub use pio_dma_driver::HwError;
 
 pub struct Engine<C, D> {
@@ -218,29 +215,22 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
         }
         // ECB/CBC decryption runs the key schedule backwards: the engine must derive the
         // decryption key first (ALGOMODE = key preparation), which ends by clearing
-        // CRYPEN. Without it the engine produces wrong data.
+        // CRYPEN. Without it the engine produces wrong data. It raises no interrupt and
+        // takes a few dozen engine clocks; upstream polls BUSY here, but a handler may
+        // not wait on a device: CRYPEN is read once, and an engine still preparing then
+        // fails the request as stalled (`EngineFault`), reset for the next.
         if op == CipherOp::Decrypt && session.mode != Mode::Ctr {
             let kp = cr::ALGOMODE.set(cfg, cr::MODE_AES_KP) & !cr::ALGODIR;
             self.cryp.write32(r::CR, kp | cr::CRYPEN)?;
-            self.poll(r::CR, cr::CRYPEN, 0)?;
+            if self.cryp.read32(r::CR)? & cr::CRYPEN != 0 {
+                return Err(HwError::Stalled);
+            }
         }
         self.cryp.write32(r::CR, cfg | cr::CRYPEN | cr::FFLUSH)?;
         if self.cryp.read32(r::CR)? & cr::CRYPEN == 0 {
             return Err(HwError::Refused);
         }
         Ok(())
-    }
-
-    /// BOUNDED POLL (when a request starts, in the handler): waits until `reg & mask ==
-    /// want`. Used for key preparation alone: it takes a few dozen cycles and raises no
-    /// interrupt (upstream polls it too); bounded, a stuck engine fails the request.
-    fn poll(&mut self, reg: usize, mask: u32, want: u32) -> Result<(), HwError> {
-        for _ in 0..POLLS {
-            if self.cryp.read32(reg)? & mask == want {
-                return Ok(());
-            }
-        }
-        Err(HwError::Stalled)
     }
 
     fn read_iv(&mut self, mode: Mode, iv: &mut [u8; 16]) -> Result<(), BusFault> {

@@ -107,6 +107,61 @@ impl<B: RegisterBus> RegisterBus for NoKeyPreparation<B> {
     }
 }
 
+/// A CRYP bus whose key preparation still runs for the next `slow` CR reads after it
+/// starts (armed by the test once the self-test has passed).
+struct SlowKeyPreparation<B> {
+    bus: B,
+    slow: std::rc::Rc<std::cell::Cell<u32>>,
+    left: u32,
+}
+
+impl<B: RegisterBus> RegisterBus for SlowKeyPreparation<B> {
+    fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
+        let v = self.bus.read32(offset)?;
+        if offset == r::CR && self.left > 0 {
+            self.left -= 1;
+            return Ok(v | cr::CRYPEN);
+        }
+        Ok(v)
+    }
+    fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
+        if offset == r::CR && cr::ALGOMODE.get(value) == cr::MODE_AES_KP {
+            self.left = self.slow.take();
+        }
+        self.bus.write32(offset, value)
+    }
+}
+
+#[test]
+fn a_key_preparation_not_finished_at_once_fails_that_request_alone() {
+    let board = Board::new();
+    let slow = std::rc::Rc::new(std::cell::Cell::new(0));
+    let mut driver = board.driver_with(SlowKeyPreparation {
+        bus: board.soc.cryp(),
+        slow: slow.clone(),
+        left: 0,
+    });
+    driver.init().expect("self-test and calibration pass");
+    let mut rig = rig::rig(&board, driver);
+    let iv = hex("000102030405060708090a0b0c0d0e0f");
+    let s = rig.open(Mode::Cbc, Path::Pio, &hex(KEY), &iv).unwrap();
+    let ct = rig
+        .crypt(s, CipherOp::Encrypt, &[7; 32], &[32], Layout::Aligned)
+        .unwrap();
+    let d = rig.open(Mode::Cbc, Path::Pio, &hex(KEY), &iv).unwrap();
+    slow.set(1);
+    assert_eq!(
+        rig.crypt(d, CipherOp::Decrypt, &ct, &[32], Layout::Aligned),
+        Err(CipherError::EngineFault),
+        "looked at once, not waited for"
+    );
+    assert_eq!(
+        rig.crypt(d, CipherOp::Decrypt, &ct, &[32], Layout::Aligned),
+        Ok(vec![7; 32]),
+        "the next request is served"
+    );
+}
+
 /// A CRYP bus whose last key register loses a bit on the way in.
 struct StuckKeyBit<B>(B);
 

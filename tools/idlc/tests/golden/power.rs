@@ -92,15 +92,17 @@ pub enum PowerError {
     StaleGrant = 3,
     ControllerFault = 4,
     ServerRestarted = 5,
+    Waking = 6,
 }
 impl PowerError {
     /// Every variant, in declaration order.
-    pub const ALL: [PowerError; 5] = [
+    pub const ALL: [PowerError; 6] = [
         PowerError::UnknownEngine,
         PowerError::NotHeld,
         PowerError::StaleGrant,
         PowerError::ControllerFault,
         PowerError::ServerRestarted,
+        PowerError::Waking,
     ];
     /// The variant with this value, if any.
     pub const fn from_value(value: u16) -> Option<Self> {
@@ -110,6 +112,7 @@ impl PowerError {
             3 => Some(PowerError::StaleGrant),
             4 => Some(PowerError::ControllerFault),
             5 => Some(PowerError::ServerRestarted),
+            6 => Some(PowerError::Waking),
             _ => None,
         }
     }
@@ -265,6 +268,8 @@ static_assertions::const_assert!(
 pub trait Server {
     /// Powers and clocks `engine` for the caller (paying the resume latency only
     /// if it was gated). Acquiring an engine already held returns the same grant.
+    /// `Waking`: the engine is ungated but its module is not functional yet (the
+    /// manager looks once and never waits); nothing is held: acquire again.
     fn acquire(
         &mut self,
         caller: wire::Caller,
@@ -311,6 +316,8 @@ impl<T: wire::Transport> Client<T> {
     }
     /// Powers and clocks `engine` for the caller (paying the resume latency only
     /// if it was gated). Acquiring an engine already held returns the same grant.
+    /// `Waking`: the engine is ungated but its module is not functional yet (the
+    /// manager looks once and never waits); nothing is held: acquire again.
     ///
     /// Idempotent: retried once if the server restarted during the call.
     pub fn acquire(
