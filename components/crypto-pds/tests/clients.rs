@@ -5,8 +5,9 @@
 
 mod common;
 
-use common::{WAIT, boot, lines, show};
+use common::{WAIT, boot, lines, show, trace, wait_trace};
 use host_runner::Event;
+use pd_trace::Kind;
 
 fn faults(events: &[Event], pd: &str) -> usize {
     events
@@ -26,13 +27,16 @@ fn two_clients_with_interleaved_sessions_both_get_the_published_answers() {
         assert_eq!(lines(&out, kat, "all 72 vectors passed").len(), 1, "{kat}");
         assert!(lines(&out, kat, "FAIL").is_empty());
     }
-    // The driver had sessions of both clients open at the same time: requests of the
-    // two interleaved on the one engine, its context saved and restored for each.
-    assert_eq!(
-        lines(&out, "omap_aes", "sessions of 2 client(s) open at once").len(),
-        1,
-        "{}",
-        show(&out, &system.events())
+    // The driver had sessions of both clients open at the same time (its peak went to
+    // 1, then 2): requests of the two interleaved on the one engine, its context saved
+    // and restored for each. Every request was served, none refused.
+    let t = trace(&system, "omap_trace");
+    assert_eq!(t.count(Kind::ClientsAtOnce), 2, "{t:?}");
+    assert_eq!(t.count(Kind::Refused), 0, "{t:?}");
+    assert_eq!(t.count(Kind::CutOff), 0);
+    assert!(
+        t.count(Kind::DonePio) + t.count(Kind::DoneDma) >= 2 * 72,
+        "{t:?}"
     );
 }
 
@@ -41,16 +45,11 @@ fn a_hostile_client_is_refused_contained_and_cut_off() {
     let _turn = common::serial();
     let system = boot("hostile.system");
     let done = system.wait_exit("kat", WAIT) && system.wait_exit("hostile", WAIT);
-    // The cut-off is logged when the driver next serves the hostile client's channel,
-    // then the closing of its sessions: wait for the last of the two lines.
-    let cut = system.wait_until(WAIT, |_, o| {
-        o.iter()
-            .any(|(p, l)| p == "omap_aes" && l.contains("session(s) of cut-off client 1"))
-            .then_some(())
-    });
+    // The cut-off happens when the driver next serves the hostile client's channel.
+    let (cut, t) = wait_trace(&system, "omap_trace", WAIT, |t| t.count(Kind::CutOff) > 0);
     let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
     let events = system.events();
-    assert!(done && cut.is_some(), "{}", show(&out, &events));
+    assert!(done && cut, "{t:?}\n{}", show(&out, &events));
 
     // Every bad request got its typed error (the hostile client checks each and exits
     // 0 only if all were as expected).
@@ -95,11 +94,19 @@ fn a_hostile_client_is_refused_contained_and_cut_off() {
         "the flood starved the good client:\n{}",
         show(&out, &events)
     );
-    // The driver never faulted; it cut the hostile client off and closed its sessions.
+    // The driver never faulted; it refused every bad request with its error, cut the
+    // hostile client off once and closed its sessions then.
     assert_eq!(faults(&events, "omap_aes"), 0);
+    let t = trace(&system, "omap_trace");
+    assert_eq!(t.count(Kind::CutOff), 1, "{t:?}");
+    // Refused on the queue (the bad keys were refused by the open_session call): its
+    // seven bad requests and 30 guessed session ids.
+    assert!(t.count(Kind::Refused) >= 7 + 30, "{t:?}");
+    // The hostile client never closes its sessions; the cut-off did: none is left open.
     assert_eq!(
-        lines(&out, "omap_aes", "closed 2 session(s) of cut-off client 1").len(),
-        1
+        t.count(Kind::SessionClosed),
+        t.count(Kind::SessionOpened),
+        "{t:?}"
     );
 }
 
@@ -108,14 +115,10 @@ fn a_hostile_digest_client_is_refused_and_cut_off_while_the_good_one_gets_its_di
     let _turn = common::serial();
     let system = boot("hostile-digest.system");
     let done = system.wait_exit("kat", WAIT) && system.wait_exit("hostile", WAIT);
-    let cut = system.wait_until(WAIT, |_, o| {
-        o.iter()
-            .any(|(p, l)| p == "sec1" && l.contains("session(s) of cut-off client 1"))
-            .then_some(())
-    });
+    let (cut, t) = wait_trace(&system, "sec1_trace", WAIT, |t| t.count(Kind::CutOff) > 0);
     let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
     let events = system.events();
-    assert!(done && cut.is_some(), "{}", show(&out, &events));
+    assert!(done && cut, "{t:?}\n{}", show(&out, &events));
     for what in [
         "algorithm 42: refused with BadValue",
         "unknown session: refused with UnknownSession",
@@ -138,10 +141,14 @@ fn a_hostile_digest_client_is_refused_and_cut_off_while_the_good_one_gets_its_di
     // the hostile client's two sessions when it cut it off.
     assert_eq!(lines(&out, "kat", "all 45 digests passed").len(), 1);
     assert_eq!(faults(&events, "sec1"), 0);
+    let t = trace(&system, "sec1_trace");
+    assert_eq!(t.count(Kind::CutOff), 1, "{t:?}");
+    // Its six bad requests on the queue (algorithm 42 was refused by the call).
+    assert!(t.count(Kind::Refused) >= 6, "{t:?}");
+    // The hostile client never closes its sessions; the cut-off did: none is left open.
     assert_eq!(
-        lines(&out, "sec1", "closed 2 session(s) of cut-off client 1").len(),
-        1,
-        "{}",
-        show(&out, &events)
+        t.count(Kind::SessionClosed),
+        t.count(Kind::SessionOpened),
+        "{t:?}"
     );
 }

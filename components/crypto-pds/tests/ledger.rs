@@ -1,11 +1,12 @@
-//! What the shared ledger and the power manager's log show in whole systems: no CPU copy
+//! What the shared ledger and the PDs' traces show in whole systems: no CPU copy
 //! of client bytes on DMA paths, at most two blocks copied per SEC1 update on the chained
 //! path, one power acquire per session burst (not per request), and the crossover each
 //! driver calibrated at init within SOURCES.md's range.
 
 mod common;
 
-use common::{field, lines, path_line, run_to_exit};
+use common::{WAIT, args, field, lines, path_line, run_to_exit, trace, wait_trace};
+use pd_trace::Kind;
 
 /// The calibrated crossovers (bytes) a driver printed, one per mode and key size.
 fn crossover_bytes(out: &[(String, String)], pd: &str) -> Vec<u64> {
@@ -76,7 +77,12 @@ fn sec1_copies_at_most_two_blocks_per_chained_update() {
 #[test]
 fn one_power_acquire_per_session_burst_not_per_request() {
     let _turn = common::serial();
-    let out = run_to_exit("cipher-omap.system", "kat");
+    let system = common::boot("cipher-omap.system");
+    assert!(system.wait_exit("kat", common::WAIT));
+    let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
+    // The client's burst of 32 requests on one session, bracketed by its own lines:
+    // the power manager logged one acquire and one release between them (the order of
+    // lines is the one thing the counters below cannot show).
     let begin = out
         .iter()
         .position(|(p, l)| p == "kat" && l.contains("burst begin"))
@@ -89,12 +95,22 @@ fn one_power_acquire_per_session_burst_not_per_request() {
     let acquires = lines(burst, "power", "power: acquire").len();
     let releases = lines(burst, "power", "power: release").len();
     assert_eq!((acquires, releases), (1, 1), "{burst:#?}");
-    let requests = field(&out[end].1, "end:");
-    assert_eq!(requests, 32);
-    // Across the whole run the engine was ungated once (autosuspend outlasts the gaps
-    // between sessions), and no acquire was refused.
-    assert_eq!(lines(&out, "power", "resumed true").len(), 1);
-    assert!(lines(&out, "power", "refused").is_empty());
+    assert_eq!(field(&out[end].1, "end:"), 32);
+
+    let (driver, power) = (trace(&system, "omap_trace"), trace(&system, "power_trace"));
+    // The driver takes its grant at a first open and gives it back at the last close
+    // (the client opens a session per vector, one after another: a grant each), and the
+    // manager granted each; autosuspend outlasts the gaps, so the engine was ungated
+    // once for the whole run.
+    // (One grant more: the driver's self-test.)
+    let grants = driver.count(Kind::PowerAcquire);
+    let opened = driver.count(Kind::SessionOpened);
+    assert!(grants >= 2 && grants <= 1 + opened, "{driver:?}");
+    assert_eq!(driver.count(Kind::PowerRelease), grants, "{driver:?}");
+    assert_eq!(power.count(Kind::PowerAcquire), grants, "{power:?}");
+    assert_eq!(power.count(Kind::PowerRelease), grants, "{power:?}");
+    assert_eq!(power.count(Kind::PowerOn), 1, "{power:?}");
+    assert_eq!(power.count(Kind::Refused), 0, "{power:?}");
 }
 
 #[test]
@@ -102,23 +118,24 @@ fn autosuspend_gates_the_engine_after_its_delay_not_between_sessions() {
     let _turn = common::serial();
     let system = common::boot("cipher-stm32.system");
     assert!(system.wait_exit("kat", common::WAIT));
-    let gated = system.wait_until(common::WAIT, |_, out| {
-        out.iter()
-            .any(|(p, l)| p == "power" && l.contains("autosuspend gated"))
-            .then(|| out.to_vec())
+    let (gated, power) = wait_trace(&system, "power_trace", common::WAIT, |t| {
+        t.count(Kind::Gated) > 0
     });
-    let out = gated.expect("the timer PD ticks the power manager until CRYP1 is gated");
-    let last_release = lines(&out, "power", "power: release");
-    let released_at = field(last_release.last().unwrap(), " at ");
-    let gate = lines(&out, "power", "autosuspend gated 1 engine(s)");
-    assert_eq!(gate.len(), 1, "one power-off for the whole run: {gate:?}");
-    let gated_at = field(gate[0], " at ");
+    assert!(
+        gated,
+        "the timer PD ticks the power manager until CRYP1 is gated: {power:?}"
+    );
+    let power = power.unwrap();
+    let released_at = *args(&power, Kind::PowerRelease).last().unwrap();
+    let gate = args(&power, Kind::Gated);
+    assert_eq!(gate.len(), 1, "one power-off for the whole run: {power:?}");
     // stm32mp1 CRYP1: 50 ms autosuspend (boards::stm32mp1, as Linux's stm32-cryp); the
     // timer ticks every 10 ms, so the gate falls within a few ticks after the deadline.
     assert!(
-        (50..=250).contains(&(gated_at - released_at)),
-        "released at {released_at} ms, gated at {gated_at} ms"
+        (50..=250).contains(&(gate[0] - released_at)),
+        "released at {released_at} ms, gated at {} ms",
+        gate[0]
     );
     // Sessions followed each other faster than the delay: powered on once.
-    assert_eq!(lines(&out, "power", "resumed true").len(), 1);
+    assert_eq!(power.count(Kind::PowerOn), 1, "{power:?}");
 }

@@ -315,7 +315,9 @@ pub struct SessionCounts {
 }
 
 impl SessionCounts {
-    pub fn opened(&mut self, caller: Caller) {
+    /// Counts a session of `caller`; the number of clients with sessions open, if that
+    /// is a new peak.
+    pub fn opened(&mut self, caller: Caller) -> Option<usize> {
         if let Some(n) = self.open.get_mut(caller.0 as usize) {
             *n += 1;
         }
@@ -326,7 +328,9 @@ impl SessionCounts {
                 "{}: sessions of {clients} client(s) open at once",
                 pd_name()
             );
+            return Some(clients);
         }
+        None
     }
 
     pub fn closed(&mut self, caller: Caller, n: usize) {

@@ -123,7 +123,12 @@ impl<S: Serving> DriverPd<S> {
             Ok(found) => report(&found),
             Err(e) => debug_println!("{}: SELF-TEST FAILED: {e:?}; not serving", pd_name()),
         }
+        let held = power.held();
         let mut pd = DriverPd::new(|incarnation| make(driver, incarnation), Some(power));
+        if held {
+            // The self-test's grant, taken before the trace began.
+            pd.trace.record(Kind::PowerAcquire, 0);
+        }
         pd.release_idle_power();
         pd
     }
@@ -168,8 +173,11 @@ impl<S: Serving> DriverPd<S> {
 
     /// A session opened or closed, for the trace and the interleaving report.
     pub(crate) fn session_opened(&mut self, caller: Caller) {
-        self.counts.opened(caller);
+        let peak = self.counts.opened(caller);
         self.trace.record(Kind::SessionOpened, caller.0);
+        if let Some(clients) = peak {
+            self.trace.record(Kind::ClientsAtOnce, clients as u32);
+        }
     }
 
     pub(crate) fn session_closed(&mut self, caller: Caller) {
@@ -186,6 +194,9 @@ impl<S: Serving> DriverPd<S> {
         self.trace.record(Kind::CutOff, caller.0);
         let closed = self.service.cut_off(caller);
         self.counts.closed(caller, closed);
+        for _ in 0..closed {
+            self.trace.record(Kind::SessionClosed, caller.0);
+        }
         debug_println!(
             "{}: closed {closed} session(s) of cut-off client {}",
             pd_name(),

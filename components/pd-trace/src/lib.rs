@@ -1,4 +1,4 @@
-//! A driver PD's trace: a count per kind of event and a ring of its last events, kept in
+//! A PD's trace (the driver PDs' and the power manager's): a count per kind of event and a ring of its last events, kept in
 //! a memory region (`setvar_vaddr="trace"`) that a debug tool and tests read from
 //! outside the PD, while it runs or after it crashed. Hubris's `counted_ringbuf!` is the
 //! model: typed events, a counter per kind that never wraps back, a fixed ring that
@@ -33,7 +33,11 @@ pub enum Kind {
     CallWhileBusy = 5,
     /// A client's notification arrived while a request was in flight (arg: client).
     NotifiedWhileBusy = 6,
+    /// A driver took its power grant (arg 0); the power manager granted one (arg: the
+    /// grant's generation).
     PowerAcquire = 7,
+    /// A driver gave its grant back (arg 0); the power manager took one back (arg: its
+    /// clock, ms).
     PowerRelease = 8,
     /// A client broke its queues and was cut off (arg: client).
     CutOff = 9,
@@ -43,10 +47,18 @@ pub enum Kind {
     Started = 12,
     /// A Digest request finished (its answer names no path; arg: client).
     Hashed = 13,
+    /// Sessions of this many clients (arg) were open at once, a new peak.
+    ClientsAtOnce = 14,
+    /// The power manager ungated an engine (arg: engine).
+    PowerOn = 15,
+    /// The power manager's autosuspend gated an engine (arg: its clock, ms).
+    Gated = 16,
+    /// A child faulted; its grants were revoked and it was restarted (arg: child).
+    Revoked = 17,
 }
 
 /// Kinds, in order (a counter each).
-pub const KINDS: [Kind; 14] = [
+pub const KINDS: [Kind; 18] = [
     Kind::DonePio,
     Kind::DoneDma,
     Kind::DoneCpu,
@@ -61,6 +73,10 @@ pub const KINDS: [Kind; 14] = [
     Kind::SessionClosed,
     Kind::Started,
     Kind::Hashed,
+    Kind::ClientsAtOnce,
+    Kind::PowerOn,
+    Kind::Gated,
+    Kind::Revoked,
 ];
 
 impl Kind {

@@ -80,3 +80,37 @@ pub fn path_line<'a>(out: &'a [(String, String)], client: &str, path: &str) -> O
         .map(|(_, l)| l.as_str())
         .find(|l| l.contains(&prefix) && !l.contains("skipped"))
 }
+
+/// Waits until the trace in region `region` satisfies `done` (a PD's trace changes
+/// without an event to wake on: read it every 10 ms); the last snapshot either way.
+pub fn wait_trace(
+    system: &System,
+    region: &str,
+    timeout: Duration,
+    done: impl Fn(&pd_trace::Snapshot) -> bool,
+) -> (bool, Option<pd_trace::Snapshot>) {
+    let start = std::time::Instant::now();
+    loop {
+        let snap = system.trace(region);
+        if snap.as_ref().is_some_and(&done) {
+            return (true, snap);
+        }
+        if start.elapsed() > timeout {
+            return (false, snap);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The trace in region `region`, which the system must have.
+pub fn trace(system: &System, region: &str) -> pd_trace::Snapshot {
+    system
+        .trace(region)
+        .unwrap_or_else(|| panic!("no trace in region {region}"))
+}
+
+/// The arguments of the ring's entries of `kind`, oldest first.
+pub fn args(trace: &pd_trace::Snapshot, kind: pd_trace::Kind) -> Vec<u32> {
+    let entries = trace.ring.iter().flatten();
+    entries.filter(|e| e.kind == kind).map(|e| e.arg).collect()
+}

@@ -31,7 +31,9 @@ use pd_runtime::{
     Channel, ChannelSet, Child, FaultKind, Handler, MessageInfo, debug_println, get_mr, ipc,
     pd_name,
 };
+use pd_trace::{Kind, Trace};
 use power_manager::{EngineConfig, PowerManager};
+use shm_queue::SharedRegion;
 
 /// A board's engines and the gates of its always-on devices.
 pub struct BoardPower {
@@ -89,6 +91,8 @@ impl Clock {
 
 pub struct PowerPd<C> {
     pm: PowerManager<C>,
+    /// Counters and the last events, in the region `trace` if the system maps one.
+    trace: Trace<'static>,
     clock: Clock,
     /// The timer PD's channel, if the system has one, and whether a tick is asked for.
     timer: Option<Channel>,
@@ -106,8 +110,14 @@ pub fn start<C: RegisterBus>(board: &BoardPower, mut controller: impl FnMut() ->
     let pm = PowerManager::new(controller(), board.engines)
         .expect("the board's engines have distinct gates");
     debug_println!("{}: managing {} engine(s)", pd_name(), board.engines.len());
+    let trace = Trace::new(pd_runtime::maybe_memory_region!(trace).map(|r| {
+        // SAFETY: mapped read-write for the PD's life; written only through atomics.
+        unsafe { SharedRegion::from_raw(r.vaddr, r.size) }
+    }));
+    trace.record(Kind::Started, 0);
     PowerPd {
         pm,
+        trace,
         clock: Clock::new(),
         timer: pd_runtime::maybe_var!(timer)
             .and_then(|id| u8::try_from(id).ok())
@@ -128,6 +138,9 @@ impl<C: RegisterBus> PowerPd<C> {
             }
         };
         let gated = self.pm.stats().power_off - before;
+        for _ in 0..gated {
+            self.trace.record(Kind::Gated, now as u32);
+        }
         if gated > 0 {
             debug_println!(
                 "{}: autosuspend gated {gated} engine(s) at {now} ms",
@@ -144,6 +157,7 @@ impl<C: RegisterBus> PowerPd<C> {
 /// The Power server for one call, with the time it arrived.
 struct Call<'a, C> {
     pm: &'a mut PowerManager<C>,
+    trace: &'a Trace<'static>,
     now_ms: u64,
 }
 
@@ -153,6 +167,13 @@ impl<C: RegisterBus> power::Server for Call<'_, C> {
         let r = self.pm.acquire(caller, engine);
         let resumed = self.pm.stats().power_on > on;
         let holders = self.pm.holders(engine);
+        if resumed {
+            self.trace.record(Kind::PowerOn, engine as u32);
+        }
+        match &r {
+            Ok(g) => self.trace.record(Kind::PowerAcquire, g.generation),
+            Err(e) => self.trace.record(Kind::Refused, *e as u32),
+        }
         match &r {
             Ok(g) => debug_println!(
                 "{}: acquire {engine:?} by channel {}: granted, generation {} \
@@ -172,6 +193,10 @@ impl<C: RegisterBus> power::Server for Call<'_, C> {
 
     fn release(&mut self, caller: Caller, grant: Grant) -> Result<(), PowerError> {
         let r = self.pm.release(caller, grant, self.now_ms);
+        match r {
+            Ok(()) => self.trace.record(Kind::PowerRelease, self.now_ms as u32),
+            Err(e) => self.trace.record(Kind::Refused, e as u32),
+        }
         debug_println!(
             "{}: release by channel {} (generation {}): {r:?} at {} ms",
             pd_name(),
@@ -187,9 +212,9 @@ impl<C: RegisterBus> Handler for PowerPd<C> {
     fn protected(&mut self, channel: Channel, msg: MessageInfo) -> MessageInfo {
         self.poll();
         let now_ms = self.clock.now_ms();
-        let pm = &mut self.pm;
+        let (pm, trace) = (&mut self.pm, &self.trace);
         let reply = ipc::serve(channel, msg, |caller, m| {
-            power::dispatch(&mut Call { pm, now_ms }, caller, m)
+            power::dispatch(&mut Call { pm, trace, now_ms }, caller, m)
         });
         // A release may have armed a deadline: ask the timer for a tick (touches no
         // message words, so the reply stands).
@@ -209,6 +234,7 @@ impl<C: RegisterBus> Handler for PowerPd<C> {
         let kind = FaultKind::from_label(msg.label());
         let stale = self.pm.stats();
         self.pm.revoke(Caller(u32::from(child.index())), now);
+        self.trace.record(Kind::Revoked, u32::from(child.index()));
         debug_println!(
             "{}: driver (child {}) faulted: {kind:?} ({}); its grants revoked \
              (acquires so far {}), restarting it",
