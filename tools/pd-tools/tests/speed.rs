@@ -68,7 +68,9 @@ fn tables_tcrypt_lines_and_plot() {
         "{out}"
     );
     assert!(
-        out.contains("1000s of bytes per second processed (host real time, one run per size: "),
+        out.contains(
+            "1000s of bytes per second processed (host real time, the median of 5 timed slices of each size's run: "
+        ),
         "{out}"
     );
     for path in ["chained", "copy"] {
@@ -231,7 +233,8 @@ fn the_default_sizes_in_the_help_are_the_ones_taken() {
     );
 }
 
-/// Host figures say how they were taken: one run, the load average, the build.
+/// Host figures say how they were taken: the median of a run's timed slices, their
+/// spread, the load average, the build.
 #[test]
 fn host_figures_state_the_load_and_the_build() {
     let out = ok(&[
@@ -251,6 +254,15 @@ fn host_figures_state_the_load_and_the_build() {
     assert!(
         line.contains("load average") && line.contains("debug build"),
         "{line}"
+    );
+    let spread = out
+        .lines()
+        .skip_while(|l| !l.starts_with("spread between slices"))
+        .nth(1)
+        .expect("a spread line under the host table");
+    assert!(
+        spread.starts_with("  cpu cpu aes-128-cbc: 16 B ±"),
+        "{spread}"
     );
     assert!(
         out.contains("modelled board time: the same in every run"),

@@ -12,7 +12,10 @@
 //!   is an update. The ledger is read after each half of the updates so the tool can
 //!   check that every update costs the same.
 //!
-//! Prints per size: `result size=S ops=K host_ns=T pio=a dma=b cpu=c counts=c0,..,c14`
+//! Prints per size: `result size=S ops=K host_ns=T pio=a dma=b cpu=c counts=c0,..,c14
+//! slices=k1:t1/k2:t2/..`, the slices being the run cut into `bench_stats::RUNS` equal
+//! windows of time (k ops in t ns each), so the tool reports a median and a spread
+//! from one run's time (a stream run has one slice)
 //! (stream: first `first counts=...` after the first update, `half counts=...` after half the updates and `updates counts=...` after
 //! the last update, before the final), then exits 0.
 use std::time::Instant;
@@ -54,6 +57,11 @@ struct Run {
     size: usize,
     ops: u64,
     start: Instant,
+    /// Closed windows of the run: (ops, ns); the open one began at `slice_start`
+    /// after `slice_ops` ops.
+    slices: Vec<(u64, u128)>,
+    slice_start: Instant,
+    slice_ops: u64,
     before: Counts,
     half: Option<Counts>,
     /// Stream: the ledger after the first update (which has no buffered block before it).
@@ -136,6 +144,9 @@ impl Speed {
             size,
             ops: 0,
             start: Instant::now(),
+            slices: Vec::new(),
+            slice_start: Instant::now(),
+            slice_ops: 0,
             before: self.meter.now(),
             half: None,
             first: None,
@@ -248,6 +259,16 @@ impl Speed {
                     fail(format!("close_session: {e:?}"));
                 }
                 let secs = r.start.elapsed().as_secs_f64();
+                let window = self.seconds / bench_stats::RUNS as f64;
+                // The last slice takes whatever is left (also with a zero budget).
+                if r.slices.len() + 1 < bench_stats::RUNS
+                    && secs >= window * (r.slices.len() + 1) as f64
+                {
+                    r.slices
+                        .push((r.ops - r.slice_ops, r.slice_start.elapsed().as_nanos()));
+                    r.slice_start = Instant::now();
+                    r.slice_ops = r.ops;
+                }
                 r.ops < self.max_ops && (secs < self.seconds || r.ops < self.min_ops)
             }
         };
@@ -255,6 +276,11 @@ impl Speed {
             return self.op();
         }
         let host_ns = r.start.elapsed().as_nanos();
+        if r.ops > r.slice_ops {
+            r.slices
+                .push((r.ops - r.slice_ops, r.slice_start.elapsed().as_nanos()));
+        }
+        let slices: Vec<String> = r.slices.iter().map(|(k, t)| format!("{k}:{t}")).collect();
         let after = self.meter.now();
         let counts = |c: &Counts| c.0.map(|v| v.to_string()).join(",");
         if let (Some(f), Some(h), Some(u)) = (r.first, r.half, r.updates) {
@@ -263,13 +289,14 @@ impl Speed {
             debug_println!("updates counts={}", counts(&u.since(&r.before)));
         }
         debug_println!(
-            "result size={} ops={} host_ns={host_ns} pio={} dma={} cpu={} counts={}",
+            "result size={} ops={} host_ns={host_ns} pio={} dma={} cpu={} counts={} slices={}",
             r.size,
             r.ops,
             r.taken[Path::Pio as usize],
             r.taken[Path::Dma as usize],
             r.taken[Path::Cpu as usize],
-            counts(&after.since(&r.before))
+            counts(&after.since(&r.before)),
+            slices.join("/")
         );
         let session = r.session;
         match &mut self.calls {

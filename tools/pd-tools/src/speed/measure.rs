@@ -72,6 +72,9 @@ pub struct Sample {
     pub size: usize,
     pub ops: u64,
     pub host_ns: f64,
+    /// ns per op in each timed slice of the run (see the speed client): the host
+    /// figure is their median.
+    pub host_slices: Vec<f64>,
     /// Requests the driver answered as taken by PIO, DMA, the CPU.
     pub pio: u64,
     pub dma: u64,
@@ -86,8 +89,18 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// The host figure: the median of the slices' ns per op, with their spread (the
+    /// whole run's mean when the client reported no slices: a stream run).
+    pub fn host_stats(&self) -> bench_stats::Stats {
+        if self.host_slices.is_empty() {
+            bench_stats::Stats::of(&[self.host_ns / self.ops as f64])
+        } else {
+            bench_stats::Stats::of(&self.host_slices)
+        }
+    }
+
     pub fn host_ns_per_op(&self) -> f64 {
-        self.host_ns / self.ops as f64
+        self.host_stats().median
     }
 
     pub fn modelled_ns_per_op(&self, board: &boards::Board) -> f64 {
@@ -150,6 +163,25 @@ fn counts(s: &str) -> Result<Counts, String> {
     Ok(Counts(arr))
 }
 
+/// The `slices=k:t/..` field: ns per op of each slice (none if absent or empty).
+fn slices(line: &str) -> Result<Vec<f64>, String> {
+    let Ok(list) = field(line, "slices") else {
+        return Ok(Vec::new());
+    };
+    list.split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let (k, t) = s.split_once(':').ok_or(format!("slice {s:?}"))?;
+            let k: u64 = k.parse().map_err(|_| format!("slice {s:?}"))?;
+            let t: f64 = t.parse().map_err(|_| format!("slice {s:?}"))?;
+            if k == 0 {
+                return Err(format!("slice {s:?} has no op"));
+            }
+            Ok(t / k as f64)
+        })
+        .collect()
+}
+
 /// Parses the client's `result` and `half` lines.
 pub fn samples(report: &Report) -> Result<Vec<Sample>, String> {
     let mut out = Vec::new();
@@ -161,6 +193,7 @@ pub fn samples(report: &Report) -> Result<Vec<Sample>, String> {
                 size: num(rest, "size")? as usize,
                 ops: 0,
                 host_ns: 0.0,
+                host_slices: Vec::new(),
                 pio: 0,
                 dma: 0,
                 cpu: 0,
@@ -180,6 +213,7 @@ pub fn samples(report: &Report) -> Result<Vec<Sample>, String> {
                 size: num(rest, "size")? as usize,
                 ops: num(rest, "ops")?,
                 host_ns: num(rest, "host_ns")? as f64,
+                host_slices: slices(rest)?,
                 pio: num(rest, "pio")?,
                 dma: num(rest, "dma")?,
                 cpu: num(rest, "cpu")?,
@@ -279,7 +313,17 @@ mod tests {
         let s = samples(&report).unwrap();
         assert_eq!(s.len(), 1);
         assert_eq!((s[0].size, s[0].ops, s[0].pio), (64, 10, 10));
-        assert_eq!(s[0].host_ns_per_op(), 500.0);
+        assert_eq!(s[0].host_ns_per_op(), 500.0, "no slices: the run's mean");
+        let sliced = samples(&Report {
+            lines: vec![
+                "result size=16 ops=9 host_ns=9000 pio=0 dma=0 cpu=9 counts=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 slices=2:800/3:3600/4:1600"
+                    .into(),
+            ],
+        })
+        .unwrap();
+        assert_eq!(sliced[0].host_slices, [400.0, 1200.0, 400.0]);
+        assert_eq!(sliced[0].host_ns_per_op(), 400.0, "the median slice");
+        assert!(sliced[0].host_stats().wide(), "a slice 3x the others");
         assert_eq!(s[0].counts.get(Event::Request), 4);
         assert_eq!(s[0].half.unwrap().get(Event::Request), 2);
         assert_eq!(s[0].taken(), "pio");

@@ -80,7 +80,7 @@ fn draw(ms: &[Measured], path: &Path) -> Result<(), Box<dyn std::error::Error>> 
         }
         let caption = match clock {
             Clock::Modelled => "modelled board time (ledger x cost table)",
-            Clock::Host => "host real time (through the PDs, one run)",
+            Clock::Host => "host real time (through the PDs, median of 5 slices)",
         };
         let mut chart = ChartBuilder::on(&area)
             .caption(caption, ("sans-serif", 16))

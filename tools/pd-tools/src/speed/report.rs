@@ -59,7 +59,8 @@ pub fn openssl_table(ms: &[Measured], clock: Clock) -> String {
     let what = match clock {
         Clock::Modelled => "modelled board time: the same in every run".to_string(),
         Clock::Host => format!(
-            "host real time, one run per size: {}",
+            "host real time, the median of {} timed slices of each size's run: {}",
+            bench_stats::RUNS,
             bench_stats::context()
                 .split(", each figure")
                 .next()
@@ -99,6 +100,34 @@ pub fn openssl_table(ms: &[Measured], clock: Clock) -> String {
             }
         }
         out.push('\n');
+    }
+    if clock == Clock::Host {
+        out += &spreads(ms);
+    }
+    out
+}
+
+/// The host figures' spread between slices, per job and size, and a warning when one
+/// is too wide to trust.
+fn spreads(ms: &[Measured]) -> String {
+    let mut out = String::from("spread between slices (half of (max - min) / median):\n");
+    let mut all = Vec::new();
+    for m in ms {
+        let stats: Vec<_> = m
+            .samples
+            .iter()
+            .filter(|s| s.measured())
+            .map(|s| (s.size, s.host_stats()))
+            .collect();
+        let cells: Vec<String> = stats
+            .iter()
+            .map(|(size, st)| format!("{size} B {}", st.spread_cell()))
+            .collect();
+        let _ = writeln!(out, "  {}: {}", m.job.label(), cells.join(", "));
+        all.extend(stats.into_iter().map(|(_, st)| st));
+    }
+    if let Some(w) = bench_stats::warning(&all) {
+        let _ = writeln!(out, "{w}");
     }
     out
 }
