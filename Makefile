@@ -34,12 +34,13 @@ setup:
 # The default demo: every engine behind its driver PD, the verified-boot client and
 # known-answer clients (system/demo.system). The runner finds PD binaries next to itself,
 # so they are built first; it stops once every client has finished (its default), and
-# prints only what the clients report, each client's lines together as it finishes
-# (drop the --show options to see every PD's log).
+# prints only what the clients report: each client's verdict line as it finishes, then
+# the speed table (`make run V=1`: every line each client printed; drop the --show
+# options to see every PD's log).
 DEMO_CLIENTS := vboot kat_cpu kat_omap kat_stm32 kat_sec1 speed
 run: setup
 	$(CARGO) build --locked -q --workspace --bins
-	target/debug/host-runner -q --grouped $(foreach c,$(DEMO_CLIENTS),--show $(c)) system/demo.system
+	target/debug/host-runner -q --grouped $(if $(V),,--verdicts) $(foreach c,$(DEMO_CLIENTS),--show $(c)) system/demo.system
 
 # PD binaries of every package first: whole-system tests boot .system files whose PDs
 # come from several packages, and the runner finds them in target/debug.

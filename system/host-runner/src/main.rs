@@ -47,9 +47,14 @@ struct Args {
     #[arg(long, value_name = "PD")]
     show: Vec<String>,
     /// Print each shown PD's lines together when it exits (and the rest when the system
-    /// stops), in the order they finish, instead of as they come.
+    /// stops) instead of as they come: in the order --show names them, or else in the
+    /// order they finish.
     #[arg(long)]
     grouped: bool,
+    /// With --grouped: of each shown PD, print only its verdict lines (those holding
+    /// "verdict: "), or all its lines if it printed none.
+    #[arg(long, requires = "grouped")]
+    verdicts: bool,
     /// Do not log starts, faults and restarts.
     #[arg(long, short)]
     quiet: bool,
@@ -147,7 +152,7 @@ fn main() -> ExitCode {
         if !args.grouped {
             return;
         }
-        let mut names: Vec<String> = system
+        let exited: Vec<String> = system
             .events()
             .iter()
             .filter_map(|e| match e {
@@ -155,14 +160,27 @@ fn main() -> ExitCode {
                 _ => None,
             })
             .collect();
+        let mut names = if args.show.is_empty() {
+            exited
+        } else {
+            // In the order the options name them: each once it and those before it
+            // have finished (or the system stopped).
+            let ready = args.show.iter().take_while(|pd| all || exited.contains(pd));
+            ready.cloned().collect()
+        };
         if all {
             names.extend(system.pds().iter().cloned());
         }
         for pd in names {
             let shown = args.show.is_empty() || args.show.contains(&pd);
             if shown && !printed.contains(&pd) {
-                for line in system.output(&pd) {
-                    println!("[{pd}] {line}");
+                let lines = system.output(&pd);
+                let verdicts: Vec<&String> =
+                    lines.iter().filter(|l| l.contains("verdict: ")).collect();
+                if args.verdicts && !verdicts.is_empty() {
+                    verdicts.iter().for_each(|line| println!("[{pd}] {line}"));
+                } else {
+                    lines.iter().for_each(|line| println!("[{pd}] {line}"));
                 }
                 printed.push(pd);
             }

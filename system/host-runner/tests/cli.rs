@@ -193,3 +193,36 @@ fn grouped_prints_each_pd_once_it_has_finished() {
             .any(|l| l.starts_with("[client2] bench rounds=50"))
     );
 }
+
+/// `--verdicts` (make run): of each shown client only its verdict line, in the order
+/// the options name them whatever order they finish in; a client with no verdict line
+/// shows all its lines.
+#[test]
+fn verdicts_print_one_line_per_client_in_the_order_named() {
+    let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../demo.system");
+    let out = runner()
+        .args(["-q", "--grouped", "--verdicts"])
+        .args([
+            "--show", "kat_sec1", "--show", "vboot", "--show", "kat_omap",
+        ])
+        .arg(&demo)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(
+        lines[0].starts_with("[kat_sec1] kat-digest: verdict: all 45 digests passed"),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].starts_with("[vboot] vboot: verdict: 4 of 4"),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("[kat_omap] kat-cipher: verdict: all 72 vectors passed"),
+        "{stdout}"
+    );
+    assert!(lines[2].contains("Dma 24 (0 B CPU-copied)"), "{stdout}");
+}

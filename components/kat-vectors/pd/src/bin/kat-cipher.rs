@@ -27,6 +27,42 @@ struct PathTally {
     dma_requests: u32,
 }
 
+/// What each path that ran proved, for the verdict line: how many vectors, how the
+/// driver moved them, and what the CPU copied of DMA'd requests.
+struct ByPath<'a>(&'a [PathTally; 4]);
+
+impl core::fmt::Display for ByPath<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut sep = "";
+        for (path, t) in PATHS.iter().zip(self.0).filter(|(_, t)| t.passed > 0) {
+            write!(f, "{sep}{path:?} {}", t.passed)?;
+            sep = ", ";
+            let mut notes = " (";
+            // Where the driver chose (adaptive), how it went.
+            if *path == Path::Adaptive {
+                let ways = [(Path::Pio, "pio"), (Path::Dma, "dma"), (Path::Cpu, "cpu")];
+                let mut plus = "";
+                for (way, name) in ways {
+                    let n = t.taken[way as usize];
+                    if n > 0 {
+                        write!(f, "{notes}{plus}{n} {name}")?;
+                        (notes, plus) = ("", " + ");
+                    }
+                }
+                notes = if notes.is_empty() { ", " } else { notes };
+            }
+            if t.dma_requests > 0 {
+                write!(f, "{notes}{} B CPU-copied", t.dma_copied)?;
+                notes = ", ";
+            }
+            if notes != " (" {
+                f.write_str(")")?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The case whose request is in flight.
 struct Running {
     case: Case,
@@ -249,7 +285,10 @@ impl Kat {
     fn finish(&mut self) {
         let passed: u32 = self.tally.iter().map(|t| t.passed).sum();
         if self.failed == 0 && passed > 0 {
-            debug_println!("kat-cipher: all {passed} vectors passed");
+            debug_println!(
+                "kat-cipher: verdict: all {passed} vectors passed (SP 800-38A, FIPS-197): {}; a burst of {BURST} on one session in order",
+                ByPath(&self.tally)
+            );
             debug_println!(
                 "kat-cipher: (taken: the path the driver chose per request; dma requests: those the ledger saw go by DMA; cpu_copy: client bytes the CPU copied, 0 on DMA when the caller's segments go straight to the engine)"
             );

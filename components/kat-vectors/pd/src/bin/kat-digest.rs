@@ -45,6 +45,26 @@ struct Tally {
     whole_copy: u64,
 }
 
+/// What each path that ran proved, for the verdict line: how many digests, and the most
+/// client bytes the CPU copied for one update (the talitos chaining change: at most
+/// two blocks when chained).
+struct ByPath<'a>(&'a [Tally; 3]);
+
+impl core::fmt::Display for ByPath<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut sep = "";
+        for (path, t) in PATHS.iter().zip(self.0).filter(|(_, t)| t.passed > 0) {
+            write!(
+                f,
+                "{sep}{path:?} {} (<= {} B copied per update)",
+                t.passed, t.max_update_copy
+            )?;
+            sep = ", ";
+        }
+        Ok(())
+    }
+}
+
 struct Current {
     alg: Algorithm,
     name: &'static str,
@@ -137,7 +157,10 @@ impl Kat {
         }
         let passed: u32 = self.tally.iter().map(|t| t.passed).sum();
         if self.failed == 0 && passed > 0 {
-            debug_println!("kat-digest: all {passed} digests passed");
+            debug_println!(
+                "kat-digest: verdict: all {passed} digests passed (FIPS 180-4, RFC 1321): {}",
+                ByPath(&self.tally)
+            );
             debug_println!(
                 "kat-digest: (updates: update requests; max_update_copy: most client bytes the CPU copied for one update, at most two blocks when chained; cpu_copy: all bytes it copied; whole_copy: those copied by updates of whole blocks)"
             );
