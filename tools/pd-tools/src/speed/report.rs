@@ -269,6 +269,7 @@ mod tests {
                 size: 16,
                 ops: 10,
                 host_ns: 10_000.0,
+                host_slices: vec![1000.0; 5],
                 pio: 10,
                 dma: 0,
                 cpu: 0,
