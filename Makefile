@@ -16,7 +16,7 @@ NOSTD      := aarch64-unknown-none
 NOSTD_PKGS := -p shm-queue -p pd-trace -p segment-list -p pd-idl -p mmio -p cost-ledger -p boards -p engine-models -p power-manager -p cipher-service -p cpu-engine -p session-table -p digest-service -p sec1-hash-driver -p vboot -p omap-aes-driver -p stm32-cryp-driver -p virtio-crypto-driver -p virtio-crypto-model -p pd-runtime
 BENCH_DIR  := target/bench
 # The driver and power-manager PDs the tools boot (they find them beside themselves).
-HOST_PD_PKGS := -p crypto-pds -p cpu-engine-pd -p omap-aes-pd -p stm32-cryp-pd -p sec1-hash-pd -p power-manager-pd -p vboot-client-pd -p kat-client-pd
+HOST_PD_PKGS := -p crypto-pds -p cpu-engine-pd -p omap-aes-pd -p stm32-cryp-pd -p sec1-hash-pd -p power-manager-pd -p vboot-client-pd -p kat-client-pd -p device-pd
 
 .PHONY: help setup run test bench pds sizes image qemu lint check-systems qemu-setup qemu-test
 .DEFAULT_GOAL := help
@@ -73,7 +73,7 @@ bench: setup
 # Each is copied to NAME.elf beside it, the name .system files use (on the host too),
 # and listed in $(PD_LIST) for `make sizes`. MICROKIT_CONFIG reaches pd-runtime at build
 # time: debug output (seL4_DebugPutChar) exists only in the debug kernel.
-PD_PKGS         ?= -p runtime-examples -p sel4-pds -p cpu-engine-pd -p virtio-crypto-pd -p omap-aes-pd -p stm32-cryp-pd -p sec1-hash-pd -p power-manager-pd -p vboot-client-pd -p kat-client-pd
+PD_PKGS         ?= -p runtime-examples -p sel4-pds -p cpu-engine-pd -p virtio-crypto-pd -p omap-aes-pd -p stm32-cryp-pd -p sec1-hash-pd -p power-manager-pd -p vboot-client-pd -p kat-client-pd -p device-pd
 PD_DIR          := target/$(NOSTD)/release
 PD_LIST         := target/pds.list
 MICROKIT_BOARD  ?= qemu_virt_aarch64

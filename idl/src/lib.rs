@@ -4,6 +4,7 @@
 //! * [`power`]: engines granted to drivers for whole sessions (calls only).
 //! * [`cipher`]: AES sessions (calls) and encrypt/decrypt requests (queues).
 //! * [`digest`]: hash sessions (calls) and update/final requests (queues).
+//! * [`regbus`]: register access over calls to a device PD standing in for silicon.
 //!
 //! Each module has the interface's types (zerocopy `#[repr(C)]` descriptors, enums and
 //! their checked raw forms), a `Server` trait with a `dispatch` function, a `Client` stub,
@@ -28,6 +29,10 @@ pub mod cipher {
 
 pub mod digest {
     include!(concat!(env!("OUT_DIR"), "/digest.rs"));
+}
+
+pub mod regbus {
+    include!(concat!(env!("OUT_DIR"), "/regbus.rs"));
 }
 
 // A driver takes a request only when it can queue the answer; with at least as many

@@ -42,6 +42,10 @@ pub enum BusFault {
     OutOfWindow { offset: usize },
     /// The offset is not a multiple of 4.
     Misaligned { offset: usize },
+    /// Nothing answered at all: on silicon an external abort; where a device PD stands
+    /// in for the silicon, one that refused the access (not this caller's window) or is
+    /// gone.
+    NoDevice,
 }
 
 /// 32-bit register access at byte offsets inside one device's register window.

@@ -1,5 +1,6 @@
 //! The host: the board's engine model inside the driver's process, behind the same
-//! register buses the driver uses for MMIO on seL4.
+//! register buses the driver uses for MMIO on seL4; or, if the PD has a device channel,
+//! a device PD's windows, as under QEMU.
 //!
 //! DMA reaches memory through a `PhysMap` with one window per region the `.system`
 //! file maps into the driver with a physical address: its scratch and each client's
@@ -13,24 +14,35 @@ use engine_models::phys::PhysMap;
 use engine_models::soc::{Machine, Port, Soc};
 use pd_runtime::maybe_memory_region as region;
 
-use crate::{Common, common};
+use crate::device::{Bus, DeviceBus, window as w};
+use crate::{Common, ScratchView, common, device_windows};
 
-/// Each board's register windows: ports of its model.
-pub type Am335xBus = Port<'static, engine_models::am335x::Am335xMachine<'static>>;
-pub type Stm32mp1Bus = Port<'static, engine_models::stm32mp1::Stm32mp1Machine<'static>>;
-pub type Mpc885Bus = Port<'static, engine_models::mpc885::Mpc885Machine<'static>>;
+/// Each board's register windows: ports of its model (or a device PD's windows).
+pub type Am335xBus = Bus<Port<'static, engine_models::am335x::Am335xMachine<'static>>>;
+pub type Stm32mp1Bus = Bus<Port<'static, engine_models::stm32mp1::Stm32mp1Machine<'static>>>;
+pub type Mpc885Bus = Bus<Port<'static, engine_models::mpc885::Mpc885Machine<'static>>>;
 
-/// The CPU's view of DMA memory by physical address: the model's physical map.
+/// The CPU's view of DMA memory by physical address: the in-PD model's physical map, or
+/// the scratch where a device PD does the DMA.
 #[derive(Clone, Copy)]
-pub struct DmaView(&'static PhysMap<'static>);
+pub enum DmaView {
+    Model(&'static PhysMap<'static>),
+    Scratch(ScratchView),
+}
 
 impl DmaView {
     pub fn read(&self, phys: u64, buf: &mut [u8]) -> bool {
-        self.0.read(phys, buf).is_ok()
+        match self {
+            DmaView::Model(m) => m.read(phys, buf).is_ok(),
+            DmaView::Scratch(s) => s.read(phys, buf),
+        }
     }
 
     pub fn write(&self, phys: u64, data: &[u8]) -> bool {
-        self.0.write(phys, data).is_ok()
+        match self {
+            DmaView::Model(m) => m.write(phys, data).is_ok(),
+            DmaView::Scratch(s) => s.write(phys, data),
+        }
     }
 }
 
@@ -87,11 +99,17 @@ fn wire_irqs<M: Machine + 'static>(soc: &'static Soc<'static, M>) {
 }
 
 /// The board's clock controller, as the power manager drives it: the model over the
-/// gate block the engine models check.
-pub type ClockController = engine_models::power::ClockController<'static>;
+/// gate block the engine models check, or the device PD's clock window.
+pub type ClockController = Bus<engine_models::power::ClockController<'static>>;
 
 pub fn clock_controller() -> ClockController {
-    ClockController::new(crate::shared::gates(), crate::shared::ledger())
+    match pd_runtime::device_channel() {
+        Some(ch) => Bus::Device(DeviceBus::new(ch, w::CLOCKS)),
+        None => Bus::Local(engine_models::power::ClockController::new(
+            crate::shared::gates(),
+            crate::shared::ledger(),
+        )),
+    }
 }
 
 /// BeagleBone's AES0 and EDMA (`engine_models::am335x`).
@@ -103,6 +121,13 @@ pub struct Am335x {
 
 impl Am335x {
     pub fn take() -> Self {
+        if let Some((aes, edma)) = device_windows() {
+            return Am335x {
+                aes: Bus::Device(aes),
+                edma: Bus::Device(edma),
+                common: common(),
+            };
+        }
         let common = common();
         let mem = phys_map(&common);
         let soc: &'static _ = Box::leak(Box::new(engine_models::am335x::am335x(
@@ -112,8 +137,8 @@ impl Am335x {
         )));
         wire_irqs(soc);
         Am335x {
-            aes: soc.aes(),
-            edma: soc.edma(),
+            aes: Bus::Local(soc.aes()),
+            edma: Bus::Local(soc.edma()),
             common,
         }
     }
@@ -128,6 +153,13 @@ pub struct Stm32mp1 {
 
 impl Stm32mp1 {
     pub fn take() -> Self {
+        if let Some((cryp, dma)) = device_windows() {
+            return Stm32mp1 {
+                cryp: Bus::Device(cryp),
+                dma: Bus::Device(dma),
+                common: common(),
+            };
+        }
         let common = common();
         let mem = phys_map(&common);
         let soc: &'static _ = Box::leak(Box::new(engine_models::stm32mp1::stm32mp1(
@@ -137,8 +169,8 @@ impl Stm32mp1 {
         )));
         wire_irqs(soc);
         Stm32mp1 {
-            cryp: soc.cryp(),
-            dma: soc.dma(),
+            cryp: Bus::Local(soc.cryp()),
+            dma: Bus::Local(soc.dma()),
             common,
         }
     }
@@ -153,6 +185,14 @@ pub struct Mpc885 {
 
 impl Mpc885 {
     pub fn take() -> Self {
+        if let Some((sec, _)) = device_windows() {
+            let common = common();
+            return Mpc885 {
+                sec: Bus::Device(sec),
+                dma: DmaView::Scratch(ScratchView(common.scratch)),
+                common,
+            };
+        }
         let common = common();
         let mem = phys_map(&common);
         let soc: &'static _ = Box::leak(Box::new(engine_models::mpc885::mpc885(
@@ -162,8 +202,8 @@ impl Mpc885 {
         )));
         wire_irqs(soc);
         Mpc885 {
-            sec: soc.sec(),
-            dma: DmaView(mem),
+            sec: Bus::Local(soc.sec()),
+            dma: DmaView::Model(mem),
             common,
         }
     }

@@ -101,10 +101,37 @@ pub fn is_passive() -> bool {
     backend::is_passive()
 }
 
-/// The channels on which this PD receives interrupts (its `<irq>` elements): on seL4
-/// the `microkit_irqs` word the tool patches, on the host the boot information.
+/// The channels on which this PD receives interrupts: its `<irq>` elements (on seL4
+/// the `microkit_irqs` word the tool patches, on the host the boot information), and
+/// the [`device_channel`] if it has one.
 pub fn irq_channels() -> ChannelSet {
-    ChannelSet(backend::irq_channels())
+    let device = device_channel().map_or(0, |c| 1u64 << c.index());
+    ChannelSet(backend::irq_channels() | device)
+}
+
+/// The channel to a device PD that stands in for this PD's silicon where there is none
+/// (the end with `setvar_id="device"`): registers are reached by calls on it, and its
+/// notifications are this PD's interrupts ([`irq_channels`] includes it, and
+/// [`Channel::irq_ack`] on it notifies the device PD, which delivers a line still
+/// asserted again, as a GIC does a level-triggered one).
+pub fn device_channel() -> Option<Channel> {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    const UNKNOWN: u8 = 0xff;
+    const NONE: u8 = 0xfe;
+    // Looked up once: interrupts ask on every acknowledgement.
+    static DEVICE: AtomicU8 = AtomicU8::new(UNKNOWN);
+    let id = match DEVICE.load(Ordering::Relaxed) {
+        UNKNOWN => {
+            let id = maybe_var!(device)
+                .and_then(|v| u8::try_from(v).ok())
+                .filter(|v| *v < 62)
+                .unwrap_or(NONE);
+            DEVICE.store(id, Ordering::Relaxed);
+            id
+        }
+        id => id,
+    };
+    (id != NONE).then_some(Channel::new(id))
 }
 
 /// The memory region whose `map` has `setvar_vaddr="symbol"` in this PD, if any.

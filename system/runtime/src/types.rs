@@ -24,9 +24,14 @@ impl Channel {
         backend::notify(self.0)
     }
 
-    /// Unmasks the interrupt delivered on this channel (`microkit_irq_ack`).
+    /// Unmasks the interrupt delivered on this channel (`microkit_irq_ack`); on the
+    /// [`device_channel`](crate::device_channel), tells the device PD instead.
     pub fn irq_ack(self) {
-        backend::irq_ack(self.0)
+        if crate::device_channel() == Some(self) {
+            backend::notify(self.0)
+        } else {
+            backend::irq_ack(self.0)
+        }
     }
 
     /// A protected procedure call (`microkit_ppcall`): the words set with
