@@ -12,6 +12,7 @@
 //!   answered twice (an answer for an id not in flight is counted as stray and dropped).
 //! * [`pd`]: a client PD's end as the `.system` conventions give it (driver on channel
 //!   0, regions `queues` and `data`, found by symbol).
+//! * [`verdict`]: a test client's verdict, written to a region for another PD to read.
 //! * Calls (`open_session`, `close_session`) go through `pd-idl`'s generated stubs over
 //!   `pd_runtime::ipc::PpcTransport`; the stubs turn a driver that died during a call
 //!   into `ServerRestarted` and retry idempotent ops (`close_session`) once.
@@ -25,6 +26,8 @@
 pub mod pair;
 #[allow(unsafe_code)]
 pub mod pd;
+#[allow(unsafe_code)]
+pub mod verdict;
 
 use pd_idl::{cipher, digest};
 use shm_queue::{Consumer, Producer, QueueError};

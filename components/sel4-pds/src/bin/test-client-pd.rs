@@ -2,8 +2,12 @@
 //! The test client of `qemu_virt_aarch64.system`: runs the SP 800-38A CBC and CTR
 //! examples with 128- and 256-bit keys (`kat-vectors`) through both Cipher drivers,
 //! virtio-crypto (channel 0: QEMU's device, by DMA) and the CPU engine (channel 1), and
-//! reads the verified-boot client's verdict (channel 2, region `vboot_report`); then
-//! prints one line that says PASS or FAIL, computed from every check below.
+//! collects the verdicts of the verified-boot client (channel 2, region `vboot_report`)
+//! and of the known-answer clients of the engines that run on device PDs: OMAP AES
+//! (channel 3, `omap_report`), STM32 CRYP (4, `stm32_report`) and talitos SEC1 (5,
+//! `sec1_report`), each of which ran the published vectors through every path its driver
+//! offers and checked its ledger facts; then prints one line that says PASS or FAIL,
+//! computed from every check below.
 //!
 //! Per driver and vector: an encrypt session and a decrypt session are opened by PPC
 //! (`pd-idl` Cipher stubs over `PpcTransport`); the plaintext is written into this PD's
@@ -17,6 +21,7 @@
 //!
 //! Assumes the drivers map `data` at the offsets used here (each driver gets its own
 //! half) and answer on the same channel they are called on.
+use crypto_client::verdict::report;
 use crypto_client::{CipherLink, Completion, Link, pair};
 use kat_vectors::{PLAIN, SP800_38A, hex, hex_array};
 use pd_idl::cipher::{
@@ -25,10 +30,26 @@ use pd_idl::cipher::{
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{Channel, ChannelSet, Handler, MemoryRegion, debug_println, memory_region};
 use sel4_pds::{QUEUE_CAPACITY, queue_region};
-use vboot_client_pd::{Hex, report};
+use vboot_client_pd::Hex;
 use zerocopy::FromZeros;
 
-const VBOOT: Channel = Channel::new(2);
+/// The clients whose verdicts this one collects: name, the channel they notify, and
+/// (by index, see [`report_region`]) the region they write.
+const REPORTS: [(&str, Channel); 4] = [
+    ("verified boot", Channel::new(2)),
+    ("omap-aes", Channel::new(3)),
+    ("stm32-cryp", Channel::new(4)),
+    ("sec1", Channel::new(5)),
+];
+
+fn report_region(i: usize) -> MemoryRegion {
+    match i {
+        0 => memory_region!(vboot_report),
+        1 => memory_region!(omap_report),
+        2 => memory_region!(stm32_report),
+        _ => memory_region!(sec1_report),
+    }
+}
 /// The drivers under test: name, channel (calls and queue notifications).
 const DRIVERS: [(&str, Channel); 2] = [("virtio", Channel::new(0)), ("cpu", Channel::new(1))];
 /// Vectors run per driver: CBC and CTR, 128- and 256-bit keys.
@@ -62,7 +83,8 @@ struct TestClient {
     calls: [Client<PpcTransport>; 2],
     links: [CipherLink<'static>; 2],
     cases: [[Option<Case>; MAX_VECTORS]; 2],
-    vboot: Option<bool>,
+    /// Each collected client's verdict, once it notified.
+    reports: [Option<bool>; REPORTS.len()],
     finished: bool,
 }
 
@@ -293,7 +315,7 @@ impl TestClient {
             .flatten()
             .flatten()
             .all(|c| matches!(c.stage, Stage::Passed | Stage::Failed));
-        cases_done && self.vboot.is_some()
+        cases_done && self.reports.iter().all(Option::is_some)
     }
 
     /// Closes everything and prints the verdict.
@@ -342,21 +364,16 @@ impl TestClient {
                 failures += 1;
             }
         }
-        if self.vboot != Some(true) {
-            failures += 1;
-        }
+        let reported = self.reports.iter().filter(|r| **r == Some(true)).count();
+        failures += (REPORTS.len() - reported) as u32;
         let verdict = if failures == 0 && passed > 0 {
             "PASS"
         } else {
             "FAIL"
         };
         debug_println!(
-            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine, verified boot {}, {failures} failure(s)",
-            if self.vboot == Some(true) {
-                "ok"
-            } else {
-                "FAILED"
-            }
+            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot, omap-aes, stm32-cryp, sec1 through their device PDs); {failures} failure(s)",
+            REPORTS.len()
         );
     }
 }
@@ -371,14 +388,18 @@ impl Handler for TestClient {
                 self.poll(d);
             }
         }
-        if channels.contains(VBOOT) && self.vboot.is_none() {
+        for (i, (name, ch)) in REPORTS.iter().enumerate() {
+            if !channels.contains(*ch) || self.reports[i].is_some() {
+                continue;
+            }
             let mut buf = [0; report::TEXT_MAX];
-            match report::read(memory_region!(vboot_report), &mut buf) {
+            match report::read(report_region(i), &mut buf) {
                 Some((ok, text)) => {
-                    debug_println!("test_client: verified boot says: {text}");
-                    self.vboot = Some(ok);
+                    let said = if ok { "passed" } else { "FAILED" };
+                    debug_println!("test_client: {name} {said}: {text}");
+                    self.reports[i] = Some(ok);
                 }
-                None => debug_println!("test_client: vboot notified but wrote no verdict"),
+                None => debug_println!("test_client: {name} notified but wrote no verdict"),
             }
         }
         if self.settled() {
@@ -421,7 +442,7 @@ fn init() -> TestClient {
             link(memory_region!(cpu_queues)),
         ],
         cases: [const { [const { None }; MAX_VECTORS] }; 2],
-        vboot: None,
+        reports: [None; REPORTS.len()],
         finished: false,
     };
     let chosen = SP800_38A

@@ -161,12 +161,20 @@ impl Kat {
                 "kat-digest: verdict: all {passed} digests passed (FIPS 180-4, RFC 1321): {}",
                 ByPath(&self.tally)
             );
+            kat_client_pd::report(
+                true,
+                format_args!("all {passed} digests passed: {}", ByPath(&self.tally)),
+            );
             debug_println!(
                 "kat-digest: (updates: update requests; max_update_copy: most client bytes the CPU copied for one update, at most two blocks when chained; cpu_copy: all bytes it copied; whole_copy: those copied by updates of whole blocks)"
             );
             exit(0);
         }
         debug_println!("kat-digest: {} failed, {passed} passed", self.failed);
+        kat_client_pd::report(
+            false,
+            format_args!("{} failed, {passed} passed", self.failed),
+        );
         exit(1);
     }
 
