@@ -133,6 +133,11 @@ impl<S: Serving> DriverPd<S> {
         pd
     }
 
+    /// Records an event of the driver's own (what its init found, say) in its trace.
+    pub fn record(&self, kind: Kind, arg: u32) {
+        self.trace.record(kind, arg);
+    }
+
     /// Gives the grant back if no session is open (after an init that needed it).
     pub fn release_idle_power(&mut self) {
         self.follow_power();

@@ -55,10 +55,13 @@ pub enum Kind {
     Gated = 16,
     /// A child faulted; its grants were revoked and it was restarted (arg: child).
     Revoked = 17,
+    /// The driver calibrated its PIO/DMA crossover at init (arg: the bytes from which
+    /// AES-128-CBC requests go DMA).
+    Calibrated = 18,
 }
 
 /// Kinds, in order (a counter each).
-pub const KINDS: [Kind; 18] = [
+pub const KINDS: [Kind; 19] = [
     Kind::DonePio,
     Kind::DoneDma,
     Kind::DoneCpu,
@@ -77,6 +80,7 @@ pub const KINDS: [Kind; 18] = [
     Kind::PowerOn,
     Kind::Gated,
     Kind::Revoked,
+    Kind::Calibrated,
 ];
 
 impl Kind {
@@ -89,8 +93,10 @@ impl Kind {
 pub const RING: usize = 64;
 
 /// The region's words: `MAGIC`, the entry count so far, whether a request is in
-/// flight, a counter per [`Kind`], then [`RING`] entries of (sequence + 1, kind, arg):
-/// entry `i` holds event `seq` with `seq % RING == i`; a sequence word of 0 is empty.
+/// flight, a counter per [`Kind`], the last argument recorded per [`Kind`] (so a value
+/// recorded once at init outlives the ring), then [`RING`] entries of (sequence + 1,
+/// kind, arg): entry `i` holds event `seq` with `seq % RING == i`; a sequence word of 0
+/// is empty.
 pub struct Layout;
 
 impl Layout {
@@ -99,7 +105,8 @@ impl Layout {
     const WRITTEN_AT: usize = 4;
     const BUSY_AT: usize = 8;
     const COUNTERS_AT: usize = 16;
-    const RING_AT: usize = Self::COUNTERS_AT + 4 * KINDS.len();
+    const LAST_AT: usize = Self::COUNTERS_AT + 4 * KINDS.len();
+    const RING_AT: usize = Self::LAST_AT + 4 * KINDS.len();
     const ENTRY: usize = 12;
     /// Bytes the trace needs.
     pub const BYTES: usize = Self::RING_AT + Self::ENTRY * RING;
@@ -125,7 +132,8 @@ impl<'a> Trace<'a> {
         let Some(r) = self.region else {
             return;
         };
-        word(r, Layout::COUNTERS_AT + 4 * kind as usize).fetch_add(1, Ordering::Relaxed);
+        word(r, Layout::LAST_AT + 4 * kind as usize).store(arg, Ordering::Relaxed);
+        word(r, Layout::COUNTERS_AT + 4 * kind as usize).fetch_add(1, Ordering::Release);
         let seq = word(r, Layout::WRITTEN_AT).fetch_add(1, Ordering::Relaxed);
         let at = Layout::RING_AT + Layout::ENTRY * (seq as usize % RING);
         // The sequence word goes last: a reader that sees it sees the entry.
@@ -162,6 +170,8 @@ pub struct Snapshot {
     pub written: u32,
     pub busy: bool,
     pub counts: [u32; KINDS.len()],
+    /// The last argument recorded of each kind.
+    pub last: [u32; KINDS.len()],
     /// The ring's entries, oldest first.
     pub ring: [Option<Entry>; RING],
 }
@@ -177,8 +187,10 @@ impl Snapshot {
         }
         let written = w(Layout::WRITTEN_AT)?;
         let mut counts = [0; KINDS.len()];
-        for (i, c) in counts.iter_mut().enumerate() {
-            *c = w(Layout::COUNTERS_AT + 4 * i)?;
+        let mut last = [0; KINDS.len()];
+        for i in 0..KINDS.len() {
+            counts[i] = w(Layout::COUNTERS_AT + 4 * i)?;
+            last[i] = w(Layout::LAST_AT + 4 * i)?;
         }
         let mut ring = [None; RING];
         let first = written.saturating_sub(RING as u32);
@@ -197,12 +209,18 @@ impl Snapshot {
             written,
             busy: w(Layout::BUSY_AT)? != 0,
             counts,
+            last,
             ring,
         })
     }
 
     pub fn count(&self, kind: Kind) -> u32 {
         self.counts[kind as usize]
+    }
+
+    /// The argument of the last event of `kind`, if there was one.
+    pub fn last(&self, kind: Kind) -> Option<u32> {
+        (self.count(kind) > 0).then_some(self.last[kind as usize])
     }
 }
 
@@ -249,6 +267,10 @@ mod tests {
             })
         );
         assert!(ring.windows(2).all(|w| w[1].seq == w[0].seq + 1));
+        // The last argument of each kind outlives the ring.
+        assert_eq!(snap.last(Kind::DonePio), Some(RING as u32 + 8));
+        assert_eq!(snap.last(Kind::CutOff), Some(3));
+        assert_eq!(snap.last(Kind::Calibrated), None, "never recorded");
     }
 
     #[test]

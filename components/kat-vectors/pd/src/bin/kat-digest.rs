@@ -155,6 +155,17 @@ impl Kat {
                 }
             }
         }
+        // The talitos chaining change's promise, where a ledger counts what the CPU
+        // copied: the chained path copies at most two blocks per update.
+        let chained = PATHS.iter().position(|p| *p == HashPath::Chained);
+        if let Some(t) = chained.map(|i| self.tally[i])
+            && t.max_update_copy > 2 * 64
+        {
+            self.fail(format_args!(
+                "chained path: {} client bytes copied for one update (at most 128)",
+                t.max_update_copy
+            ));
+        }
         let passed: u32 = self.tally.iter().map(|t| t.passed).sum();
         if self.failed == 0 && passed > 0 {
             debug_println!(
