@@ -1,7 +1,8 @@
 //! The verified-boot demo image, its signed manifest and the trusted public key: the
-//! same files as the host demo's (system/images, made with `tools/vboot-sign`; the
-//! signing key there is a published demo key), embedded in the PD image, where a real
-//! system would have a loaded kernel and a key fused into the verifier.
+//! same files as the host demo's (system/images, made with `tools/vboot-sign`). The
+//! image is embedded in the boot loader stand-in (`boot-loader`), which places it in
+//! memory as a real boot chain's earlier stage does; the verifier carries only the
+//! manifest and the key, as one with a key fused into it would.
 
 /// The demo boot image.
 pub const IMAGE: &[u8] = include_bytes!("../../../../system/images/demo.img");
@@ -15,11 +16,6 @@ pub const TRUSTED_KEY: [u8; 32] = hex32(include_str!("../../../../system/images/
 pub const IMAGE_VERSION: u32 = 3;
 /// The rollback floor the verifier enforces.
 pub const ROLLBACK_FLOOR: u32 = 2;
-
-/// Byte `i` of the demo image.
-pub const fn image_byte(i: usize) -> u8 {
-    IMAGE[i]
-}
 
 /// The first 64 hex digits of `s` as 32 bytes, at compile time (a bad key file fails the
 /// build).

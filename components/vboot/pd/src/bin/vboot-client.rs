@@ -11,7 +11,7 @@ use pd_runtime::{
 };
 use shm_queue::SharedRegion;
 use vboot::{ManifestBody, VbootError, compare, precheck};
-use vboot_client_pd::image::{IMAGE_LEN, MANIFEST, ROLLBACK_FLOOR, TRUSTED_KEY, image_byte};
+use vboot_client_pd::image::{MANIFEST, ROLLBACK_FLOOR, TRUSTED_KEY};
 use vboot_client_pd::{Hex, Text, report};
 use zerocopy::FromZeros;
 
@@ -19,11 +19,10 @@ const DIGEST: Channel = Channel::new(0);
 /// Told when the verdict is in `report` (a system that maps one).
 const TEST: Channel = Channel::new(1);
 
-/// The byte changed for check 3.
-const TAMPER_AT: usize = IMAGE_LEN / 3;
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
+    /// Waiting for the boot loader to place the image.
+    Loading,
     /// Hashing the genuine image (request id 1).
     Genuine,
     /// Hashing the tampered image (request id 2).
@@ -41,6 +40,8 @@ struct Vboot {
     session: Option<u32>,
     /// Checks that came out as they must.
     good: u32,
+    /// The boot loader's channel: its notification says the image is in place.
+    loaded: Channel,
 }
 
 /// Checks the verdict needs.
@@ -117,13 +118,7 @@ impl Vboot {
                     None => {}
                 }
                 // Check 3: change one byte and expect the digest to differ.
-                // SAFETY: TAMPER_AT < IMAGE_LEN <= image.size (checked in init); mapped rw.
-                unsafe {
-                    self.image
-                        .vaddr
-                        .add(TAMPER_AT)
-                        .write_volatile(!image_byte(TAMPER_AT))
-                };
+                self.flip(self.tamper_at());
                 self.phase = Phase::Tampered;
                 if let Err(e) = self.hash(2) {
                     debug_println!("{}: tampered image: {e}", pd_name());
@@ -134,24 +129,62 @@ impl Vboot {
                 match digest.map(|d| compare(&self.body, &d)) {
                     Some(Err(VbootError::DigestMismatch)) => {
                         debug_println!(
-                            "{}: image with byte {TAMPER_AT} changed: refused (digest mismatch)",
-                            pd_name()
+                            "{}: image with byte {} changed: refused (digest mismatch)",
+                            pd_name(),
+                            self.tamper_at()
                         );
                         self.good += 1;
                     }
                     other => debug_println!("{}: tampered image NOT refused: {other:?}", pd_name()),
                 }
                 // Put the image back as it was verified.
-                // SAFETY: as above.
-                unsafe {
-                    self.image
-                        .vaddr
-                        .add(TAMPER_AT)
-                        .write_volatile(image_byte(TAMPER_AT))
-                };
+                self.flip(self.tamper_at());
                 self.done();
             }
             _ => debug_println!("{}: unexpected answer {}", pd_name(), resp.id),
+        }
+    }
+
+    /// The byte changed for check 3 (inside the image, which precheck bounded by the
+    /// region).
+    fn tamper_at(&self) -> usize {
+        self.body.length as usize / 3
+    }
+
+    /// Inverts byte `at` of the image.
+    fn flip(&self, at: usize) {
+        assert!(at < self.image.size);
+        // SAFETY: inside the region (asserted), mapped rw here; volatile because the
+        // Digest driver reads it.
+        unsafe {
+            let p = self.image.vaddr.add(at);
+            p.write_volatile(!p.read_volatile());
+        }
+    }
+
+    /// Check 1, first half: the genuine manifest; then hash the image in place.
+    fn start(&mut self) {
+        self.phase = Phase::Genuine;
+        let capacity = self.image.size as u64;
+        match precheck(MANIFEST, &TRUSTED_KEY, ROLLBACK_FLOOR, capacity) {
+            Ok(body) => {
+                debug_println!(
+                    "{}: manifest signature ok ({} v{}, {} bytes, floor {ROLLBACK_FLOOR}); hashing the image the boot loader placed",
+                    pd_name(),
+                    core::str::from_utf8(body.name()).unwrap_or("?"),
+                    body.version,
+                    body.length
+                );
+                self.body = body;
+                if let Err(e) = self.hash(1) {
+                    debug_println!("{}: {e}", pd_name());
+                    self.done();
+                }
+            }
+            Err(e) => {
+                debug_println!("{}: genuine manifest refused: {e}", pd_name());
+                self.done();
+            }
         }
     }
 
@@ -183,7 +216,10 @@ impl Vboot {
 
 impl Handler for Vboot {
     fn notified(&mut self, channels: ChannelSet) {
-        if !channels.contains(DIGEST) || self.phase == Phase::Done {
+        if channels.contains(self.loaded) && self.phase == Phase::Loading {
+            self.start();
+        }
+        if !channels.contains(DIGEST) || matches!(self.phase, Phase::Done | Phase::Loading) {
             return;
         }
         let mut answers = [None; 2];
@@ -223,17 +259,11 @@ impl MapId for Completion<Response> {
 }
 
 fn init() -> Vboot {
+    // The image is not ours to carry: the boot loader stand-in places it in `image` and
+    // says so on the channel `loaded`.
     let image = memory_region!(image);
-    assert!(
-        image.size >= IMAGE_LEN,
-        "{}: image region smaller than the image",
-        pd_name()
-    );
-    for i in 0..IMAGE_LEN {
-        // SAFETY: i < IMAGE_LEN <= image.size; mapped rw here; volatile because the
-        // Digest driver reads it.
-        unsafe { image.vaddr.add(i).write_volatile(image_byte(i)) };
-    }
+    let loaded =
+        Channel::new(u8::try_from(pd_runtime::var!(loaded)).expect("the boot loader's channel id"));
     let queues = memory_region!(queues);
     // SAFETY: mapped read-write for the PD's life; only shm-queue's atomic and volatile
     // accesses touch it.
@@ -241,12 +271,13 @@ fn init() -> Vboot {
     let (tx, rx, control) =
         pair::client_side::<Request, Response>(queues, pd_idl::digest::REQUEST_QUEUE_CAPACITY)
             .unwrap_or_else(|e| panic!("{}: queue region: {e:?}", pd_name()));
+    let capacity = image.size as u64;
     let mut good = 0;
     // Check 2: a forged signature and a rollback are refused before anything is hashed.
     let mut forged = [0u8; vboot::MANIFEST_LEN];
     forged.copy_from_slice(MANIFEST);
     forged[vboot::MANIFEST_LEN - 1] ^= 1;
-    match precheck(&forged, &TRUSTED_KEY, ROLLBACK_FLOOR, IMAGE_LEN as u64) {
+    match precheck(&forged, &TRUSTED_KEY, ROLLBACK_FLOOR, capacity) {
         Err(VbootError::BadSignature) => {
             debug_println!(
                 "{}: manifest with a flipped signature bit: refused (bad signature)",
@@ -256,7 +287,7 @@ fn init() -> Vboot {
         }
         other => debug_println!("{}: forged manifest NOT refused: {other:?}", pd_name()),
     }
-    match precheck(MANIFEST, &TRUSTED_KEY, u32::MAX, IMAGE_LEN as u64) {
+    match precheck(MANIFEST, &TRUSTED_KEY, u32::MAX, capacity) {
         Err(e @ VbootError::Rollback { .. }) => {
             debug_println!(
                 "{}: genuine manifest under a higher floor: refused ({e})",
@@ -266,37 +297,16 @@ fn init() -> Vboot {
         }
         other => debug_println!("{}: rollback NOT refused: {other:?}", pd_name()),
     }
-    let mut v = Vboot {
+    Vboot {
         image,
         digest: Client::new(PpcTransport(DIGEST)),
         link: Link::new(tx, rx, control),
         body: ManifestBody::new("", 0, [0; 32], 0),
-        phase: Phase::Genuine,
+        phase: Phase::Loading,
         session: None,
         good,
-    };
-    // Check 1, first half: the genuine manifest; then hash the image.
-    match precheck(MANIFEST, &TRUSTED_KEY, ROLLBACK_FLOOR, IMAGE_LEN as u64) {
-        Ok(body) => {
-            debug_println!(
-                "{}: manifest signature ok ({} v{}, {} bytes, floor {ROLLBACK_FLOOR}); hashing the image",
-                pd_name(),
-                core::str::from_utf8(body.name()).unwrap_or("?"),
-                body.version,
-                body.length
-            );
-            v.body = body;
-            if let Err(e) = v.hash(1) {
-                debug_println!("{}: {e}", pd_name());
-                v.done();
-            }
-        }
-        Err(e) => {
-            debug_println!("{}: genuine manifest refused: {e}", pd_name());
-            v.done();
-        }
+        loaded,
     }
-    v
 }
 
 pd_runtime::protection_domain!(init);
