@@ -76,3 +76,37 @@ fn a_killed_driver_is_restarted_and_every_request_in_flight_is_accounted_for() {
         eprintln!("{}", show(&out, &events));
     }
 }
+
+/// A driver that faults by itself (the test build `cpu-cipher-crash-test`, a write to an
+/// unmapped address on its client's 40th notification), as the seL4 image does it: its
+/// parent restarts it, the client sees every request in flight once, answered or
+/// ServerRestarted, and is served again.
+#[test]
+fn a_driver_that_faults_mid_stream_is_restarted_by_its_parent_and_loses_nothing() {
+    let _turn = common::serial();
+    let system = boot("crash.system");
+    let done = system.wait_exit("stream", WAIT);
+    let out = system
+        .wait_until(WAIT, |_, out| Some(out.to_vec()))
+        .unwrap();
+    let events = system.events();
+    assert!(
+        done,
+        "the stream client passes only if the restart lost nothing:\n{}",
+        show(&out, &events)
+    );
+    let end = lines(&out, "stream", "stream: done")[0];
+    assert_eq!(field(end, "restarts"), 1, "{end}");
+    assert!(field(end, "restarted") >= 1, "{end}");
+    assert_eq!(
+        field(end, "answered") + field(end, "restarted"),
+        field(end, "submitted"),
+        "{end}"
+    );
+    assert!(events.contains(&Event::FaultToParent {
+        pd: "cpu_crash".into(),
+        parent: "power".into()
+    }));
+    let power = trace(&system, "power_trace");
+    assert_eq!(args(&power, Kind::Revoked), [1], "{power:?}");
+}

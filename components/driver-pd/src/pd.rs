@@ -133,6 +133,11 @@ impl<S: Serving> DriverPd<S> {
         pd
     }
 
+    /// Which incarnation of the driver this is (1 at first boot; each restart adds one).
+    pub fn incarnation(&self) -> u32 {
+        self.clients.incarnation()
+    }
+
     /// Records an event of the driver's own (what its init found, say) in its trace.
     pub fn record(&self, kind: Kind, arg: u32) {
         self.trace.record(kind, arg);

@@ -6,7 +6,9 @@
 //! and of the known-answer clients of the engines that run on device PDs: OMAP AES
 //! (channel 3, `omap_report`), STM32 CRYP (4, `stm32_report`) and talitos SEC1 (5,
 //! `sec1_report`), each of which ran the published vectors through every path its driver
-//! offers and checked its ledger facts. From the traces of those three drivers and
+//! offers and checked its ledger facts, and of the restart test (6, `stream_report`): a
+//! client streaming through a test build of the CPU driver that faults once mid-stream,
+//! restarted by its parent, every request back exactly once. From the traces of those three drivers and
 //! their power managers (mapped read-only) it checks what no client sees: each
 //! calibrated crossover lies in the published range, every grant was given back, the
 //! engine was powered per session burst and never per request. Then it prints one line
@@ -39,11 +41,12 @@ use zerocopy::FromZeros;
 
 /// The clients whose verdicts this one collects: name, the channel they notify, and
 /// (by index, see [`report_region`]) the region they write.
-const REPORTS: [(&str, Channel); 4] = [
+const REPORTS: [(&str, Channel); 5] = [
     ("verified boot", Channel::new(2)),
     ("omap-aes", Channel::new(3)),
     ("stm32-cryp", Channel::new(4)),
     ("sec1", Channel::new(5)),
+    ("restart", Channel::new(6)),
 ];
 
 /// The board stand-ins' traces: engine, the driver's and the power manager's trace
@@ -151,7 +154,8 @@ fn report_region(i: usize) -> MemoryRegion {
         0 => memory_region!(vboot_report),
         1 => memory_region!(omap_report),
         2 => memory_region!(stm32_report),
-        _ => memory_region!(sec1_report),
+        3 => memory_region!(sec1_report),
+        _ => memory_region!(stream_report),
     }
 }
 /// The drivers under test: name, channel (calls and queue notifications).
@@ -479,7 +483,7 @@ impl TestClient {
             "FAIL"
         };
         debug_println!(
-            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot, omap-aes, stm32-cryp, sec1 through their device PDs), their drivers' traces checked; {failures} failure(s)",
+            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot; omap-aes, stm32-cryp, sec1 through their device PDs; a driver fault mid-stream, restarted, nothing lost), the drivers' traces checked; {failures} failure(s)",
             REPORTS.len()
         );
     }

@@ -1,10 +1,14 @@
+#![cfg_attr(target_os = "none", no_std, no_main)]
 //! A client that keeps 16 requests in flight on one session (SP 800-38A F.1.1,
-//! ECB-AES128, 64 bytes each) and checks every answer, for the restart test: when its
-//! driver is killed mid-stream, every request in flight must come back exactly once,
-//! answered or `Restarted`. After a restart it opens a new session and goes on; once
-//! 500 more requests are answered it drains and exits 0, printing its counts.
+//! ECB-AES128, 64 bytes each) and checks every answer, for the restart tests: when its
+//! driver dies mid-stream (killed on the host, or a fault injected into a test build of
+//! the driver), every request in flight must come back exactly once, answered or
+//! `Restarted`. After a restart it opens a new session and goes on; once 500 more
+//! requests are answered it drains, prints its counts and hands its verdict on (see the
+//! crate docs): passed if no answer was wrong or stray, every request submitted came
+//! back once, and the driver restarted. Exits 0 if passed.
+use crypto_client::pd::{DRIVER, Data, link};
 use crypto_client::{CipherLink, Completion};
-use crypto_pds::client::{DRIVER, Data, link};
 use kat_vectors::{PLAIN, SP800_38A, hex};
 use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request, Segment};
 use pd_runtime::ipc::PpcTransport;
@@ -144,7 +148,18 @@ impl Handler for Stream {
                 self.wrong,
                 s.restarts
             );
-            exit(if self.wrong == 0 { 0 } else { 1 });
+            let passed = self.wrong == 0
+                && s.stray == 0
+                && s.restarts >= 1
+                && s.answered + s.restarted == s.submitted;
+            kat_client_pd::report(
+                passed,
+                format_args!(
+                    "submitted {} = answered {} + restarted {}; stray {}, wrong {}, driver restarts {}",
+                    s.submitted, s.answered, s.restarted, s.stray, self.wrong, s.restarts
+                ),
+            );
+            exit(if passed { 0 } else { 1 });
         }
         if self.session.is_none() && !self.draining {
             self.open();
