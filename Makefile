@@ -72,9 +72,11 @@ bench: setup
 # pd_runtime::protection_domain!(init); pd-runtime links it with its microkit.ld.
 # Each is copied to NAME.elf beside it, the name .system files use (on the host too),
 # and listed in $(PD_LIST) for `make sizes`. MICROKIT_CONFIG reaches pd-runtime at build
-# time: debug output (seL4_DebugPutChar) exists only in the debug kernel.
+# time: debug output (seL4_DebugPutChar) exists only in the debug kernel, and a release
+# build carries none of its formatting. Built with the `pd` profile (Cargo.toml: size
+# first, LTO).
 PD_PKGS         ?= -p runtime-examples -p sel4-pds -p cpu-engine-pd -p virtio-crypto-pd -p omap-aes-pd -p stm32-cryp-pd -p sec1-hash-pd -p power-manager-pd -p vboot-client-pd -p kat-client-pd -p device-pd
-PD_DIR          := target/$(NOSTD)/release
+PD_DIR          := target/$(NOSTD)/pd
 PD_LIST         := target/pds.list
 MICROKIT_BOARD  ?= qemu_virt_aarch64
 MICROKIT_CONFIG ?= debug
@@ -84,7 +86,7 @@ LOADER_IMG      := target/loader.img
 pds: setup
 	$(CARGO) build --locked --target $(NOSTD) $(NOSTD_PKGS)
 	@mkdir -p target
-	$(if $(strip $(PD_PKGS)),MICROKIT_CONFIG=$(MICROKIT_CONFIG) $(CARGO) build --locked --release \
+	$(if $(strip $(PD_PKGS)),MICROKIT_CONFIG=$(MICROKIT_CONFIG) $(CARGO) build --locked --profile pd \
 	  --target $(NOSTD) $(PD_PKGS) --bins --message-format=json-render-diagnostics > target/pds.json,: > target/pds.json)
 	@sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' target/pds.json | sort > $(PD_LIST)
 	@while read -r exe; do cp "$$exe" "$$exe.elf"; done < $(PD_LIST)

@@ -147,6 +147,13 @@ pub fn var(symbol: &str) -> Option<u64> {
 }
 
 /// Writes `s` to the debug console (Microkit's `microkit_dbg_puts`).
+/// Whether debug output goes anywhere: always on the host; on seL4 only in a Microkit
+/// config with a printing kernel (`debug`), decided when the PD is built.
+#[cfg(not(target_os = "none"))]
+pub const PRINTS: bool = true;
+#[cfg(target_os = "none")]
+pub const PRINTS: bool = microkit::PRINTING;
+
 pub fn debug_puts(s: &str) {
     backend::debug_puts(s)
 }
@@ -216,7 +223,11 @@ macro_rules! var {
 #[macro_export]
 macro_rules! debug_println {
     ($($arg:tt)*) => {
-        $crate::ipc::debug_fmt(format_args!($($arg)*))
+        // Where nothing prints (a release seL4 build), the formatting is dead code and
+        // leaves the binary (the arguments are not evaluated there).
+        if $crate::PRINTS {
+            $crate::ipc::debug_fmt(format_args!($($arg)*))
+        }
     };
 }
 

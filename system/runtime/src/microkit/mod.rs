@@ -88,7 +88,7 @@ mod fault {
 /// Whether the kernel has `seL4_DebugPutChar`: decided when the PD is built, by the
 /// Microkit config the image will use (`make pds MICROKIT_CONFIG=...`; cargo rebuilds
 /// when the variable changes, as `option_env!` is tracked).
-const PRINTING: bool = match option_env!("MICROKIT_CONFIG") {
+pub(crate) const PRINTING: bool = match option_env!("MICROKIT_CONFIG") {
     Some(config) => !(bytes_eq(config, "release") || bytes_eq(config, "benchmark")),
     None => true,
 };

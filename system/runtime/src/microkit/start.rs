@@ -93,7 +93,7 @@ static PANICKING: AtomicBool = AtomicBool::new(false);
 #[panic_handler]
 fn panic(info: &PanicInfo<'_>) -> ! {
     // A panic while printing a panic goes straight to the fault.
-    if !PANICKING.swap(true, Ordering::Relaxed) {
+    if crate::PRINTS && !PANICKING.swap(true, Ordering::Relaxed) {
         debug_println!("{}: {}", pd_name(), info);
     }
     crash()
