@@ -105,23 +105,33 @@ pub struct Link<'a, Req, Resp> {
     /// The driver epoch our in-flight requests were submitted under (0: driver not up
     /// yet when we attached).
     epoch: u32,
+    incarnation: u32,
     in_flight: [Option<u32>; MAX_IN_FLIGHT],
     count: usize,
     stats: LinkStats,
 }
 
 impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
+    /// The link of this client incarnation: announces it to the driver (see
+    /// [`pair`]), which then closes whatever sessions an earlier incarnation left open.
     pub fn new(tx: Producer<'a, Req>, rx: Consumer<'a, Resp>, control: Control<'a>) -> Self {
         let epoch = control.epoch().0;
+        let incarnation = control.announce_client();
         Link {
             tx,
             rx,
             control,
             epoch,
+            incarnation,
             in_flight: [None; MAX_IN_FLIGHT],
             count: 0,
             stats: LinkStats::default(),
         }
+    }
+
+    /// Which incarnation of the client this link belongs to (1 for the first).
+    pub fn incarnation(&self) -> u32 {
+        self.incarnation
     }
 
     pub fn stats(&self) -> LinkStats {

@@ -4,6 +4,7 @@
 //! offset 0                       request queue   (client produces, driver consumes)
 //! next cache line                response queue  (driver produces, client consumes)
 //! next cache line                control: epoch  (written by the driver only)
+//!                                         client (written by the client only)
 //! ```
 //!
 //! The epoch says which incarnation of the driver serves the pair: 0 before the driver
@@ -11,6 +12,14 @@
 //! (a restarted driver discards the requests its predecessor left, which the client
 //! reports as restarted). The client only reads it; a client scribbling on it hurts only
 //! its own bookkeeping.
+//!
+//! The client word says which incarnation of the client uses the pair: each incarnation
+//! announces itself when it attaches ([`Control::announce_client`], done by
+//! `Link::new`), so a driver that finds the word moved knows the client died and came
+//! back: the sessions of the dead one close and its power grant goes. A client writing
+//! the word at will only makes the driver close its own sessions. The first
+//! announcement (from 0) is not a return: a client may open sessions before it attaches
+//! its queues (so one that dies before ever attaching is not noticed).
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
@@ -33,10 +42,11 @@ const fn control_at<Req, Resp>(capacity: u32) -> usize {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Epoch(pub u32);
 
-/// The control line: the driver's epoch.
+/// The control line: the driver's epoch and the client's incarnation.
 #[derive(Clone, Copy)]
 pub struct Control<'a> {
     epoch: &'a AtomicU32,
+    client: &'a AtomicU32,
 }
 
 impl Control<'_> {
@@ -51,6 +61,19 @@ impl Control<'_> {
         let next = self.epoch.load(Ordering::Relaxed).wrapping_add(1).max(1);
         self.epoch.store(next, Ordering::Release);
         Epoch(next)
+    }
+
+    /// The client's incarnation as it last announced it (0: never attached).
+    pub fn client(&self) -> u32 {
+        self.client.load(Ordering::Acquire)
+    }
+
+    /// Client side: announces the next incarnation of the client; returns it (1 for the
+    /// first).
+    pub fn announce_client(&self) -> u32 {
+        let next = self.client.load(Ordering::Relaxed).wrapping_add(1).max(1);
+        self.client.store(next, Ordering::Release);
+        next
     }
 }
 
@@ -78,7 +101,8 @@ fn split<'a, Req: Descriptor, Resp: Descriptor>(
             // The control slice is CACHE_LINE bytes at a CACHE_LINE-aligned offset of a
             // region shm-queue requires to be 64-byte aligned: an AtomicU32 fits there.
             let epoch = ctl.atomic_u32(0).ok_or(too_small)?;
-            Ok((req, resp, Control { epoch }))
+            let client = ctl.atomic_u32(4).ok_or(too_small)?;
+            Ok((req, resp, Control { epoch, client }))
         }
         _ => Err(too_small),
     }

@@ -152,3 +152,37 @@ fn a_hostile_digest_client_is_refused_and_cut_off_while_the_good_one_gets_its_di
         "{t:?}"
     );
 }
+
+/// A client that dies holding sessions does not leak the engine: when it comes back (a
+/// new incarnation announced in its queue pair), the driver closes the dead one's
+/// sessions, and the power grant they held goes back to the power manager.
+#[test]
+fn a_client_that_dies_holding_sessions_leaks_neither_sessions_nor_power() {
+    let _turn = common::serial();
+    let system = boot("come-back.system");
+    let done = system.wait_exit("client", WAIT);
+    let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
+    let events = system.events();
+    assert!(done, "{}", show(&out, &events));
+    assert!(events.contains(&Event::Restarted {
+        pd: "client".into(),
+        count: 1
+    }));
+    let driver = trace(&system, "omap_trace");
+    assert_eq!(driver.count(Kind::ClientBack), 1, "{driver:?}");
+    // Two sessions of the dead incarnation, one of the new: all closed, two of them
+    // by the driver when the client came back.
+    assert_eq!(driver.count(Kind::SessionOpened), 3, "{driver:?}");
+    assert_eq!(driver.count(Kind::SessionClosed), 3, "{driver:?}");
+    assert_eq!(
+        driver.count(Kind::PowerAcquire),
+        driver.count(Kind::PowerRelease),
+        "{driver:?}"
+    );
+    let power = trace(&system, "power_trace");
+    assert_eq!(
+        power.count(Kind::PowerAcquire),
+        power.count(Kind::PowerRelease),
+        "nothing left clocked for a dead client: {power:?}"
+    );
+}

@@ -144,7 +144,12 @@ impl<E: CipherEngine> cipher::Server for CipherPd<E> {
 impl<E: CipherEngine> Handler for CipherPd<E> {
     fn protected(&mut self, channel: Channel, msg: MessageInfo) -> MessageInfo {
         self.on_call(channel.index());
-        ipc::serve(channel, msg, |caller, m| cipher::dispatch(self, caller, m))
+        ipc::serve(channel, msg, |caller, m| {
+            // The request is copied out of the message words by now: what this may
+            // call (the power manager) cannot overwrite it.
+            self.check_client(caller);
+            cipher::dispatch(self, caller, m)
+        })
     }
 
     fn notified(&mut self, channels: ChannelSet) {

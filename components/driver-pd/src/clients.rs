@@ -3,7 +3,7 @@
 //! stopping at a full response queue (backpressure) or a busy engine, and cutting off a
 //! client that breaks its queues.
 
-use crypto_client::pair;
+use crypto_client::pair::{self, Control};
 use pd_idl::wire::Caller;
 use pd_runtime::{Channel, ChannelSet, MemoryRegion, debug_println, pd_name};
 use shm_queue::{Consumer, Descriptor, Producer, QueueError, SharedRegion};
@@ -35,6 +35,9 @@ pub struct Client<Req: 'static, Resp: 'static> {
     tx: Producer<'static, Resp>,
     pub data: MemoryRegion,
     pub cut_off: Option<QueueError>,
+    control: Control<'static>,
+    /// The client incarnation whose sessions this driver holds.
+    incarnation: u32,
 }
 
 impl<Req, Resp> Client<Req, Resp> {
@@ -152,6 +155,8 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                 tx,
                 data,
                 cut_off,
+                control,
+                incarnation: control.client(),
             });
         }
         Clients {
@@ -159,6 +164,24 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
             incarnation,
             next: 0,
         }
+    }
+
+    /// Whether `caller` came back as a new incarnation since it was last seen (its
+    /// queue pair's client word moved): the old one's sessions must close. Seen once.
+    pub fn came_back(&mut self, caller: Caller) -> bool {
+        let Some(c) = self
+            .slots
+            .get_mut(caller.0 as usize)
+            .and_then(Option::as_mut)
+        else {
+            return false;
+        };
+        let now = c.control.client();
+        // From 0 is the first announcement (a client may call before it attaches its
+        // queues), not a return.
+        let back = c.incarnation != 0 && now != c.incarnation;
+        c.incarnation = now;
+        back
     }
 
     pub fn get(&self, caller: Caller) -> Option<&Client<Req, Resp>> {

@@ -129,7 +129,12 @@ impl<E: DigestEngine> Server for DigestPd<E> {
 impl<E: DigestEngine> Handler for DigestPd<E> {
     fn protected(&mut self, channel: Channel, msg: MessageInfo) -> MessageInfo {
         self.on_call(channel.index());
-        ipc::serve(channel, msg, |caller, m| digest::dispatch(self, caller, m))
+        ipc::serve(channel, msg, |caller, m| {
+            // The request is copied out of the message words by now: what this may
+            // call (the power manager) cannot overwrite it.
+            self.check_client(caller);
+            digest::dispatch(self, caller, m)
+        })
     }
 
     fn notified(&mut self, channels: ChannelSet) {

@@ -202,16 +202,37 @@ impl<S: Serving> DriverPd<S> {
 
     fn cut_off(&mut self, caller: Caller) {
         self.trace.record(Kind::CutOff, caller.0);
-        let closed = self.service.cut_off(caller);
-        self.counts.closed(caller, closed);
-        for _ in 0..closed {
-            self.trace.record(Kind::SessionClosed, caller.0);
-        }
+        let closed = self.close_all(caller);
         debug_println!(
             "{}: closed {closed} session(s) of cut-off client {}",
             pd_name(),
             caller.0
         );
+    }
+
+    /// Closes every session of `caller` (its requests in flight finish unanswered).
+    fn close_all(&mut self, caller: Caller) -> usize {
+        let closed = self.service.cut_off(caller);
+        self.counts.closed(caller, closed);
+        for _ in 0..closed {
+            self.trace.record(Kind::SessionClosed, caller.0);
+        }
+        closed
+    }
+
+    /// A client that died and came back (a new incarnation announced in its queue
+    /// pair): what the dead one held goes, its sessions and with them the power grant.
+    pub(crate) fn check_client(&mut self, caller: Caller) {
+        if self.clients.came_back(caller) {
+            self.trace.record(Kind::ClientBack, caller.0);
+            let closed = self.close_all(caller);
+            debug_println!(
+                "{}: client {} came back: closed {closed} session(s) of its previous incarnation",
+                pd_name(),
+                caller.0
+            );
+            self.follow_power();
+        }
     }
 
     /// `Handler::notified`: the engine's interrupts first (a request finishing frees
@@ -220,6 +241,9 @@ impl<S: Serving> DriverPd<S> {
         let mut serve = channels;
         let irqs = ChannelSet(channels.0 & self.irqs.0);
         let clients = ChannelSet(channels.0 & !self.irqs.0);
+        for ch in clients.iter() {
+            self.check_client(Caller(u32::from(ch.index())));
+        }
         if self.service.busy() {
             for ch in clients.iter() {
                 self.trace

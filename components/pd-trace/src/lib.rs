@@ -58,10 +58,13 @@ pub enum Kind {
     /// The driver calibrated its PIO/DMA crossover at init (arg: the bytes from which
     /// AES-128-CBC requests go DMA).
     Calibrated = 18,
+    /// A client came back as a new incarnation; the old one's sessions closed (arg:
+    /// client).
+    ClientBack = 19,
 }
 
 /// Kinds, in order (a counter each).
-pub const KINDS: [Kind; 19] = [
+pub const KINDS: [Kind; 20] = [
     Kind::DonePio,
     Kind::DoneDma,
     Kind::DoneCpu,
@@ -81,6 +84,7 @@ pub const KINDS: [Kind; 19] = [
     Kind::Gated,
     Kind::Revoked,
     Kind::Calibrated,
+    Kind::ClientBack,
 ];
 
 impl Kind {
