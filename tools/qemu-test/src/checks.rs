@@ -81,6 +81,8 @@ fn crypt<B: RegisterBus>(
     let valid = validate(&req, data.len(), s.mode)?;
     let job = Job {
         session: *s,
+        session_id: 0,
+        slot: 0,
         op,
         segs: valid,
         data: ClientData {
@@ -89,7 +91,7 @@ fn crypt<B: RegisterBus>(
         },
     };
     // Bare metal has no interrupt handler: poll the engine's interrupt path, bounded
-    // (QEMU returns the chain on the notify, so the first look finds it).
+    // (session set-up and the request each finish a poll or a few later).
     let done = run_polled(dev, &job, POLLS)?;
     s.iv = done.next_iv;
     Ok(done.path)
