@@ -21,8 +21,8 @@ pub mod hash;
 use aes::{Aes128, Aes192, Aes256};
 use cipher::generic_array::GenericArray;
 use cipher::{
-    BlockCipher, BlockDecrypt, BlockDecryptMut, BlockEncrypt, BlockEncryptMut, IvState, KeyInit,
-    KeyIvInit, StreamCipher,
+    BlockCipher, BlockDecrypt, BlockDecryptMut, BlockEncrypt, BlockEncryptMut, InnerIvInit,
+    IvState, KeyInit, StreamCipher,
 };
 use cipher_service::{CipherEngine, Finished, Job, Session, Step, sg};
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
@@ -31,11 +31,92 @@ use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
 /// stack.
 pub const CHUNK: usize = 1024;
 
-/// The CPU engine. Stateless between requests: the session carries key and IV.
-#[derive(Debug, Default)]
+/// Expanded keys the engine keeps (sessions' keys, expanded once as Linux's setkey does).
+pub const CACHED_KEYS: usize = 4;
+
+/// An expanded AES key.
+#[derive(Clone)]
+enum Schedule {
+    A128(Aes128),
+    A192(Aes192),
+    A256(Aes256),
+}
+
+#[derive(Clone)]
+struct Cached {
+    key_len: u8,
+    key: [u8; 32],
+    schedule: Schedule,
+    last_use: u32,
+}
+
+impl Cached {
+    fn holds(&self, s: &Session) -> bool {
+        // Every byte compared whatever the first difference (no early exit on key bytes).
+        let diff = self
+            .key
+            .iter()
+            .zip(&s.key)
+            .fold(0u8, |d, (a, b)| d | (a ^ b));
+        self.key_len == s.key_len && diff == 0
+    }
+}
+
+/// The CPU engine. The session carries key and IV; the engine keeps the expansion of
+/// the last few keys it used ([`CACHED_KEYS`]), so a session's key is expanded once, not
+/// per request, and forgets a key when a session with it closes.
+#[derive(Default)]
 pub struct CpuEngine {
     /// Bytes processed, for the ledger (CPU cipher bytes).
     pub bytes: u64,
+    keys: [Option<Cached>; CACHED_KEYS],
+    clock: u32,
+    /// Key expansions done (a request that found its key expanded did none).
+    pub expansions: u64,
+}
+
+impl core::fmt::Debug for CpuEngine {
+    // No key material in debug output.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CpuEngine")
+            .field("bytes", &self.bytes)
+            .field("expansions", &self.expansions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CpuEngine {
+    /// The expanded key of `s`, expanding it (and evicting the least recently used) if
+    /// it is not kept.
+    fn schedule(&mut self, s: &Session) -> Result<Schedule, CipherError> {
+        self.clock = self.clock.wrapping_add(1);
+        let now = self.clock;
+        if let Some(c) = self.keys.iter_mut().flatten().find(|c| c.holds(s)) {
+            c.last_use = now;
+            return Ok(c.schedule.clone());
+        }
+        let key = s.key();
+        let schedule = match s.key_len {
+            16 => Schedule::A128(Aes128::new(GenericArray::from_slice(key))),
+            24 => Schedule::A192(Aes192::new(GenericArray::from_slice(key))),
+            32 => Schedule::A256(Aes256::new(GenericArray::from_slice(key))),
+            _ => return Err(CipherError::BadKeySize),
+        };
+        self.expansions += 1;
+        let slot = match self.keys.iter().position(Option::is_none) {
+            Some(i) => i,
+            None => (0..CACHED_KEYS)
+                .min_by_key(|&i| self.keys[i].as_ref().map_or(0, |c| c.last_use))
+                .unwrap_or(0),
+        };
+        self.keys[slot] = Some(Cached {
+            key_len: s.key_len,
+            key: s.key,
+            schedule: schedule.clone(),
+            last_use: now,
+        });
+        Ok(schedule)
+    }
 }
 
 impl CipherEngine for CpuEngine {
@@ -48,12 +129,11 @@ impl CipherEngine for CpuEngine {
 
     fn start(&mut self, job: &Job<'_>) -> Step {
         let mut session = job.session;
-        let result = match session.key_len {
-            16 => run::<Aes128>(&mut session, job),
-            24 => run::<Aes192>(&mut session, job),
-            32 => run::<Aes256>(&mut session, job),
-            _ => Err(CipherError::BadKeySize),
-        };
+        let result = self.schedule(&session).and_then(|schedule| match schedule {
+            Schedule::A128(c) => run(c, &mut session, job),
+            Schedule::A192(c) => run(c, &mut session, job),
+            Schedule::A256(c) => run(c, &mut session, job),
+        });
         Step::Done(result.map(|()| {
             self.bytes += u64::from(job.segs.total());
             Finished {
@@ -69,37 +149,46 @@ impl CipherEngine for CpuEngine {
     }
 
     fn cancel(&mut self, _: &Job<'_>) {}
+
+    /// No key outlives its session here: the expansion goes with it (another open
+    /// session with the same key expands it again).
+    fn closed(&mut self, session: &Session) {
+        for k in &mut self.keys {
+            if k.as_ref().is_some_and(|c| c.holds(session)) {
+                *k = None;
+            }
+        }
+    }
 }
 
 type Block = GenericArray<u8, cipher::consts::U16>;
 
-fn run<C>(session: &mut Session, job: &Job<'_>) -> Result<(), CipherError>
+/// `job` with the expanded key `c`; leaves the session's next IV in `session`.
+fn run<C>(c: C, session: &mut Session, job: &Job<'_>) -> Result<(), CipherError>
 where
-    C: BlockCipher<BlockSize = cipher::consts::U16> + BlockEncrypt + BlockDecrypt + KeyInit + Clone,
+    C: BlockCipher<BlockSize = cipher::consts::U16> + BlockEncrypt + BlockDecrypt + Clone,
 {
-    let key = GenericArray::from_slice(session.key());
     let iv = GenericArray::from_slice(&session.iv);
     match (session.mode, job.op) {
         (Mode::Ecb, CipherOp::Encrypt) => {
-            let c = C::new(key);
             for_each_chunk(job, |chunk| blocks(chunk, |b| c.encrypt_block(b)));
         }
         (Mode::Ecb, CipherOp::Decrypt) => {
-            let c = C::new(key);
             for_each_chunk(job, |chunk| blocks(chunk, |b| c.decrypt_block(b)));
         }
         (Mode::Cbc, CipherOp::Encrypt) => {
-            let mut c = cbc::Encryptor::<C>::new(key, iv);
+            let mut c = cbc::Encryptor::<C>::inner_iv_init(c, iv);
             for_each_chunk(job, |chunk| blocks(chunk, |b| c.encrypt_block_mut(b)));
             session.iv.copy_from_slice(&c.iv_state());
         }
         (Mode::Cbc, CipherOp::Decrypt) => {
-            let mut c = cbc::Decryptor::<C>::new(key, iv);
+            let mut c = cbc::Decryptor::<C>::inner_iv_init(c, iv);
             for_each_chunk(job, |chunk| blocks(chunk, |b| c.decrypt_block_mut(b)));
             session.iv.copy_from_slice(&c.iv_state());
         }
         (Mode::Ctr, _) => {
-            let mut c = ctr::Ctr128BE::<C>::new(key, iv);
+            let core = ctr::CtrCore::<C, ctr::flavors::Ctr128BE>::inner_iv_init(c, iv);
+            let mut c = ctr::Ctr128BE::<C>::from_core(core);
             // Chunks are whole blocks but the last, so the keystream stays in step.
             for_each_chunk(job, |chunk| c.apply_keystream(chunk));
             // The next request starts at the next whole block, as Linux's ctr(aes) hands

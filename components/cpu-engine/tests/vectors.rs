@@ -92,3 +92,36 @@ fn ctr_takes_any_length_and_path_is_reported() {
         Err(CipherError::BadLength)
     );
 }
+
+/// A session's key is expanded once, not per request (as Linux's setkey), for as long
+/// as the session is open: and the answers stay the published ones.
+#[test]
+fn a_sessions_key_is_expanded_once_and_forgotten_when_it_closes() {
+    let plain = hex(PLAIN);
+    let (_, mode, key, iv, ct) = SP800_38A[1]; // F.2.1 CBC-AES128
+    let (key, iv, ct) = (hex(key), hex(iv), hex(ct));
+    let mut rig = Rig::new();
+    let s = rig.open(mode, &key, &iv).unwrap();
+    for block in 0..4 {
+        let got = rig.crypt(s, CipherOp::Encrypt, &plain[16 * block..][..16], &[16]);
+        assert_eq!(got, Ok(ct[16 * block..][..16].to_vec()), "block {block}");
+    }
+    assert_eq!(
+        rig.service.engine.expansions, 1,
+        "four requests, one expansion"
+    );
+    // Another session with another key: its own expansion; the first is still kept.
+    let other = rig.open(Mode::Ecb, &[7; 16], &[0; 16]).unwrap();
+    rig.crypt(other, CipherOp::Encrypt, &[0; 16], &[16])
+        .unwrap();
+    rig.crypt(s, CipherOp::Decrypt, &ct[..16], &[16]).unwrap();
+    assert_eq!(rig.service.engine.expansions, 2);
+    // Closed, the key is gone from the engine: a new session with it expands it again.
+    rig.service.close(rig::CLIENT, s).unwrap();
+    let again = rig.open(mode, &key, &iv).unwrap();
+    assert_eq!(
+        rig.crypt(again, CipherOp::Encrypt, &plain[..16], &[16]),
+        Ok(ct[..16].to_vec())
+    );
+    assert_eq!(rig.service.engine.expansions, 3);
+}

@@ -3,7 +3,8 @@
 
 use aes::{Aes128, Aes192, Aes256};
 use cipher::{
-    BlockDecrypt, BlockDecryptMut, BlockEncrypt, BlockEncryptMut, KeyInit, KeyIvInit, StreamCipher,
+    BlockDecrypt, BlockDecryptMut, BlockEncrypt, BlockEncryptMut, InnerIvInit, KeyInit, KeyIvInit,
+    StreamCipher,
 };
 use digest::Digest;
 use pd_idl::cipher::Mode;
@@ -52,6 +53,54 @@ pub fn crypt(alg: CipherAlg, encrypt: bool, key: &[u8], iv: &[u8], data: &mut [u
     }
 }
 
+/// A key expanded once, as a program that encrypts many buffers under one key holds it
+/// (Linux's setkey, OpenSSL's EVP context).
+#[derive(Clone)]
+pub enum Keyed {
+    A128(Aes128),
+    A192(Aes192),
+    A256(Aes256),
+}
+
+/// One run over an expanded key `$c` (a clone per call: modes take the cipher by value).
+macro_rules! run_keyed {
+    ($c:expr, $alg:expr, $encrypt:expr, $iv:expr, $data:expr) => {{
+        let iv = cipher::generic_array::GenericArray::from_slice($iv);
+        match ($alg.mode, $encrypt) {
+            (Mode::Ecb, true) => $c.encrypt_blocks(blocks($data)),
+            (Mode::Ecb, false) => $c.decrypt_blocks(blocks($data)),
+            (Mode::Cbc, true) => {
+                cbc::Encryptor::inner_iv_init($c.clone(), iv).encrypt_blocks_mut(blocks($data))
+            }
+            (Mode::Cbc, false) => {
+                cbc::Decryptor::inner_iv_init($c.clone(), iv).decrypt_blocks_mut(blocks($data))
+            }
+            (Mode::Ctr, _) => ctr::Ctr128BE::from_core(ctr::CtrCore::inner_iv_init($c.clone(), iv))
+                .apply_keystream($data),
+        }
+    }};
+}
+
+impl Keyed {
+    pub fn new(key: &[u8]) -> Keyed {
+        match key.len() {
+            16 => Keyed::A128(Aes128::new_from_slice(key).expect("key length")),
+            24 => Keyed::A192(Aes192::new_from_slice(key).expect("key length")),
+            32 => Keyed::A256(Aes256::new_from_slice(key).expect("key length")),
+            n => panic!("AES key of {n} bytes"),
+        }
+    }
+
+    /// As [`crypt`], with the key already expanded.
+    pub fn crypt(&self, alg: CipherAlg, encrypt: bool, iv: &[u8], data: &mut [u8]) {
+        match self {
+            Keyed::A128(c) => run_keyed!(c, alg, encrypt, iv, data),
+            Keyed::A192(c) => run_keyed!(c, alg, encrypt, iv, data),
+            Keyed::A256(c) => run_keyed!(c, alg, encrypt, iv, data),
+        }
+    }
+}
+
 /// The digest of `data`.
 pub fn digest(alg: Algorithm, data: &[u8]) -> Vec<u8> {
     match alg {
@@ -82,6 +131,17 @@ mod tests {
             crate::hexfmt::encode(&b),
             "6bc1bee22e409f96e93d7e117393172a"
         );
+        // The same with the key expanded once, for each mode against the per-call path.
+        let keyed = Keyed::new(&key);
+        for name in ["aes-128-ecb", "aes-128-cbc", "aes-128-ctr"] {
+            let alg = CipherAlg::parse(name).unwrap();
+            let (mut once, mut each) = (b.clone(), b.clone());
+            keyed.crypt(alg, true, &iv, &mut once);
+            crypt(alg, true, &key, &iv, &mut each);
+            assert_eq!(once, each, "{name}");
+            keyed.crypt(alg, false, &iv, &mut once);
+            assert_eq!(once, b, "{name} round trip");
+        }
         assert_eq!(
             crate::hexfmt::encode(&digest(Algorithm::Sha256, b"abc")),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"

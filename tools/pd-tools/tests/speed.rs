@@ -169,13 +169,23 @@ fn host_limit_sets_the_pd_beside_in_process_rustcrypto() {
         "--min-ops",
         "3",
     ]);
-    assert!(out.contains("vs in-process RustCrypto"), "{out}");
+    // The comparison that counts is with the key expanded once; the per-op-key
+    // baseline (what the driver used to do) beside it.
+    assert!(
+        out.contains("vs in-process RustCrypto with the key expanded once and reused"),
+        "{out}"
+    );
+    assert!(out.contains("(32 request(s) in flight)"), "{out}");
     let rows: Vec<&str> = out
         .lines()
         .filter(|l| l.trim_start().starts_with("16 ") || l.trim_start().starts_with("1024 "))
         .collect();
     assert_eq!(rows.len(), 2, "{out}");
-    assert!(rows.iter().all(|r| r.trim_end().ends_with('x')), "{out}");
+    for r in rows {
+        let per_op_key = r.split_whitespace().last().unwrap();
+        assert!(per_op_key.parse::<f64>().is_ok(), "{r}");
+        assert!(r.contains("x "), "a ratio: {r}");
+    }
 }
 
 #[test]
@@ -308,4 +318,42 @@ fn the_plot_labels_its_axes_and_keeps_the_legend_off_the_lines() {
         .collect();
     assert_eq!(legend.len(), 3, "one entry per path");
     assert!(legend.iter().all(|&y| y > 560.0), "{legend:?}");
+}
+
+/// Requests in flight (`--depth`): every op of the budget is answered and counted at
+/// depth 1 and depth 32 alike, on the CPU engine and on a modelled engine, whose
+/// per-request modelled cost does not depend on how many wait in the queue.
+#[test]
+fn a_deep_client_is_answered_every_op_and_models_cost_the_same() {
+    let rows = |depth: &str, engine: &str| -> Vec<Vec<String>> {
+        let csv = ok(&[
+            "--engine",
+            engine,
+            "--sizes",
+            "16,256",
+            "--seconds",
+            "0",
+            "--min-ops",
+            "100",
+            "--depth",
+            depth,
+            "--csv",
+        ]);
+        csv.lines()
+            .skip(1)
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect()
+    };
+    for engine in ["cpu", "omap-aes"] {
+        let (one, deep) = (rows("1", engine), rows("32", engine));
+        assert_eq!(one.len(), deep.len(), "{engine}");
+        for (a, b) in one.iter().zip(&deep) {
+            let ops: u64 = b[5].parse().unwrap();
+            assert!(ops >= 100, "{engine} depth 32: {b:?}");
+            // Modelled ns/op (column 6): the ledger's events per request.
+            assert_eq!(a[6], b[6], "{engine}: {a:?} vs {b:?}");
+        }
+    }
+    let refused = run(EXE, &["--depth", "0"], None);
+    assert_eq!(refused.status.code(), Some(2), "clap refuses depth 0");
 }

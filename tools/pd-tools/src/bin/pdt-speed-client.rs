@@ -1,10 +1,13 @@
-//! The client PD `speed` boots: times requests of each size through its driver, one
-//! request in flight at a time (as `openssl speed` through AF_ALG and tcrypt's sync
-//! tests do), and reads what they cost from the shared ledger.
+//! The client PD `speed` boots: times requests of each size through its driver, keeping
+//! up to `PDT_DEPTH` cipher requests in flight (1: one at a time, as `openssl speed`
+//! through AF_ALG and tcrypt's sync tests do; more: submitted as a batch behind one
+//! notification, answers drained in batches), and reads what they cost from the shared
+//! ledger.
 //!
 //! Parameters (host-only, environment): `PDT_KIND` cipher|digest|stream, `PDT_ALG`,
 //! `PDT_PATH`, `PDT_SIZES` (comma list), `PDT_SECONDS` per size, `PDT_MIN_OPS`,
-//! `PDT_MAX_OPS`; stream: `PDT_TOTAL` bytes hashed in one session in updates of each size.
+//! `PDT_MAX_OPS`, `PDT_DEPTH` (cipher only; digests and streams keep one in flight);
+//! stream: `PDT_TOTAL` bytes hashed in one session in updates of each size.
 //! * cipher: one session per size (power is taken at open, outside the timed window);
 //!   an op is one request of `size` bytes at offset 0, enciphered in place.
 //! * digest: an op is a whole digest of `size` bytes: open, one final, close.
@@ -73,6 +76,12 @@ struct Run {
     /// Stream: bytes hashed so far; the final is in flight once `finishing`.
     done: u64,
     finishing: bool,
+    /// Requests submitted and not yet answered.
+    in_flight: u32,
+    /// New requests are still being submitted (the budget is not spent).
+    submitting: bool,
+    /// The driver refused this size on the forced path.
+    unsupported: bool,
 }
 
 struct Speed {
@@ -87,6 +96,10 @@ struct Speed {
     total: u64,
     run: Option<Run>,
     next_id: u32,
+    /// Cipher requests kept in flight.
+    depth: u32,
+    /// Bytes of the data region.
+    data_size: usize,
 }
 
 fn segs1(len: usize) -> [cipher::Segment; 8] {
@@ -95,12 +108,11 @@ fn segs1(len: usize) -> [cipher::Segment; 8] {
     s
 }
 
-fn submit<Req: Tagged, Resp: Tagged>(link: &mut Link<'static, Req, Resp>, req: Req) {
-    match link.submit(req) {
-        Ok(true) => DRIVER.notify(),
-        Ok(false) => {}
-        Err(e) => fail(format!("submit: {e:?}")),
-    }
+/// Queues `req`; whether the driver asked to be notified (the caller notifies once for
+/// a batch).
+fn submit<Req: Tagged, Resp: Tagged>(link: &mut Link<'static, Req, Resp>, req: Req) -> bool {
+    link.submit(req)
+        .unwrap_or_else(|e| fail(format!("submit: {e:?}")))
 }
 
 impl Speed {
@@ -155,26 +167,62 @@ impl Speed {
             session,
             done: 0,
             finishing: false,
+            in_flight: 0,
+            submitting: true,
+            unsupported: false,
         });
-        self.op();
+        self.fill();
     }
 
-    /// Submits one op of the current size.
-    fn op(&mut self) {
+    /// Requests this kind keeps in flight.
+    fn depth(&self) -> u32 {
+        if self.kind == Kind::Cipher {
+            self.depth
+        } else {
+            1
+        }
+    }
+
+    /// Submits ops until `depth` are in flight or the budget is spent; one notification.
+    fn fill(&mut self) {
+        let mut ask = false;
+        while let Some(r) = &self.run {
+            let submitted = r.ops + u64::from(r.in_flight);
+            if !r.submitting || r.in_flight >= self.depth() || submitted >= self.max_ops {
+                break;
+            }
+            ask |= self.op();
+        }
+        if ask {
+            DRIVER.notify();
+        }
+    }
+
+    /// Submits one op of the current size; whether the driver wants a notification.
+    fn op(&mut self) -> bool {
+        let depth = self.depth();
+        let data_size = self.data_size;
         let r = self.run.as_mut().expect("a size is running");
         self.next_id += 1;
         let id = self.next_id;
+        r.in_flight += 1;
         match &mut self.calls {
             Calls::Cipher { link, .. } => {
+                // Each request in flight on its own bytes when they fit, as a caller
+                // with a batch of buffers would; else all on the first (the engine is
+                // not data-dependent).
+                let slots = (data_size / r.size).clamp(1, depth as usize);
+                let mut segs = segs1(r.size);
+                segs[0].offset = ((id as usize % slots) * r.size) as u32;
                 let req = cipher::Request {
                     id,
                     session: r.session,
                     op: CipherOp::Encrypt.into(),
                     nsegs: 1,
                     reserved: [0; 2],
-                    segs: segs1(r.size),
+                    segs,
                 };
-                submit(link, req);
+                submit(link, req)
             }
             Calls::Digest {
                 calls,
@@ -186,6 +234,7 @@ impl Speed {
                     let left = self.total - r.done;
                     if left == 0 {
                         r.finishing = true;
+                        r.submitting = false;
                         (DigestOp::Final, 0)
                     } else {
                         (DigestOp::Update, left.min(r.size as u64) as usize)
@@ -206,36 +255,34 @@ impl Speed {
                     reserved: [0; 2],
                     segs,
                 };
-                submit(link, req);
+                submit(link, req)
             }
         }
     }
 
+    /// Counts one answer of the current size.
     fn answered(&mut self, ok: Result<(), String>, taken: Option<Path>) {
         let r = self.run.as_mut().expect("a size is running");
+        r.in_flight -= 1;
+        if r.unsupported {
+            return;
+        }
         if let Err(e) = ok {
             // A forced path that cannot take this size (STM32 DMA takes more than one
             // block) is a fact to report, not a failure of the run.
             if e.contains("UnsupportedPath") && r.ops == 0 {
-                debug_println!("unsupported size={}", r.size);
-                let session = r.session;
-                if let Calls::Cipher { calls, .. } = &mut self.calls
-                    && let Err(e) = calls.close_session(session)
-                {
-                    fail(format!("close_session: {e:?}"));
-                }
-                return self.start_size();
+                r.unsupported = true;
+                r.submitting = false;
+                return;
             }
             fail(e);
         }
         if let Some(p) = taken {
             r.taken[p as usize] += 1;
         }
-        let more = match self.kind {
+        match self.kind {
             Kind::Stream => {
-                if r.finishing {
-                    false
-                } else {
+                if !r.finishing || r.in_flight > 0 {
                     r.ops += 1;
                     r.done += (r.size as u64).min(self.total - r.done);
                     if r.first.is_none() {
@@ -247,7 +294,6 @@ impl Speed {
                     if r.done == self.total {
                         r.updates = Some(self.meter.now());
                     }
-                    true
                 }
             }
             _ => {
@@ -269,12 +315,36 @@ impl Speed {
                     r.slice_start = Instant::now();
                     r.slice_ops = r.ops;
                 }
-                r.ops < self.max_ops && (secs < self.seconds || r.ops < self.min_ops)
+                let submitted = r.ops + u64::from(r.in_flight);
+                if !(submitted < self.max_ops && (secs < self.seconds || submitted < self.min_ops))
+                {
+                    r.submitting = false;
+                }
             }
-        };
-        if more {
-            return self.op();
         }
+    }
+
+    /// After a batch of answers: more ops, or the size's report once all are back.
+    fn settle(&mut self) {
+        let Some(r) = &self.run else { return };
+        if r.submitting || r.in_flight > 0 {
+            return self.fill();
+        }
+        if r.unsupported {
+            debug_println!("unsupported size={}", r.size);
+            let session = r.session;
+            if let Calls::Cipher { calls, .. } = &mut self.calls
+                && let Err(e) = calls.close_session(session)
+            {
+                fail(format!("close_session: {e:?}"));
+            }
+            return self.start_size();
+        }
+        self.finish_size();
+    }
+
+    fn finish_size(&mut self) {
+        let r = self.run.as_mut().expect("a size is running");
         let host_ns = r.start.elapsed().as_nanos();
         if r.ops > r.slice_ops {
             r.slices
@@ -338,6 +408,7 @@ impl Handler for Speed {
         for (ok, taken) in got {
             self.answered(ok, taken);
         }
+        self.settle();
     }
 }
 
@@ -399,6 +470,12 @@ fn init() -> Speed {
             .unwrap_or(0),
         run: None,
         next_id: 0,
+        depth: std::env::var("PDT_DEPTH")
+            .ok()
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(1u32)
+            .clamp(1, cipher::REQUEST_QUEUE_CAPACITY),
+        data_size: data.size(),
     };
     s.start_size();
     s

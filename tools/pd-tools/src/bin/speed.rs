@@ -51,6 +51,11 @@ struct Args {
     seconds: f64,
     #[arg(long, default_value_t = 20)]
     min_ops: u64,
+    /// Cipher requests the client keeps in flight: submitted as a batch behind one
+    /// notification, answers drained in batches (1: one at a time, as openssl speed
+    /// through AF_ALG does). Digests keep one in flight.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: u32,
     /// The standard set (`make bench`): every engine, each path, its usual algorithms.
     #[arg(long)]
     standard: bool,
@@ -234,6 +239,7 @@ fn main_result(a: &Args) -> Result<(), String> {
         seconds: a.seconds,
         min_ops: a.min_ops,
         max_ops: u64::MAX,
+        depth: a.depth,
     };
     if let Some(change) = &a.reproduce {
         print!("{}", reproduce::run(change, budget)?);
@@ -287,7 +293,7 @@ fn main_result(a: &Args) -> Result<(), String> {
         return Ok(());
     }
     if a.host_limit {
-        print!("{}", host_limit::table(&ms[0], a.seconds));
+        print!("{}", host_limit::table(&ms[0], a.seconds, a.depth));
         return Ok(());
     }
     for m in &ms {

@@ -64,6 +64,8 @@ pub struct Budget {
     pub seconds: f64,
     pub min_ops: u64,
     pub max_ops: u64,
+    /// Cipher requests the client keeps in flight (1: one at a time).
+    pub depth: u32,
 }
 
 /// One size's measurement.
@@ -252,6 +254,7 @@ pub fn measure(
         ("PDT_MIN_OPS".into(), budget.min_ops.to_string()),
         ("PDT_MAX_OPS".into(), budget.max_ops.to_string()),
         ("PDT_TOTAL".into(), stream.unwrap_or(0).to_string()),
+        ("PDT_DEPTH".into(), budget.depth.to_string()),
     ];
     // Generous: a slow model at a large size may take many times the budget.
     let timeout = Duration::from_secs_f64(60.0 + 20.0 * budget.seconds * sizes.len() as f64);
