@@ -24,6 +24,14 @@ impl Session {
     pub fn key(&self) -> &[u8] {
         &self.key[..usize::from(self.key_len).min(32)]
     }
+
+    /// Whether this session's key is `key_len` bytes of `key` (an engine's cached key
+    /// state, say): every byte compared whatever the first difference, so the time
+    /// says nothing about where keys differ.
+    pub fn has_key(&self, key_len: u8, key: &[u8; 32]) -> bool {
+        let diff = self.key.iter().zip(key).fold(0u8, |d, (a, b)| d | (a ^ b));
+        self.key_len == key_len && diff == 0
+    }
 }
 
 /// Sessions by id; ids carry a generation and answer only their owner (see

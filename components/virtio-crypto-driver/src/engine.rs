@@ -36,13 +36,7 @@ struct Entry {
 
 impl Entry {
     fn matches(&self, s: &Session) -> bool {
-        // Compare every byte whatever the first difference (no early exit on key bytes).
-        let diff = self
-            .key
-            .iter()
-            .zip(s.key.iter())
-            .fold(0u8, |d, (a, b)| d | (a ^ b));
-        self.mode == s.mode && self.key_len == s.key_len && diff == 0
+        self.mode == s.mode && s.has_key(self.key_len, &self.key)
     }
 }
 
