@@ -49,6 +49,12 @@ impl Sessions {
             table: Table::starting_at(incarnation as u16),
         }
     }
+    /// Shares the table among `clients` clients: none may hold more than its share, so
+    /// none can lock the others out.
+    pub fn share_among(&mut self, clients: usize) {
+        self.table.set_quota(MAX_SESSIONS / clients.max(1));
+    }
+
 
     /// Opens a session after checking the key size; the engine checks the rest.
     pub fn open(

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{WAIT, boot, lines, show, trace, wait_trace};
+use common::{WAIT, boot, field, lines, show, trace, wait_trace};
 use host_runner::Event;
 use pd_trace::Kind;
 
@@ -66,6 +66,11 @@ fn a_hostile_client_is_refused_contained_and_cut_off() {
     ] {
         assert_eq!(lines(&out, "hostile", what).len(), 1, "{what}");
     }
+    // It could hoard no more than its share of the session table (16 between two
+    // clients), so the good client always had room to open its own.
+    let hoard = lines(&out, "hostile", "hoarding: held");
+    assert_eq!(hoard.len(), 1, "{out:?}");
+    assert!(field(hoard[0], "held") <= 8, "{}", hoard[0]);
     // 32 guesses (the first two generations of every slot) less its own sessions.
     let guesses = lines(&out, "hostile", "a session id that is not ours");
     assert!(guesses.len() >= 30, "{guesses:?}");

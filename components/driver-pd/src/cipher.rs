@@ -86,6 +86,10 @@ impl<E: CipherEngine> Serving for Service<'static, E> {
         Service::cut_off(self, caller)
     }
 
+    fn share_sessions(&mut self, clients: usize) {
+        self.sessions.share_among(clients);
+    }
+
     fn open_sessions(&self) -> usize {
         self.sessions.open_count()
     }

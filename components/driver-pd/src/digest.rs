@@ -87,6 +87,10 @@ impl<E: DigestEngine> Serving for Service<'static, E> {
         Service::cut_off(self, caller)
     }
 
+    fn share_sessions(&mut self, clients: usize) {
+        self.sessions.share_among(clients);
+    }
+
     fn open_sessions(&self) -> usize {
         self.sessions.open_count()
     }

@@ -45,6 +45,8 @@ pub trait Serving {
     fn interrupt(&mut self, answer: &mut dyn FnMut(Caller, Self::Response)) -> usize;
     /// Closes `caller`'s sessions (and orphans its request in flight); how many.
     fn cut_off(&mut self, caller: Caller) -> usize;
+    /// Shares the session table among `clients` clients (a quota each).
+    fn share_sessions(&mut self, clients: usize);
     fn open_sessions(&self) -> usize;
 }
 
@@ -79,8 +81,10 @@ impl<S: Serving> DriverPd<S> {
             unsafe { SharedRegion::from_raw(r.vaddr, r.size) }
         }));
         trace.record(Kind::Started, clients.incarnation());
+        let mut service = make(clients.incarnation());
+        service.share_sessions(clients.count());
         let mut pd = DriverPd {
-            service: make(clients.incarnation()),
+            service,
             clients,
             irqs,
             power,

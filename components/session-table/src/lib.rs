@@ -10,6 +10,9 @@
 //! keep per-session hardware state (a saved context, a buffered block) in a fixed array of
 //! its own DMA memory indexed the same way.
 //!
+//! A quota ([`Table::set_quota`]) bounds how many sessions one owner may hold, so one
+//! client cannot take every slot and lock the others out.
+//!
 //! Generic over the session value so the Cipher and Digest services share it. `no_std`,
 //! no heap.
 #![no_std]
@@ -27,6 +30,8 @@ pub struct Unknown;
 pub struct Table<S, const N: usize> {
     slots: [Option<(Caller, S)>; N],
     generation: [u16; N],
+    /// Most sessions one owner may hold at once.
+    quota: usize,
 }
 
 impl<S, const N: usize> Default for Table<S, N> {
@@ -50,18 +55,33 @@ impl<S, const N: usize> Table<S, N> {
         Table {
             slots: [const { None }; N],
             generation: [generation; N],
+            quota: N,
         }
     }
 
+    /// From now on one owner may hold at most `quota` sessions (at least 1); those it
+    /// holds beyond it stay open.
+    pub fn set_quota(&mut self, quota: usize) {
+        self.quota = quota.clamp(1, N);
+    }
+
+    /// Sessions `owner` holds.
+    pub fn owned_by(&self, owner: Caller) -> usize {
+        self.slots.iter().flatten().filter(|(o, _)| *o == owner).count()
+    }
+
     /// Opens a session in a free slot; `make` builds it knowing its slot index and may
-    /// refuse (its error passes through, and the slot stays free). A full table answers
-    /// `full`, the service's own error for it.
+    /// refuse (its error passes through, and the slot stays free). A full table, or an
+    /// owner at its quota, answers `full`, the service's own error for it.
     pub fn open<E>(
         &mut self,
         owner: Caller,
         full: E,
         make: impl FnOnce(usize) -> Result<S, E>,
     ) -> Result<u32, E> {
+        if self.owned_by(owner) >= self.quota {
+            return Err(full);
+        }
         let Some(i) = self.slots.iter().position(Option::is_none) else {
             return Err(full);
         };
@@ -132,7 +152,7 @@ mod tests {
         Refused,
     }
 
-    fn open(t: &mut Table<u8, 2>, owner: Caller, v: u8) -> Result<u32, E> {
+    fn open<const N: usize>(t: &mut Table<u8, N>, owner: Caller, v: u8) -> Result<u32, E> {
         t.open(owner, E::Full, |_| Ok(v))
     }
 
@@ -175,5 +195,23 @@ mod tests {
         assert_eq!(open(&mut t, B, 0), Err(E::Full));
         assert_eq!(t.close_all(A), 2);
         assert_eq!(t.open_count(), 0);
+    }
+
+    #[test]
+    fn no_owner_holds_more_than_its_quota_so_none_locks_the_others_out() {
+        let mut t = Table::<u8, 4>::new();
+        t.set_quota(2);
+        open(&mut t, A, 1).unwrap();
+        open(&mut t, A, 2).unwrap();
+        assert_eq!(open(&mut t, A, 3), Err(E::Full), "A at its quota");
+        assert_eq!(t.owned_by(A), 2);
+        // Slots are left for B, who has its own share.
+        open(&mut t, B, 1).unwrap();
+        open(&mut t, B, 2).unwrap();
+        assert_eq!(open(&mut t, B, 3), Err(E::Full));
+        assert_eq!(t.close_all(A), 2);
+        open(&mut t, A, 4).unwrap();
+        t.set_quota(0);
+        assert_eq!(open(&mut t, A, 5), Err(E::Full), "a quota is at least 1: A holds 1");
     }
 }

@@ -45,6 +45,24 @@ fn init() -> Hostile<Request, Response, CipherError> {
             }
         }
     }
+    // Hoarding: as many sessions as the driver gives, to lock the other client out. It
+    // gives each client its share of the table, then TooManySessions.
+    let mut hoard = [0u32; 16];
+    let mut held = 0;
+    while held < hoard.len() {
+        match calls.open_session(Mode::Ecb, Path::Adaptive, 16, key, [0; 16]) {
+            Ok(s) => {
+                hoard[held] = s;
+                held += 1;
+            }
+            Err(CallError::Server(CipherError::TooManySessions)) => break,
+            Err(e) => panic!("hoarding: {e:?}"),
+        }
+    }
+    debug_println!("hostile: hoarding: held {held} sessions, then TooManySessions");
+    for &s in &hoard[..held] {
+        let _ = calls.close_session(s);
+    }
     let ecb = calls
         .open_session(Mode::Ecb, Path::Adaptive, 16, key, [0; 16])
         .expect("a valid ECB session");
