@@ -55,7 +55,6 @@ impl Sessions {
         self.table.set_quota(MAX_SESSIONS / clients.max(1));
     }
 
-
     /// Opens a session after checking the key size; the engine checks the rest.
     pub fn open(
         &mut self,

@@ -62,7 +62,6 @@ impl<C> Sessions<C> {
         self.table.set_quota(MAX_SESSIONS / clients.max(1));
     }
 
-
     /// Opens a session after the engine has accepted the algorithm and path.
     pub fn open<E: DigestEngine<Context = C>>(
         &mut self,

@@ -113,13 +113,9 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
             let restarted = control.epoch().0 != 0;
             let mut left = 0u32;
             loop {
-                if restarted {
-                    match rx.dequeue() {
-                        Ok(_) => {
-                            left += 1;
-                            continue;
-                        }
-                        Err(QueueError::Empty) => {}
+                if restarted && left < capacity {
+                    match discard(&mut rx, capacity - left) {
+                        Ok(n) => left += n,
                         Err(e) => {
                             cut_off = Some(e);
                             break;
@@ -130,7 +126,11 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                     // Armed and empty; or (first start only) requests queued before we
                     // came up, served on the first pass (see `pending`).
                     Ok(true) => break,
-                    Ok(false) if !restarted => break,
+                    // A client refilling as fast as we discard: what the predecessor
+                    // left is at most a queue's worth, so stop there; the rest is the
+                    // client's under the old epoch, which it reports restarted (an
+                    // answer to it is a stray it drops).
+                    Ok(false) if !restarted || left >= capacity => break,
                     Ok(false) => {}
                     Err(e) => {
                         cut_off = Some(e);
@@ -289,6 +289,20 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
         }
         cut
     }
+}
+
+/// Drops up to `bound` requests from `rx` (a restarted driver's predecessor left them);
+/// how many. Bounded: a client may refill the queue as fast as it is drained.
+pub fn discard<Req: Descriptor>(rx: &mut Consumer<'_, Req>, bound: u32) -> Result<u32, QueueError> {
+    let mut n = 0;
+    while n < bound {
+        match rx.dequeue() {
+            Ok(_) => n += 1,
+            Err(QueueError::Empty) => break,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 fn cut_off<Req, Resp>(client: &mut Client<Req, Resp>, e: QueueError) {

@@ -67,7 +67,11 @@ impl<S, const N: usize> Table<S, N> {
 
     /// Sessions `owner` holds.
     pub fn owned_by(&self, owner: Caller) -> usize {
-        self.slots.iter().flatten().filter(|(o, _)| *o == owner).count()
+        self.slots
+            .iter()
+            .flatten()
+            .filter(|(o, _)| *o == owner)
+            .count()
     }
 
     /// Opens a session in a free slot; `make` builds it knowing its slot index and may
@@ -212,6 +216,10 @@ mod tests {
         assert_eq!(t.close_all(A), 2);
         open(&mut t, A, 4).unwrap();
         t.set_quota(0);
-        assert_eq!(open(&mut t, A, 5), Err(E::Full), "a quota is at least 1: A holds 1");
+        assert_eq!(
+            open(&mut t, A, 5),
+            Err(E::Full),
+            "a quota is at least 1: A holds 1"
+        );
     }
 }
