@@ -110,3 +110,54 @@ fn a_driver_that_faults_mid_stream_is_restarted_by_its_parent_and_loses_nothing(
     let power = trace(&system, "power_trace");
     assert_eq!(args(&power, Kind::Revoked), [1], "{power:?}");
 }
+
+/// The power manager itself dies mid-stream (killed) and is restarted by the runner: it
+/// adopts the still-clocked engine with no holder and tells its driver, which acquires
+/// it again, so the engine has a holder and is not gated under the stream, which goes
+/// on; nothing the manager is asked afterwards is refused.
+#[test]
+fn a_restarted_power_manager_rebuilds_its_grants_from_its_drivers() {
+    let _turn = common::serial();
+    let system = boot("pm-restart.system");
+    let streaming = system.wait_until(WAIT, |_, out| {
+        out.iter()
+            .any(|(p, l)| p == "stream" && l.contains("progress answered 500"))
+            .then_some(())
+    });
+    assert!(streaming.is_some(), "{:?}", system.output("stream"));
+    assert!(system.signal("power", Signal::KILL));
+    // The stream goes on through the manager's restart (it ends only after a driver
+    // restart, which does not come here: the test stops it).
+    let going_on = system.wait_until(WAIT, |_, out| {
+        out.iter()
+            .any(|(p, l)| p == "stream" && l.contains("progress answered 2000"))
+            .then_some(())
+    });
+    let out = system
+        .wait_until(WAIT, |_, out| Some(out.to_vec()))
+        .unwrap();
+    let events = system.events();
+    assert!(going_on.is_some(), "{}", show(&out, &events));
+    assert!(
+        events.contains(&Event::Restarted {
+            pd: "power".into(),
+            count: 1
+        }),
+        "{}",
+        show(&out, &events)
+    );
+    let driver = trace(&system, "omap_trace");
+    let power = trace(&system, "power_trace");
+    // Two power-manager incarnations; the driver acquired again for the second.
+    assert_eq!(power.count(Kind::Started), 2, "{power:?}");
+    assert!(
+        lines(&out, "power", "found clocked with no holder").len() == 1,
+        "{}",
+        show(&out, &events)
+    );
+    assert!(driver.count(Kind::PowerAcquire) >= 2, "{driver:?}");
+    assert_eq!(power.count(Kind::Refused), 0, "{power:?}");
+    // The re-acquired grant is the restarted manager's: of generation 1 again, as the
+    // driver did not restart (its own grants name the manager's table, not its life).
+    assert!(args(&power, Kind::PowerAcquire).contains(&1), "{power:?}");
+}

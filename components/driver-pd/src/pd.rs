@@ -244,7 +244,14 @@ impl<S: Serving> DriverPd<S> {
     pub fn on_notified(&mut self, channels: ChannelSet) {
         let mut serve = channels;
         let irqs = ChannelSet(channels.0 & self.irqs.0);
-        let clients = ChannelSet(channels.0 & !self.irqs.0);
+        if channels.contains(crate::POWER)
+            && let Some(p) = &mut self.power
+            && p.reacquire()
+        {
+            // A power manager that restarted rebuilds its grants from ours.
+            self.trace.record(Kind::PowerAcquire, 0);
+        }
+        let clients = ChannelSet(channels.0 & !self.irqs.0 & !(1 << crate::POWER.index()));
         for ch in clients.iter() {
             self.check_client(Caller(u32::from(ch.index())));
         }

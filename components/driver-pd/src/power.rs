@@ -40,6 +40,27 @@ impl PowerHold {
         Ok(())
     }
 
+    /// The power manager restarted (it says so on our channel): the grant we hold means
+    /// nothing to it any more, so take it again, and it holds the engine for us again.
+    /// Nothing to do if we hold none. Whether we hold one afterwards.
+    pub fn reacquire(&mut self) -> bool {
+        if self.grant.is_none() {
+            return false;
+        }
+        self.grant = None;
+        match self.ensure() {
+            Ok(()) => true,
+            Err(e) => {
+                debug_println!(
+                    "{}: power: {:?} not re-acquired after the manager restarted: {e:?}",
+                    pd_name(),
+                    self.engine
+                );
+                false
+            }
+        }
+    }
+
     /// Releases the grant if held (the last session closed).
     pub fn release(&mut self) {
         if let Some(grant) = self.grant.take() {

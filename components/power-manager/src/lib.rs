@@ -108,6 +108,30 @@ impl<B: RegisterBus> PowerManager<B> {
         })
     }
 
+    /// At start, which may be a restart: an engine the controller shows ungated has no
+    /// holder this manager knows of. It is adopted as clocked, to be gated at its
+    /// autosuspend deadline unless a driver acquires it first (the PD tells its drivers
+    /// to re-acquire what they hold), so nothing stays clocked without a holder and
+    /// nothing a driver still uses is gated under it. Returns how many were adopted.
+    pub fn adopt(&mut self, now_ms: u64) -> Result<usize, PowerError> {
+        self.now_ms = now_ms;
+        let mut adopted = 0;
+        for slot in &mut self.slots {
+            let Some(config) = slot.config else { continue };
+            let v = self
+                .bus
+                .read32(clkctrl::clkctrl(config.gate))
+                .map_err(|_| PowerError::ControllerFault)?;
+            if MODULEMODE.get(v) == MODULEMODE_ENABLE {
+                slot.clocked = true;
+                slot.functional = IDLEST.get(v) == IDLEST_FUNCTIONAL;
+                slot.suspend_at = Some(now_ms.saturating_add(config.autosuspend_ms));
+                adopted += 1;
+            }
+        }
+        Ok(adopted)
+    }
+
     pub fn stats(&self) -> Stats {
         self.stats
     }

@@ -237,3 +237,38 @@ fn a_waking_engine_nobody_comes_back_for_is_gated_at_its_autosuspend_deadline() 
     assert!(!rig.gates.is_clocked(OMAP.gate));
     assert_eq!(pm.stats().power_off, 1);
 }
+
+/// A manager that restarts finds an engine still clocked (its driver held it): it
+/// adopts it with no holder, to be gated at the autosuspend deadline unless the driver
+/// acquires it again first, which keeps it clocked for that driver.
+#[test]
+fn a_restarted_manager_adopts_what_is_clocked_and_gates_it_unless_re_acquired() {
+    let rig = Rig::new();
+    {
+        let mut before = rig.manager();
+        before.acquire(DRIVER, Engine::OmapAes).unwrap();
+        before.acquire(OTHER, Engine::Stm32Cryp).unwrap();
+        // Then it dies with both held.
+    }
+    let mut pm = rig.manager();
+    assert_eq!(pm.adopt(1000), Ok(2));
+    assert!(pm.is_clocked(Engine::OmapAes) && pm.is_clocked(Engine::Stm32Cryp));
+    assert_eq!(pm.holders(Engine::OmapAes), 0);
+    // The OMAP driver re-acquires (told to by the restarted manager); STM32's does not.
+    let grant = pm.acquire(DRIVER, Engine::OmapAes).unwrap();
+    assert_eq!(pm.stats().power_on, 0, "still clocked: no transition");
+    pm.poll(1000 + STM.autosuspend_ms).unwrap();
+    assert!(
+        !rig.gates.is_clocked(STM.gate),
+        "nobody came back for STM32"
+    );
+    assert!(rig.gates.is_clocked(OMAP.gate), "held again");
+    pm.poll(1000 + OMAP.autosuspend_ms).unwrap();
+    assert!(
+        rig.gates.is_clocked(OMAP.gate),
+        "a holder: never gated under it"
+    );
+    pm.release(DRIVER, grant, 5000).unwrap();
+    pm.poll(5000 + OMAP.autosuspend_ms).unwrap();
+    assert!(!rig.gates.is_clocked(OMAP.gate));
+}

@@ -109,6 +109,12 @@ pub fn irq_channels() -> ChannelSet {
     ChannelSet(backend::irq_channels() | device)
 }
 
+/// The channels this PD may notify (its ends without `notify="false"`): on seL4 the
+/// `microkit_notifications` word the tool patches, on the host the boot information.
+pub fn notifiable() -> ChannelSet {
+    ChannelSet(backend::notifiable())
+}
+
 /// The channel to a device PD that stands in for this PD's silicon where there is none
 /// (the end with `setvar_id="device"`): registers are reached by calls on it, and its
 /// notifications are this PD's interrupts ([`irq_channels`] includes it, and

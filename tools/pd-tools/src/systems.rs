@@ -171,7 +171,7 @@ pub fn system(engine: Engine, kind: Kind, client: &str) -> Result<String, String
     if d.power.is_some() {
         x += r#"    <channel>
         <end pd="driver" id="10" pp="true" notify="false" />
-        <end pd="power" id="1" notify="false" />
+        <end pd="power" id="1" />
     </channel>
 "#;
     }

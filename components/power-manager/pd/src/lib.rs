@@ -115,13 +115,36 @@ pub fn start<C: RegisterBus>(board: &BoardPower, mut controller: impl FnMut() ->
         unsafe { SharedRegion::from_raw(r.vaddr, r.size) }
     }));
     trace.record(Kind::Started, 0);
+    let clock = Clock::new();
+    let mut pm = pm;
+    // Perhaps a restart: what is clocked has no holder we know of until its driver
+    // acquires it again, which every driver is told to do when something is (a
+    // notification on our end of its channel: `PowerHold::reacquire`; a driver holding
+    // nothing ignores it).
+    let timer = pd_runtime::maybe_var!(timer)
+        .and_then(|id| u8::try_from(id).ok())
+        .map(Channel::new);
+    match pm.adopt(clock.now_ms()) {
+        // A first start: nothing is clocked, nobody holds anything to tell us about.
+        Ok(0) => {}
+        Ok(n) => {
+            debug_println!(
+                "{}: {n} engine(s) found clocked with no holder; gated at their autosuspend deadline unless re-acquired",
+                pd_name()
+            );
+            for ch in pd_runtime::notifiable().iter() {
+                if Some(ch) != timer {
+                    ch.notify();
+                }
+            }
+        }
+        Err(e) => debug_println!("{}: clock controller unreadable: {e:?}", pd_name()),
+    }
     PowerPd {
         pm,
         trace,
-        clock: Clock::new(),
-        timer: pd_runtime::maybe_var!(timer)
-            .and_then(|id| u8::try_from(id).ok())
-            .map(Channel::new),
+        clock,
+        timer,
         tick_pending: false,
     }
 }

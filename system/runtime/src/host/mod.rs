@@ -274,6 +274,14 @@ pub(crate) fn is_passive() -> bool {
     host().info.passive
 }
 
+pub(crate) fn notifiable() -> u64 {
+    host()
+        .peers
+        .iter()
+        .filter(|(id, p)| p.notify && *id < 64)
+        .fold(0, |set, (id, _)| set | 1 << id)
+}
+
 pub(crate) fn irq_channels() -> u64 {
     host().info.irqs.iter().fold(0, |set, i| set | 1 << i.id)
 }

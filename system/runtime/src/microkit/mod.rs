@@ -187,6 +187,10 @@ pub(crate) fn irq_channels() -> u64 {
     symbols::irqs()
 }
 
+pub(crate) fn notifiable() -> u64 {
+    symbols::notifications()
+}
+
 pub(crate) fn memory_region(symbol: &str) -> Option<MemoryRegion> {
     crate::debug_println!(
         "{}: memory_region(\"{symbol}\"): by string is host-only; use memory_region!",
