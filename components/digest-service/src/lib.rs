@@ -17,7 +17,8 @@
 //! * segments are checked against the client's data region before the engine sees them,
 //!   so an engine never reads outside it (and never writes it: a hash only reads);
 //! * a session is usable only by the client (channel) that opened it;
-//! * a finished session takes no more data (`SessionFinished`), and a session whose
+//! * after its final a session starts a new message (a message that fits one request
+//!   is one `Final`: no call, no session set-up per message), and a session whose
 //!   engine failed mid-request answers `EngineFault` rather than a wrong digest;
 //! * corrupt queue indices stop service to that client with [`QueueError::Corrupt`]
 //!   (the driver cuts it off) and affect no other client.

@@ -166,16 +166,24 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         ctx: Option<E::Context>,
         result: Result<Option<Digest>, DigestError>,
     ) -> Response {
-        if let Ok(s) = self.sessions.get_mut(caller, session) {
+        if let Ok((slot, s)) = self.sessions.slot_mut(caller, session) {
             s.state = match (&result, job.op) {
                 (Err(_), _) => State::Failed,
-                (Ok(_), DigestOp::Final) => State::Finished,
-                (Ok(_), DigestOp::Update) => State::Open,
+                (Ok(_), _) => State::Open,
             };
             if result.is_ok() {
                 s.bytes += u64::from(job.segs.total());
                 if let Some(ctx) = ctx {
                     s.engine = ctx;
+                }
+            }
+            if result.is_ok() && job.op == DigestOp::Final {
+                // The digest is out: the session starts a new message, with the engine's
+                // fresh state for it.
+                s.bytes = 0;
+                match self.engine.open(slot, s.algorithm, s.path) {
+                    Ok(fresh) => s.engine = fresh,
+                    Err(_) => s.state = State::Failed,
                 }
             }
         }

@@ -12,10 +12,11 @@ pub const MAX_SESSIONS: usize = 16;
 /// Where a session is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
-    /// Takes updates and a final.
+    /// Takes updates and a final; after its final it starts a new message (so a client
+    /// hashes one message after another, each a single final request, with no call).
     Open,
-    /// Its final was answered: the digest was handed out; further requests are
-    /// `SessionFinished`.
+    /// Not entered by this service any more (a session restarts after its final); kept
+    /// so an engine or an old client that sees `SessionFinished` still reads it.
     Finished,
     /// The engine failed in the middle of one of its requests, so its hash state is
     /// unknown; further requests are `EngineFault`.
@@ -83,10 +84,18 @@ impl<C> Sessions<C> {
     }
 
     pub fn get_mut(&mut self, owner: Caller, id: u32) -> Result<&mut Session<C>, DigestError> {
-        match self.table.get_mut(owner, id) {
-            Ok((_, s)) => Ok(s),
-            Err(_) => Err(DigestError::UnknownSession),
-        }
+        self.slot_mut(owner, id).map(|(_, s)| s)
+    }
+
+    /// As [`get_mut`](Self::get_mut), with the session's slot (its engine's index).
+    pub fn slot_mut(
+        &mut self,
+        owner: Caller,
+        id: u32,
+    ) -> Result<(usize, &mut Session<C>), DigestError> {
+        self.table
+            .get_mut(owner, id)
+            .map_err(|_| DigestError::UnknownSession)
     }
 
     pub fn close(&mut self, owner: Caller, id: u32) -> Result<(), DigestError> {

@@ -190,13 +190,20 @@ pub fn hostile<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
         .unwrap()
         .unwrap();
     assert_eq!(d, reference(Algorithm::Sha256, abc));
-    // ...then takes no more data, as update or final.
-    for op in [DigestOp::Update, DigestOp::Final] {
-        assert_eq!(
-            rig.send(s, op, abc, &[3]),
-            Err(DigestError::SessionFinished)
-        );
-    }
+    // ...then starts a new message: "abc" again in one final (a one-shot request, no
+    // call), then in an update and a final, each time the published digest.
+    let again = rig.send(s, DigestOp::Final, abc, &[3]).unwrap().unwrap();
+    assert_eq!(again, reference(Algorithm::Sha256, abc), "a new message");
+    assert_eq!(rig.send(s, DigestOp::Update, &abc[..1], &[1]), Ok(None));
+    let split = rig
+        .send(s, DigestOp::Final, &abc[1..], &[2])
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        split,
+        reference(Algorithm::Sha256, abc),
+        "update then final"
+    );
     // The other client's session is intact too.
     rig.service.sessions.close(CLIENT, s).unwrap();
     assert_eq!(

@@ -1,16 +1,17 @@
 //! The client PD `speed` boots: times requests of each size through its driver, keeping
-//! up to `PDT_DEPTH` cipher requests in flight (1: one at a time, as `openssl speed`
+//! up to `PDT_DEPTH` requests in flight (1: one at a time, as `openssl speed`
 //! through AF_ALG and tcrypt's sync tests do; more: submitted as a batch behind one
 //! notification, answers drained in batches), and reads what they cost from the shared
 //! ledger.
 //!
 //! Parameters (host-only, environment): `PDT_KIND` cipher|digest|stream, `PDT_ALG`,
 //! `PDT_PATH`, `PDT_SIZES` (comma list), `PDT_SECONDS` per size, `PDT_MIN_OPS`,
-//! `PDT_MAX_OPS`, `PDT_DEPTH` (cipher only; digests and streams keep one in flight);
+//! `PDT_MAX_OPS`, `PDT_DEPTH` (ciphers and digests; a stream keeps one in flight);
 //! stream: `PDT_TOTAL` bytes hashed in one session in updates of each size.
 //! * cipher: one session per size (power is taken at open, outside the timed window);
 //!   an op is one request of `size` bytes at offset 0, enciphered in place.
-//! * digest: an op is a whole digest of `size` bytes: open, one final, close.
+//! * digest: one session per size; an op is a whole digest of `size` bytes: one final
+//!   request (the session then starts the next message), no call per message.
 //! * stream: one session, updates of `size` bytes until `PDT_TOTAL`, then a final; an op
 //!   is an update. The ledger is read after each half of the updates so the tool can
 //!   check that every update costs the same.
@@ -131,26 +132,13 @@ impl Speed {
                     .open_session(alg.mode, *path, alg.key_len as u8, key, [0xa5; 16])
                     .unwrap_or_else(|e| fail(format!("open_session: {e:?}")))
             }
+            // One session per size: a stream's updates go to it, and a digest op is one
+            // final on it (a whole message; the session then starts the next).
             Calls::Digest {
                 calls, alg, path, ..
-            } if self.kind == Kind::Stream => calls
+            } => calls
                 .open_session(*alg, *path)
                 .unwrap_or_else(|e| fail(format!("open_session: {e:?}"))),
-            // Digest ops open their own session each. One open and close first, so
-            // that the engine's power-on (the driver holds power while sessions are
-            // open; the manager's autosuspend keeps it on across the gap) is not
-            // charged to the first measured op.
-            Calls::Digest {
-                calls, alg, path, ..
-            } => {
-                let s = calls
-                    .open_session(*alg, *path)
-                    .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));
-                if let Err(e) = calls.close_session(s) {
-                    fail(format!("close_session: {e:?}"));
-                }
-                0
-            }
         };
         self.run = Some(Run {
             size,
@@ -174,12 +162,13 @@ impl Speed {
         self.fill();
     }
 
-    /// Requests this kind keeps in flight.
+    /// Requests this kind keeps in flight (a stream's updates one at a time: each
+    /// waits for the last).
     fn depth(&self) -> u32 {
-        if self.kind == Kind::Cipher {
-            self.depth
-        } else {
+        if self.kind == Kind::Stream {
             1
+        } else {
+            self.depth
         }
     }
 
@@ -224,12 +213,7 @@ impl Speed {
                 };
                 submit(link, req)
             }
-            Calls::Digest {
-                calls,
-                link,
-                alg,
-                path,
-            } => {
+            Calls::Digest { link, .. } => {
                 let (op, len) = if self.kind == Kind::Stream {
                     let left = self.total - r.done;
                     if left == 0 {
@@ -240,9 +224,6 @@ impl Speed {
                         (DigestOp::Update, left.min(r.size as u64) as usize)
                     }
                 } else {
-                    r.session = calls
-                        .open_session(*alg, *path)
-                        .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));
                     (DigestOp::Final, r.size)
                 };
                 let mut segs = [digest::Segment { offset: 0, len: 0 }; 8];
@@ -298,12 +279,6 @@ impl Speed {
             }
             _ => {
                 r.ops += 1;
-                if self.kind == Kind::Digest
-                    && let Calls::Digest { calls, .. } = &mut self.calls
-                    && let Err(e) = calls.close_session(r.session)
-                {
-                    fail(format!("close_session: {e:?}"));
-                }
                 let secs = r.start.elapsed().as_secs_f64();
                 let window = self.seconds / bench_stats::RUNS as f64;
                 // The last slice takes whatever is left (also with a zero budget).
@@ -375,12 +350,11 @@ impl Speed {
                     fail(format!("close_session: {e:?}"));
                 }
             }
-            Calls::Digest { calls, .. } if self.kind == Kind::Stream => {
+            Calls::Digest { calls, .. } => {
                 if let Err(e) = calls.close_session(session) {
                     fail(format!("close_session: {e:?}"));
                 }
             }
-            Calls::Digest { .. } => {}
         }
         self.start_size();
     }

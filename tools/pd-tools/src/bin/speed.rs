@@ -51,9 +51,9 @@ struct Args {
     seconds: f64,
     #[arg(long, default_value_t = 20)]
     min_ops: u64,
-    /// Cipher requests the client keeps in flight: submitted as a batch behind one
+    /// Requests the client keeps in flight: submitted as a batch behind one
     /// notification, answers drained in batches (1: one at a time, as openssl speed
-    /// through AF_ALG does). Digests keep one in flight.
+    /// through AF_ALG does). A digest is one final request on a reused session.
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=64))]
     depth: u32,
     /// The standard set (`make bench`): every engine, each path, its usual algorithms.

@@ -64,7 +64,7 @@ pub struct Budget {
     pub seconds: f64,
     pub min_ops: u64,
     pub max_ops: u64,
-    /// Cipher requests the client keeps in flight (1: one at a time).
+    /// Requests the client keeps in flight (1: one at a time; a stream keeps one).
     pub depth: u32,
 }
 
