@@ -1,5 +1,5 @@
-//! A read-only map really is read-only: the reader sees the writer's word, and its
-//! write through the map is a SIGSEGV fault.
+//! A read-only map really is read-only: the reader sees the writer's word, cannot make
+//! the map writable with mprotect, and its write through the map is a SIGSEGV fault.
 
 mod common;
 
@@ -30,4 +30,9 @@ fn write_through_read_only_map_faults() {
     ));
     let out = system.output("reader");
     assert!(!out.iter().any(|l| l.contains("NOT read-only")), "{out:?}");
+    assert!(
+        out.iter()
+            .any(|l| l.contains("mprotect to writable refused")),
+        "{out:?}"
+    );
 }

@@ -150,6 +150,10 @@ impl System {
             None => default_bin_dir().map_err(|e| os(format!("finding binaries: {e}")))?,
         };
         let plan = plan::plan(desc, &bin_dir)?;
+        // The runner holds every region's and kernel page's descriptor: not dumpable, so
+        // a PD of the same user cannot open them through /proc/<runner>/fd.
+        rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+            .map_err(|e| os(format!("prctl(PR_SET_DUMPABLE): {e}")))?;
         let objs = objects::create(&plan).map_err(|e| os(format!("memfd: {e}")))?;
         let regions = plan
             .regions

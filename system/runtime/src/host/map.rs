@@ -41,8 +41,22 @@ pub fn read_boot_info() -> Result<BootInfo, String> {
 /// Maps `len` bytes of `fd` shared with `perms`, at `vaddr` if that range is free
 /// (so addresses match the `.system` file), else anywhere. Closes `fd`: the mapping
 /// keeps the memfd alive.
+///
+/// A mapping without write permission comes from a read-only descriptor (the memfd
+/// opened again, read-only, through /proc/self/fd), and no writable descriptor of it is
+/// left in the PD: so `mprotect` cannot make it writable (the kernel refuses
+/// `PROT_WRITE` on a shared mapping of a file not opened for writing).
 pub fn map_fd(fd: i32, len: u64, vaddr: u64, perms: u8) -> Result<*mut u8, String> {
     let fd = inherited(fd)?;
+    let fd = if perms & PERM_W == 0 {
+        let path = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd));
+        let ro = File::open(&path).map_err(|e| format!("{path}: reopening read-only: {e}"))?;
+        // The writable descriptor goes now; only the read-only one is mapped.
+        drop(fd);
+        OwnedFd::from(ro)
+    } else {
+        fd
+    };
     let len = usize::try_from(len).map_err(|_| String::from("region too large"))?;
     let mut prot = ProtFlags::empty();
     for (bit, flag) in [

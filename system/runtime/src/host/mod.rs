@@ -105,6 +105,16 @@ fn boot() -> Result<Host, std::string::String> {
 
 /// Boots the PD and runs its event loop; never returns.
 pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
+    // Before anything of the PD runs: no privileges gained by exec, and not dumpable, so
+    // another process of the same user cannot open this one's /proc memory or
+    // descriptors (root, with CAP_SYS_PTRACE, still can: that needs the seccomp filter
+    // issue 14 asks for, not built).
+    if let Err(e) = rustix::thread::set_no_new_privs(true).and_then(|()| {
+        rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+    }) {
+        eprintln!("pd-runtime: cannot confine this PD: {e}");
+        process::exit(70);
+    }
     match boot() {
         Ok(h) => {
             let _ = HOST.set(h);
