@@ -62,10 +62,10 @@ bench: setup
 	$(CARGO) build --locked --release -q $(HOST_PD_PKGS) -p pd-tools
 	target/release/speed --standard --csv $(BENCH_DIR)/speed.csv --svg $(BENCH_DIR)/speed.svg > $(BENCH_DIR)/speed.txt
 	for s in omap-idle-start omap-dma-pio stm32-dma talitos-chain; do target/release/speed --reproduce $$s >> $(BENCH_DIR)/speed.txt && echo >> $(BENCH_DIR)/speed.txt || exit 1; done
-	for d in 1 32; do target/release/speed --host-limit --alg aes-128-cbc --depth $$d >> $(BENCH_DIR)/speed.txt || exit 1; done
-	target/release/speed --host-limit --alg sha256 >> $(BENCH_DIR)/speed.txt
+	target/release/speed --host-limit --alg aes-128-cbc --svg $(BENCH_DIR)/host-limit-aes.svg >> $(BENCH_DIR)/speed.txt
+	target/release/speed --host-limit --alg sha256 --svg $(BENCH_DIR)/host-limit-sha256.svg >> $(BENCH_DIR)/speed.txt
 	@cat $(BENCH_DIR)/speed.txt
-	@echo "bench: report $(BENCH_DIR)/speed.txt, CSV $(BENCH_DIR)/speed.csv, plot $(BENCH_DIR)/speed.svg"
+	@echo "bench: report $(BENCH_DIR)/speed.txt, CSV $(BENCH_DIR)/speed.csv, plots $(BENCH_DIR)/speed.svg and host-limit-*.svg"
 
 # PD binaries: every bin of these packages is a protection domain. A PD binary starts
 # with #![cfg_attr(target_os = "none", no_std, no_main)] and ends with

@@ -160,6 +160,8 @@ fn reproduce_omap_dma_pio_adaptive_takes_pio_small_and_dma_large() {
 
 #[test]
 fn host_limit_sets_the_pd_beside_in_process_rustcrypto() {
+    let d = Dir::new("speed-host-limit");
+    let svg = d.0.join("limit.svg");
     let out = ok(&[
         "--host-limit",
         "--sizes",
@@ -168,19 +170,32 @@ fn host_limit_sets_the_pd_beside_in_process_rustcrypto() {
         "0.01",
         "--min-ops",
         "3",
+        "--svg",
+        path_str(&svg),
     ]);
+    // The plot: both depths through the PD and the in-process line, on one chart.
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    for label in [
+        "1 request(s) in flight",
+        "32 request(s) in flight",
+        "in process (RustCrypto, key expanded once)",
+    ] {
+        assert!(plot.contains(label), "{label} in the legend");
+    }
     // The comparison that counts is with the key expanded once; the per-op-key
     // baseline (what the driver used to do) beside it.
     assert!(
         out.contains("vs in-process RustCrypto with the key expanded once and reused"),
         "{out}"
     );
+    // One request in flight and 32, measured in one run.
+    assert!(out.contains("(1 request(s) in flight)"), "{out}");
     assert!(out.contains("(32 request(s) in flight)"), "{out}");
     let rows: Vec<&str> = out
         .lines()
         .filter(|l| l.trim_start().starts_with("16 ") || l.trim_start().starts_with("1024 "))
         .collect();
-    assert_eq!(rows.len(), 2, "{out}");
+    assert_eq!(rows.len(), 2 * 2, "{out}");
     for r in rows {
         let per_op_key = r.split_whitespace().last().unwrap();
         assert!(per_op_key.parse::<f64>().is_ok(), "{r}");

@@ -70,8 +70,9 @@ struct Args {
     /// ours: omap-idle-start, omap-dma-pio, stm32-dma or talitos-chain (boards/SOURCES.md).
     #[arg(long, value_name = "CHANGE", value_parser = reproduce::CHANGES)]
     reproduce: Option<String>,
-    /// The isolated CPU engine beside in-process RustCrypto, same sizes, with the ratio.
-    #[arg(long)]
+    /// The isolated CPU engine beside in-process RustCrypto, same sizes, with the ratio:
+    /// one request in flight and --depth, in one run (--svg: the three on one chart).
+    #[arg(long, conflicts_with = "csv")]
     host_limit: bool,
 }
 
@@ -269,6 +270,27 @@ fn main_result(a: &Args) -> Result<(), String> {
     if let Some(path) = &a.svg {
         create(path)?;
     }
+    if a.host_limit {
+        // One request at a time and `--depth` in flight, in one run, beside in process.
+        let mut depths = vec![1];
+        if a.depth != 1 {
+            depths.push(a.depth);
+        }
+        let steps = (depths.len() * a.sizes.len()) as u64;
+        let pb = bar(steps, steps as f64 * a.seconds);
+        let mut runs = Vec::new();
+        for depth in depths {
+            let b = Budget { depth, ..budget };
+            runs.push((depth, run_all(&jobs, &a.sizes, b, &pb)?.remove(0)));
+        }
+        pb.finish_and_clear();
+        let limit = host_limit::HostLimit::new(runs, a.seconds);
+        if let Some(path) = &a.svg {
+            limit.svg(path)?;
+        }
+        print!("{}", limit.tables());
+        return Ok(());
+    }
     let steps = (jobs.len() * a.sizes.len()) as u64;
     let pb = bar(steps, steps as f64 * a.seconds);
     let ms = run_all(&jobs, &a.sizes, budget, &pb)?;
@@ -292,10 +314,7 @@ fn main_result(a: &Args) -> Result<(), String> {
     if csv_to_stdout {
         return Ok(());
     }
-    if a.host_limit {
-        print!("{}", host_limit::table(&ms[0], a.seconds, a.depth));
-        return Ok(());
-    }
+
     for m in &ms {
         println!("{}", report::detail(m));
     }

@@ -57,56 +57,133 @@ pub fn in_process_ns(alg: Alg, size: usize, seconds: f64, key_use: KeyUse) -> be
     bench_stats::Stats::of(&per_op)
 }
 
-/// The side-by-side table for a CPU-engine measurement made with `depth` requests in
-/// flight.
-pub fn table(m: &Measured, seconds: f64, depth: u32) -> String {
-    let keyed = matches!(m.job.alg, Alg::Cipher(_));
-    let mut out = format!(
-        "host limit: {} through the isolated CPU driver PD ({depth} request(s) in flight) vs in-process RustCrypto{} (host real time; {})\n",
-        m.job.alg.name(),
-        if keyed {
-            " with the key expanded once and reused (the per-op-key column: expanded for every buffer)"
-        } else {
-            ""
-        },
-        bench_stats::context()
-    );
-    out += &format!(
-        "{:>7} {:>12} {:>8} {:>14} {:>8} {:>10} {:>10} {:>8} {:>14}\n",
-        "size",
-        "PD ns/op",
-        "spread",
-        "in-proc ns/op",
-        "spread",
-        "PD MB/s",
-        "proc MB/s",
-        "ratio",
-        "per-op-key ns"
-    );
-    let mut all = Vec::new();
-    for s in m.samples.iter().filter(|s| s.measured()) {
-        let pd = s.host_stats();
-        let local = in_process_ns(m.job.alg, s.size, seconds, KeyUse::Once);
-        let per_op = keyed.then(|| in_process_ns(m.job.alg, s.size, seconds, KeyUse::PerOp));
-        all.extend([pd, local]);
-        all.extend(per_op);
-        out += &format!(
-            "{:>7} {:>12.0} {:>8} {:>14.0} {:>8} {:>10.1} {:>10.1} {:>7.2}x {:>14}\n",
-            s.size,
-            pd.median,
-            pd.spread_cell(),
-            local.median,
-            local.spread_cell(),
-            s.size as f64 * 1e3 / pd.median,
-            s.size as f64 * 1e3 / local.median,
-            local.median / pd.median,
-            per_op.map_or("-".into(), |p| format!("{:.0}", p.median))
+/// The CPU engine through its driver PD at one or more depths, and in process at the
+/// same sizes: measured in one run, so the ratios compare like with like.
+pub struct HostLimit {
+    /// (requests in flight, the measurement through the PDs).
+    pub runs: Vec<(u32, Measured)>,
+    /// In process, key expanded once (the comparison that counts), per size.
+    pub once: Vec<(usize, bench_stats::Stats)>,
+    /// In process, key expanded per buffer (ciphers only), per size.
+    pub per_op: Vec<(usize, Option<bench_stats::Stats>)>,
+}
+
+impl HostLimit {
+    /// Measures in process at the sizes the PD runs measured.
+    pub fn new(runs: Vec<(u32, Measured)>, seconds: f64) -> HostLimit {
+        let (mut once, mut per_op) = (Vec::new(), Vec::new());
+        if let Some((_, m)) = runs.first() {
+            let keyed = matches!(m.job.alg, Alg::Cipher(_));
+            for s in m.samples.iter().filter(|s| s.measured()) {
+                once.push((
+                    s.size,
+                    in_process_ns(m.job.alg, s.size, seconds, KeyUse::Once),
+                ));
+                let p = keyed.then(|| in_process_ns(m.job.alg, s.size, seconds, KeyUse::PerOp));
+                per_op.push((s.size, p));
+            }
+        }
+        HostLimit { runs, once, per_op }
+    }
+
+    fn local(&self, size: usize) -> Option<bench_stats::Stats> {
+        self.once.iter().find(|(n, _)| *n == size).map(|(_, s)| *s)
+    }
+
+    /// One table per depth, each against the same in-process figures.
+    pub fn tables(&self) -> String {
+        let mut out = String::new();
+        let mut all = Vec::new();
+        for (depth, m) in &self.runs {
+            let keyed = matches!(m.job.alg, Alg::Cipher(_));
+            out += &format!(
+                "host limit: {} through the isolated CPU driver PD ({depth} request(s) in flight) vs in-process RustCrypto{} (host real time; {})\n",
+                m.job.alg.name(),
+                if keyed {
+                    " with the key expanded once and reused (the per-op-key column: expanded for every buffer)"
+                } else {
+                    ""
+                },
+                bench_stats::context()
+            );
+            out += &format!(
+                "{:>7} {:>12} {:>8} {:>14} {:>8} {:>10} {:>10} {:>8} {:>14}\n",
+                "size",
+                "PD ns/op",
+                "spread",
+                "in-proc ns/op",
+                "spread",
+                "PD MB/s",
+                "proc MB/s",
+                "ratio",
+                "per-op-key ns"
+            );
+            for s in m.samples.iter().filter(|s| s.measured()) {
+                let Some(local) = self.local(s.size) else {
+                    continue;
+                };
+                let pd = s.host_stats();
+                let per_op = self
+                    .per_op
+                    .iter()
+                    .find(|(n, _)| *n == s.size)
+                    .and_then(|(_, p)| *p);
+                all.extend([pd, local]);
+                out += &format!(
+                    "{:>7} {:>12.0} {:>8} {:>14.0} {:>8} {:>10.1} {:>10.1} {:>7.2}x {:>14}\n",
+                    s.size,
+                    pd.median,
+                    pd.spread_cell(),
+                    local.median,
+                    local.spread_cell(),
+                    s.size as f64 * 1e3 / pd.median,
+                    s.size as f64 * 1e3 / local.median,
+                    local.median / pd.median,
+                    per_op.map_or("-".into(), |p| format!("{:.0}", p.median))
+                );
+            }
+        }
+        out += "  (ratio = throughput through the PDs / throughput in process; 1.00x: isolation costs nothing)\n";
+        if let Some(w) = bench_stats::warning(&all) {
+            out += &w;
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Throughput against size: through the PDs at each depth, and in process, on one
+    /// chart.
+    pub fn svg(&self, path: &std::path::Path) -> Result<(), String> {
+        let Some((_, first)) = self.runs.first() else {
+            return Ok(());
+        };
+        let mut series = Vec::new();
+        let mut labels = Vec::new();
+        for (depth, m) in &self.runs {
+            let pts = m.samples.iter().filter(|s| s.measured());
+            series.push(
+                pts.map(|s| (s.size, s.size as f64 * 1e3 / s.host_stats().median))
+                    .collect(),
+            );
+            labels.push(format!(
+                "through the CPU driver PD, {depth} request(s) in flight"
+            ));
+        }
+        series.push(
+            self.once
+                .iter()
+                .map(|(n, st)| (*n, *n as f64 * 1e3 / st.median))
+                .collect(),
         );
+        labels.push("in process (RustCrypto, key expanded once)".into());
+        let caption = format!("{}: host real time", first.job.alg.name());
+        let panels = [(caption.as_str(), series)];
+        super::plot::plot(
+            path,
+            "isolation's cost against request size",
+            &panels,
+            &labels,
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))
     }
-    out += "  (ratio = throughput through the PDs / throughput in process; 1.00x: isolation costs nothing)\n";
-    if let Some(w) = bench_stats::warning(&all) {
-        out += &w;
-        out.push('\n');
-    }
-    out
 }

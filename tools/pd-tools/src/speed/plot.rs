@@ -40,13 +40,53 @@ pub fn bytes_label(n: f64) -> String {
     }
 }
 
+/// One line of a chart: throughput (MB/s) at each request size (bytes).
+pub type Points = Vec<(usize, f64)>;
+
 fn draw(ms: &[Measured], path: &Path) -> Result<(), Box<dyn std::error::Error>> {
-    // One legend row per series below the two charts, never over a line.
-    let legend_h = 24 * ms.len() as u32 + 16;
-    let root = SVGBackend::new(path, (1400, 600 + legend_h)).into_drawing_area();
+    let panel = |clock: Clock| -> Vec<Points> {
+        ms.iter()
+            .map(|m| {
+                let measured = m.samples.iter().filter(|s| s.measured());
+                measured
+                    .map(|s| (s.size, clock.bytes_per_s(m, s) / 1e6))
+                    .collect()
+            })
+            .collect()
+    };
+    let labels: Vec<String> = ms
+        .iter()
+        .map(|m| format!("{} ({})", m.job.label(), m.board.name))
+        .collect();
+    let panels = [
+        (
+            "modelled board time (ledger x cost table)",
+            panel(Clock::Modelled),
+        ),
+        (
+            "host real time (through the PDs, median of 5 slices)",
+            panel(Clock::Host),
+        ),
+    ];
+    plot(path, "throughput against request size", &panels, &labels)
+}
+
+/// Draws `panels` side by side (each a caption and one line per label, in `labels`'
+/// order) with one legend below them all, into the SVG file `path`; the title says the
+/// machine and the build.
+pub fn plot(
+    path: &Path,
+    title: &str,
+    panels: &[(&str, Vec<Points>)],
+    labels: &[String],
+) -> Result<(), Box<dyn std::error::Error>> {
+    // One legend row per series below the charts, never over a line.
+    let legend_h = 24 * labels.len() as u32 + 16;
+    let width = 700 * panels.len().max(1) as u32;
+    let root = SVGBackend::new(path, (width, 600 + legend_h)).into_drawing_area();
     root.fill(&WHITE)?;
     let title = format!(
-        "throughput against request size: {}",
+        "{title}: {}",
         bench_stats::context()
             .split(", each figure")
             .next()
@@ -54,18 +94,12 @@ fn draw(ms: &[Measured], path: &Path) -> Result<(), Box<dyn std::error::Error>> 
     );
     let root = root.titled(&title, ("sans-serif", 18))?;
     let (charts, legend) = root.split_vertically(560);
-    let (left, right) = charts.split_horizontally(700);
-    for (area, clock) in [(left, Clock::Modelled), (right, Clock::Host)] {
-        let points: Vec<Vec<(f64, f64)>> = ms
+    let areas = charts.split_evenly((1, panels.len().max(1)));
+    for (area, (caption, series)) in areas.iter().zip(panels) {
+        // x is log2 of the size, so ticks fall on powers of two (16 B ..).
+        let points: Vec<Vec<(f64, f64)>> = series
             .iter()
-            .map(|m| {
-                m.samples
-                    .iter()
-                    .filter(|s| s.measured())
-                    // x is log2 of the size, so ticks fall on powers of two (16 B ..).
-                    .map(|s| ((s.size as f64).log2(), clock.bytes_per_s(m, s) / 1e6))
-                    .collect()
-            })
+            .map(|pts| pts.iter().map(|&(n, y)| ((n as f64).log2(), y)).collect())
             .collect();
         let all = points.iter().flatten();
         let (mut xmin, mut xmax, mut ymin, mut ymax) = (f64::MAX, 0f64, f64::MAX, 0f64);
@@ -78,12 +112,8 @@ fn draw(ms: &[Measured], path: &Path) -> Result<(), Box<dyn std::error::Error>> 
         if xmax == 0.0 {
             continue;
         }
-        let caption = match clock {
-            Clock::Modelled => "modelled board time (ledger x cost table)",
-            Clock::Host => "host real time (through the PDs, median of 5 slices)",
-        };
-        let mut chart = ChartBuilder::on(&area)
-            .caption(caption, ("sans-serif", 16))
+        let mut chart = ChartBuilder::on(area)
+            .caption(*caption, ("sans-serif", 16))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(70)
@@ -126,7 +156,7 @@ fn draw(ms: &[Measured], path: &Path) -> Result<(), Box<dyn std::error::Error>> 
             }
         }
     }
-    for (i, m) in ms.iter().enumerate() {
+    for (i, label) in labels.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         let y = 8 + 24 * i as i32;
         legend.draw(&PathElement::new(
@@ -140,11 +170,7 @@ fn draw(ms: &[Measured], path: &Path) -> Result<(), Box<dyn std::error::Error>> 
             2 => legend.draw(&Cross::new(at, 4, line))?,
             _ => legend.draw(&Rectangle::new([(57, y + 5), (63, y + 11)], fill))?,
         }
-        legend.draw(&Text::new(
-            format!("{} ({})", m.job.label(), m.board.name),
-            (92, y),
-            ("sans-serif", 15),
-        ))?;
+        legend.draw(&Text::new(label.clone(), (92, y), ("sans-serif", 15)))?;
     }
     root.present()?;
     Ok(())
