@@ -82,7 +82,8 @@ pub fn plot(
 ) -> Result<(), Box<dyn std::error::Error>> {
     // One legend row per series below the charts, never over a line.
     let legend_h = 24 * labels.len() as u32 + 16;
-    let width = 700 * panels.len().max(1) as u32;
+    // Wide enough for the title line even with one chart.
+    let width = (700 * panels.len() as u32).max(1100);
     let root = SVGBackend::new(path, (width, 600 + legend_h)).into_drawing_area();
     root.fill(&WHITE)?;
     let title = format!(
