@@ -8,6 +8,7 @@
 #   make qemu   boot that image under QEMU (with a virtio-crypto device)
 #   make lint   rustfmt --check and clippy -D warnings
 #   make qemu-test  the virtio-crypto driver against QEMU's real device (bare metal, no seL4)
+#   make fuzz   each fuzz target under libFuzzer for FUZZ_SECONDS (needs a nightly toolchain)
 #   make help   this list (also what `make` alone prints)
 
 CARGO      ?= cargo
@@ -18,7 +19,7 @@ BENCH_DIR  := target/bench
 # The driver and power-manager PDs the tools boot (they find them beside themselves).
 HOST_PD_PKGS := -p crypto-pds -p cpu-engine-pd -p omap-aes-pd -p stm32-cryp-pd -p sec1-hash-pd -p power-manager-pd -p vboot-client-pd -p kat-client-pd -p device-pd
 
-.PHONY: help setup run test bench pds sizes image qemu lint check-systems qemu-setup qemu-test
+.PHONY: fuzz help setup run test bench pds sizes image qemu lint check-systems qemu-setup qemu-test
 .DEFAULT_GOAL := help
 
 # The targets, from the comment at the top of this file.
@@ -66,6 +67,23 @@ bench: setup
 	target/release/speed --host-limit --alg sha256 --svg $(BENCH_DIR)/host-limit-sha256.svg >> $(BENCH_DIR)/speed.txt
 	@cat $(BENCH_DIR)/speed.txt
 	@echo "bench: report $(BENCH_DIR)/speed.txt, CSV $(BENCH_DIR)/speed.csv, plots $(BENCH_DIR)/speed.svg and host-limit-*.svg"
+
+# Fuzzing (cargo-fuzz, libFuzzer): each target of tools/fuzz-targets for FUZZ_SECONDS,
+# reporting executions and crashes per target (a crash's input lands in
+# tools/fuzz-targets/fuzz/artifacts/). Needs a nightly toolchain, which CI's machines
+# cannot fetch: CI runs the same targets as a smoke test on stable (`cargo test -p
+# fuzz-targets`, part of make test).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := idl_dispatch queue_consumer driver_serve system_parser boot_info vboot_manifest engine_differential
+fuzz:
+	@cargo +nightly --version >/dev/null 2>&1 || { echo "fuzz: needs a nightly toolchain (rustup toolchain install nightly)"; exit 1; }
+	@command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+	cd tools/fuzz-targets/fuzz && cargo +nightly fuzz build
+	@mkdir -p target; failed=0; for t in $(FUZZ_TARGETS); do \
+	  (cd tools/fuzz-targets/fuzz && cargo +nightly fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1) > target/fuzz-$$t.log 2>&1; rc=$$?; \
+	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' target/fuzz-$$t.log); \
+	  if [ $$rc -eq 0 ]; then echo "fuzz: $$t: $$runs executions, 0 crashes"; \
+	  else echo "fuzz: $$t: CRASH after $${runs:-?} executions (target/fuzz-$$t.log)"; failed=1; fi; done; exit $$failed
 
 # PD binaries: every bin of these packages is a protection domain. A PD binary starts
 # with #![cfg_attr(target_os = "none", no_std, no_main)] and ends with

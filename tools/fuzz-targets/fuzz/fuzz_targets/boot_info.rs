@@ -1,0 +1,3 @@
+#![no_main]
+//! `fuzz_targets::boot_info` under libFuzzer (see the fuzz-targets crate docs).
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_targets::boot_info(data));

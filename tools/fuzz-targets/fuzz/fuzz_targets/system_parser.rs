@@ -1,0 +1,3 @@
+#![no_main]
+//! `fuzz_targets::system_parser` under libFuzzer (see the fuzz-targets crate docs).
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_targets::system_parser(data));
