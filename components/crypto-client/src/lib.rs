@@ -106,7 +106,13 @@ pub struct Link<'a, Req, Resp> {
     /// yet when we attached).
     epoch: u32,
     incarnation: u32,
+    /// Ids in flight, each at its home slot (`id % MAX_IN_FLIGHT`) when free, else in
+    /// any free slot: sequential ids always find theirs, so a submit and an answer cost
+    /// a look at one slot, not a scan.
     in_flight: [Option<u32>; MAX_IN_FLIGHT],
+    /// Ids in flight away from their home slot (while none is, an id not at its home
+    /// is not in flight).
+    displaced: usize,
     count: usize,
     stats: LinkStats,
 }
@@ -124,6 +130,7 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
             epoch,
             incarnation,
             in_flight: [None; MAX_IN_FLIGHT],
+            displaced: 0,
             count: 0,
             stats: LinkStats::default(),
         }
@@ -147,20 +154,25 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
     /// notifies its channel, once per batch).
     pub fn submit(&mut self, req: Req) -> Result<bool, SubmitError> {
         let id = req.id();
-        if self.in_flight.contains(&Some(id)) {
+        if self.find(id).is_some() {
             return Err(SubmitError::DuplicateId);
         }
-        let slot = self
-            .in_flight
-            .iter()
-            .position(Option::is_none)
-            .ok_or(SubmitError::Full)?;
+        let home = id as usize % MAX_IN_FLIGHT;
+        let slot = if self.in_flight[home].is_none() {
+            home
+        } else {
+            self.in_flight
+                .iter()
+                .position(Option::is_none)
+                .ok_or(SubmitError::Full)?
+        };
         match self.tx.enqueue(req) {
             Ok(()) => {}
             Err(QueueError::Full) => return Err(SubmitError::Full),
             Err(e) => return Err(SubmitError::Corrupt(e)),
         }
         self.in_flight[slot] = Some(id);
+        self.displaced += usize::from(slot != home);
         self.count += 1;
         self.stats.submitted += 1;
         Ok(self.tx.take_signal_request())
@@ -211,6 +223,7 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
                     }
                 }
                 self.count = 0;
+                self.displaced = 0;
             }
             self.epoch = epoch;
         }
@@ -218,15 +231,26 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
         Ok(drained && waiting)
     }
 
-    fn take(&mut self, id: u32) -> bool {
-        match self.in_flight.iter_mut().find(|s| **s == Some(id)) {
-            Some(slot) => {
-                *slot = None;
-                self.count -= 1;
-                true
-            }
-            None => false,
+    /// The slot holding `id`, if it is in flight.
+    fn find(&self, id: u32) -> Option<usize> {
+        let home = id as usize % MAX_IN_FLIGHT;
+        if self.in_flight[home] == Some(id) {
+            return Some(home);
         }
+        if self.displaced == 0 {
+            return None;
+        }
+        self.in_flight.iter().position(|s| *s == Some(id))
+    }
+
+    fn take(&mut self, id: u32) -> bool {
+        let Some(slot) = self.find(id) else {
+            return false;
+        };
+        self.in_flight[slot] = None;
+        self.displaced -= usize::from(slot != id as usize % MAX_IN_FLIGHT);
+        self.count -= 1;
+        true
     }
 
     /// The driver epoch this link last saw.

@@ -121,3 +121,49 @@ fn a_restart_reports_each_unanswered_request_once_and_drops_late_answers() {
     );
     assert_eq!(s.restarts, 1);
 }
+
+/// Ids that share a home slot in the in-flight table (id and id + MAX_IN_FLIGHT): each is
+/// tracked, a duplicate is still refused wherever its first copy sits, and every answer
+/// completes exactly its own request.
+#[test]
+fn ids_sharing_a_slot_are_tracked_apart() {
+    let mut page = Page([0; 16384]);
+    let region = SharedRegion::new(&mut page.0);
+    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
+    let (mut d_rx, mut d_tx, d_control) =
+        pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    let mut link = Link::new(tx, rx, control);
+    d_control.publish_next();
+    let n = MAX_IN_FLIGHT as u32;
+    let ids = [5, 5 + n, 5 + 2 * n, 6];
+    for id in ids {
+        link.submit(req(id)).unwrap();
+    }
+    for id in ids {
+        assert_eq!(link.submit(req(id)), Err(SubmitError::DuplicateId), "{id}");
+    }
+    // Answered out of order, the displaced ones first.
+    for id in [5 + 2 * n, 6, 5, 5 + n] {
+        assert_eq!(d_rx.dequeue().map(|_| ()), Ok(()));
+        d_tx.enqueue(resp(id)).unwrap();
+    }
+    assert_eq!(
+        collect(&mut link),
+        [
+            Completion::Answered(5 + 2 * n),
+            Completion::Answered(6),
+            Completion::Answered(5),
+            Completion::Answered(5 + n)
+        ]
+    );
+    assert_eq!(link.in_flight(), 0);
+    // A second answer to any of them is stray.
+    d_tx.enqueue(resp(5 + n)).unwrap();
+    assert_eq!(collect(&mut link), []);
+    assert_eq!(link.stats().stray, 1);
+    // And the table is whole again: the same ids go in afresh.
+    for id in ids {
+        link.submit(req(id)).unwrap();
+    }
+    assert_eq!(link.in_flight(), 4);
+}
