@@ -65,7 +65,6 @@ impl Cached {
 /// The CPU engine. The session carries key and IV; the engine keeps the expansion of
 /// the last few keys it used ([`CACHED_KEYS`]), so a session's key is expanded once, not
 /// per request, and forgets a key when a session with it closes.
-#[derive(Default)]
 pub struct CpuEngine {
     /// Bytes processed, for the ledger (CPU cipher bytes).
     pub bytes: u64,
@@ -73,6 +72,20 @@ pub struct CpuEngine {
     clock: u32,
     /// Key expansions done (a request that found its key expanded did none).
     pub expansions: u64,
+    /// The private copy requests are processed in (kept, not zeroed per request).
+    buf: [u8; CHUNK],
+}
+
+impl Default for CpuEngine {
+    fn default() -> Self {
+        CpuEngine {
+            bytes: 0,
+            keys: Default::default(),
+            clock: 0,
+            expansions: 0,
+            buf: [0; CHUNK],
+        }
+    }
 }
 
 impl core::fmt::Debug for CpuEngine {
@@ -129,10 +142,12 @@ impl CipherEngine for CpuEngine {
 
     fn start(&mut self, job: &Job<'_>) -> Step {
         let mut session = job.session;
-        let result = self.schedule(&session).and_then(|schedule| match schedule {
-            Schedule::A128(c) => run(c, &mut session, job),
-            Schedule::A192(c) => run(c, &mut session, job),
-            Schedule::A256(c) => run(c, &mut session, job),
+        let schedule = self.schedule(&session);
+        let buf = &mut self.buf;
+        let result = schedule.and_then(|schedule| match schedule {
+            Schedule::A128(c) => run(c, &mut session, job, buf),
+            Schedule::A192(c) => run(c, &mut session, job, buf),
+            Schedule::A256(c) => run(c, &mut session, job, buf),
         });
         Step::Done(result.map(|()| {
             self.bytes += u64::from(job.segs.total());
@@ -164,33 +179,38 @@ impl CipherEngine for CpuEngine {
 type Block = GenericArray<u8, cipher::consts::U16>;
 
 /// `job` with the expanded key `c`; leaves the session's next IV in `session`.
-fn run<C>(c: C, session: &mut Session, job: &Job<'_>) -> Result<(), CipherError>
+fn run<C>(
+    c: C,
+    session: &mut Session,
+    job: &Job<'_>,
+    buf: &mut [u8; CHUNK],
+) -> Result<(), CipherError>
 where
     C: BlockCipher<BlockSize = cipher::consts::U16> + BlockEncrypt + BlockDecrypt + Clone,
 {
     let iv = GenericArray::from_slice(&session.iv);
     match (session.mode, job.op) {
         (Mode::Ecb, CipherOp::Encrypt) => {
-            for_each_chunk(job, |chunk| blocks(chunk, |b| c.encrypt_block(b)));
+            for_each_chunk(job, buf, |chunk| blocks(chunk, |b| c.encrypt_block(b)));
         }
         (Mode::Ecb, CipherOp::Decrypt) => {
-            for_each_chunk(job, |chunk| blocks(chunk, |b| c.decrypt_block(b)));
+            for_each_chunk(job, buf, |chunk| blocks(chunk, |b| c.decrypt_block(b)));
         }
         (Mode::Cbc, CipherOp::Encrypt) => {
             let mut c = cbc::Encryptor::<C>::inner_iv_init(c, iv);
-            for_each_chunk(job, |chunk| blocks(chunk, |b| c.encrypt_block_mut(b)));
+            for_each_chunk(job, buf, |chunk| blocks(chunk, |b| c.encrypt_block_mut(b)));
             session.iv.copy_from_slice(&c.iv_state());
         }
         (Mode::Cbc, CipherOp::Decrypt) => {
             let mut c = cbc::Decryptor::<C>::inner_iv_init(c, iv);
-            for_each_chunk(job, |chunk| blocks(chunk, |b| c.decrypt_block_mut(b)));
+            for_each_chunk(job, buf, |chunk| blocks(chunk, |b| c.decrypt_block_mut(b)));
             session.iv.copy_from_slice(&c.iv_state());
         }
         (Mode::Ctr, _) => {
             let core = ctr::CtrCore::<C, ctr::flavors::Ctr128BE>::inner_iv_init(c, iv);
             let mut c = ctr::Ctr128BE::<C>::from_core(core);
             // Chunks are whole blocks but the last, so the keystream stays in step.
-            for_each_chunk(job, |chunk| c.apply_keystream(chunk));
+            for_each_chunk(job, buf, |chunk| c.apply_keystream(chunk));
             // The next request starts at the next whole block, as Linux's ctr(aes) hands
             // back its IV.
             session.iv = next_counter(&session.iv, job.segs.total());
@@ -207,9 +227,8 @@ fn next_counter(iv: &[u8; 16], len: u32) -> [u8; 16] {
 
 /// Calls `f` on the request's bytes, [`CHUNK`] at a time, each copied out of the
 /// client's region and back.
-fn for_each_chunk(job: &Job<'_>, mut f: impl FnMut(&mut [u8])) {
+fn for_each_chunk(job: &Job<'_>, buf: &mut [u8; CHUNK], mut f: impl FnMut(&mut [u8])) {
     let total = job.segs.total() as usize;
-    let mut buf = [0u8; CHUNK];
     let mut pos = 0;
     while pos < total {
         let n = (total - pos).min(CHUNK);
