@@ -47,4 +47,4 @@ mod system;
 pub use error::BootError;
 pub use event::{Cause, Event, Outcome};
 pub use rustix::process::Signal;
-pub use system::{Options, System, default_bin_dir};
+pub use system::{Grant, Options, System, default_bin_dir};

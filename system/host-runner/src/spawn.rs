@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
 
 use pd_runtime::host::boot::{
-    BOOT_FD_ENV, BootInfo, ChannelInfo, ChildInfo, IrqInfo, RegionInfo, VarInfo,
+    BOOT_FD_ENV, BootInfo, ChannelInfo, ChildInfo, FileInfo, IrqInfo, RegionInfo, VarInfo,
 };
 use rustix::io::{FdFlags, fcntl_setfd};
 use rustix::pipe::{PipeFlags, pipe_with};
@@ -31,14 +31,14 @@ pub struct Proc {
 
 /// The boot information for PD `i`, naming the runner's own descriptor numbers (the
 /// child inherits them under the same numbers).
-fn boot_info(plan: &Plan, i: usize, objs: &Objects, fds: &PdFds<'_>, spin: u32) -> BootInfo {
+fn boot_info(plan: &Plan, i: usize, objs: &Objects, fds: &PdFds<'_>, opts: &Options) -> BootInfo {
     let pd = &plan.pds[i];
     BootInfo {
         name: pd.name.clone(),
         index: u8::try_from(i + 1).expect("at most 63 PDs"),
         priority: pd.priority,
         passive: pd.passive,
-        spin,
+        spin: opts.spin,
         page_fd: objs.pages[i].fd.as_raw_fd(),
         monitor_fd: fds.monitor.map_or(-1, |m| m.as_raw_fd()),
         console_fd: fds.console.as_raw_fd(),
@@ -89,6 +89,15 @@ fn boot_info(plan: &Plan, i: usize, objs: &Objects, fds: &PdFds<'_>, spin: u32) 
                 value: *value,
             })
             .collect(),
+        files: opts
+            .grants
+            .iter()
+            .filter(|g| g.pd == pd.name)
+            .map(|g| FileInfo {
+                name: g.name.clone(),
+                fd: g.fd.as_raw_fd(),
+            })
+            .collect(),
     }
 }
 
@@ -110,7 +119,7 @@ pub fn spawn(
     opts: &Options,
     sink: impl FnMut(String) + Send + 'static,
 ) -> io::Result<Proc> {
-    let info = boot_info(plan, i, objs, fds, opts.spin);
+    let info = boot_info(plan, i, objs, fds, opts);
     let bytes = info.encode();
     let boot = File::from(memfd(
         &format!("pd-boot:{}", info.name),
@@ -123,6 +132,7 @@ pub fn spawn(
     keep.extend(info.channels.iter().map(|c| c.peer_page_fd));
     keep.extend((info.monitor_fd >= 0).then_some(info.monitor_fd));
     keep.push(info.console_fd);
+    keep.extend(info.files.iter().map(|f| f.fd));
 
     let (out_r, out_w) = pipe_with(PipeFlags::CLOEXEC)?;
     let runner = getpid();

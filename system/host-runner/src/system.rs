@@ -48,6 +48,19 @@ pub struct Options {
     /// Extra environment for every PD process: host-only knobs for benches and tools
     /// (PDs inherit the runner's environment too).
     pub env: Vec<(String, String)>,
+    /// Host descriptors handed to PDs: a PD is sandboxed and opens no file itself, so a
+    /// tool that streams a file through a client PD opens it and grants it here.
+    pub grants: Vec<Grant>,
+}
+
+/// A host descriptor granted to one PD under a name (`pd_runtime::host::take_file`).
+/// Every incarnation of the PD gets it (one open file: a restarted PD reads on where its
+/// predecessor stopped).
+#[derive(Clone, Debug)]
+pub struct Grant {
+    pub pd: String,
+    pub name: String,
+    pub fd: Arc<OwnedFd>,
 }
 
 impl Default for Options {
@@ -64,6 +77,7 @@ impl Default for Options {
             wait_for: Vec::new(),
             pin_cpus: false,
             env: Vec::new(),
+            grants: Vec::new(),
         }
     }
 }

@@ -6,10 +6,10 @@
 //! Microkit `.system` file into a private temporary directory ([`systems`]), boots it on
 //! the host backend (`host-runner`) and reads what the client reports ([`run`]).
 //!
-//! Host-only plumbing, stated once: a client PD here is a Linux process, so it reads
-//! its input and writes its output through host files named in its environment (a
-//! regular file, or a FIFO the tool feeds from its own stdin or drains to its stdout,
-//! [`fifo`]). Everything the engine sees still goes the PD way: the client copies the
+//! Host-only plumbing, stated once: a client PD here is a Linux process, sandboxed so
+//! that it opens no file, so the tool opens its input and output (a file, or the
+//! tool's own stdin and stdout) and grants the descriptors to the client PD
+//! (`host_runner::Grant`, `pd_runtime::host::take_file`). Everything the engine sees still goes the PD way: the client copies the
 //! bytes into its data region and asks the driver over its queues; on seL4 the bytes
 //! would come from a storage or network client instead. Results and errors come back
 //! as debug-console lines of the client (`run::Report`).
@@ -20,7 +20,6 @@
 //! (`make` does it for every target that runs a tool).
 
 pub mod algs;
-pub mod fifo;
 pub mod hexfmt;
 pub mod pd;
 pub mod refcrypto;

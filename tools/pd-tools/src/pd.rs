@@ -52,6 +52,13 @@ pub fn param(name: &str) -> String {
     std::env::var(format!("PDT_{name}")).unwrap_or_else(|_| fail(format!("PDT_{name} not set")))
 }
 
+/// The host file the tool granted this PD as `name` (its input or output); fails the
+/// PD if there is none. The PD cannot open files itself (pd-runtime's sandbox).
+pub fn granted(name: &str) -> std::fs::File {
+    pd_runtime::host::take_file(name)
+        .unwrap_or_else(|| fail(format!("no file {name:?} granted to this PD")))
+}
+
 /// The client's data region (`setvar_vaddr="data"`), shared with its driver.
 pub struct Data(MemoryRegion);
 

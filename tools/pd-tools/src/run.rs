@@ -1,13 +1,17 @@
 //! Booting a generated system and collecting what its client reports.
 //!
 //! Protocol (host-only, between a tool and its client PD): the tool passes parameters
-//! in the PDs' environment (`PDT_*`); the client prints result lines on its debug
+//! in the PDs' environment (`PDT_*`) and the host files the client streams as granted
+//! descriptors (the tool opens them: a sandboxed PD opens no file); the client prints result lines on its debug
 //! console and exits 0 when done, or prints `error: ...` and exits non-zero. Nothing is
 //! restarted: a tool run is one attempt, and any PD fault fails it with the PD's output.
 
 use std::time::Duration;
 
-use host_runner::{BootError, Event, Options, System};
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
+
+use host_runner::{BootError, Event, Grant, Options, System};
 
 use crate::algs::Engine;
 use crate::systems::{self, Kind};
@@ -40,16 +44,18 @@ fn boot_error(e: &BootError) -> String {
     format!("the system did not start: {e}")
 }
 
-/// Boots `engine`'s driver with `client` as its client, passes `env` to the PDs, and
-/// waits up to `timeout` for the client to finish.
+/// Boots `engine`'s driver with `client` as its client, passes `env` to the PDs and
+/// grants the client `files` (name, descriptor), and waits up to `timeout` for the
+/// client to finish.
 pub fn run(
     engine: Engine,
     kind: Kind,
     client: &str,
     env: Vec<(String, String)>,
+    files: Vec<(String, OwnedFd)>,
     timeout: Duration,
 ) -> Result<Report, String> {
-    run_watched(engine, kind, client, env, timeout, &mut |_| {})
+    run_watched(engine, kind, client, env, files, timeout, &mut |_| {})
 }
 
 /// [`run`], calling `progress` with the number of lines the client has printed so far
@@ -59,6 +65,7 @@ pub fn run_watched(
     kind: Kind,
     client: &str,
     env: Vec<(String, String)>,
+    files: Vec<(String, OwnedFd)>,
     timeout: Duration,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Report, String> {
@@ -73,6 +80,14 @@ pub fn run_watched(
         // PDT_ECHO=1: every PD's output on the terminal, as `[pd] line` (debugging).
         echo: std::env::var_os("PDT_ECHO").is_some(),
         env,
+        grants: files
+            .into_iter()
+            .map(|(name, fd)| Grant {
+                pd: "client".into(),
+                name,
+                fd: Arc::new(fd),
+            })
+            .collect(),
         ..Options::default()
     };
     let system = System::boot_desc(&desc, opts).map_err(|e| boot_error(&e))?;

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 /// The environment variable holding the boot memfd's descriptor number.
 pub const BOOT_FD_ENV: &str = "PD_BOOT_FD";
 /// Bumped whenever the encoding changes; runner and PD must agree.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// Everything a PD learns at boot.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -42,6 +42,16 @@ pub struct BootInfo {
     pub irqs: Vec<IrqInfo>,
     pub children: Vec<ChildInfo>,
     pub vars: Vec<VarInfo>,
+    /// Host descriptors the embedding tool granted this PD (an input file, say): the
+    /// only way a sandboxed PD reaches a host file.
+    pub files: Vec<FileInfo>,
+}
+
+/// A host descriptor granted to the PD under a name ([`crate::host::take_file`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileInfo {
+    pub name: String,
+    pub fd: i32,
 }
 
 /// Permission bits of [`RegionInfo::perms`].
@@ -106,7 +116,7 @@ struct Header {
     page_fd: i32,
     monitor_fd: i32,
     console_fd: i32,
-    counts: [u8; 5],
+    counts: [u8; 6],
 }
 
 #[derive(Serialize, Deserialize, SerializedSize)]
@@ -139,6 +149,7 @@ impl BootInfo {
                 count(self.irqs.len()),
                 count(self.children.len()),
                 count(self.vars.len()),
+                count(self.files.len()),
             ],
         });
         w.put_str(&self.name);
@@ -169,6 +180,10 @@ impl BootInfo {
         for v in &self.vars {
             w.put(&v.value);
             w.put_str(&v.symbol);
+        }
+        for f in &self.files {
+            w.put(&f.fd);
+            w.put_str(&f.name);
         }
         w.0
     }
@@ -234,6 +249,13 @@ impl BootInfo {
             info.vars.push(VarInfo {
                 value,
                 symbol: r.get_str()?,
+            });
+        }
+        for _ in 0..h.counts[5] {
+            let fd = r.get()?;
+            info.files.push(FileInfo {
+                fd,
+                name: r.get_str()?,
             });
         }
         if !r.0.is_empty() {
@@ -328,6 +350,10 @@ mod tests {
             vars: vec![VarInfo {
                 symbol: "paddr".into(),
                 value: 0x8000_0000,
+            }],
+            files: vec![FileInfo {
+                name: "in".into(),
+                fd: 11,
             }],
         };
         let bytes = info.encode();

@@ -14,7 +14,7 @@ use super::boot::{BOOT_FD_ENV, BootInfo, PERM_R, PERM_W, PERM_X};
 /// Takes ownership of an inherited descriptor named in the boot information.
 ///
 /// Only called for numbers the runner made inheritable for this PD, once each.
-fn inherited(fd: i32) -> Result<OwnedFd, String> {
+pub(super) fn inherited(fd: i32) -> Result<OwnedFd, String> {
     if fd < 0 {
         return Err(format!("bad descriptor {fd} in boot info"));
     }

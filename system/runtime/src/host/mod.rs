@@ -19,6 +19,7 @@ pub mod boot;
 pub mod futex;
 mod map;
 pub mod page;
+mod sandbox;
 
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::io::Write;
@@ -51,6 +52,8 @@ struct Host {
     regions: Vec<(usize, usize)>,
     /// Interrupts: (masked, latched) channel bits; device models may run on other threads.
     irq: Mutex<(u64, u64)>,
+    /// Granted host descriptors not yet taken by the PD.
+    files: Mutex<Vec<(std::string::String, std::os::fd::OwnedFd)>>,
 }
 
 static HOST: OnceLock<Host> = OnceLock::new();
@@ -94,27 +97,23 @@ fn boot() -> Result<Host, std::string::String> {
             (c.id, peer)
         })
         .collect();
+    let files = info
+        .files
+        .iter()
+        .map(|f| Ok((f.name.clone(), map::inherited(f.fd)?)))
+        .collect::<Result<_, std::string::String>>()?;
     Ok(Host {
         page: page_at(info.page_fd),
         info,
         peers,
         regions,
         irq: Mutex::new((0, 0)),
+        files: Mutex::new(files),
     })
 }
 
 /// Boots the PD and runs its event loop; never returns.
 pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
-    // Before anything of the PD runs: no privileges gained by exec, and not dumpable, so
-    // another process of the same user cannot open this one's /proc memory or
-    // descriptors (root, with CAP_SYS_PTRACE, still can: that needs the seccomp filter
-    // issue 14 asks for, not built).
-    if let Err(e) = rustix::thread::set_no_new_privs(true).and_then(|()| {
-        rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
-    }) {
-        eprintln!("pd-runtime: cannot confine this PD: {e}");
-        process::exit(70);
-    }
     match boot() {
         Ok(h) => {
             let _ = HOST.set(h);
@@ -123,6 +122,12 @@ pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
             eprintln!("pd-runtime: cannot boot: {e}");
             process::exit(70);
         }
+    }
+    // Boot mapped what the .system file grants and closed the descriptors; from here on
+    // the PD reaches nothing else of the host.
+    if let Err(e) = sandbox::enter() {
+        eprintln!("pd-runtime: cannot confine this PD: {e}");
+        process::exit(70);
     }
     let host = host();
     let mut handler = init();
@@ -162,6 +167,15 @@ pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
             handler.notified(ChannelSet(notes));
         }
     }
+}
+
+/// Takes the host descriptor the embedding tool granted this PD under `name` (an input
+/// or output file of a tool's client PD), once: the sandbox lets a PD open no file
+/// itself. `None` if there is none, or it was taken.
+pub fn take_file(name: &str) -> Option<std::fs::File> {
+    let mut files = host().files.lock().unwrap_or_else(|e| e.into_inner());
+    let at = files.iter().position(|(n, _)| n == name)?;
+    Some(std::fs::File::from(files.swap_remove(at).1))
 }
 
 fn peer(ch: u8) -> Option<&'static Peer> {

@@ -6,13 +6,13 @@
 //! does, so it drops into scripts. An unreadable FILE is reported on stderr as coreutils
 //! does and the exit status is 1; the others are still hashed. Files larger than the
 //! client's data region are streamed through it in updates.
-use std::path::PathBuf;
+use std::fs::File;
+use std::os::fd::{AsFd, OwnedFd};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
 use pd_tools::algs::{DataPath, Engine};
-use pd_tools::fifo::{self, TempDir};
 use pd_tools::run::run_watched;
 use pd_tools::systems::Kind;
 
@@ -111,12 +111,11 @@ fn main() -> ExitCode {
     } else {
         args.files.clone()
     };
-    let tmp = TempDir::new("dgst").unwrap_or_else(|e| die(&format!("temporary directory: {e}")));
-    let (inputs, mut status) = open_inputs(&files, &tmp);
+    let (names, inputs, mut status) = open_inputs(&files);
     if inputs.is_empty() {
         return status;
     }
-    for ((name, _), hex) in inputs.iter().zip(hash_all(engine, &args, &inputs, &tmp)) {
+    for (name, hex) in names.iter().zip(hash_all(engine, &args, inputs)) {
         match hex {
             Some(hex) => match escape(name) {
                 (true, escaped) => println!("\\{hex}  {escaped}"),
@@ -128,83 +127,71 @@ fn main() -> ExitCode {
     status
 }
 
-/// The readable inputs among `files` (name as printed, host path the client reads),
-/// each unreadable one reported as coreutils does; and the status so far.
-fn open_inputs(files: &[String], tmp: &TempDir) -> (Vec<(String, PathBuf)>, ExitCode) {
+/// The readable inputs among `files`: their names as printed and their descriptors,
+/// opened here (the client PD is sandboxed and opens no file itself), each unreadable
+/// one reported as coreutils does; and the status so far.
+fn open_inputs(files: &[String]) -> (Vec<String>, Vec<OwnedFd>, ExitCode) {
     let mut status = ExitCode::SUCCESS;
-    let mut inputs: Vec<(String, PathBuf)> = Vec::new();
-    let mut stdin_fed = false;
+    let (mut names, mut fds) = (Vec::new(), Vec::new());
+    let mut stdin_read = false;
     for name in files {
-        if name == "-" {
-            if stdin_fed {
-                // coreutils reads stdin once; a second `-` sees it at its end.
-                inputs.push((name.clone(), PathBuf::from("/dev/null")));
-                continue;
+        let opened = if name == "-" && !stdin_read {
+            stdin_read = true;
+            std::io::stdin().as_fd().try_clone_to_owned()
+        } else if name == "-" {
+            // coreutils reads stdin once; a second `-` sees it at its end.
+            File::open("/dev/null").map(OwnedFd::from)
+        } else {
+            File::open(name).and_then(|f| {
+                if f.metadata()?.is_dir() {
+                    Err(std::io::Error::other("Is a directory"))
+                } else {
+                    Ok(OwnedFd::from(f))
+                }
+            })
+        };
+        match opened {
+            Ok(fd) => {
+                names.push(name.clone());
+                fds.push(fd);
             }
-            let p = tmp.path().join("stdin");
-            fifo::make(&p).unwrap_or_else(|e| die(&format!("fifo: {e}")));
-            // Fed when the client opens it; the thread ends with the input.
-            fifo::feed(p.clone(), std::io::stdin());
-            stdin_fed = true;
-            inputs.push((name.clone(), p));
-            continue;
-        }
-        match std::fs::metadata(name).and_then(|m| {
-            if m.is_dir() {
-                Err(std::io::Error::other("Is a directory"))
-            } else {
-                std::fs::File::open(name).map(|_| ())
-            }
-        }) {
-            Ok(()) => inputs.push((name.clone(), PathBuf::from(name))),
             Err(e) => {
                 eprintln!("pd-dgst: {}: {}", escape(name).1, io_text(&e));
                 status = ExitCode::FAILURE;
             }
         }
     }
-    (inputs, status)
+    (names, fds, status)
 }
 
 /// Hashes every input through the driver PD, in order (`None`: not hashed). Shows a
 /// progress line on a terminal's stderr when the inputs take more than a moment.
-fn hash_all(
-    engine: Engine,
-    args: &Args,
-    inputs: &[(String, PathBuf)],
-    tmp: &TempDir,
-) -> Vec<Option<String>> {
-    // The client gets the inputs as one line each; a name may hold a newline, so each
-    // input is passed as a link of a plain name in our temporary directory.
-    let list: Vec<String> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, (_, p))| {
-            let target = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-            let link = tmp.path().join(format!("input-{i}"));
-            std::os::unix::fs::symlink(&target, &link)
-                .unwrap_or_else(|e| die(&format!("{}: {e}", link.display())));
-            link.to_string_lossy().into_owned()
-        })
-        .collect();
+fn hash_all(engine: Engine, args: &Args, inputs: Vec<OwnedFd>) -> Vec<Option<String>> {
+    let count = inputs.len();
     let env = vec![
         ("PDT_ALG".into(), args.alg.clone()),
         ("PDT_PATH".into(), args.path.name().to_string()),
-        ("PDT_INPUTS".into(), list.join("\n")),
+        ("PDT_INPUTS".into(), count.to_string()),
     ];
-    let progress = Progress::new(inputs.len());
+    let files = inputs
+        .into_iter()
+        .enumerate()
+        .map(|(i, fd)| (format!("input-{i}"), fd))
+        .collect();
+    let progress = Progress::new(count);
     // Long enough for a large file through a modelled engine; a stuck system still ends.
     let report = run_watched(
         engine,
         Kind::Digest,
         "pdt-dgst-client",
         env,
+        files,
         Duration::from_secs(3600),
         &mut |lines| progress.update(lines),
     )
     .unwrap_or_else(|e| die(&e));
     progress.finish();
-    let mut out = vec![None; inputs.len()];
+    let mut out = vec![None; count];
     for line in report.tagged("digest") {
         let (i, hex) = line.split_once(' ').expect("digest I HEX");
         let i: usize = i.parse().expect("an input index");
@@ -212,7 +199,7 @@ fn hash_all(
     }
     if out.iter().any(Option::is_none) {
         let done = out.iter().flatten().count();
-        die(&format!("{done} of {} inputs hashed", inputs.len()));
+        die(&format!("{done} of {count} inputs hashed"));
     }
     out
 }
@@ -240,13 +227,12 @@ fn check(engine: Engine, args: &Args, list: &str) -> ExitCode {
             "{list}: no properly formatted checksum lines found"
         ));
     }
-    let tmp = TempDir::new("dgst").unwrap_or_else(|e| die(&format!("temporary directory: {e}")));
-    let names: Vec<String> = wanted.iter().map(|(_, n)| n.clone()).collect();
-    let (inputs, _) = open_inputs(&names, &tmp);
+    let listed: Vec<String> = wanted.iter().map(|(_, n)| n.clone()).collect();
+    let (names, inputs, _) = open_inputs(&listed);
     let hashed = if inputs.is_empty() {
         Vec::new()
     } else {
-        hash_all(engine, args, &inputs, &tmp)
+        hash_all(engine, args, inputs)
     };
     let (mut failed, mut unreadable) = (0, 0);
     for (want, name) in &wanted {
@@ -257,7 +243,7 @@ fn check(engine: Engine, args: &Args, list: &str) -> ExitCode {
         } else {
             name.clone()
         };
-        match inputs.iter().position(|(n, _)| n == name) {
+        match names.iter().position(|n| n == name) {
             None => {
                 println!("{shown}: FAILED open or read");
                 unreadable += 1;

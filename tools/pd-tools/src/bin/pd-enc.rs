@@ -6,13 +6,14 @@
 //! an error: found before anything is written when the input is a regular file, at the
 //! end of the input otherwise (then the output holds every whole chunk before it, and
 //! the exit status is 1). CTR takes any length.
+use std::fs::File;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
 use pd_tools::algs::{CipherAlg, DataPath, Engine};
-use pd_tools::fifo::{self, TempDir};
 use pd_tools::hexfmt;
 use pd_tools::run::run;
 use pd_tools::systems::Kind;
@@ -85,11 +86,17 @@ fn main() -> ExitCode {
     if iv.len() != 16 {
         die(&format!("--iv: 16 bytes expected, got {}", iv.len()));
     }
-    let tmp = TempDir::new("enc").unwrap_or_else(|e| die(&format!("temporary directory: {e}")));
-    let input = match &a.input {
+    // The tool opens both ends: the client PD is sandboxed and opens no file itself.
+    let input: OwnedFd = match &a.input {
         Some(p) => {
-            let m = std::fs::metadata(p).unwrap_or_else(|e| die(&format!("{}: {e}", p.display())));
-            if m.is_file() && alg.whole_blocks() && m.len() % 16 != 0 {
+            let f = File::open(p).unwrap_or_else(|e| die(&format!("{}: {e}", p.display())));
+            let m = f
+                .metadata()
+                .unwrap_or_else(|e| die(&format!("{}: {e}", p.display())));
+            if m.is_dir() {
+                die(&format!("{}: is a directory", p.display()));
+            }
+            if m.is_file() && alg.whole_blocks() && !m.len().is_multiple_of(16) {
                 die(&format!(
                     "{}: {} bytes is not a multiple of 16 ({} has no padding)",
                     p.display(),
@@ -97,29 +104,15 @@ fn main() -> ExitCode {
                     a.alg
                 ));
             }
-            std::fs::canonicalize(p).unwrap_or_else(|e| die(&format!("{}: {e}", p.display())))
+            f.into()
         }
-        None => {
-            let p = tmp.path().join("in");
-            fifo::make(&p).unwrap_or_else(|e| die(&format!("fifo: {e}")));
-            fifo::feed(p.clone(), std::io::stdin());
-            p
-        }
+        None => dup(std::io::stdin().as_fd(), "standard input"),
     };
-    let (output, drain) = match &a.output {
-        Some(p) => {
-            // The client creates it; an absolute path, since the PD's working directory
-            // is not the tool's business.
-            let abs =
-                std::path::absolute(p).unwrap_or_else(|e| die(&format!("{}: {e}", p.display())));
-            (abs, None)
-        }
-        None => {
-            let p = tmp.path().join("out");
-            fifo::make(&p).unwrap_or_else(|e| die(&format!("fifo: {e}")));
-            let t = fifo::drain(p.clone(), std::io::stdout());
-            (p, Some(t))
-        }
+    let output: OwnedFd = match &a.output {
+        Some(p) => File::create(p)
+            .unwrap_or_else(|e| die(&format!("-o {}: {e}", p.display())))
+            .into(),
+        None => dup(std::io::stdout().as_fd(), "standard output"),
     };
     let env = vec![
         ("PDT_ALG".into(), a.alg.clone()),
@@ -127,27 +120,25 @@ fn main() -> ExitCode {
         ("PDT_OP".into(), if a.decrypt { "d" } else { "e" }.into()),
         ("PDT_KEY".into(), a.key.clone()),
         ("PDT_IV".into(), a.iv.clone()),
-        ("PDT_IN".into(), input.to_string_lossy().into_owned()),
-        ("PDT_OUT".into(), output.to_string_lossy().into_owned()),
     ];
-    let result = run(
+    let files = vec![("in".to_string(), input), ("out".to_string(), output)];
+    if let Err(e) = run(
         engine,
         Kind::Cipher,
         "pdt-enc-client",
         env,
+        files,
         Duration::from_secs(3600),
-    );
-    // On failure the client may never have opened the output FIFO: no join then.
-    if let Err(e) = result {
+    ) {
         die(&e);
     }
-    if let Some(t) = drain {
-        // The client opened the FIFO in init and closed it when it exited.
-        if let Ok(Err(e)) = t.join() {
-            die(&format!("writing standard output: {e}"));
-        }
-    }
     ExitCode::SUCCESS
+}
+
+/// A descriptor of our own for `fd` (standard input or output), to grant to the client.
+fn dup(fd: BorrowedFd<'_>, what: &str) -> OwnedFd {
+    fd.try_clone_to_owned()
+        .unwrap_or_else(|e| die(&format!("{what}: {e}")))
 }
 
 fn die(what: &str) -> ! {

@@ -1,5 +1,5 @@
-//! The client PD `pd-dgst` boots: hashes each input (`PDT_INPUTS`, one host path per
-//! line; a FIFO for stdin) through its Digest driver, streamed through the data region
+//! The client PD `pd-dgst` boots: hashes each input (`PDT_INPUTS` of them, granted by
+//! the tool as files `input-0`, `input-1`...) through its Digest driver, streamed through the data region
 //! in updates of at most the region's size, then an empty final. Prints `digest I HEX`
 //! per input I and exits 0, or `error: ...` and exits 1.
 use std::fs::File;
@@ -11,7 +11,7 @@ use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use pd_tools::algs::{DataPath, digest_alg};
 use pd_tools::hexfmt;
-use pd_tools::pd::{Data, fail, fill, param, status_words};
+use pd_tools::pd::{Data, fail, fill, granted, param, status_words};
 
 struct Client {
     calls: digest::Client<PpcTransport>,
@@ -20,7 +20,7 @@ struct Client {
     buf: Vec<u8>,
     alg: digest::Algorithm,
     path: digest::HashPath,
-    inputs: Vec<String>,
+    inputs: usize,
     index: usize,
     file: Option<File>,
     session: u32,
@@ -32,10 +32,10 @@ struct Client {
 impl Client {
     /// Opens a session and the file for input `index`, or exits after the last.
     fn start(&mut self) {
-        let Some(name) = self.inputs.get(self.index) else {
+        if self.index == self.inputs {
             exit(0)
-        };
-        self.file = Some(File::open(name).unwrap_or_else(|e| fail(format!("{name}: {e}"))));
+        }
+        self.file = Some(granted(&format!("input-{}", self.index)));
         self.session = self
             .calls
             .open_session(self.alg, self.path)
@@ -121,7 +121,9 @@ fn init() -> Client {
         data,
         alg,
         path,
-        inputs: param("INPUTS").lines().map(str::to_string).collect(),
+        inputs: param("INPUTS")
+            .parse()
+            .unwrap_or_else(|_| fail("PDT_INPUTS is not a count")),
         index: 0,
         file: None,
         session: 0,

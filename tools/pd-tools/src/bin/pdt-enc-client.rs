@@ -1,5 +1,5 @@
-//! The client PD `pd-enc` boots: enciphers or deciphers `PDT_IN` into `PDT_OUT` (host
-//! paths; FIFOs for stdin and stdout) through its Cipher driver, one session, one
+//! The client PD `pd-enc` boots: enciphers or deciphers the file granted as `in` into
+//! the one granted as `out` (the tool opened them: its input and output) through its Cipher driver, one session, one
 //! request per chunk of at most the data region (whole blocks except a CTR tail), the
 //! session's IV carried from request to request by the driver. Exits 0 when the input
 //! is done, or prints `error: ...` and exits 1.
@@ -13,7 +13,7 @@ use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, exit};
 use pd_tools::algs::{CipherAlg, DataPath};
 use pd_tools::hexfmt;
-use pd_tools::pd::{Data, fail, fill, param, status_words};
+use pd_tools::pd::{Data, fail, fill, granted, param, status_words};
 
 /// Bytes per request: whole blocks, and within what every engine's DMA path takes.
 const CHUNK: usize = 16 * 1024;
@@ -164,20 +164,13 @@ fn init() -> Client {
         .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));
     let data = Data::map();
     assert!(data.size() >= CHUNK, "the data region holds a chunk");
-    let inp = param("IN");
-    let out = param("OUT");
     let mut c = Client {
         calls,
         link: link(REQUEST_QUEUE_CAPACITY),
         data,
         buf: vec![0; CHUNK],
-        input: File::open(&inp).unwrap_or_else(|e| fail(format!("{inp}: {e}"))),
-        output: File::options()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&out)
-            .unwrap_or_else(|e| fail(format!("{out}: {e}"))),
+        input: granted("in"),
+        output: granted("out"),
         alg,
         op,
         session,

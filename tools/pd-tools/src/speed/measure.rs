@@ -263,6 +263,7 @@ pub fn measure(
         job.alg.kind(),
         "pdt-speed-client",
         env,
+        Vec::new(),
         timeout,
         &mut |lines| progress(lines),
     )

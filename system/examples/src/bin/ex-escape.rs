@@ -1,0 +1,99 @@
+#![cfg_attr(target_os = "none", no_std, no_main)]
+//! A PD that tries to leave its sandbox, as a hostile client would on the host backend:
+//! open another process's memory through /proc, any file at all, signal or trace
+//! another process, read its memory directly, undo "not dumpable", map executable
+//! memory, exec a shell, open a socket, make a new memfd. Each attempt must fail with
+//! EPERM (pd-runtime's seccomp filter); it prints `refused: NAME` or `ESCAPED: NAME`
+//! per attempt, then `escape: R of N refused`, and idles. On seL4 there is no host to
+//! escape to, and it says so.
+use pd_runtime::{Handler, debug_println};
+
+struct Idle;
+
+impl Handler for Idle {}
+
+#[cfg(not(target_os = "none"))]
+fn attempts() -> (usize, usize) {
+    use core::ptr::null_mut;
+
+    fn open(path: &core::ffi::CStr) -> i64 {
+        // SAFETY: a NUL-terminated path; a descriptor, if any, is never used.
+        i64::from(unsafe { libc::open(path.as_ptr(), libc::O_RDWR) })
+    }
+    let ppid = 1;
+    let tries: [(&str, &dyn Fn() -> i64); 11] = [
+        ("open /proc/self/mem", &|| open(c"/proc/self/mem")),
+        ("open /proc/1/mem", &|| open(c"/proc/1/mem")),
+        ("open /etc/hostname", &|| open(c"/etc/hostname")),
+        // SAFETY (each below): a system call with plain values or null pointers; if
+        // one were allowed, its effect is the escape this PD reports.
+        ("kill pid 1 (signal 0)", &|| {
+            i64::from(unsafe { libc::kill(ppid, 0) })
+        }),
+        ("ptrace attach pid 1", &|| unsafe {
+            libc::ptrace(
+                libc::PTRACE_ATTACH,
+                ppid,
+                null_mut::<u8>(),
+                null_mut::<u8>(),
+            )
+        }),
+        ("process_vm_readv pid 1", &|| unsafe {
+            libc::process_vm_readv(ppid, null_mut(), 0, null_mut(), 0, 0) as i64
+        }),
+        ("prctl set dumpable", &|| unsafe {
+            i64::from(libc::prctl(libc::PR_SET_DUMPABLE, 1))
+        }),
+        ("mmap executable", &|| unsafe {
+            let p = libc::mmap(
+                null_mut(),
+                4096,
+                libc::PROT_READ | libc::PROT_EXEC,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            if p == libc::MAP_FAILED { -1 } else { 0 }
+        }),
+        ("execve /bin/sh", &|| unsafe {
+            let argv = [c"sh".as_ptr(), core::ptr::null()];
+            i64::from(libc::execve(
+                c"/bin/sh".as_ptr(),
+                argv.as_ptr(),
+                core::ptr::null(),
+            ))
+        }),
+        ("socket", &|| unsafe {
+            i64::from(libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0))
+        }),
+        ("memfd_create", &|| unsafe {
+            i64::from(libc::memfd_create(c"escape".as_ptr(), 0))
+        }),
+    ];
+    let mut refused = 0;
+    for (name, attempt) in tries {
+        let r = attempt();
+        let errno = std::io::Error::last_os_error().raw_os_error();
+        if r < 0 && errno == Some(libc::EPERM) {
+            refused += 1;
+            debug_println!("refused: {name}");
+        } else {
+            debug_println!("ESCAPED: {name} (returned {r}, errno {errno:?})");
+        }
+    }
+    (refused, tries.len())
+}
+
+#[cfg(target_os = "none")]
+fn attempts() -> (usize, usize) {
+    debug_println!("escape: seL4 has no host to escape to");
+    (0, 0)
+}
+
+fn init() -> Idle {
+    let (refused, tried) = attempts();
+    debug_println!("escape: {refused} of {tried} refused");
+    Idle
+}
+
+pd_runtime::protection_domain!(init);

@@ -1,0 +1,123 @@
+//! The host PD's sandbox: after boot has mapped what the `.system` file grants, and
+//! before `init` runs, the PD gives up every way of reaching the rest of the host.
+//!
+//! * No new privileges and not dumpable: no set-uid gain through exec, and no other
+//!   process of the same user may open this one's `/proc/<pid>/mem` or descriptors.
+//! * A seccomp filter (seccompiler) that allows only the system calls the runtime and
+//!   Rust's `std` make after boot: memory management without `PROT_EXEC`, futexes,
+//!   reads and writes on descriptors already held, threads (device models), time, exit.
+//!   Everything else fails with `EPERM`: `open`/`openat` (so no `/proc` of another PD,
+//!   no memfd of the runner), `ptrace`, `process_vm_readv`/`writev`, `kill` (signals go
+//!   only to this process), `execve`, sockets, `prctl` but for thread names.
+//!
+//! Every descriptor a PD holds after boot is one it was granted: the console and
+//! monitor pipes, standard output and error (to the runner), and the host files a tool
+//! granted it ([`crate::host::take_file`]). Regions and kernel pages are closed once
+//! mapped (see `map`), so `mmap` cannot map anything new but anonymous memory.
+//!
+//! Assumes Linux on x86_64 or aarch64 (seccompiler's architectures).
+
+use std::collections::BTreeMap;
+use std::string::{String, ToString};
+use std::vec;
+use std::vec::Vec;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule,
+};
+
+/// System calls allowed whatever their arguments.
+const ALLOWED: &[libc::c_long] = &[
+    libc::SYS_read,
+    libc::SYS_write,
+    libc::SYS_writev,
+    libc::SYS_pread64,
+    libc::SYS_pwrite64,
+    libc::SYS_close,
+    libc::SYS_fstat,
+    libc::SYS_lseek,
+    libc::SYS_munmap,
+    libc::SYS_mremap,
+    libc::SYS_madvise,
+    libc::SYS_brk,
+    libc::SYS_futex,
+    libc::SYS_futex_waitv,
+    libc::SYS_sched_yield,
+    libc::SYS_sched_getaffinity,
+    libc::SYS_nanosleep,
+    libc::SYS_clock_nanosleep,
+    libc::SYS_clock_gettime,
+    libc::SYS_clock_getres,
+    libc::SYS_gettimeofday,
+    libc::SYS_getpid,
+    libc::SYS_gettid,
+    libc::SYS_getrandom,
+    libc::SYS_rt_sigaction,
+    libc::SYS_rt_sigprocmask,
+    libc::SYS_rt_sigreturn,
+    libc::SYS_sigaltstack,
+    // Threads for device models. clone3's flags sit in memory a filter cannot read, so
+    // a PD could fork: the child inherits this filter and gains nothing.
+    libc::SYS_clone,
+    libc::SYS_clone3,
+    libc::SYS_set_robust_list,
+    libc::SYS_rseq,
+    libc::SYS_exit,
+    libc::SYS_exit_group,
+];
+
+fn arg(index: u8, op: SeccompCmpOp, value: u64) -> SeccompCondition {
+    SeccompCondition::new(index, SeccompCmpArgLen::Qword, op, value).expect("valid argument")
+}
+
+fn rule(conditions: Vec<SeccompCondition>) -> SeccompRule {
+    SeccompRule::new(conditions).expect("non-empty rule")
+}
+
+/// The filter for this process (`pid` is the only target `tgkill` may name).
+fn program(pid: i32) -> Result<BpfProgram, String> {
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
+        ALLOWED.iter().map(|&nr| (nr, vec![])).collect();
+    let no_exec = || arg(2, SeccompCmpOp::MaskedEq(libc::PROT_EXEC as u64), 0);
+    // Memory, but never executable: a PD runs only the code it was started with.
+    rules.insert(libc::SYS_mmap, vec![rule(vec![no_exec()])]);
+    rules.insert(libc::SYS_mprotect, vec![rule(vec![no_exec()])]);
+    // abort() raises SIGABRT on itself; no signal to any other process.
+    rules.insert(
+        libc::SYS_tgkill,
+        vec![rule(vec![arg(0, SeccompCmpOp::Eq, pid as u64)])],
+    );
+    // Thread names only: prctl would otherwise undo "not dumpable".
+    rules.insert(
+        libc::SYS_prctl,
+        vec![
+            rule(vec![arg(0, SeccompCmpOp::Eq, libc::PR_SET_NAME as u64)]),
+            rule(vec![arg(0, SeccompCmpOp::Eq, libc::PR_GET_NAME as u64)]),
+        ],
+    );
+    let arch = std::env::consts::ARCH
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Errno(libc::EPERM as u32),
+        SeccompAction::Allow,
+        arch,
+    )
+    .map_err(|e| e.to_string())?;
+    filter
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())
+}
+
+/// Confines this process for good (see the module docs). Call once, with no other
+/// thread running.
+pub fn enter() -> Result<(), String> {
+    rustix::thread::set_no_new_privs(true).map_err(|e| std::format!("no_new_privs: {e}"))?;
+    rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+        .map_err(|e| std::format!("not dumpable: {e}"))?;
+    let pid = rustix::process::getpid().as_raw_nonzero().get();
+    let program = program(pid)?;
+    seccompiler::apply_filter(&program).map_err(|e| std::format!("seccomp: {e}"))
+}
