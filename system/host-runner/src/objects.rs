@@ -1,17 +1,19 @@
-//! The kernel objects of a booted system: a memfd per memory region and a kernel page
-//! per PD. All are close-on-exec; a PD inherits exactly the ones its boot information
-//! names (see `spawn`). The runner maps every page to mark PDs dead and deliver faults.
+//! The kernel objects of a booted system: a memfd per memory region, a PD page per PD
+//! and an end page per channel end (`pd_runtime::host::page`). All are close-on-exec;
+//! a PD inherits exactly the ones its boot information names (see `spawn`) and maps
+//! the pages it must not write read-only. The runner maps every page to mark PDs dead,
+//! fail their pending calls and deliver faults.
 
 use std::io;
 use std::os::fd::OwnedFd;
 
-use pd_runtime::host::page::{PAGE_SIZE, PdPage};
+use pd_runtime::host::page::{DEAD, EndPage, Link, PAGE_SIZE, PdPage, page_at};
 use rustix::fs::{MemfdFlags, ftruncate, memfd_create};
 use rustix::mm::{MapFlags, ProtFlags, mmap, munmap};
 
 use crate::plan::Plan;
 
-/// One PD's kernel page, mapped in the runner.
+/// One kernel page, mapped in the runner.
 pub struct Page {
     pub fd: OwnedFd,
     ptr: *mut u8,
@@ -43,9 +45,16 @@ impl Page {
         })
     }
 
+    /// This page as a PD page.
     pub fn get(&self) -> &PdPage {
         // SAFETY: PAGE_SIZE bytes mapped read-write for the life of self.
-        unsafe { PdPage::at(self.ptr) }
+        unsafe { page_at(self.ptr) }
+    }
+
+    /// This page as a channel end's page.
+    pub fn end(&self) -> &EndPage {
+        // SAFETY: as in `get`.
+        unsafe { page_at(self.ptr) }
     }
 }
 
@@ -58,7 +67,36 @@ impl Drop for Page {
 
 pub struct Objects {
     pub regions: Vec<OwnedFd>,
+    /// Per PD, its PD page.
     pub pages: Vec<Page>,
+    /// Per PD, the page of each of its channel ends, in the order of its plan's channels.
+    pub ends: Vec<Vec<Page>>,
+}
+
+impl Objects {
+    /// Channel `c` (its position in the plan) of PD `i`, as PD `i` sees it.
+    pub fn link(&self, plan: &Plan, i: usize, c: usize) -> Link<'_> {
+        let ch = &plan.pds[i].channels[c];
+        let back = plan.pds[ch.remote]
+            .channels
+            .iter()
+            .position(|b| b.remote == i && b.id == ch.remote_id)
+            .expect("a channel has two ends");
+        Link {
+            out: self.ends[i][c].end(),
+            inp: self.ends[ch.remote][back].end(),
+            peer: self.pages[ch.remote].get(),
+        }
+    }
+
+    /// What the kernel does when PD `i` dies: it is dead to callers, and every call made
+    /// to it and not answered fails.
+    pub fn pd_died(&self, plan: &Plan, i: usize) {
+        self.pages[i].get().state.store(DEAD, std::sync::atomic::Ordering::SeqCst);
+        for c in 0..plan.pds[i].channels.len() {
+            self.link(plan, i, c).fail_pending_call();
+        }
+    }
 }
 
 /// A zero-filled close-on-exec memfd of `len` bytes.
@@ -79,5 +117,19 @@ pub fn create(plan: &Plan) -> io::Result<Objects> {
         .iter()
         .map(|pd| Page::create(&pd.name))
         .collect::<io::Result<_>>()?;
-    Ok(Objects { regions, pages })
+    let ends = plan
+        .pds
+        .iter()
+        .map(|pd| {
+            pd.channels
+                .iter()
+                .map(|c| Page::create(&format!("{}:{}", pd.name, c.id)))
+                .collect::<io::Result<_>>()
+        })
+        .collect::<io::Result<_>>()?;
+    Ok(Objects {
+        regions,
+        pages,
+        ends,
+    })
 }

@@ -36,6 +36,9 @@ pub struct ChannelPlan {
     pub remote: usize,
     pub pp: bool,
     pub notify: bool,
+    /// The other end's `pp` and `notify`.
+    pub remote_pp: bool,
+    pub remote_notify: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -132,6 +135,8 @@ pub fn plan(sys: &SystemDescription, bin_dir: &Path) -> Result<Plan, BootError> 
                 remote: position(&c.remote.pd).expect("checked: every pd exists"),
                 pp: c.local.pp,
                 notify: c.local.notify,
+                remote_pp: c.remote.pp,
+                remote_notify: c.remote.notify,
             })
             .collect();
         let irqs = pd

@@ -59,13 +59,25 @@ fn boot_info(plan: &Plan, i: usize, objs: &Objects, fds: &PdFds<'_>, opts: &Opti
         channels: pd
             .channels
             .iter()
-            .map(|c| ChannelInfo {
-                id: c.id,
-                remote_id: c.remote_id,
-                remote: plan.pds[c.remote].name.clone(),
-                pp: c.pp,
-                notify: c.notify,
-                peer_page_fd: objs.pages[c.remote].fd.as_raw_fd(),
+            .enumerate()
+            .map(|(n, c)| {
+                let back = plan.pds[c.remote]
+                    .channels
+                    .iter()
+                    .position(|b| b.remote == i && b.id == c.remote_id)
+                    .expect("a channel has two ends");
+                ChannelInfo {
+                    id: c.id,
+                    remote_id: c.remote_id,
+                    remote: plan.pds[c.remote].name.clone(),
+                    pp: c.pp,
+                    notify: c.notify,
+                    remote_pp: c.remote_pp,
+                    remote_notify: c.remote_notify,
+                    out_fd: objs.ends[i][n].fd.as_raw_fd(),
+                    in_fd: objs.ends[c.remote][back].fd.as_raw_fd(),
+                    peer_page_fd: objs.pages[c.remote].fd.as_raw_fd(),
+                }
             })
             .collect(),
         irqs: pd
@@ -129,7 +141,11 @@ pub fn spawn(
 
     let mut keep = vec![boot.as_raw_fd(), info.page_fd];
     keep.extend(info.regions.iter().map(|r| r.fd));
-    keep.extend(info.channels.iter().map(|c| c.peer_page_fd));
+    keep.extend(
+        info.channels
+            .iter()
+            .flat_map(|c| [c.out_fd, c.in_fd, c.peer_page_fd]),
+    );
     keep.extend((info.monitor_fd >= 0).then_some(info.monitor_fd));
     keep.push(info.console_fd);
     keep.extend(info.files.iter().map(|f| f.fd));

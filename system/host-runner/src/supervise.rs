@@ -238,12 +238,9 @@ impl Supervisor {
                 pd: self.plan.pds[i].name.clone(),
             });
         }
-        // As the kernel would: fail the call it was serving, free the calls it made.
-        page.server_died();
-        let index = i as u32 + 1;
-        for page in &self.objs.pages {
-            page.get().caller_died(index);
-        }
+        // As the kernel would: fail the calls made to it and not answered (the calls it
+        // made need nothing: each caller has its own slot).
+        self.objs.pd_died(&self.plan, i);
         let name = self.plan.pds[i].name.clone();
         let st = &mut self.pds[i];
         st.init_deadline = None;
@@ -377,7 +374,7 @@ impl Supervisor {
             let _ = pidfd_send_signal(proc.pidfd.as_fd(), Signal::KILL);
             let _ = proc.child.wait();
             let _ = proc.output.join();
-            self.objs.pages[i].get().server_died();
+            self.objs.pd_died(&self.plan, i);
             self.shared.update(|st| st.pids[i] = None);
             self.log(Event::Stopped {
                 pd: self.plan.pds[i].name.clone(),

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 /// The environment variable holding the boot memfd's descriptor number.
 pub const BOOT_FD_ENV: &str = "PD_BOOT_FD";
 /// Bumped whenever the encoding changes; runner and PD must agree.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// Everything a PD learns at boot.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,7 +82,14 @@ pub struct ChannelInfo {
     pub remote: String,
     pub pp: bool,
     pub notify: bool,
-    /// The other end's kernel page.
+    /// The other end's `pp` and `notify`: what this end accepts from it.
+    pub remote_pp: bool,
+    pub remote_notify: bool,
+    /// This end's page (what it sends), mapped read-write.
+    pub out_fd: i32,
+    /// The other end's page (what it sends), mapped read-only.
+    pub in_fd: i32,
+    /// The other end's PD page, mapped read-only.
     pub peer_page_fd: i32,
 }
 
@@ -122,7 +129,7 @@ struct Header {
 #[derive(Serialize, Deserialize, SerializedSize)]
 struct RegionFixed(i32, u64, u64, u64, u8, bool);
 #[derive(Serialize, Deserialize, SerializedSize)]
-struct ChannelFixed(u8, u8, bool, bool, i32);
+struct ChannelFixed(u8, u8, bool, bool, bool, bool, i32, i32, i32);
 #[derive(Serialize, Deserialize, SerializedSize)]
 struct IrqFixed(u64, u8, bool);
 
@@ -166,6 +173,10 @@ impl BootInfo {
                 c.remote_id,
                 c.pp,
                 c.notify,
+                c.remote_pp,
+                c.remote_notify,
+                c.out_fd,
+                c.in_fd,
                 c.peer_page_fd,
             ));
             w.put_str(&c.remote);
@@ -222,7 +233,17 @@ impl BootInfo {
             });
         }
         for _ in 0..h.counts[1] {
-            let ChannelFixed(id, remote_id, pp, notify, peer_page_fd) = r.get()?;
+            let ChannelFixed(
+                id,
+                remote_id,
+                pp,
+                notify,
+                remote_pp,
+                remote_notify,
+                out_fd,
+                in_fd,
+                peer_page_fd,
+            ) = r.get()?;
             let remote = r.get_str()?;
             info.channels.push(ChannelInfo {
                 id,
@@ -230,6 +251,10 @@ impl BootInfo {
                 remote,
                 pp,
                 notify,
+                remote_pp,
+                remote_notify,
+                out_fd,
+                in_fd,
                 peer_page_fd,
             });
         }
@@ -336,6 +361,10 @@ mod tests {
                 remote: "server".into(),
                 pp: true,
                 notify: false,
+                remote_pp: false,
+                remote_notify: true,
+                out_fd: 12,
+                in_fd: 13,
                 peer_page_fd: 7,
             }],
             irqs: vec![IrqInfo {

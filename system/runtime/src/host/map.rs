@@ -86,12 +86,16 @@ pub fn map_fd(fd: i32, len: u64, vaddr: u64, perms: u8) -> Result<*mut u8, Strin
     Ok(ptr.cast())
 }
 
-/// Maps each distinct descriptor once; returns its address per descriptor.
-pub fn map_pages(fds: impl Iterator<Item = i32>) -> Result<Vec<(i32, *mut u8)>, String> {
+/// Maps each distinct descriptor of `rw` read-write and of `ro` read-only, once each;
+/// returns its address per descriptor.
+pub fn map_pages(
+    rw: impl Iterator<Item = i32>,
+    ro: impl Iterator<Item = i32>,
+) -> Result<Vec<(i32, *mut u8)>, String> {
     let mut mapped: Vec<(i32, *mut u8)> = Vec::new();
-    for fd in fds {
+    for (fd, perms) in rw.map(|fd| (fd, PERM_R | PERM_W)).chain(ro.map(|fd| (fd, PERM_R))) {
         if !mapped.iter().any(|(f, _)| *f == fd) {
-            let ptr = map_fd(fd, super::page::PAGE_SIZE as u64, 0, PERM_R | PERM_W)?;
+            let ptr = map_fd(fd, super::page::PAGE_SIZE as u64, 0, perms)?;
             mapped.push((fd, ptr));
         }
     }

@@ -16,12 +16,11 @@
 //! writes to stdout or stderr (a panic message) reaches the runner through its own pipe.
 
 pub mod boot;
-pub mod futex;
 mod map;
 pub mod page;
 mod sandbox;
 
-use core::sync::atomic::{AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::io::Write;
 use std::sync::{Mutex, OnceLock};
 use std::vec::Vec;
@@ -31,23 +30,28 @@ use pd_idl::wire::{MSG_WORDS, ServerDied};
 
 use crate::{Channel, ChannelSet, Child, Handler, MemoryRegion, MessageInfo, debug_println};
 use boot::{BootInfo, PERM_W};
-use page::{PdPage, RUNNING};
+use page::{EndPage, Link, PdPage, RUNNING, page_at, wait};
 
 /// Request bytes on the monitor pipe: `[op, child id]`.
 pub const MONITOR_RESTART: u8 = 1;
 pub const MONITOR_STOP: u8 = 2;
 
 struct Peer {
-    page: &'static PdPage,
-    remote_id: u8,
+    link: Link<'static>,
+    /// This end may call / notify.
     pp: bool,
     notify: bool,
+    /// The other end may call / notify us: what it sends otherwise is ignored.
+    takes_calls: bool,
+    takes_notes: bool,
 }
 
 struct Host {
     info: BootInfo,
     page: &'static PdPage,
     peers: Vec<(u8, Peer)>,
+    /// The words this PD sleeps on: its page's `wake` and each peer's bell.
+    bells: Vec<&'static AtomicU32>,
     /// (info index, address) of each mapped region.
     regions: Vec<(usize, usize)>,
     /// Interrupts: (masked, latched) channel bits; device models may run on other threads.
@@ -66,17 +70,19 @@ fn host() -> &'static Host {
 
 fn boot() -> Result<Host, std::string::String> {
     let info = map::read_boot_info()?;
-    let pages = map::map_pages(
-        core::iter::once(info.page_fd).chain(info.channels.iter().map(|c| c.peer_page_fd)),
-    )?;
-    let page_at = |fd: i32| {
-        let ptr = pages
+    // Our page and our channel ends read-write; the peers' pages and ends read-only.
+    let rw = core::iter::once(info.page_fd).chain(info.channels.iter().map(|c| c.out_fd));
+    let ro = info
+        .channels
+        .iter()
+        .flat_map(|c| [c.in_fd, c.peer_page_fd]);
+    let pages = map::map_pages(rw, ro)?;
+    let at = |fd: i32| {
+        pages
             .iter()
             .find(|(f, _)| *f == fd)
             .expect("mapped above")
-            .1;
-        // SAFETY: a PAGE_SIZE shared read-write mapping that is never unmapped.
-        unsafe { PdPage::at(ptr) }
+            .1
     };
     let mut regions = Vec::new();
     for (i, r) in info.regions.iter().enumerate() {
@@ -84,18 +90,30 @@ fn boot() -> Result<Host, std::string::String> {
             .map_err(|e| std::format!("region {}: {e}", r.mr))?;
         regions.push((i, ptr as usize));
     }
-    let peers = info
+    // SAFETY (each page_at): PAGE_SIZE shared mappings made above, never unmapped; the
+    // read-only ones are only loaded from (page's contract).
+    let page: &'static PdPage = unsafe { page_at(at(info.page_fd)) };
+    let peers: Vec<(u8, Peer)> = info
         .channels
         .iter()
         .map(|c| {
+            let link = Link {
+                out: unsafe { page_at::<EndPage>(at(c.out_fd)) },
+                inp: unsafe { page_at::<EndPage>(at(c.in_fd)) },
+                peer: unsafe { page_at::<PdPage>(at(c.peer_page_fd)) },
+            };
             let peer = Peer {
-                page: page_at(c.peer_page_fd),
-                remote_id: c.remote_id,
+                link,
                 pp: c.pp,
                 notify: c.notify,
+                takes_calls: c.remote_pp,
+                takes_notes: c.remote_notify,
             };
             (c.id, peer)
         })
+        .collect();
+    let bells = core::iter::once(&page.wake)
+        .chain(peers.iter().map(|(_, p)| &p.link.inp.bell))
         .collect();
     let files = info
         .files
@@ -103,9 +121,10 @@ fn boot() -> Result<Host, std::string::String> {
         .map(|f| Ok((f.name.clone(), map::inherited(f.fd)?)))
         .collect::<Result<_, std::string::String>>()?;
     Ok(Host {
-        page: page_at(info.page_fd),
+        page,
         info,
         peers,
+        bells,
         regions,
         irq: Mutex::new((0, 0)),
         files: Mutex::new(files),
@@ -135,16 +154,24 @@ pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
     let page = host.page;
     let mut words = [0u64; MSG_WORDS];
     loop {
-        let (faults, call, notes) = page.wake.wait(host.info.spin, || {
+        let (faults, call, notes) = wait(page, host.info.spin, &host.bells, || {
             // Load before swapping: a spinning PD must not keep writing the lines its
-            // peers write. SeqCst, as the futex protocol's re-check requires.
+            // own threads and the runner write. SeqCst, as `page::wait` requires.
             let take = |w: &AtomicU64| match w.load(SeqCst) {
                 0 => 0,
                 _ => w.swap(0, SeqCst),
             };
             let faults = take(&page.faults);
-            let call = page.take_call(&mut words);
-            let notes = take(&page.pending);
+            let mut notes = take(&page.irqs);
+            let mut call = None;
+            for (id, p) in &host.peers {
+                if p.takes_notes && page.take_notes(*id, p.link.inp) {
+                    notes |= 1 << (id & 63);
+                }
+                if call.is_none() && p.takes_calls {
+                    call = p.link.take_call(&mut words).map(|c| (*id, p.link, c));
+                }
+            }
             (faults != 0 || call.is_some() || notes != 0).then_some((faults, call, notes))
         });
         for id in ChannelSet(faults).iter().map(Channel::index) {
@@ -152,7 +179,7 @@ pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
             set_mr(0, info & 0xFFFF_FFFF);
             let _ = handler.fault(Child::new(id), MessageInfo::new(info >> 32, 1));
         }
-        if let Some((seq, caller, label, count)) = call {
+        if let Some((caller, link, (seq, label, count))) = call {
             for (mr, w) in MRS.iter().zip(&words[..count]) {
                 mr.store(*w, Relaxed);
             }
@@ -161,7 +188,7 @@ pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
             for (w, mr) in words[..n].iter_mut().zip(&MRS) {
                 *w = mr.load(Relaxed);
             }
-            page.reply(seq, reply.label(), &words[..n]);
+            link.reply(seq, reply.label(), &words[..n]);
         }
         if notes != 0 {
             handler.notified(ChannelSet(notes));
@@ -188,7 +215,7 @@ fn peer(ch: u8) -> Option<&'static Peer> {
 
 pub(crate) fn notify(ch: u8) {
     match peer(ch) {
-        Some(p) if p.notify => p.page.notify(p.remote_id),
+        Some(p) if p.notify => p.link.out.notify(p.link.peer),
         _ => debug_println!("{}: cannot notify on channel {ch}", pd_name()),
     }
 }
@@ -202,15 +229,9 @@ pub(crate) fn pp_call(ch: u8, msg: MessageInfo) -> Result<MessageInfo, ServerDie
         *w = mr.load(Relaxed);
     }
     let h = host();
-    let me = u32::from(h.info.index);
-    let (label, count) = p.page.call(
-        me,
-        p.remote_id,
-        h.info.spin,
-        msg.label(),
-        &mut words,
-        msg.count(),
-    )?;
+    let (label, count) = p
+        .link
+        .call(h.page, h.info.spin, msg.label(), &mut words, msg.count())?;
     for (mr, w) in MRS.iter().zip(&words[..count]) {
         mr.store(*w, Relaxed);
     }
@@ -233,7 +254,7 @@ pub fn raise_irq(irq: u64) -> bool {
         state.1 |= bit;
     } else {
         state.0 |= bit;
-        h.page.notify(ch);
+        h.page.raise_irq(ch);
     }
     true
 }
@@ -262,7 +283,7 @@ pub(crate) fn irq_ack(ch: u8) {
     if state.1 & bit != 0 || level {
         state.1 &= !bit;
         state.0 |= bit;
-        h.page.notify(ch);
+        h.page.raise_irq(ch);
     }
 }
 

@@ -1,31 +1,49 @@
-//! The kernel page: the host backend's stand-in for a PD's seL4 objects (its
-//! notification, its endpoint with a one-call-at-a-time reply slot, its fault endpoint).
+//! The kernel objects of the host backend: what seL4 keeps in the kernel (a PD's
+//! notification and fault endpoint, the endpoint a channel's calls go through) kept in
+//! shared pages, laid out so that no PD can write what another PD reads as the kernel's
+//! word.
 //!
-//! One page per PD, a memfd mapped shared by the PD, by every PD with a channel to it
-//! (to notify or call it) and by the runner. Every field is atomic, so any bytes a
-//! broken peer leaves there are still well-defined values. *Departure from seL4*: a PD
-//! that maps a peer's page could forge notifications or a caller identity on it; the host
-//! backend isolates memory regions, not kernel objects, and is not a security boundary.
+//! * A [`PdPage`] per PD: its state, the events the runner and its own threads raise
+//!   (child faults, interrupts), and what it has already taken. Written by the PD and
+//!   the runner; peers map it **read-only** (they read whether it is alive or asleep).
+//! * An [`EndPage`] per channel end: what that end sends: its notifications, its calls
+//!   and its replies. Written by the end's PD and the runner; the other end maps it
+//!   **read-only**. So a PD can forge nothing: a notification or call it makes arrives
+//!   on the channel it was made on, the one whose page it can write, and the receiver
+//!   knows that channel by its own id (the caller identity seL4's badge gives). A PD has
+//!   no page for a channel it does not have, and a receiver ignores calls and
+//!   notifications its peer's end has no right to make (`pp`, `notify`).
+//!
+//! Read-only maps come from read-only descriptors and the writable ones are closed
+//! (see `map`), so a PD cannot `mprotect` its way to writing a peer's page.
+//!
+//! # Waking
+//!
+//! A PD sleeps on several words at once (`futex_waitv`): its own page's [`PdPage::wake`]
+//! and the [`EndPage::bell`] of each channel's other end. A sender changes its data,
+//! then bumps its bell, then calls `FUTEX_WAKE` only if the receiver's
+//! [`PdPage::sleepers`] says it sleeps (a Dekker handshake, see [`wait`]), so a message
+//! to a spinning PD costs no system call.
 //!
 //! # Protected procedure calls
 //!
-//! Calls to one server are serialised by `call_lock` (holder's PD index, 0 = free), as
-//! seL4 serialises callers on the server's endpoint. `call` holds `seq << 3 | state`:
+//! Each caller has its own request slot (its end's page), so callers need no lock and a
+//! server takes them one at a time, lowest channel first. `call` and `reply` hold
+//! `seq << 3 | state`:
 //!
 //! ```text
-//! caller (holds lock)      server                       runner
-//!   write req, CALL(s) ->  copy req, check CALL(s)
-//!   wait for REPLY/DEAD    handle; write rep;
-//!                          CAS CALL(s) -> REPLY(s)       server died: CAS CALL(s) -> DEAD(s)
-//!   read rep, unlock                                     caller died:  CAS CALL(s) -> ORPHAN(s),
-//!                          CAS failed on ORPHAN(s):                    or unlock if no call
-//!                            IDLE(s), unlock
+//! caller (its EndPage)                server (its EndPage)               runner
+//!   call := WRITING(s); write req;      see CALL(s), reply != s:
+//!   call := CALL(s); ring               copy req; re-check call (seqlock)
+//!   wait until reply is REPLY(s)        handle; write rep;                 server died:
+//!     or DIED(s)                        reply := REPLY(s); wake caller       reply := DIED(s)
 //! ```
 //!
-//! A dead caller's lock is released only once its call is finished, so the next caller
-//! never overwrites a request the server is still copying. `state` says whether the
-//! server is alive; a caller re-checks it after publishing CALL (Dekker, as in
-//! [`futex`](super::futex)) so a call to a dead server fails at once.
+//! A caller that dies mid-call needs nothing: its next incarnation's first call starts
+//! with WRITING(s + 1), which the server's re-check sees if it was copying the old one.
+//! A caller re-checks the server's state after publishing CALL (Dekker against the
+//! runner, which marks the server dead before failing its calls), so a call to a dead
+//! server fails at once.
 
 use core::sync::atomic::{
     AtomicU32, AtomicU64,
@@ -34,8 +52,7 @@ use core::sync::atomic::{
 };
 
 use pd_idl::wire::{MSG_WORDS, ServerDied};
-
-use super::futex::Futex;
+use rustix::thread::futex;
 
 pub const PAGE_SIZE: usize = 4096;
 
@@ -47,8 +64,8 @@ pub const DEAD: u32 = 2;
 const IDLE: u32 = 0;
 const CALL: u32 = 1;
 const REPLY: u32 = 2;
-const CALLEE_DIED: u32 = 3;
-const ORPHAN: u32 = 4;
+const DIED: u32 = 3;
+const WRITING: u32 = 4;
 
 fn pack(seq: u32, st: u32) -> u32 {
     seq << 3 | st
@@ -66,220 +83,128 @@ pub struct Slot {
     pub words: [AtomicU64; MSG_WORDS],
 }
 
+/// A PD's own page (see the module docs).
 #[repr(C, align(64))]
 pub struct PdPage {
-    /// Counts wake-ups of this PD: notification, call, child fault, interrupt.
-    pub wake: Futex,
+    /// Bumped for an event raised by the runner or this PD's own threads.
+    pub wake: AtomicU32,
+    /// Nonzero while the PD's thread sleeps: wakers skip `FUTEX_WAKE` otherwise.
+    pub sleepers: AtomicU32,
     /// [`BOOTING`], [`RUNNING`] or [`DEAD`]; written by the runner and the PD.
     pub state: AtomicU32,
-    /// Notified channels not yet delivered (bit = channel id).
-    pub pending: AtomicU64,
-    /// Child ids with a fault not yet delivered.
+    /// Child ids with a fault not yet delivered (written by the runner).
     pub faults: AtomicU64,
+    /// Interrupt channels raised and not yet delivered (written by the PD's models).
+    pub irqs: AtomicU64,
     /// Per child id: fault kind in the high 32 bits, detail in the low 32.
     pub fault_info: [AtomicU64; 64],
-    pub call: Futex,
-    pub call_lock: Futex,
-    /// The server's channel id for the current caller.
-    pub caller: AtomicU32,
+    /// Per channel id: the peer's [`EndPage::notes`] already delivered. Kept here, not
+    /// in the process, so a notification sent while the PD restarts is not lost.
+    pub seen: [AtomicU32; 64],
+}
+
+/// What one channel end sends (see the module docs).
+#[repr(C, align(64))]
+pub struct EndPage {
+    /// Bumped on every notification and call: the word the other end sleeps on.
+    pub bell: AtomicU32,
+    /// Notifications sent.
+    pub notes: AtomicU32,
+    /// This end's call: `seq << 3 | state`.
+    pub call: AtomicU32,
+    /// This end's reply to the other end's call `seq`: `seq << 3 | state`.
+    pub reply: AtomicU32,
     pub req: Slot,
     pub rep: Slot,
 }
 
 const _: () = assert!(core::mem::size_of::<PdPage>() <= PAGE_SIZE);
+const _: () = assert!(core::mem::size_of::<EndPage>() <= PAGE_SIZE);
+
+/// A page of shared memory seen as `T`.
+///
+/// # Safety
+/// `ptr` must point to a readable mapping of [`PAGE_SIZE`] bytes that stays mapped for
+/// `'a`, page-aligned. Any contents are fine: every field is an atomic integer. Through
+/// a read-only mapping, only loads may be made (a store is a SIGSEGV, never undefined
+/// behaviour of this process's memory model: the fault ends the PD).
+pub unsafe fn page_at<'a, T: SharedPage>(ptr: *mut u8) -> &'a T {
+    // SAFETY: per the contract.
+    unsafe { &*(ptr as *const T) }
+}
+
+/// Types that live in one shared page and are made only of atomics.
+pub trait SharedPage {}
+impl SharedPage for PdPage {}
+impl SharedPage for EndPage {}
+
+/// After changing `word` (SeqCst): wakes `pd` if it sleeps (on `word` among others).
+fn wake(word: &AtomicU32, pd: &PdPage) {
+    if pd.sleepers.load(SeqCst) != 0 {
+        // FUTEX_WAKE takes an int count: i32::MAX means all.
+        let _ = futex::wake(word, futex::Flags::empty(), i32::MAX as u32);
+    }
+}
+
+/// Waits, as the PD whose page is `me`, until `ready` returns `Some`: spins `spin`
+/// times, then sleeps on `words` until one of them changes. `ready` must only turn
+/// `Some` after a change its waker follows with a change of one of `words` (SeqCst)
+/// and [`wake`]: either this re-check comes after the change, or the waker's load of
+/// `sleepers` comes after our increment and it wakes us; a change between our loads
+/// and the sleep makes the kernel refuse to sleep.
+pub fn wait<T>(
+    me: &PdPage,
+    spin: u32,
+    words: &[&AtomicU32],
+    mut ready: impl FnMut() -> Option<T>,
+) -> T {
+    let mut waiters = std::vec::Vec::with_capacity(words.len());
+    loop {
+        for _ in 0..spin {
+            if let Some(v) = ready() {
+                return v;
+            }
+            core::hint::spin_loop();
+        }
+        waiters.clear();
+        for w in words {
+            let mut v = futex::Wait::new();
+            v.val = u64::from(w.load(SeqCst));
+            v.uaddr = futex::WaitPtr::new(w.as_ptr().cast());
+            v.flags = futex::WaitFlags::SIZE_U32;
+            waiters.push(v);
+        }
+        me.sleepers.fetch_add(1, SeqCst);
+        let got = ready();
+        if got.is_none() {
+            // EAGAIN (a word moved), EINTR: look again.
+            let _ = futex::waitv(
+                &waiters,
+                futex::WaitvFlags::empty(),
+                None,
+                rustix::time::ClockId::Monotonic,
+            );
+        }
+        me.sleepers.fetch_sub(1, SeqCst);
+        if let Some(v) = got {
+            return v;
+        }
+    }
+}
 
 impl PdPage {
-    /// The page at `ptr`.
-    ///
-    /// # Safety
-    /// `ptr` must point to a readable and writable mapping of [`PAGE_SIZE`] bytes that
-    /// stays mapped for `'a`. Any contents are fine: every field is an atomic integer.
-    pub unsafe fn at<'a>(ptr: *mut u8) -> &'a PdPage {
-        // SAFETY: per the contract; alignment holds because mappings are page-aligned.
-        unsafe { &*(ptr as *const PdPage) }
+    /// Wakes this PD for an event recorded in its page (by the runner or its threads).
+    pub fn raise(&self) {
+        self.wake.fetch_add(1, SeqCst);
+        wake(&self.wake, self);
     }
 
-    /// Makes a notification pending and wakes the PD.
-    pub fn notify(&self, channel: u8) {
-        self.pending.fetch_or(1 << (channel & 63), SeqCst);
-        self.wake.signal();
-    }
-
-    /// Marks the PD as booting, before its process is (re)started. Pending
-    /// notifications and child faults stay, as a seL4 notification object and fault
-    /// endpoint outlive a Microkit restart: a peer may have notified this PD before its
-    /// process ran, and that must not be lost. The call slot stays too: a caller may
-    /// still own it (see the module docs).
+    /// Marks the PD as booting, before its process is (re)started. Undelivered
+    /// notifications, interrupts and child faults stay, as a seL4 notification object
+    /// and fault endpoint outlive a Microkit restart.
     pub fn reset(&self) {
+        self.sleepers.store(0, SeqCst);
         self.state.store(BOOTING, SeqCst);
-    }
-
-    /// Server side: the pending call, if any, as (seq, caller channel), with the request
-    /// copied into `into` (label, count, words).
-    pub fn take_call(&self, into: &mut [u64; MSG_WORDS]) -> Option<(u32, u8, u64, usize)> {
-        // SeqCst: this is the re-check of the futex protocol (see `futex`).
-        let v = self.call.word.load(SeqCst);
-        let (seq, st) = unpack(v);
-        if st != CALL {
-            return None;
-        }
-        let caller = self.caller.load(Relaxed) as u8;
-        let label = self.req.label.load(Relaxed);
-        let count = (self.req.count.load(Relaxed) as usize).min(MSG_WORDS);
-        for (dst, src) in into[..count].iter_mut().zip(&self.req.words) {
-            *dst = src.load(Relaxed);
-        }
-        // Seqlock-style: if the word still says CALL(seq), nobody wrote the request
-        // while we copied it (a new caller writes only after this call ends).
-        fence(Acquire);
-        (self.call.word.load(Relaxed) == v).then_some((seq, caller, label, count))
-    }
-
-    /// Server side: the reply to call `seq`.
-    pub fn reply(&self, seq: u32, label: u64, words: &[u64]) {
-        self.rep.label.store(label, Relaxed);
-        self.rep.count.store(words.len() as u64, Relaxed);
-        for (dst, src) in self.rep.words.iter().zip(words) {
-            dst.store(*src, Relaxed);
-        }
-        let done =
-            self.call
-                .word
-                .compare_exchange(pack(seq, CALL), pack(seq, REPLY), SeqCst, SeqCst);
-        if done == Err(pack(seq, ORPHAN)) {
-            // The caller died during the call: we finish its cleanup.
-            self.call.word.store(pack(seq, IDLE), SeqCst);
-            self.unlock_any();
-        }
-        self.call.wake();
-    }
-
-    /// Caller side: one call from the PD with index `me`, which the server knows as
-    /// channel `caller`. `words` holds the request and receives the reply.
-    pub fn call(
-        &self,
-        me: u32,
-        caller: u8,
-        spin: u32,
-        label: u64,
-        words: &mut [u64; MSG_WORDS],
-        count: usize,
-    ) -> Result<(u64, usize), ServerDied> {
-        self.call_lock.wait(spin, || {
-            self.call_lock
-                .word
-                .compare_exchange(0, me, SeqCst, SeqCst)
-                .ok()
-        });
-        let result = self.call_locked(caller, spin, label, words, count);
-        if self
-            .call_lock
-            .word
-            .compare_exchange(me, 0, SeqCst, SeqCst)
-            .is_ok()
-        {
-            self.call_lock.wake();
-        }
-        result
-    }
-
-    fn call_locked(
-        &self,
-        caller: u8,
-        spin: u32,
-        label: u64,
-        words: &mut [u64; MSG_WORDS],
-        count: usize,
-    ) -> Result<(u64, usize), ServerDied> {
-        let seq = unpack(self.call.word.load(SeqCst)).0.wrapping_add(1) & (u32::MAX >> 3);
-        self.caller.store(u32::from(caller), Relaxed);
-        self.req.label.store(label, Relaxed);
-        self.req.count.store(count as u64, Relaxed);
-        for (dst, src) in self.req.words.iter().zip(&words[..count]) {
-            dst.store(*src, Relaxed);
-        }
-        self.call.word.store(pack(seq, CALL), SeqCst);
-        if self.state.load(SeqCst) == DEAD {
-            let _ =
-                self.call
-                    .word
-                    .compare_exchange(pack(seq, CALL), pack(seq, IDLE), SeqCst, SeqCst);
-            return Err(ServerDied);
-        }
-        self.wake.signal();
-        let ok = self
-            .call
-            .wait(spin, || match unpack(self.call.word.load(Acquire)) {
-                (s, CALL) if s == seq => None,
-                (s, REPLY) if s == seq => Some(true),
-                // DEAD, or a word a broken server scribbled: the call is lost.
-                _ => Some(false),
-            });
-        if !ok {
-            return Err(ServerDied);
-        }
-        let label = self.rep.label.load(Relaxed);
-        let count = (self.rep.count.load(Relaxed) as usize).min(MSG_WORDS);
-        for (dst, src) in words[..count].iter_mut().zip(&self.rep.words) {
-            *dst = src.load(Relaxed);
-        }
-        Ok((label, count))
-    }
-
-    /// Runner side: this page's PD died. Marks it dead and fails the call in progress.
-    pub fn server_died(&self) {
-        self.state.store(DEAD, SeqCst);
-        loop {
-            let v = self.call.word.load(SeqCst);
-            let (seq, st) = unpack(v);
-            let next = match st {
-                CALL => pack(seq, CALLEE_DIED),
-                ORPHAN => pack(seq, IDLE),
-                _ => break,
-            };
-            if self
-                .call
-                .word
-                .compare_exchange(v, next, SeqCst, SeqCst)
-                .is_ok()
-            {
-                if st == ORPHAN {
-                    self.unlock_any();
-                }
-                break;
-            }
-        }
-        self.call.wake();
-    }
-
-    /// Runner side: the PD with index `dead` died; if it held this page's call lock,
-    /// release it now or, if the server is still working on its call, when it replies.
-    pub fn caller_died(&self, dead: u32) {
-        if self.call_lock.word.load(SeqCst) != dead {
-            return;
-        }
-        loop {
-            let v = self.call.word.load(SeqCst);
-            let (seq, st) = unpack(v);
-            if st != CALL {
-                self.unlock_any();
-                return;
-            }
-            let orphaned = pack(seq, ORPHAN);
-            if self
-                .call
-                .word
-                .compare_exchange(v, orphaned, SeqCst, SeqCst)
-                .is_ok()
-            {
-                return;
-            }
-        }
-    }
-
-    fn unlock_any(&self) {
-        self.call_lock.word.store(0, SeqCst);
-        self.call_lock.wake();
     }
 
     /// Runner side: child `id` faulted with `kind` and `detail`; wakes its parent.
@@ -287,8 +212,141 @@ impl PdPage {
         let id = id & 63;
         self.fault_info[usize::from(id)].store(kind << 32 | u64::from(detail), SeqCst);
         self.faults.fetch_or(1 << id, SeqCst);
-        self.wake.signal();
+        self.raise();
     }
+
+    /// This PD's own thread: interrupt channel `ch` is pending.
+    pub fn raise_irq(&self, ch: u8) {
+        self.irqs.fetch_or(1 << (ch & 63), SeqCst);
+        self.raise();
+    }
+
+    /// Notifications on channel `ch` whose sending end is `from`: whether any arrived
+    /// since the last look (and takes them).
+    pub fn take_notes(&self, ch: u8, from: &EndPage) -> bool {
+        let sent = from.notes.load(SeqCst);
+        let seen = &self.seen[usize::from(ch & 63)];
+        sent != seen.load(Relaxed) && {
+            seen.store(sent, Relaxed);
+            true
+        }
+    }
+}
+
+impl EndPage {
+    /// Wakes the other end (`peer`) after a change to this page.
+    fn ring(&self, peer: &PdPage) {
+        self.bell.fetch_add(1, SeqCst);
+        wake(&self.bell, peer);
+    }
+
+    /// One notification to the other end, whose page is `peer`.
+    pub fn notify(&self, peer: &PdPage) {
+        self.notes.fetch_add(1, SeqCst);
+        self.ring(peer);
+    }
+}
+
+/// One channel as one of its ends sees it: the page it writes, the page the other end
+/// writes, and the other end's PD page.
+#[derive(Clone, Copy)]
+pub struct Link<'a> {
+    pub out: &'a EndPage,
+    pub inp: &'a EndPage,
+    pub peer: &'a PdPage,
+}
+
+impl Link<'_> {
+    /// Caller side: one call, as the PD whose page is `me`. `words` holds the request
+    /// and receives the reply.
+    pub fn call(
+        &self,
+        me: &PdPage,
+        spin: u32,
+        label: u64,
+        words: &mut [u64; MSG_WORDS],
+        count: usize,
+    ) -> Result<(u64, usize), ServerDied> {
+        let out = self.out;
+        let seq = unpack(out.call.load(SeqCst)).0.wrapping_add(1) & (u32::MAX >> 3);
+        out.call.store(pack(seq, WRITING), SeqCst);
+        out.req.label.store(label, Relaxed);
+        out.req.count.store(count as u64, Relaxed);
+        for (dst, src) in out.req.words.iter().zip(&words[..count]) {
+            dst.store(*src, Relaxed);
+        }
+        out.call.store(pack(seq, CALL), SeqCst);
+        if self.peer.state.load(SeqCst) == DEAD {
+            let _ = out
+                .call
+                .compare_exchange(pack(seq, CALL), pack(seq, IDLE), SeqCst, SeqCst);
+            return Err(ServerDied);
+        }
+        out.ring(self.peer);
+        let reply = &self.inp.reply;
+        let ok = wait(me, spin, &[reply], || match reply.load(Acquire) {
+            v if v == pack(seq, REPLY) => Some(true),
+            v if v == pack(seq, DIED) => Some(false),
+            _ => None,
+        });
+        if !ok {
+            return Err(ServerDied);
+        }
+        let rep = &self.inp.rep;
+        let label = rep.label.load(Relaxed);
+        let count = (rep.count.load(Relaxed) as usize).min(MSG_WORDS);
+        for (dst, src) in words[..count].iter_mut().zip(&rep.words) {
+            *dst = src.load(Relaxed);
+        }
+        Ok((label, count))
+    }
+
+    /// Server side: the other end's pending call, if any, as (seq, label, count), with
+    /// the request copied into `into`.
+    pub fn take_call(&self, into: &mut [u64; MSG_WORDS]) -> Option<(u32, u64, usize)> {
+        let v = self.inp.call.load(SeqCst);
+        let (seq, st) = unpack(v);
+        if st != CALL || answered(self.out.reply.load(Relaxed), seq) {
+            return None;
+        }
+        let req = &self.inp.req;
+        let label = req.label.load(Relaxed);
+        let count = (req.count.load(Relaxed) as usize).min(MSG_WORDS);
+        for (dst, src) in into[..count].iter_mut().zip(&req.words) {
+            *dst = src.load(Relaxed);
+        }
+        // Seqlock: if the word still says CALL(seq), the caller wrote nothing while we
+        // copied (it marks WRITING before it touches the request).
+        fence(Acquire);
+        (self.inp.call.load(Relaxed) == v).then_some((seq, label, count))
+    }
+
+    /// Server side: the reply to call `seq`.
+    pub fn reply(&self, seq: u32, label: u64, words: &[u64]) {
+        let out = self.out;
+        out.rep.label.store(label, Relaxed);
+        out.rep.count.store(words.len() as u64, Relaxed);
+        for (dst, src) in out.rep.words.iter().zip(words) {
+            dst.store(*src, Relaxed);
+        }
+        out.reply.store(pack(seq, REPLY), SeqCst);
+        wake(&out.reply, self.peer);
+    }
+
+    /// Runner side: the PD at this end died; fail the call of the other end it had not
+    /// answered, if any. Call after marking the PD [`DEAD`].
+    pub fn fail_pending_call(&self) {
+        let (seq, st) = unpack(self.inp.call.load(SeqCst));
+        if st == CALL && !answered(self.out.reply.load(SeqCst), seq) {
+            self.out.reply.store(pack(seq, DIED), SeqCst);
+            wake(&self.out.reply, self.peer);
+        }
+    }
+}
+
+/// Whether reply word `reply` answers call `seq` (replied, or failed by the runner).
+fn answered(reply: u32, seq: u32) -> bool {
+    reply == pack(seq, REPLY) || reply == pack(seq, DIED)
 }
 
 #[cfg(test)]

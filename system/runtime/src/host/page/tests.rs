@@ -1,23 +1,67 @@
-//! The call protocol between threads of one process, with the runner's steps done by
-//! hand: a call and its reply, a server dying mid-call, a caller dying mid-call.
+//! The call and notification protocols between threads of one process, with the
+//! runner's steps done by hand: a call and its reply, a server dying mid-call, a caller
+//! dying mid-call and calling again, two callers at once, notifications kept across a
+//! restart.
 
 use super::*;
 use std::boxed::Box;
-use std::sync::Barrier;
 use std::thread;
 
 /// A zeroed page, as a fresh memfd is.
-fn page() -> Box<PdPage> {
-    // SAFETY: every field of PdPage is an atomic integer (or an array or struct of
+fn zeroed<T: SharedPage>() -> Box<T> {
+    // SAFETY: every field of a SharedPage is an atomic integer (or an array or struct of
     // them), for which all-zero bytes are a valid value.
     unsafe { Box::new(core::mem::zeroed()) }
 }
 
-/// Serves one call on `page`: answers with label + 1 and each word + 1.
-fn serve_one(page: &PdPage) {
+/// Two PDs and one channel between them.
+struct Pair {
+    a: Box<PdPage>,
+    b: Box<PdPage>,
+    a_end: Box<EndPage>,
+    b_end: Box<EndPage>,
+}
+
+impl Pair {
+    fn new() -> Pair {
+        let p = Pair {
+            a: zeroed(),
+            b: zeroed(),
+            a_end: zeroed(),
+            b_end: zeroed(),
+        };
+        p.a.state.store(RUNNING, SeqCst);
+        p.b.state.store(RUNNING, SeqCst);
+        p
+    }
+
+    /// The channel as the caller (a) sees it.
+    fn caller(&self) -> Link<'_> {
+        Link {
+            out: &self.a_end,
+            inp: &self.b_end,
+            peer: &self.b,
+        }
+    }
+
+    /// The channel as the server (b) sees it.
+    fn server(&self) -> Link<'_> {
+        Link {
+            out: &self.b_end,
+            inp: &self.a_end,
+            peer: &self.a,
+        }
+    }
+}
+
+/// Serves one call on one of `links`: answers with label + 1 and each word + 1.
+fn serve_one(links: &[Link<'_>]) {
     let mut words = [0u64; MSG_WORDS];
-    let (seq, _, label, count) = loop {
-        if let Some(c) = page.take_call(&mut words) {
+    let (link, (seq, label, count)) = loop {
+        if let Some(c) = links
+            .iter()
+            .find_map(|l| l.take_call(&mut words).map(|c| (l, c)))
+        {
             break c;
         }
         thread::yield_now();
@@ -25,107 +69,150 @@ fn serve_one(page: &PdPage) {
     for w in &mut words[..count] {
         *w += 1;
     }
-    page.reply(seq, label + 1, &words[..count]);
+    link.reply(seq, label + 1, &words[..count]);
 }
 
 #[test]
-fn a_call_gets_its_reply_and_releases_the_lock() {
-    let p = page();
-    p.state.store(RUNNING, SeqCst);
+fn a_call_gets_its_reply() {
+    let p = Pair::new();
     thread::scope(|s| {
         s.spawn(|| {
-            serve_one(&p);
-            serve_one(&p);
+            serve_one(&[p.server()]);
+            serve_one(&[p.server()]);
         });
         for round in 0..2u64 {
             let mut words = [0u64; MSG_WORDS];
             words[..3].copy_from_slice(&[round, 10, 20]);
-            let reply = p.call(1, 5, 100, 7, &mut words, 3);
+            let reply = p.caller().call(&p.a, 100, 7, &mut words, 3);
             assert_eq!(reply, Ok((8, 3)));
             assert_eq!(words[..3], [round + 1, 11, 21]);
         }
     });
-    assert_eq!(p.call_lock.word.load(SeqCst), 0);
-    assert_eq!(p.caller.load(SeqCst), 5);
+    // Answered: nothing pending for the server any more.
+    assert_eq!(p.server().take_call(&mut [0; MSG_WORDS]), None);
 }
 
 #[test]
 fn a_server_dying_mid_call_fails_the_call_and_later_calls() {
-    let p = page();
-    p.state.store(RUNNING, SeqCst);
+    let p = Pair::new();
     thread::scope(|s| {
         s.spawn(|| {
             // Take the call but never answer: then "die", as the runner reports it.
             let mut words = [0u64; MSG_WORDS];
-            while p.take_call(&mut words).is_none() {
+            while p.server().take_call(&mut words).is_none() {
                 thread::yield_now();
             }
-            p.server_died();
+            p.b.state.store(DEAD, SeqCst);
+            p.server().fail_pending_call();
         });
         let mut words = [0u64; MSG_WORDS];
-        assert_eq!(p.call(1, 0, 10, 1, &mut words, 0), Err(ServerDied));
+        assert_eq!(
+            p.caller().call(&p.a, 10, 1, &mut words, 0),
+            Err(ServerDied)
+        );
     });
     // Dead and not restarted: a call fails at once instead of waiting.
     let mut words = [0u64; MSG_WORDS];
-    assert_eq!(p.call(2, 0, 10, 1, &mut words, 0), Err(ServerDied));
-    assert_eq!(p.call_lock.word.load(SeqCst), 0);
-}
-
-#[test]
-fn a_caller_dying_mid_call_frees_the_server_after_its_reply() {
-    let p = page();
-    p.state.store(RUNNING, SeqCst);
-    // Caller 1 publishes a call by hand and "dies" holding the lock.
-    p.call_lock.word.store(1, SeqCst);
-    p.req.count.store(0, SeqCst);
-    p.call.word.store(pack(1, CALL), SeqCst);
-    let mut words = [0u64; MSG_WORDS];
-    let (seq, ..) = p.take_call(&mut words).expect("the call is there");
-    p.caller_died(1);
     assert_eq!(
-        p.call_lock.word.load(SeqCst),
-        1,
-        "held until the server answers"
+        p.caller().call(&p.a, 10, 1, &mut words, 0),
+        Err(ServerDied)
     );
-    let started = Barrier::new(2);
+    // Restarted: the failed calls are not served again, a new one is.
+    p.b.reset();
+    assert_eq!(p.server().take_call(&mut words), None);
+    p.b.state.store(RUNNING, SeqCst);
     thread::scope(|s| {
-        s.spawn(|| {
-            started.wait();
-            // The server finishes the orphaned call; that frees the lock for caller 2.
-            p.reply(seq, 0, &[]);
-            serve_one(&p);
-        });
-        started.wait();
-        let mut words = [0u64; MSG_WORDS];
-        assert_eq!(p.call(2, 0, 10, 41, &mut words, 0), Ok((42, 0)));
+        s.spawn(|| serve_one(&[p.server()]));
+        assert_eq!(p.caller().call(&p.a, 10, 5, &mut words, 0), Ok((6, 0)));
     });
-    assert_eq!(p.call_lock.word.load(SeqCst), 0);
 }
 
 #[test]
-fn concurrent_callers_are_serialised_and_each_gets_its_own_reply() {
-    const CALLS: u64 = 2000;
-    let p = page();
-    p.state.store(RUNNING, SeqCst);
+fn a_caller_dying_mid_call_leaves_nothing_behind() {
+    let p = Pair::new();
+    // The caller's first incarnation publishes call 1 by hand and "dies".
+    p.a_end.req.count.store(0, SeqCst);
+    p.a_end.req.label.store(100, SeqCst);
+    p.a_end.call.store(pack(1, CALL), SeqCst);
+    let mut words = [0u64; MSG_WORDS];
+    let (seq, label, _) = p.server().take_call(&mut words).expect("the call is there");
+    assert_eq!((seq, label), (1, 100));
+    // Its next incarnation starts call 2: from the moment it marks its slot, a server
+    // still copying call 1 sees the change and drops its copy.
+    p.a_end.call.store(pack(2, WRITING), SeqCst);
+    assert_eq!(p.server().take_call(&mut words), None);
+    p.a_end.call.store(pack(1, CALL), SeqCst);
     thread::scope(|s| {
         s.spawn(|| {
+            // The server answers the dead call late, then serves the new one.
+            p.server().reply(seq, 0, &[]);
+            serve_one(&[p.server()]);
+        });
+        // The new incarnation's call: seq 2, its own reply.
+        let mut words = [0u64; MSG_WORDS];
+        assert_eq!(p.caller().call(&p.a, 10, 41, &mut words, 0), Ok((42, 0)));
+    });
+}
+
+#[test]
+fn two_callers_on_their_own_channels_each_get_their_own_replies() {
+    const CALLS: u64 = 2000;
+    // One server (one.b), two callers (one.a, two.a): each channel has its own pair of
+    // end pages; two.b is not used.
+    let one = Pair::new();
+    let two = Pair::new();
+    thread::scope(|s| {
+        s.spawn(|| {
+            let links = [one.server(), two.server()];
             for _ in 0..2 * CALLS {
-                serve_one(&p);
+                serve_one(&links);
             }
         });
-        for me in 1..=2u32 {
-            let p = &p;
+        for (me, link) in [(1u64, one.caller()), (2, Link { peer: &one.b, ..two.caller() })] {
+            let page = if me == 1 { &one.a } else { &two.a };
             s.spawn(move || {
                 for i in 0..CALLS {
                     let mut words = [0u64; MSG_WORDS];
-                    let tag = u64::from(me) << 32 | i;
+                    let tag = me << 32 | i;
                     words[0] = tag;
-                    let reply = p.call(me, me as u8, 100, tag, &mut words, 1);
+                    let reply = link.call(page, 100, tag, &mut words, 1);
                     assert_eq!(reply, Ok((tag + 1, 1)));
                     assert_eq!(words[0], tag + 1, "caller {me} got another's reply");
                 }
             });
         }
     });
-    assert_eq!(p.call_lock.word.load(SeqCst), 0);
+}
+
+#[test]
+fn notifications_are_counted_and_outlive_a_restart() {
+    let p = Pair::new();
+    assert!(!p.b.take_notes(3, &p.a_end));
+    p.caller().out.notify(&p.b);
+    p.caller().out.notify(&p.b);
+    // Two notifications before a look are one, as on a seL4 notification object.
+    assert!(p.b.take_notes(3, &p.a_end));
+    assert!(!p.b.take_notes(3, &p.a_end));
+    // Sent while the receiver restarts: delivered to its next incarnation.
+    p.caller().out.notify(&p.b);
+    p.b.reset();
+    assert!(p.b.take_notes(3, &p.a_end));
+}
+
+#[test]
+fn a_sleeping_receiver_is_woken_by_a_notification() {
+    let p = Pair::new();
+    thread::scope(|s| {
+        s.spawn(|| {
+            // Spin 0: straight to sleep on the bell.
+            wait(&p.b, 0, &[&p.b.wake, &p.a_end.bell], || {
+                p.b.take_notes(0, &p.a_end).then_some(())
+            });
+        });
+        while p.b.sleepers.load(SeqCst) == 0 {
+            thread::yield_now();
+        }
+        p.caller().out.notify(&p.b);
+    });
+    assert_eq!(p.b.sleepers.load(SeqCst), 0);
 }
