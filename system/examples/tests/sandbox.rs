@@ -1,6 +1,7 @@
 //! A PD cannot leave pd-runtime's host sandbox: every way out that a hostile client
 //! tried (issue 14: /proc of another PD, signals, tracing, exec, new memory objects)
-//! fails with EPERM, from inside the PD, before and after its init.
+//! fails with EPERM, and neither end of a channel can make the other's kernel pages
+//! writable (to forge its notifications, calls or replies).
 
 mod common;
 
@@ -10,19 +11,28 @@ use host_runner::Options;
 #[test]
 fn every_way_out_of_the_sandbox_is_refused() {
     let system = boot("escape.system", Options::default());
-    assert!(
-        wait_line(&system, "escape", "escape: "),
-        "{:?}",
-        system.output("escape")
-    );
-    let out = system.output("escape");
+    for pd in ["escape", "peer"] {
+        assert!(
+            wait_line(&system, pd, "escape: "),
+            "{:?}",
+            system.output(pd)
+        );
+    }
+    for pd in ["escape", "peer"] {
+        let out = system.output(pd);
+        let escaped: Vec<_> = out.iter().filter(|l| l.starts_with("ESCAPED")).collect();
+        assert!(escaped.is_empty(), "{pd}: {escaped:?}");
+        // Eleven system calls, and the two read-only pages of its one channel: the
+        // peer's PD page and its channel end.
+        let pages = out
+            .iter()
+            .filter(|l| *l == "refused: making a peer's kernel page writable")
+            .count();
+        assert_eq!(pages, 2, "{pd}: {out:?}");
+        assert!(
+            out.iter().any(|l| l == "escape: 13 of 13 refused"),
+            "{pd}: {out:?}"
+        );
+    }
     system.shutdown();
-    let escaped: Vec<_> = out.iter().filter(|l| l.starts_with("ESCAPED")).collect();
-    assert!(escaped.is_empty(), "{escaped:?}");
-    let refused = out.iter().filter(|l| l.starts_with("refused: ")).count();
-    assert_eq!(refused, 11, "{out:?}");
-    assert!(
-        out.iter().any(|l| l == "escape: 11 of 11 refused"),
-        "{out:?}"
-    );
 }

@@ -10,9 +10,10 @@
 //!   stem (`client.elf` -> `client`), looked up next to the runner's executable, i.e.
 //!   `target/<profile>/` ([`Options::bin_dir`] to change it).
 //! * Each memory region is a memfd, mapped shared by exactly the PDs that `map` it, with
-//!   their perms; each PD has a kernel page (`pd_runtime::host::page`) for its
-//!   notifications, calls and child faults. A PD inherits only the descriptors its boot
-//!   information names (hubpack, in a memfd).
+//!   their perms; each PD has a PD page and each channel end an end page
+//!   (`pd_runtime::host::page`), which the PDs that must not write them map read-only.
+//!   A PD inherits only the descriptors its boot information names (hubpack, in a
+//!   memfd), and the host files a tool grants it ([`Options::grants`]).
 //! * A PD process that dies on its own is a fault: a child's goes to its parent's
 //!   `fault` handler, which may restart it; a top-level PD is restarted up to
 //!   [`Options::max_restarts`] times, then the system stops. A PD still in `init` after
@@ -27,12 +28,13 @@
 //!
 //! # What it assumes
 //!
-//! Linux 5.11 or later (pidfd, close_range with CLOSE_RANGE_CLOEXEC, memfd). PDs are
+//! Linux 5.16 or later (futex_waitv; pidfd, close_range with CLOSE_RANGE_CLOEXEC, memfd),
+//! x86_64 or aarch64 (the PDs' seccomp filter). PDs are
 //! built for the host from this workspace with `pd-runtime`; the runner and its PDs use
 //! the same `pd-runtime` (boot information carries a version). Exit status 0 of a PD
-//! means "done" (Microkit PDs never return; tests and demos need an end). The host
-//! backend isolates memory regions; it does not protect the kernel pages from a hostile
-//! PD (see `pd_runtime::host::page`). When a top-level PD restarts, its children keep
+//! means "done" (Microkit PDs never return; tests and demos need an end). Each PD
+//! sandboxes itself before its `init` (`pd_runtime`'s host backend); the runner is not
+//! dumpable. When a top-level PD restarts, its children keep
 //! running; a child whose parent is down has its fault kept for the next incarnation.
 
 mod console;

@@ -92,7 +92,10 @@ impl Objects {
     /// What the kernel does when PD `i` dies: it is dead to callers, and every call made
     /// to it and not answered fails.
     pub fn pd_died(&self, plan: &Plan, i: usize) {
-        self.pages[i].get().state.store(DEAD, std::sync::atomic::Ordering::SeqCst);
+        self.pages[i]
+            .get()
+            .state
+            .store(DEAD, std::sync::atomic::Ordering::SeqCst);
         for c in 0..plan.pds[i].channels.len() {
             self.link(plan, i, c).fail_pending_call();
         }

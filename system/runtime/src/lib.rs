@@ -43,16 +43,17 @@
 //! # Backends
 //!
 //! * `host` (every target but `target_os = "none"`): each PD is a Linux process started
-//!   by `host-runner`; regions are memfds, notifications and calls go through a shared
-//!   "kernel page" per PD with futexes (spin briefly, then sleep); debug output goes to
+//!   by `host-runner`, sandboxed (seccomp) before its `init`; regions are memfds,
+//!   notifications and calls go through shared pages that only their sender can write
+//!   (a page per channel end) with futexes (spin briefly, then sleep); debug output goes to
 //!   one console pipe shared by all PDs, so lines keep the order they were written in.
 //!   A passive PD runs like any other after `init` (the host has no scheduling
 //!   contexts to take away); [`is_passive`] reports the attribute. Interrupts come from
 //!   device models in the PD's own process ([`host::raise_irq`]). Uses `std` inside
 //!   that module only.
-//! * `microkit` (`target_os = "none"`): the seL4 backend. **Not written yet** (a later
-//!   issue): the module holds the entry points it must provide, each `todo!()`, so that
-//!   components already build for `aarch64-unknown-none`.
+//! * `microkit` (`target_os = "none"`): the seL4 backend: Microkit's entry, event loop,
+//!   MCS system calls and patched symbols, so the same PD source runs in a Microkit
+//!   image (`make qemu`).
 //!
 //! # What it assumes
 //!

@@ -2,8 +2,10 @@
 //! A PD that tries to leave its sandbox, as a hostile client would on the host backend:
 //! open another process's memory through /proc, any file at all, signal or trace
 //! another process, read its memory directly, undo "not dumpable", map executable
-//! memory, exec a shell, open a socket, make a new memfd. Each attempt must fail with
-//! EPERM (pd-runtime's seccomp filter); it prints `refused: NAME` or `ESCAPED: NAME`
+//! memory, exec a shell, open a socket, make a new memfd: each must fail with EPERM
+//! (pd-runtime's seccomp filter). Then it tries to make each kernel page it maps
+//! read-only (its peers' PD pages and channel ends, the words they send it) writable,
+//! to forge what they send: `mprotect` must be refused. It prints `refused: NAME` or `ESCAPED: NAME`
 //! per attempt, then `escape: R of N refused`, and idles. On seL4 there is no host to
 //! escape to, and it says so.
 use pd_runtime::{Handler, debug_println};
@@ -71,6 +73,22 @@ fn attempts() -> (usize, usize) {
         }),
     ];
     let mut refused = 0;
+    let mut tried = tries.len();
+    for (page, writable) in pd_runtime::host::kernel_pages() {
+        if writable {
+            continue;
+        }
+        tried += 1;
+        // SAFETY: mprotect of a page of our own address space; if it succeeded, the
+        // page would only become writable, which is the forgery this reports.
+        let r = unsafe { libc::mprotect(page as *mut _, 4096, libc::PROT_READ | libc::PROT_WRITE) };
+        if r == 0 {
+            debug_println!("ESCAPED: a peer's kernel page at {page:?} made writable");
+        } else {
+            refused += 1;
+            debug_println!("refused: making a peer's kernel page writable");
+        }
+    }
     for (name, attempt) in tries {
         let r = attempt();
         let errno = std::io::Error::last_os_error().raw_os_error();
@@ -81,7 +99,7 @@ fn attempts() -> (usize, usize) {
             debug_println!("ESCAPED: {name} (returned {r}, errno {errno:?})");
         }
     }
-    (refused, tries.len())
+    (refused, tried)
 }
 
 #[cfg(target_os = "none")]

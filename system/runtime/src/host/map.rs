@@ -93,7 +93,10 @@ pub fn map_pages(
     ro: impl Iterator<Item = i32>,
 ) -> Result<Vec<(i32, *mut u8)>, String> {
     let mut mapped: Vec<(i32, *mut u8)> = Vec::new();
-    for (fd, perms) in rw.map(|fd| (fd, PERM_R | PERM_W)).chain(ro.map(|fd| (fd, PERM_R))) {
+    for (fd, perms) in rw
+        .map(|fd| (fd, PERM_R | PERM_W))
+        .chain(ro.map(|fd| (fd, PERM_R)))
+    {
         if !mapped.iter().any(|(f, _)| *f == fd) {
             let ptr = map_fd(fd, super::page::PAGE_SIZE as u64, 0, perms)?;
             mapped.push((fd, ptr));

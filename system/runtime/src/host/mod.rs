@@ -2,10 +2,12 @@
 //!
 //! At start the process reads its [`boot::BootInfo`], maps its memory regions (a memfd
 //! each, with the `map`'s permissions, so a write through a read-only map is a SIGSEGV
-//! the runner reports as a fault), its own kernel page and the pages of its channel
-//! peers ([`page`]), runs `init`, marks itself running and enters the event loop:
-//! spin briefly, then sleep on its page's futex until a child fault, a call or a
-//! notification arrives, and hand them to the handler in that order.
+//! the runner reports as a fault), its own PD page and channel ends read-write and its
+//! peers' read-only ([`page`]), closes every descriptor it mapped, enters its sandbox
+//! (`sandbox`), runs `init`, marks itself running and enters the event loop: spin
+//! briefly, then sleep on its page's word and its peers' bells until a child fault, a
+//! call or a notification arrives, and hand them to the handler in that order (one
+//! call per round, lowest channel first).
 //!
 //! Message words are process globals, as the IPC buffer is on seL4: the PD is
 //! single-threaded as far as the API goes.
@@ -52,6 +54,8 @@ struct Host {
     peers: Vec<(u8, Peer)>,
     /// The words this PD sleeps on: its page's `wake` and each peer's bell.
     bells: Vec<&'static AtomicU32>,
+    /// Every kernel page mapped: (address, writable).
+    pages: Vec<(usize, bool)>,
     /// (info index, address) of each mapped region.
     regions: Vec<(usize, usize)>,
     /// Interrupts: (masked, latched) channel bits; device models may run on other threads.
@@ -72,10 +76,8 @@ fn boot() -> Result<Host, std::string::String> {
     let info = map::read_boot_info()?;
     // Our page and our channel ends read-write; the peers' pages and ends read-only.
     let rw = core::iter::once(info.page_fd).chain(info.channels.iter().map(|c| c.out_fd));
-    let ro = info
-        .channels
-        .iter()
-        .flat_map(|c| [c.in_fd, c.peer_page_fd]);
+    let ro = info.channels.iter().flat_map(|c| [c.in_fd, c.peer_page_fd]);
+    let writable: Vec<i32> = rw.clone().collect();
     let pages = map::map_pages(rw, ro)?;
     let at = |fd: i32| {
         pages
@@ -120,11 +122,16 @@ fn boot() -> Result<Host, std::string::String> {
         .iter()
         .map(|f| Ok((f.name.clone(), map::inherited(f.fd)?)))
         .collect::<Result<_, std::string::String>>()?;
+    let pages = pages
+        .iter()
+        .map(|(fd, ptr)| (*ptr as usize, writable.contains(fd)))
+        .collect();
     Ok(Host {
         page,
         info,
         peers,
         bells,
+        pages,
         regions,
         irq: Mutex::new((0, 0)),
         files: Mutex::new(files),
@@ -203,6 +210,18 @@ pub fn take_file(name: &str) -> Option<std::fs::File> {
     let mut files = host().files.lock().unwrap_or_else(|e| e.into_inner());
     let at = files.iter().position(|(n, _)| n == name)?;
     Some(std::fs::File::from(files.swap_remove(at).1))
+}
+
+/// Where this PD's kernel pages are mapped and whether each is writable here: its own
+/// PD page and channel ends are, its peers' are not. For tests that check a PD cannot
+/// make a peer's page writable (the addresses are no secret: they are in its own
+/// address space).
+pub fn kernel_pages() -> Vec<(*const u8, bool)> {
+    host()
+        .pages
+        .iter()
+        .map(|&(addr, w)| (addr as *const u8, w))
+        .collect()
 }
 
 fn peer(ch: u8) -> Option<&'static Peer> {

@@ -106,17 +106,11 @@ fn a_server_dying_mid_call_fails_the_call_and_later_calls() {
             p.server().fail_pending_call();
         });
         let mut words = [0u64; MSG_WORDS];
-        assert_eq!(
-            p.caller().call(&p.a, 10, 1, &mut words, 0),
-            Err(ServerDied)
-        );
+        assert_eq!(p.caller().call(&p.a, 10, 1, &mut words, 0), Err(ServerDied));
     });
     // Dead and not restarted: a call fails at once instead of waiting.
     let mut words = [0u64; MSG_WORDS];
-    assert_eq!(
-        p.caller().call(&p.a, 10, 1, &mut words, 0),
-        Err(ServerDied)
-    );
+    assert_eq!(p.caller().call(&p.a, 10, 1, &mut words, 0), Err(ServerDied));
     // Restarted: the failed calls are not served again, a new one is.
     p.b.reset();
     assert_eq!(p.server().take_call(&mut words), None);
@@ -168,7 +162,16 @@ fn two_callers_on_their_own_channels_each_get_their_own_replies() {
                 serve_one(&links);
             }
         });
-        for (me, link) in [(1u64, one.caller()), (2, Link { peer: &one.b, ..two.caller() })] {
+        for (me, link) in [
+            (1u64, one.caller()),
+            (
+                2,
+                Link {
+                    peer: &one.b,
+                    ..two.caller()
+                },
+            ),
+        ] {
             let page = if me == 1 { &one.a } else { &two.a };
             s.spawn(move || {
                 for i in 0..CALLS {
