@@ -36,3 +36,42 @@ fn every_way_out_of_the_sandbox_is_refused() {
     }
     system.shutdown();
 }
+
+/// The same attempts with the whole system run by an unprivileged user (as root, this
+/// test runs the runner as `nobody`; otherwise as whoever runs it): no attack relied on
+/// root's rights, and none is stopped only by their absence.
+#[test]
+fn every_way_out_is_refused_to_an_unprivileged_user_too() {
+    use std::os::unix::process::CommandExt;
+    let runner = host_runner::default_bin_dir()
+        .expect("test binary path")
+        .join("host-runner");
+    let mut cmd = std::process::Command::new(runner);
+    cmd.args(["-q", "--seconds", "2"])
+        .arg(common::system_file("escape.system"));
+    let root = rustix::process::geteuid().is_root();
+    if root {
+        // std drops the supplementary groups when it changes the uid as root.
+        cmd.uid(65534).gid(65534);
+    }
+    let out = cmd.output().expect("host-runner runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for pd in ["escape", "peer"] {
+        assert!(
+            text.lines()
+                .any(|l| l == format!("[{pd}] escape: 13 of 13 refused")),
+            "as uid {}: {text}",
+            if root {
+                65534
+            } else {
+                rustix::process::geteuid().as_raw()
+            }
+        );
+    }
+    assert!(!text.contains("ESCAPED"), "{text}");
+}
