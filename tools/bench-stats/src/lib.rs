@@ -80,13 +80,21 @@ pub fn profile() -> &'static str {
 
 /// One line for a benchmark's header: cores, load average, build profile, runs.
 pub fn context() -> String {
+    format!(
+        "{}, each figure the median of {RUNS} runs with its spread",
+        machine()
+    )
+}
+
+/// The machine and build a figure was measured on: cores, load average, profile.
+pub fn machine() -> String {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let load = std::fs::read_to_string("/proc/loadavg")
         .ok()
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|| "unknown".into());
     format!(
-        "{cores} cores, load average {load} (1, 5, 15 min), {}, each figure the median of {RUNS} runs with its spread",
+        "{cores} cores, load average {load} (1, 5, 15 min), {}",
         profile()
     )
 }

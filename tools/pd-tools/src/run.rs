@@ -69,7 +69,36 @@ pub fn run_watched(
     timeout: Duration,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Report, String> {
-    let text = systems::system(engine, kind, client)?;
+    let job = Clients {
+        engine,
+        kind,
+        client,
+        count: 1,
+    };
+    Ok(run_clients(job, env, files, timeout, progress)?.remove(0))
+}
+
+/// The clients of one run: `count` instances of the binary `client` on `engine`'s
+/// driver, named by [`systems::client_name`].
+pub struct Clients<'a> {
+    pub engine: Engine,
+    pub kind: Kind,
+    pub client: &'a str,
+    pub count: usize,
+}
+
+/// Boots `job`'s system, passes `env` to every PD and grants the first client `files`,
+/// and waits up to `timeout` for every client to finish; each client's report, in
+/// order. `progress` gets the lines the clients have printed so far, every 100 ms.
+pub fn run_clients(
+    job: Clients<'_>,
+    env: Vec<(String, String)>,
+    files: Vec<(String, OwnedFd)>,
+    timeout: Duration,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Vec<Report>, String> {
+    let text = systems::system_with(job.engine, job.kind, job.client, job.count)?;
+    let names: Vec<String> = (0..job.count).map(systems::client_name).collect();
     let desc = system_desc::parse(&text, "pd-tools.system")
         .map_err(|e| format!("generated system is invalid: {e:?}\n{text}"))?;
     let opts = Options {
@@ -83,7 +112,7 @@ pub fn run_watched(
         grants: files
             .into_iter()
             .map(|(name, fd)| Grant {
-                pd: "client".into(),
+                pd: names[0].clone(),
                 name,
                 fd: Arc::new(fd),
             })
@@ -94,18 +123,25 @@ pub fn run_watched(
     let deadline = std::time::Instant::now() + timeout;
     let end = loop {
         let end = system.wait_until(Duration::from_millis(100), |events, _| {
+            let exited = |name: &String| {
+                events
+                    .iter()
+                    .any(|e| matches!(e, Event::Exited { pd } if pd == name))
+            };
+            if names.iter().all(exited) {
+                return Some(Ok(()));
+            }
             events.iter().find_map(|e| match e {
-                Event::Exited { pd } if pd == "client" => Some(Ok(())),
                 Event::Faulted { pd, cause } => Some(Err(format!("PD {pd} {cause}"))),
                 _ => None,
             })
         });
-        progress(system.output("client").len());
+        progress(names.iter().map(|n| system.output(n).len()).sum());
         if end.is_some() || std::time::Instant::now() >= deadline {
             break end;
         }
     };
-    let lines = system.output("client");
+    let outputs: Vec<Vec<String>> = names.iter().map(|n| system.output(n)).collect();
     let mut all = String::new();
     for pd in system.pds() {
         for l in system.output(pd) {
@@ -113,13 +149,14 @@ pub fn run_watched(
         }
     }
     system.shutdown();
-    let error = lines
+    let error = outputs
         .iter()
+        .flatten()
         .find_map(|l| l.strip_prefix(ERROR))
         .map(str::to_string);
     match (end, error) {
         (_, Some(e)) => Err(e),
-        (Some(Ok(())), None) => Ok(Report { lines }),
+        (Some(Ok(())), None) => Ok(outputs.into_iter().map(|lines| Report { lines }).collect()),
         (Some(Err(e)), None) => Err(format!("{e}\n{all}")),
         (None, None) => Err(format!("no answer within {timeout:?}\n{all}")),
     }

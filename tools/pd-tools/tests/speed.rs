@@ -372,3 +372,47 @@ fn a_deep_client_is_answered_every_op_and_models_cost_the_same() {
     let refused = run(EXE, &["--depth", "0"], None);
     assert_eq!(refused.status.code(), Some(2), "clap refuses depth 0");
 }
+
+/// `--clients 2`: two client PDs on one driver, measured in the same windows; the
+/// table gives each one's share, the shares of a size add up to 100%, and the verdict
+/// line follows from them (no assertion on host speed or on the verdict itself: the
+/// machine is shared).
+#[test]
+fn clients_share_one_driver_in_the_same_windows() {
+    let out = ok(&[
+        "--engine",
+        "cpu",
+        "--clients",
+        "2",
+        "--sizes",
+        "16,1024",
+        "--seconds",
+        "0.2",
+    ]);
+    assert!(out.contains("2 clients of one cpu driver"), "{out}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 5 && w[0].parse::<usize>().is_ok())
+        .collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    for r in &rows {
+        let ops: f64 = r[2].parse().unwrap();
+        assert!(ops > 0.0, "both windows had answers: {out}");
+        let shares: Vec<f64> = r[3..]
+            .iter()
+            .map(|s| s.trim_end_matches('%').parse().unwrap())
+            .collect();
+        assert!(
+            shares.iter().all(|s| *s > 0.0),
+            "each client was served: {out}"
+        );
+        assert!((shares.iter().sum::<f64>() - 100.0).abs() < 0.2, "{out}");
+    }
+    assert!(
+        out.contains("  fair: every client") || out.contains("  NOT fair: a client"),
+        "{out}"
+    );
+    let refused = run(EXE, &["--clients", "5"], None);
+    assert!(!refused.status.success());
+}

@@ -8,6 +8,11 @@
 //! `PDT_PATH`, `PDT_SIZES` (comma list), `PDT_SECONDS` per size, `PDT_MIN_OPS`,
 //! `PDT_MAX_OPS`, `PDT_DEPTH` (ciphers and digests; a stream keeps one in flight);
 //! stream: `PDT_TOTAL` bytes hashed in one session in updates of each size.
+//! `PDT_WINDOWS=EPOCH,PERIOD` (ns of CLOCK_MONOTONIC, optional; ciphers and digests):
+//! size i is measured in the window from EPOCH + i x PERIOD for `PDT_SECONDS`, and
+//! only answers inside it count, so that several clients of one driver (`speed
+//! --clients`) are measured over the same time; `late_ns` says how far past the start
+//! of its window a client began.
 //! * cipher: one session per size (power is taken at open, outside the timed window);
 //!   an op is one request of `size` bytes at offset 0, enciphered in place.
 //! * digest: one session per size; an op is a whole digest of `size` bytes: one final
@@ -56,9 +61,17 @@ enum Calls {
     },
 }
 
+/// Now, in ns of CLOCK_MONOTONIC (the clock every process of the machine shares).
+fn monotonic_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
 /// The measurement of the current size.
 struct Run {
     size: usize,
+    /// Windowed runs: ns past its window's start this client began.
+    late_ns: u64,
     ops: u64,
     start: Instant,
     /// Closed windows of the run: (ops, ns); the open one began at `slice_start`
@@ -101,6 +114,8 @@ struct Speed {
     depth: u32,
     /// Bytes of the data region.
     data_size: usize,
+    /// `PDT_WINDOWS`: (epoch, period) in ns of CLOCK_MONOTONIC.
+    windows: Option<(u64, u64)>,
 }
 
 fn segs1(len: usize) -> [cipher::Segment; 8] {
@@ -122,6 +137,7 @@ impl Speed {
         let Some(&size) = self.sizes.get(self.next) else {
             exit(0)
         };
+        let index = self.next as u64;
         self.next += 1;
         let session = match &mut self.calls {
             Calls::Cipher {
@@ -140,8 +156,19 @@ impl Speed {
                 .open_session(*alg, *path)
                 .unwrap_or_else(|e| fail(format!("open_session: {e:?}"))),
         };
+        // Windowed: wait for this size's window (outside it the other clients may still
+        // be opening their sessions or finishing the last size).
+        let late_ns = self.windows.map_or(0, |(epoch, period)| {
+            let start = epoch + index * period;
+            let now = monotonic_ns();
+            if now < start {
+                std::thread::sleep(std::time::Duration::from_nanos(start - now));
+            }
+            now.saturating_sub(start)
+        });
         self.run = Some(Run {
             size,
+            late_ns,
             ops: 0,
             start: Instant::now(),
             slices: Vec::new(),
@@ -278,8 +305,13 @@ impl Speed {
                 }
             }
             _ => {
-                r.ops += 1;
                 let secs = r.start.elapsed().as_secs_f64();
+                if self.windows.is_some() && secs >= self.seconds {
+                    // Past the shared window: not counted, and no more submitted.
+                    r.submitting = false;
+                    return;
+                }
+                r.ops += 1;
                 let window = self.seconds / bench_stats::RUNS as f64;
                 // The last slice takes whatever is left (also with a zero budget).
                 if r.slices.len() + 1 < bench_stats::RUNS
@@ -320,7 +352,11 @@ impl Speed {
 
     fn finish_size(&mut self) {
         let r = self.run.as_mut().expect("a size is running");
-        let host_ns = r.start.elapsed().as_nanos();
+        let host_ns = match self.windows {
+            // The window, not the drain after it.
+            Some(_) => (self.seconds * 1e9) as u128,
+            None => r.start.elapsed().as_nanos(),
+        };
         if r.ops > r.slice_ops {
             r.slices
                 .push((r.ops - r.slice_ops, r.slice_start.elapsed().as_nanos()));
@@ -334,9 +370,10 @@ impl Speed {
             debug_println!("updates counts={}", counts(&u.since(&r.before)));
         }
         debug_println!(
-            "result size={} ops={} host_ns={host_ns} pio={} dma={} cpu={} counts={} slices={}",
+            "result size={} ops={} host_ns={host_ns} late_ns={} pio={} dma={} cpu={} counts={} slices={}",
             r.size,
             r.ops,
+            r.late_ns,
             r.taken[Path::Pio as usize],
             r.taken[Path::Dma as usize],
             r.taken[Path::Cpu as usize],
@@ -450,6 +487,16 @@ fn init() -> Speed {
             .unwrap_or(1u32)
             .clamp(1, cipher::REQUEST_QUEUE_CAPACITY),
         data_size: data.size(),
+        windows: std::env::var("PDT_WINDOWS").ok().map(|w| {
+            let mut it = w.split(',').map(|v| {
+                v.parse::<u64>()
+                    .unwrap_or_else(|_| fail(format!("PDT_WINDOWS {w:?}")))
+            });
+            match (it.next(), it.next()) {
+                (Some(epoch), Some(period)) => (epoch, period),
+                _ => fail(format!("PDT_WINDOWS {w:?}: EPOCH,PERIOD")),
+            }
+        }),
     };
     s.start_size();
     s

@@ -3,7 +3,8 @@
 //! with modelled board time (the shared ledger x the board's cost table) beside real
 //! host time, CSV and an SVG plot; `--reproduce` sets a Linux change's published figures beside
 //! the same measurement on our model of its board; `--host-limit` sets the isolated CPU
-//! engine beside in-process RustCrypto. Every figure printed as ours is measured in the
+//! engine beside in-process RustCrypto; `--clients K` shares one driver among K clients.
+//! Every figure printed as ours is measured in the
 //! run; published figures are typed-in data with their source (`speed::reproduce`).
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -12,8 +13,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use pd_tools::algs::{DataPath, Engine};
-use pd_tools::speed::measure::{Alg, Budget, Job, Measured, measure};
+use pd_tools::speed::measure::{Alg, Budget, Job, Measured, measure, measure_shared};
 use pd_tools::speed::report::{self, Clock};
+use pd_tools::speed::shared::SharedRun;
 use pd_tools::speed::{host_limit, plot, reproduce};
 use pd_tools::systems;
 
@@ -74,6 +76,16 @@ struct Args {
     /// one request in flight and --depth, in one run (--svg: the three on one chart).
     #[arg(long, conflicts_with = "csv")]
     host_limit: bool,
+    /// K client PDs (2 to 4) on one driver, each keeping --depth in flight, all measured
+    /// in the same window of --seconds per size: the aggregate throughput and each
+    /// client's share of it (fairness).
+    #[arg(
+        long,
+        value_name = "K",
+        value_parser = clap::value_parser!(u32).range(2..=4),
+        conflicts_with_all = ["csv", "svg", "host_limit", "reproduce", "standard"]
+    )]
+    clients: Option<u32>,
 }
 
 fn default_engine(board: Option<&str>) -> Engine {
@@ -216,6 +228,30 @@ fn check_sizes(jobs: &[Job], sizes: &[usize]) -> Result<(), String> {
     Ok(())
 }
 
+/// `job` with `k` clients on one driver. The clients' windows begin a lead after the
+/// boot starts; if a client was late for one (a slow boot: a debug build calibrating
+/// on a busy machine), the run is repeated with twice the lead, up to 8 s.
+fn shared(job: Job, sizes: &[usize], budget: Budget, k: usize) -> Result<SharedRun, String> {
+    let mut lead = std::time::Duration::from_secs(1);
+    loop {
+        match measure_shared(job, sizes, budget, k, lead) {
+            Ok(clients) => {
+                return Ok(SharedRun {
+                    job,
+                    depth: budget.depth,
+                    seconds: budget.seconds,
+                    clients,
+                });
+            }
+            Err(e) if e.contains("late") && lead.as_secs() < 8 => {
+                eprintln!("speed: {e}; again with a {} s lead", 2 * lead.as_secs());
+                lead *= 2;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Creates (or empties) an output file now, so a bad path fails before measuring.
 fn create(path: &std::path::Path) -> Result<std::fs::File, String> {
     if path.is_dir() {
@@ -262,6 +298,12 @@ fn main_result(a: &Args) -> Result<(), String> {
         jobs(a)?
     };
     check_sizes(&jobs, &a.sizes)?;
+    if let Some(k) = a.clients {
+        for job in &jobs {
+            print!("{}", shared(*job, &a.sizes, budget, k as usize)?.table());
+        }
+        return Ok(());
+    }
     // Where the results go is checked (and the files made) before minutes of measuring.
     let csv_file = match a.csv.as_deref() {
         Some("-") | None => None,

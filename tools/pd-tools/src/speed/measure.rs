@@ -6,7 +6,7 @@ use cost_ledger::{Counts, Event};
 use pd_idl::digest::Algorithm;
 
 use crate::algs::{CipherAlg, DataPath, Engine, digest_alg, digest_name};
-use crate::run::{Report, run_watched};
+use crate::run::{Clients, Report, run_clients};
 use crate::systems::Kind;
 
 /// An algorithm of either interface.
@@ -73,6 +73,8 @@ pub struct Budget {
 pub struct Sample {
     pub size: usize,
     pub ops: u64,
+    /// Windowed runs (`speed --clients`): ns past its window's start the client began.
+    pub late_ns: u64,
     pub host_ns: f64,
     /// ns per op in each timed slice of the run (see the speed client): the host
     /// figure is their median.
@@ -194,6 +196,7 @@ pub fn samples(report: &Report) -> Result<Vec<Sample>, String> {
             out.push(Sample {
                 size: num(rest, "size")? as usize,
                 ops: 0,
+                late_ns: 0,
                 host_ns: 0.0,
                 host_slices: Vec::new(),
                 pio: 0,
@@ -214,6 +217,7 @@ pub fn samples(report: &Report) -> Result<Vec<Sample>, String> {
             out.push(Sample {
                 size: num(rest, "size")? as usize,
                 ops: num(rest, "ops")?,
+                late_ns: num(rest, "late_ns").unwrap_or(0),
                 host_ns: num(rest, "host_ns")? as f64,
                 host_slices: slices(rest)?,
                 pio: num(rest, "pio")?,
@@ -227,6 +231,97 @@ pub fn samples(report: &Report) -> Result<Vec<Sample>, String> {
         }
     }
     Ok(out)
+}
+
+/// The speed client's parameters.
+fn client_env(
+    job: Job,
+    kind: &str,
+    sizes: &[usize],
+    budget: Budget,
+    stream: Option<u64>,
+) -> Vec<(String, String)> {
+    let list: Vec<String> = sizes.iter().map(usize::to_string).collect();
+    vec![
+        ("PDT_KIND".into(), kind.into()),
+        ("PDT_ALG".into(), job.alg.name()),
+        ("PDT_PATH".into(), job.path.name().into()),
+        ("PDT_SIZES".into(), list.join(",")),
+        ("PDT_SECONDS".into(), budget.seconds.to_string()),
+        ("PDT_MIN_OPS".into(), budget.min_ops.to_string()),
+        ("PDT_MAX_OPS".into(), budget.max_ops.to_string()),
+        ("PDT_TOTAL".into(), stream.unwrap_or(0).to_string()),
+        ("PDT_DEPTH".into(), budget.depth.to_string()),
+    ]
+}
+
+/// A client's samples, one per size, or why not.
+fn samples_of(job: Job, sizes: &[usize], report: &Report) -> Result<Vec<Sample>, String> {
+    let samples = samples(report)?;
+    if samples.len() != sizes.len() {
+        return Err(format!(
+            "{}: {} of {} sizes measured",
+            job.label(),
+            samples.len(),
+            sizes.len()
+        ));
+    }
+    Ok(samples)
+}
+
+/// Now, in ns of CLOCK_MONOTONIC (the clock the speed client's windows are in).
+fn monotonic_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// Measures `job` with `clients` speed clients on one driver, every client in the same
+/// window of time per size (`PDT_WINDOWS`): each client's samples, in client order.
+/// The windows start `lead` after the boot begins; a client that began a window late
+/// (the system took longer to boot) fails the run, and the caller may retry with a
+/// longer lead.
+pub fn measure_shared(
+    job: Job,
+    sizes: &[usize],
+    budget: Budget,
+    clients: usize,
+    lead: Duration,
+) -> Result<Vec<Vec<Sample>>, String> {
+    let kind = match job.alg {
+        Alg::Cipher(_) => "cipher",
+        Alg::Digest(_) => "digest",
+    };
+    let mut env = client_env(job, kind, sizes, budget, None);
+    // A gap between windows for the clients to close one session and open the next.
+    let period = Duration::from_secs_f64(budget.seconds) + Duration::from_millis(200);
+    let epoch = monotonic_ns() + lead.as_nanos() as u64;
+    env.push((
+        "PDT_WINDOWS".into(),
+        format!("{epoch},{}", period.as_nanos()),
+    ));
+    let timeout = lead + period * sizes.len() as u32 + Duration::from_secs(60);
+    let run = Clients {
+        engine: job.engine,
+        kind: job.alg.kind(),
+        client: "pdt-speed-client",
+        count: clients,
+    };
+    let reports = run_clients(run, env, Vec::new(), timeout, &mut |_| {})
+        .map_err(|e| format!("{}: {e}", job.label()))?;
+    let all = reports
+        .iter()
+        .map(|r| samples_of(job, sizes, r))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Late by more than 1% of a window: the clients did not share it.
+    let slack = (budget.seconds * 1e7) as u64;
+    if let Some(late) = all.iter().flatten().find(|s| s.late_ns > slack) {
+        return Err(format!(
+            "a client began its {} B window {:.1} ms late",
+            late.size,
+            late.late_ns as f64 / 1e6
+        ));
+    }
+    Ok(all)
 }
 
 /// Measures `job` at each of `sizes`. `stream`: hash `total` bytes in one session in
@@ -244,39 +339,19 @@ pub fn measure(
         (Alg::Digest(_), Some(_)) => "stream",
         (Alg::Cipher(_), Some(_)) => return Err("stream runs hash".into()),
     };
-    let list: Vec<String> = sizes.iter().map(usize::to_string).collect();
-    let env = vec![
-        ("PDT_KIND".into(), kind.into()),
-        ("PDT_ALG".into(), job.alg.name()),
-        ("PDT_PATH".into(), job.path.name().into()),
-        ("PDT_SIZES".into(), list.join(",")),
-        ("PDT_SECONDS".into(), budget.seconds.to_string()),
-        ("PDT_MIN_OPS".into(), budget.min_ops.to_string()),
-        ("PDT_MAX_OPS".into(), budget.max_ops.to_string()),
-        ("PDT_TOTAL".into(), stream.unwrap_or(0).to_string()),
-        ("PDT_DEPTH".into(), budget.depth.to_string()),
-    ];
+    let env = client_env(job, kind, sizes, budget, stream);
     // Generous: a slow model at a large size may take many times the budget.
     let timeout = Duration::from_secs_f64(60.0 + 20.0 * budget.seconds * sizes.len() as f64);
-    let report = run_watched(
-        job.engine,
-        job.alg.kind(),
-        "pdt-speed-client",
-        env,
-        Vec::new(),
-        timeout,
-        &mut |lines| progress(lines),
-    )
-    .map_err(|e| format!("{}: {e}", job.label()))?;
-    let mut samples = samples(&report)?;
-    if samples.len() != sizes.len() {
-        return Err(format!(
-            "{}: {} of {} sizes measured",
-            job.label(),
-            samples.len(),
-            sizes.len()
-        ));
-    }
+    let clients = Clients {
+        engine: job.engine,
+        kind: job.alg.kind(),
+        client: "pdt-speed-client",
+        count: 1,
+    };
+    let report = run_clients(clients, env, Vec::new(), timeout, progress)
+        .map_err(|e| format!("{}: {e}", job.label()))?
+        .remove(0);
+    let mut samples = samples_of(job, sizes, &report)?;
     let counted_by_tool =
         samples.iter().all(|s| s.counts == Counts::default()) && samples.iter().any(|s| s.ops > 0);
     if counted_by_tool {

@@ -1,7 +1,7 @@
 //! The speed tool's library: what it measures ([`measure`]), how it prints it
 //! ([`report`]: openssl-speed tables, tcrypt lines, modelled beside host time, CSV),
 //! the plot ([`plot`]), the published figures of the four Linux changes beside our model ([`reproduce`])
-//! and the host limit ([`host_limit`]).
+//! the host limit ([`host_limit`]) and several clients sharing one driver ([`shared`]).
 //!
 //! Two clocks, never mixed: *modelled* time is the board's cost table applied to the
 //! events the engine models and drivers counted in the shared ledger during the run
@@ -14,6 +14,7 @@ pub mod measure;
 pub mod plot;
 pub mod report;
 pub mod reproduce;
+pub mod shared;
 
 /// openssl speed's sizes.
 pub const OPENSSL_SIZES: [usize; 6] = [16, 64, 256, 1024, 8192, 16384];
