@@ -68,7 +68,7 @@ impl ClientData<'_> {
 }
 
 pub use segments::{BLOCK, Segments, validate};
-pub use service::{Service, Stopped};
+pub use service::{MAX_COALESCED, Service, Stopped};
 pub use sessions::{MAX_SESSIONS, Session, Sessions};
 
 use pd_idl::cipher::{CipherError, CipherOp, Path};
@@ -91,6 +91,10 @@ pub struct Job<'a> {
     /// Which of the engine's places (`0..depth`) the job holds while in flight: an
     /// engine holding several keeps their state apart by it; one at a time ignores it.
     pub slot: usize,
+    /// Client requests the job carries: 1, or more when the engine coalesces
+    /// consecutive requests of one session into one transfer
+    /// ([`CipherEngine::coalesces`]); `segs` is then all of theirs, in order.
+    pub requests: u32,
 }
 
 /// A request the engine finished.
@@ -117,6 +121,16 @@ pub trait CipherEngine {
     /// uses at most [`MAX_IN_FLIGHT`]). Each gets its own [`Job::slot`].
     fn depth(&self) -> usize {
         1
+    }
+    /// Whether `job` (one request, as it would run alone) may share a job with the
+    /// session's requests queued next to it: consecutive requests of one session then
+    /// run as one job (one DMA transfer, one context load), each still answered on its
+    /// own. An engine that says yes for two requests must give their joined job the
+    /// bytes each would have got alone, and on a forced path the same path. False by
+    /// default.
+    fn coalesces(&self, job: &Job<'_>) -> bool {
+        let _ = job;
+        false
     }
 
     /// Refuses what this engine cannot do (`UnsupportedMode`, `UnsupportedPath`, ...),

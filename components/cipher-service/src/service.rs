@@ -4,14 +4,42 @@ use pd_idl::cipher::{CipherError, CipherErrorRaw, Path, Request, Response};
 use pd_idl::wire::Caller;
 use shm_queue::{Consumer, Producer, QueueError};
 
-use crate::{CipherEngine, ClientData, Finished, Job, MAX_IN_FLIGHT, Sessions, Step, validate};
+use pd_idl::common::Segment;
+use segment_list::{MAX_SEGMENTS, Overlaps, from_slice};
 
-/// A request the engine is working on.
+use crate::{
+    BLOCK, CipherEngine, ClientData, Finished, Job, MAX_IN_FLIGHT, Sessions, Step, validate,
+};
+
+/// Most client requests one job carries (see [`CipherEngine::coalesces`]): a job's
+/// segments are one request's worth, so requests of one segment each at most.
+pub const MAX_COALESCED: usize = MAX_SEGMENTS;
+
+/// The client requests a job carries, in order: (id, bytes).
+#[derive(Clone, Copy)]
+struct Parts {
+    list: [(u32, u32); MAX_COALESCED],
+    count: usize,
+}
+
+impl Parts {
+    fn one(id: u32, bytes: u32) -> Parts {
+        let mut list = [(0, 0); MAX_COALESCED];
+        list[0] = (id, bytes);
+        Parts { list, count: 1 }
+    }
+
+    fn as_slice(&self) -> &[(u32, u32)] {
+        &self.list[..self.count]
+    }
+}
+
+/// A job the engine is working on.
 struct InFlight<'a> {
     caller: Caller,
-    id: u32,
+    parts: Parts,
     job: Job<'a>,
-    /// False once its client was cut off: the answer has nowhere to go.
+    /// False once its client was cut off: the answers have nowhere to go.
     answer: bool,
 }
 
@@ -71,7 +99,9 @@ impl<'a, E: CipherEngine> Service<'a, E> {
 
     fn owed_to(&self, caller: Caller) -> u32 {
         let n = self.in_flight.iter().flatten();
-        n.filter(|f| f.caller == caller && f.answer).count() as u32
+        n.filter(|f| f.caller == caller && f.answer)
+            .map(|f| f.parts.count as u32)
+            .sum()
     }
 
     fn session_in_flight(&self, caller: Caller, session: u32) -> bool {
@@ -120,12 +150,52 @@ impl<'a, E: CipherEngine> Service<'a, E> {
             if self.session_in_flight(caller, request.session) {
                 return Ok((answered, Stopped::SessionBusy));
             }
-            batch.release(1);
-            if let Some(response) = self.begin(caller, &request, data) {
-                observe(&response);
-                // Room was checked above and only this PD produces: cannot be full.
-                responses.enqueue(response)?;
+            let Some(slot) = self.free_slot() else {
+                return Ok((answered, Stopped::EngineFull));
+            };
+            let job = match self.job(caller, &request, data, slot) {
+                Ok(job) => job,
+                Err(e) => {
+                    batch.release(1);
+                    let r = response(request.id, Err(e), 0);
+                    observe(&r);
+                    responses.enqueue(r)?;
+                    answered += 1;
+                    continue;
+                }
+            };
+            let mut parts = Parts::one(request.id, job.segs.total());
+            let mut job = job;
+            if self.engine.coalesces(&job) {
+                // Followers of the same session join the job while their answers have
+                // room too.
+                let room = responses.free()? - self.owed_to(caller);
+                let most = (room as usize).min(MAX_COALESCED).min(batch.len());
+                for i in 1..most {
+                    let next = batch.get(i);
+                    match joined(&job, &request, &next, data) {
+                        Some((alone, j)) if self.engine.coalesces(&alone) => {
+                            parts.list[i] = (next.id, alone.segs.total());
+                            parts.count += 1;
+                            job = j;
+                        }
+                        _ => break,
+                    }
+                }
+            }
+            batch.release(parts.count);
+            let mut broken = None;
+            self.start(caller, parts, job, |r| {
+                observe(&r);
                 answered += 1;
+                // Room was checked above and only this PD produces: cannot be full, but
+                // the client may have corrupted the indices.
+                if let Err(e) = responses.enqueue(r) {
+                    broken.get_or_insert(e);
+                }
+            });
+            if let Some(e) = broken {
+                return Err(e);
             }
         }
     }
@@ -145,16 +215,24 @@ impl<'a, E: CipherEngine> Service<'a, E> {
             Ok(job) => job,
             Err(e) => return Some(response(request.id, Err(e), 0)),
         };
+        let mut answer = None;
+        let parts = Parts::one(request.id, job.segs.total());
+        self.start(caller, parts, job, |r| answer = Some(r));
+        answer
+    }
+
+    /// Starts `job` (carrying `parts`) on the engine: in flight, or answered at once
+    /// through `answer`.
+    fn start(&mut self, caller: Caller, parts: Parts, job: Job<'a>, answer: impl FnMut(Response)) {
         match self.engine.start(&job) {
-            Step::Done(result) => Some(self.finish(caller, request.id, &job, result)),
+            Step::Done(result) => self.finish(caller, &parts, &job, result, answer),
             Step::Pending => {
-                self.in_flight[slot] = Some(InFlight {
+                self.in_flight[job.slot] = Some(InFlight {
                     caller,
-                    id: request.id,
+                    parts,
                     job,
                     answer: true,
                 });
-                None
             }
         }
     }
@@ -176,6 +254,7 @@ impl<'a, E: CipherEngine> Service<'a, E> {
             segs,
             data,
             slot,
+            requests: 1,
         })
     }
 
@@ -193,10 +272,12 @@ impl<'a, E: CipherEngine> Service<'a, E> {
                 continue;
             };
             if let Some(f) = self.in_flight[slot].take() {
-                let response = self.finish(f.caller, f.id, &f.job, result);
-                if f.answer {
-                    answer(f.caller, response);
-                }
+                let to = f.answer.then_some(f.caller);
+                self.finish(f.caller, &f.parts, &f.job, result, |r| {
+                    if let Some(caller) = to {
+                        answer(caller, r);
+                    }
+                });
                 finished += 1;
             }
         }
@@ -213,27 +294,40 @@ impl<'a, E: CipherEngine> Service<'a, E> {
                 continue;
             };
             self.engine.cancel(&f.job);
-            let response = self.finish(f.caller, f.id, &f.job, Err(CipherError::EngineFault));
-            if f.answer {
-                answer(f.caller, response);
-            }
+            let to = f.answer.then_some(f.caller);
+            self.finish(
+                f.caller,
+                &f.parts,
+                &f.job,
+                Err(CipherError::EngineFault),
+                |r| {
+                    if let Some(caller) = to {
+                        answer(caller, r);
+                    }
+                },
+            );
             expired += 1;
         }
         expired
     }
 
-    /// Keeps the IV for the session's next request, if the session is still open.
+    /// Keeps the IV for the session's next request, if the session is still open, and
+    /// gives `answer` the response of each request the job carried (a failure fails
+    /// them all: one transfer touched them all).
     fn finish(
         &mut self,
         caller: Caller,
-        id: u32,
+        parts: &Parts,
         job: &Job<'_>,
         result: Result<Finished, CipherError>,
-    ) -> Response {
+        mut answer: impl FnMut(Response),
+    ) {
         if let (Ok(done), Ok(s)) = (&result, self.sessions.get_mut(caller, job.session_id)) {
             s.iv = done.next_iv;
         }
-        response(id, result, job.segs.total())
+        for &(id, bytes) in parts.as_slice() {
+            answer(response(id, result, bytes));
+        }
     }
 
     /// A client cut off (broken queues) or gone: its sessions close, and its requests in
@@ -254,6 +348,47 @@ impl<'a, E: CipherEngine> Service<'a, E> {
         self.engine.closed(&s);
         Ok(())
     }
+}
+
+/// `next` as a job of its own, and `job` (which began with `first`) extended by it, if
+/// `next` may run in the same transfer: the same session and direction, valid on its
+/// own, every request before it
+/// whole blocks (so a CTR counter runs on across the join as the session's IV would),
+/// and the segments of both still one request's worth and disjoint (a later request
+/// that rewrote an earlier one's bytes must see its output, which one streamed
+/// transfer would not give it).
+fn joined<'a>(
+    job: &Job<'a>,
+    first: &Request,
+    next: &Request,
+    data: ClientData<'a>,
+) -> Option<(Job<'a>, Job<'a>)> {
+    if next.session != first.session || next.op != first.op {
+        return None;
+    }
+    if !job.segs.total().is_multiple_of(BLOCK) {
+        return None;
+    }
+    let more = validate(next, data.len(), job.session.mode).ok()?;
+    let mut all = [Segment { offset: 0, len: 0 }; MAX_SEGMENTS];
+    let (a, b) = (job.segs.as_slice(), more.as_slice());
+    if a.len() + b.len() > MAX_SEGMENTS {
+        return None;
+    }
+    all[..a.len()].copy_from_slice(a);
+    all[a.len()..a.len() + b.len()].copy_from_slice(b);
+    let segs = from_slice(&all[..a.len() + b.len()], data.len(), Overlaps::Refused).ok()?;
+    let alone = Job {
+        segs: more,
+        requests: 1,
+        ..*job
+    };
+    let both = Job {
+        segs,
+        requests: job.requests + 1,
+        ..*job
+    };
+    Some((alone, both))
 }
 
 fn response(id: u32, result: Result<Finished, CipherError>, bytes: u32) -> Response {

@@ -279,6 +279,7 @@ fn a_client_scribbling_on_its_data_mid_request_spoils_only_its_own_result() {
         session,
         session_id: 0,
         slot: 0,
+        requests: 1,
         op: CipherOp::Encrypt,
         segs: validate(&req, 4096, Mode::Cbc).unwrap(),
         data: ClientData { region, phys: None },

@@ -231,3 +231,41 @@ fn ctr_partial_blocks_go_pio_and_forced_dma_refuses_them() {
         "forced DMA on a request DMA cannot take is refused, not copied"
     );
 }
+
+/// Requests of one session queued together run as one transfer (two DMA channel starts
+/// for all of them, one context load) and give the vectors' bytes as one at a time
+/// does; PIO and adaptive likewise (adaptive routes the joined bytes).
+#[test]
+fn queued_requests_of_a_session_run_as_one_transfer() {
+    let board = Board::new();
+    let mut rig = rig::rig(&board, board.driver());
+    for path in [Path::Dma, Path::Pio, Path::Adaptive] {
+        cipher_service::testkit::suite::queued_requests_match_one_at_a_time(
+            &mut rig, SP800_38A, PLAIN, path, 16,
+        );
+    }
+    // One vector's four blocks as four queued requests on the DMA path: one transfer.
+    let (_, mode, key, iv, ct) = SP800_38A[0];
+    let s = rig.open(mode, Path::Dma, &hex(key), &hex(iv)).unwrap();
+    let plain = hex(PLAIN);
+    let reqs: Vec<_> = (0..4u32)
+        .map(|i| {
+            let at = 256 * i as usize;
+            rig.bytes()[at..at + 16].copy_from_slice(&plain[16 * i as usize..][..16]);
+            rig::request(i + 1, s, &[(256 * i, 16)])
+        })
+        .collect();
+    let (got, c) = counted(board.ledger, || rig.exchange(rig::CLIENT, &reqs));
+    assert!(got.iter().all(|a| rig::status(a).is_ok()), "{got:?}");
+    assert_eq!(
+        c.get(Event::DmaStart),
+        2,
+        "one transfer: tx and rx started once"
+    );
+    assert_eq!(c.get(Event::Request), 4, "each request still costs its own");
+    assert_eq!(c.get(Event::DmaByte), 2 * 64);
+    let out: Vec<u8> = (0..4)
+        .flat_map(|i| rig.bytes()[256 * i..][..16].to_vec())
+        .collect();
+    assert_eq!(out, hex(ct));
+}

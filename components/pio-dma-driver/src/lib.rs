@@ -257,6 +257,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
                         session: test_session(kat.mode, kat.key, kat.iv),
                         session_id: 0,
                         slot: 0,
+                        requests: 1,
                         op,
                         segs,
                         data: self.scratch,
@@ -300,6 +301,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
                 session: test_session(mode, &[0x5a; 32][..usize::from(key_len)], [0; 16]),
                 session_id: 0,
                 slot: 0,
+                requests: 1,
                 op: CipherOp::Encrypt,
                 segs,
                 data: self.scratch,
@@ -350,11 +352,25 @@ impl<E: PioDmaEngine, M: Meter> CipherEngine for Driver<'_, E, M> {
         }
     }
 
+    /// Consecutive requests of a session run as one transfer (one context load, one
+    /// DMA start for all: the DMA controller links the descriptors of all their
+    /// segments; Linux's drivers start one transfer per request). On a forced DMA path
+    /// only requests DMA takes alone join, so joining never changes what a request
+    /// gets; on the adaptive path the route is chosen for the joined bytes.
+    fn coalesces(&self, job: &Job<'_>) -> bool {
+        match job.session.path {
+            Path::Dma => self.engine.dma_capable(&job.segs, job.data.phys),
+            Path::Pio | Path::Adaptive => true,
+            Path::Cpu => false,
+        }
+    }
+
     fn start(&mut self, job: &Job<'_>) -> Step {
         if let Err(e) = self.ready() {
             return Step::Done(Err(e));
         }
-        self.meter.count(Event::Request, 1);
+        // Each client request carries the per-request software cost, joined or not.
+        self.meter.count(Event::Request, u64::from(job.requests));
         let session = &job.session;
         let crossover = self.calibration.get(session.mode, session.key_len);
         let dma_capable = self.engine.dma_capable(&job.segs, job.data.phys);

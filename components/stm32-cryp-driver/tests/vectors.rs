@@ -217,3 +217,48 @@ fn forced_dma_refuses_what_upstream_would_not_dma() {
         );
     }
 }
+
+/// Requests of one session queued together run as one transfer and give the vectors'
+/// bytes as one at a time does, on every route (DMA in 32-byte requests: upstream's rule
+/// gives DMA nothing of 16 bytes or fewer, and a request DMA refuses alone never joins).
+#[test]
+fn queued_requests_of_a_session_run_as_one_transfer() {
+    let board = Board::new();
+    let mut rig = rig::rig(&board, board.driver());
+    for (path, per) in [(Path::Dma, 32), (Path::Pio, 16), (Path::Adaptive, 16)] {
+        cipher_service::testkit::suite::queued_requests_match_one_at_a_time(
+            &mut rig, SP800_38A, PLAIN, path, per,
+        );
+    }
+    let (_, mode, key, iv, ct) = SP800_38A[0];
+    let s = rig.open(mode, Path::Dma, &hex(key), &hex(iv)).unwrap();
+    let plain = hex(PLAIN);
+    let reqs: Vec<_> = (0..2u32)
+        .map(|i| {
+            let at = 256 * i as usize;
+            rig.bytes()[at..at + 32].copy_from_slice(&plain[32 * i as usize..][..32]);
+            rig::request(i + 1, s, &[(256 * i, 32)])
+        })
+        .collect();
+    let (got, c) = counted(board.ledger, || rig.exchange(rig::CLIENT, &reqs));
+    assert!(got.iter().all(|a| rig::status(a).is_ok()), "{got:?}");
+    assert_eq!(
+        c.get(Event::DmaStart),
+        2,
+        "one transfer: tx and rx started once"
+    );
+    assert_eq!(c.get(Event::Request), 2, "each request still costs its own");
+    let out: Vec<u8> = (0..2)
+        .flat_map(|i| rig.bytes()[256 * i..][..32].to_vec())
+        .collect();
+    assert_eq!(out, hex(ct));
+    // A 16-byte request DMA cannot take alone is refused alone, queued or not.
+    let mut short = rig::request(9, s, &[(0, 16)]);
+    short.op = CipherOp::Encrypt.into();
+    let got = rig.exchange(rig::CLIENT, &[short, short]);
+    assert!(
+        got.iter()
+            .all(|a| rig::status(a) == Err(CipherError::UnsupportedPath)),
+        "{got:?}"
+    );
+}

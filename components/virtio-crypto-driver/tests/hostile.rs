@@ -206,6 +206,7 @@ fn a_region_without_a_dma_address_is_refused() {
         session: s,
         session_id: 0,
         slot: 0,
+        requests: 1,
         op: CipherOp::Encrypt,
         segs,
         data: cipher_service::ClientData {

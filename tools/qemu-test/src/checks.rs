@@ -83,6 +83,7 @@ fn crypt<B: RegisterBus>(
         session: *s,
         session_id: 0,
         slot: 0,
+        requests: 1,
         op,
         segs: valid,
         data: ClientData {

@@ -85,3 +85,87 @@ pub fn dma_fault_is_typed_and_recovers<E: CipherEngine>(rig: &mut Rig<E>) {
     let pio = rig.crypt(p, CipherOp::Encrypt, &[1; 64], &[64], Layout::Aligned);
     assert_eq!(pio, Ok(want), "both routes work after the fault");
 }
+
+/// Requests of one session queued together (the engine may run them as one job, see
+/// [`CipherEngine::coalesces`]) give each vector's bytes as one request at a time would,
+/// and each is answered once, in order, with its own id and byte count: `plain` cut into
+/// requests of `per` bytes, each on its own bytes, both directions, for each vector
+/// `(name, mode, key, iv, ct)` on `path`. Then: two requests rewriting the same bytes
+/// give the second the first's output (ECB twice), and a transfer that fails fails
+/// every request queued with it, each answered once.
+pub fn queued_requests_match_one_at_a_time<E: CipherEngine>(
+    rig: &mut Rig<E>,
+    vectors: &[(&str, Mode, &str, &str, &str)],
+    plain: &str,
+    path: Path,
+    per: u32,
+) {
+    for &(name, mode, key, iv, ct) in vectors {
+        let (plain, ct) = (hex(plain), hex(ct));
+        for (op, input, want) in [
+            (CipherOp::Encrypt, &plain, &ct),
+            (CipherOp::Decrypt, &ct, &plain),
+        ] {
+            let s = rig.open(mode, path, &hex(key), &hex(iv)).unwrap();
+            let mut reqs = Vec::new();
+            for (i, chunk) in input.chunks(per as usize).enumerate() {
+                let at = 256 * i as u32;
+                rig.bytes()[at as usize..at as usize + chunk.len()].copy_from_slice(chunk);
+                let mut r = request(100 + i as u32, s, &[(at, chunk.len() as u32)]);
+                r.op = op.into();
+                reqs.push(r);
+            }
+            let got = rig.exchange(CLIENT, &reqs);
+            assert_eq!(got.len(), reqs.len(), "{name}: one answer per request");
+            let mut out = Vec::new();
+            for (i, (r, a)) in reqs.iter().zip(&got).enumerate() {
+                assert_eq!(a.id, r.id, "{name}: answers in order");
+                assert_eq!(status(a), Ok(()), "{name} {op:?} request {i}");
+                assert_eq!(a.bytes_done, r.segs[0].len, "{name}: its own bytes");
+                let at = 256 * i;
+                out.extend_from_slice(&rig.bytes()[at..at + r.segs[0].len as usize]);
+            }
+            assert_eq!(&out, want, "{name} {op:?} {path:?} in requests of {per} B");
+            rig.service.sessions.close(CLIENT, s).unwrap();
+        }
+    }
+    // Twice in place: the second request must see the first one's output.
+    let block = hex("6bc1bee22e409f96e93d7e117393172a");
+    let s = rig.open(Mode::Ecb, path, &hex(KEY), &[0; 16]).unwrap();
+    let twice = |rig: &mut Rig<E>, s: u32, requests: usize| {
+        rig.bytes()[..32].copy_from_slice(&[block.as_slice(), block.as_slice()].concat());
+        let reqs: Vec<_> = (0..requests as u32)
+            .map(|i| request(200 + i, s, &[(0, 32)]))
+            .collect();
+        let got = rig.exchange(CLIENT, &reqs);
+        assert!(got.iter().all(|a| status(a).is_ok()), "{got:?}");
+        rig.bytes()[..32].to_vec()
+    };
+    let queued = twice(rig, s, 2);
+    let once = twice(rig, s, 1);
+    rig.bytes()[..32].copy_from_slice(&once);
+    let r = request(300, s, &[(0, 32)]);
+    assert_eq!(status(&rig.exchange(CLIENT, &[r])[0]), Ok(()));
+    assert_eq!(
+        queued,
+        rig.bytes()[..32],
+        "the second saw the first's output"
+    );
+    rig.service.sessions.close(CLIENT, s).unwrap();
+    // A failed transfer: every request queued with it gets its own EngineFault.
+    if path != Path::Pio {
+        let s = rig.open(Mode::Cbc, Path::Dma, &hex(KEY), &[0; 16]).unwrap();
+        let good = rig.phys;
+        rig.phys = Some(0x1000);
+        let reqs: Vec<_> = (0..4u32)
+            .map(|i| request(400 + i, s, &[(256 * i, 32)]))
+            .collect();
+        let got = rig.exchange(CLIENT, &reqs);
+        rig.phys = good;
+        assert_eq!(got.len(), 4, "{got:?}");
+        for (r, a) in reqs.iter().zip(&got) {
+            assert_eq!((a.id, status(a)), (r.id, Err(CipherError::EngineFault)));
+        }
+        rig.service.sessions.close(CLIENT, s).unwrap();
+    }
+}

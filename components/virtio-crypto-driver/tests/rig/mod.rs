@@ -119,6 +119,7 @@ impl Rig {
             session: *s,
             session_id: 0,
             slot: 0,
+            requests: 1,
             op,
             segs: valid,
             data: ClientData {
