@@ -12,7 +12,9 @@
 //! requests as its [`CipherEngine::depth`] (one for the OMAP, STM32 and CPU engines;
 //! virtio-crypto's data queue holds several), at most one per session, since each of a
 //! session's requests starts from the IV the one before leaves; further requests stay in
-//! their clients' queues until a place frees.
+//! their clients' queues until a place frees. An engine that [coalesces](CipherEngine::coalesces)
+//! takes a session's consecutive queued requests as one job (one transfer, one context
+//! load), each request still answered on its own.
 //!
 //! Guarantees, whatever a client writes into its queues and data region:
 //! * every request taken off the queue gets exactly one response: a request is taken
@@ -29,8 +31,9 @@
 //! In flight, defined here and tested: a request whose session is closed meanwhile is
 //! still answered with its result (the work was accepted), but the session's IV is not
 //! kept; a request of a client cut off meanwhile finishes and its answer is dropped (its
-//! queues are broken); an engine error fails that request alone (`EngineFault`, or
-//! `NoPower` for a gated engine) and the engine is reset for the next.
+//! queues are broken); an engine error fails the requests of that job alone (one, or
+//! the several of one session it carried: `EngineFault`, or `NoPower` for a gated
+//! engine) and the engine is reset for the next.
 //!
 //! Assumes the data region stays mapped while the driver runs. `no_std`, no heap.
 #![no_std]
