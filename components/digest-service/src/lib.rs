@@ -7,9 +7,11 @@
 //! the engine and returns, finished (the CPU) or [`DigestStep::Pending`]; the engine's
 //! interrupt reaches [`Service::interrupt`] until the request is done. While a request
 //! is in flight, calls and notifications are answered and further requests wait in
-//! their queues. In flight: a request whose session closes meanwhile is still answered
-//! (the work was accepted) and its hash state dropped; a cut-off client's finishes
-//! unanswered; an engine error fails that request and marks its session `Failed`.
+//! their queues. An engine that [coalesces](DigestEngine::coalesces) takes a session's
+//! consecutive queued updates as one job. In flight: a request whose session closes
+//! meanwhile is still answered (the work was accepted) and its hash state dropped; a
+//! cut-off client's finishes unanswered; an engine error fails the requests of that job
+//! and marks its session `Failed`.
 //!
 //! Guarantees, whatever a client writes into its queues and data region:
 //! * every request taken off the queue gets exactly one response: a request is taken
@@ -41,7 +43,7 @@ pub mod testkit;
 
 pub use calls::Calls;
 pub use segments::{MAX_SEGMENTS, Segments, from_slice, validate};
-pub use service::Service;
+pub use service::{Answers, MAX_COALESCED, Service};
 pub use sessions::{MAX_SESSIONS, Session, Sessions, State};
 
 use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
@@ -130,6 +132,10 @@ pub struct Job<'a> {
     pub op: DigestOp,
     pub segs: Segments,
     pub data: ClientData<'a>,
+    /// Client requests the job carries: 1, or more when the engine coalesces a
+    /// session's consecutive queued updates (and a final after them) into one job
+    /// ([`DigestEngine::coalesces`]); `segs` is then all of theirs, in order.
+    pub requests: u32,
 }
 
 /// Where a request stands after the engine was started or interrupted.
@@ -164,6 +170,14 @@ pub trait DigestEngine {
     /// Starts `job` on the session whose context is `ctx`, without waiting. `ctx` may
     /// change only if the step is `Done`; while `Pending`, the service hands the same
     /// context back to [`interrupt`](Self::interrupt).
+    /// Whether `job` (one request, as it would run alone) may share a job with the
+    /// session's requests queued next to it: consecutive updates (and a final after
+    /// them) then run as one job over all their segments, which hashes the same stream
+    /// of bytes; each request is still answered on its own. False by default.
+    fn coalesces(&self, job: &Job<'_>) -> bool {
+        let _ = job;
+        false
+    }
     fn start(&mut self, ctx: &mut Self::Context, job: &Job<'_>) -> DigestStep;
 
     /// One of the engine's interrupts arrived while `job` is in flight: advances it.

@@ -4,13 +4,32 @@ use pd_idl::digest::{DigestError, DigestErrorRaw, DigestOp, Request, Response};
 use pd_idl::wire::Caller;
 use shm_queue::{Consumer, Producer, QueueError};
 
-use crate::validate;
 use crate::{ClientData, Digest, DigestEngine, DigestStep, Job, MAX_DIGEST, Sessions, State};
+use crate::{MAX_SEGMENTS, from_slice, validate};
+use pd_idl::digest::Segment;
 
-/// The request the engine is working on, with its session's context.
+/// Most client requests one job carries (a job's segments are one request's worth).
+pub const MAX_COALESCED: usize = MAX_SEGMENTS;
+
+/// The client requests a job carries, in order: (id, bytes).
+#[derive(Clone, Copy)]
+struct Parts {
+    list: [(u32, u32); MAX_COALESCED],
+    count: usize,
+}
+
+impl Parts {
+    fn one(id: u32, bytes: u32) -> Parts {
+        let mut list = [(0, 0); MAX_COALESCED];
+        list[0] = (id, bytes);
+        Parts { list, count: 1 }
+    }
+}
+
+/// The job the engine is working on, with its session's context.
 struct InFlight<'a, C> {
     caller: Caller,
-    id: u32,
+    parts: Parts,
     session: u32,
     job: Job<'a>,
     ctx: C,
@@ -63,16 +82,54 @@ impl<'a, E: DigestEngine> Service<'a, E> {
     ) -> Result<usize, QueueError> {
         let mut answered = 0;
         while !self.busy() && responses.free()? > 0 {
-            let request = match requests.dequeue() {
-                Ok(r) => r,
-                Err(QueueError::Empty) => break,
-                Err(e) => return Err(e),
+            let batch = requests.read_batch()?;
+            if batch.is_empty() {
+                break;
+            }
+            // A copy: the client may rewrite the slot, but this copy is what runs.
+            let request = batch.get(0);
+            let mut job = match self.job(caller, &request, data) {
+                Ok(job) => job,
+                Err(e) => {
+                    batch.release(1);
+                    let r = response(request.id, Err(e), 0);
+                    observe(&r);
+                    responses.enqueue(r)?;
+                    answered += 1;
+                    continue;
+                }
             };
-            if let Some(response) = self.begin(caller, &request, data) {
-                observe(&response);
-                // Room was checked above and only this PD produces: cannot be full.
-                responses.enqueue(response)?;
+            let mut parts = Parts::one(request.id, job.segs.total());
+            if self.engine.coalesces(&job) {
+                // Followers of the same session join while their answers have room.
+                let most = (responses.free()? as usize)
+                    .min(MAX_COALESCED)
+                    .min(batch.len());
+                for i in 1..most {
+                    let next = batch.get(i);
+                    match joined(&job, &request, &next, data) {
+                        Some((alone, j)) if self.engine.coalesces(&alone) => {
+                            parts.list[i] = (next.id, alone.segs.total());
+                            parts.count += 1;
+                            job = j;
+                        }
+                        _ => break,
+                    }
+                }
+            }
+            batch.release(parts.count);
+            let mut broken = None;
+            self.start(caller, request.session, parts, job, |r| {
+                observe(&r);
                 answered += 1;
+                // Room was checked above and only this PD produces: cannot be full, but
+                // the client may have corrupted the indices.
+                if let Err(e) = responses.enqueue(r) {
+                    broken.get_or_insert(e);
+                }
+            });
+            if let Some(e) = broken {
+                return Err(e);
             }
         }
         Ok(answered)
@@ -85,26 +142,44 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         request: &Request,
         data: ClientData<'a>,
     ) -> Option<Response> {
-        let (id, sid) = (request.id, request.session);
         let job = match self.job(caller, request, data) {
             Ok(job) => job,
-            Err(e) => return Some(response(id, Err(e), 0)),
+            Err(e) => return Some(response(request.id, Err(e), 0)),
         };
+        let mut answer = None;
+        let parts = Parts::one(request.id, job.segs.total());
+        self.start(caller, request.session, parts, job, |r| answer = Some(r));
+        answer
+    }
+
+    /// Starts `job` (carrying `parts`) of session `sid`: in flight, or answered at once
+    /// through `answer`.
+    fn start(
+        &mut self,
+        caller: Caller,
+        sid: u32,
+        parts: Parts,
+        job: Job<'a>,
+        answer: impl FnMut(Response),
+    ) {
         // `job` found the session open just now.
-        let session = self.sessions.get_mut(caller, sid).ok()?;
+        let Ok(session) = self.sessions.get_mut(caller, sid) else {
+            return;
+        };
         match self.engine.start(&mut session.engine, &job) {
-            DigestStep::Done(result) => Some(self.finish(caller, id, sid, &job, None, result)),
+            DigestStep::Done(result) => {
+                self.finish(caller, &parts, sid, &job, None, result, answer)
+            }
             DigestStep::Pending => {
                 let ctx = session.engine.clone();
                 self.in_flight = Some(InFlight {
                     caller,
-                    id,
+                    parts,
                     session: sid,
                     job,
                     ctx,
                     answer: true,
                 });
-                None
             }
         }
     }
@@ -129,43 +204,59 @@ impl<'a, E: DigestEngine> Service<'a, E> {
             op,
             segs,
             data,
+            requests: 1,
         })
     }
 
-    /// The engine's interrupt: advances the request in flight. When it finishes,
-    /// returns the client to answer and the answer (`None` also when its client was
-    /// cut off meanwhile).
-    pub fn interrupt(&mut self) -> Option<(Caller, Response)> {
+    /// The engine's interrupt: advances the job in flight. When it finishes, returns
+    /// the client to answer and the answers, one per request the job carried (`None`
+    /// also when its client was cut off meanwhile).
+    pub fn interrupt(&mut self) -> Option<(Caller, Answers)> {
         let flight = self.in_flight.as_mut()?;
         let DigestStep::Done(result) = self.engine.interrupt(&mut flight.ctx, &flight.job) else {
             return None;
         };
         let f = self.in_flight.take()?;
-        let response = self.finish(f.caller, f.id, f.session, &f.job, Some(f.ctx), result);
-        f.answer.then_some((f.caller, response))
+        let mut out = Answers::default();
+        self.finish(
+            f.caller,
+            &f.parts,
+            f.session,
+            &f.job,
+            Some(f.ctx),
+            result,
+            |r| out.push(r),
+        );
+        f.answer.then_some((f.caller, out))
     }
 
-    /// The watchdog: the request in flight is cancelled and answered `EngineFault` (its
-    /// session failed). Nothing in flight: `None`.
-    pub fn expire(&mut self) -> Option<(Caller, Response)> {
+    /// The watchdog: the job in flight is cancelled and each of its requests answered
+    /// `EngineFault` (its session failed). Nothing in flight: `None`.
+    pub fn expire(&mut self) -> Option<(Caller, Answers)> {
         let f = self.in_flight.take()?;
         self.engine.cancel(&f.job);
         let result = Err(DigestError::EngineFault);
-        let response = self.finish(f.caller, f.id, f.session, &f.job, None, result);
-        f.answer.then_some((f.caller, response))
+        let mut out = Answers::default();
+        self.finish(f.caller, &f.parts, f.session, &f.job, None, result, |r| {
+            out.push(r)
+        });
+        f.answer.then_some((f.caller, out))
     }
 
     /// Moves the session on (its state, its byte count, the context of a request that
-    /// was in flight), if it is still open; the response.
+    /// was in flight), if it is still open; gives `answer` each request's response (the
+    /// digest to the final, if the job ends with one; a failure fails them all).
+    #[allow(clippy::too_many_arguments)]
     fn finish(
         &mut self,
         caller: Caller,
-        id: u32,
+        parts: &Parts,
         session: u32,
         job: &Job<'_>,
         ctx: Option<E::Context>,
         result: Result<Option<Digest>, DigestError>,
-    ) -> Response {
+        mut answer: impl FnMut(Response),
+    ) {
         if let Ok((slot, s)) = self.sessions.slot_mut(caller, session) {
             s.state = match (&result, job.op) {
                 (Err(_), _) => State::Failed,
@@ -187,7 +278,14 @@ impl<'a, E: DigestEngine> Service<'a, E> {
                 }
             }
         }
-        response(id, result, job.segs.total())
+        let (last, rest) = parts.list[..parts.count]
+            .split_last()
+            .expect("a job carries a request");
+        for &(id, bytes) in rest {
+            // Updates joined ahead of the last request: no digest of their own.
+            answer(response(id, result.map(|_| None), bytes));
+        }
+        answer(response(last.0, result, last.1));
     }
 
     /// A client cut off (broken queues) or gone: its sessions close, and a request of
@@ -198,6 +296,66 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         }
         self.sessions.close_all(caller)
     }
+}
+
+/// The responses of one finished job: one per request it carried.
+#[derive(Default)]
+pub struct Answers {
+    list: [Option<Response>; MAX_COALESCED],
+}
+
+impl Answers {
+    fn push(&mut self, r: Response) {
+        if let Some(free) = self.list.iter_mut().find(|x| x.is_none()) {
+            *free = Some(r);
+        }
+    }
+}
+
+impl IntoIterator for Answers {
+    type Item = Response;
+    type IntoIter = core::iter::Flatten<core::array::IntoIter<Option<Response>, MAX_COALESCED>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.into_iter().flatten()
+    }
+}
+
+/// `next` as a job of its own, and `job` (which began with `first`) extended by it, if
+/// `next` may run in the same job: the same session, `job` not yet final, `next` an
+/// update or the final, valid on its own, and the segments of both still one request's
+/// worth (a hash only reads, so they may overlap).
+fn joined<'a>(
+    job: &Job<'a>,
+    first: &Request,
+    next: &Request,
+    data: ClientData<'a>,
+) -> Option<(Job<'a>, Job<'a>)> {
+    let op = next.op.get().ok()?;
+    if next.session != first.session || job.op == DigestOp::Final {
+        return None;
+    }
+    let more = validate(next, data.len()).ok()?;
+    let (a, b) = (job.segs.as_slice(), more.as_slice());
+    if a.len() + b.len() > MAX_SEGMENTS {
+        return None;
+    }
+    let mut all = [Segment { offset: 0, len: 0 }; MAX_SEGMENTS];
+    all[..a.len()].copy_from_slice(a);
+    all[a.len()..a.len() + b.len()].copy_from_slice(b);
+    let segs = from_slice(&all[..a.len() + b.len()], data.len()).ok()?;
+    let alone = Job {
+        op,
+        segs: more,
+        requests: 1,
+        ..*job
+    };
+    let both = Job {
+        op,
+        segs,
+        requests: job.requests + 1,
+        ..*job
+    };
+    Some((alone, both))
 }
 
 fn response(id: u32, result: Result<Option<Digest>, DigestError>, bytes: u32) -> Response {

@@ -78,8 +78,9 @@ impl<E: DigestEngine> Serving for Service<'static, E> {
     }
 
     fn interrupt(&mut self, answer: &mut dyn FnMut(Caller, Response)) -> usize {
+        // One job finished (however many requests it carried): one place freed.
         Service::interrupt(self)
-            .map(|(caller, r)| answer(caller, r))
+            .map(|(caller, answers)| answers.into_iter().for_each(|r| answer(caller, r)))
             .is_some() as usize
     }
 

@@ -116,7 +116,8 @@ impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
     /// Starts a request on the session whose state is `st` (see `DigestEngine::start`,
     /// without the readiness check: the self-test runs through here before `init` ends).
     pub(crate) fn begin(&mut self, st: &mut HashState, job: &Job<'_>) -> DigestStep {
-        self.ledger.add(Event::Request, 1);
+        // Each client request carries the per-request software cost, joined or not.
+        self.ledger.add(Event::Request, u64::from(job.requests));
         self.chains_done = 0;
         self.in_flight = true;
         self.walk(st, job)
@@ -424,6 +425,14 @@ impl<B: RegisterBus, M: DmaMemory> DigestEngine for Sec1Hash<'_, B, M> {
             return Err(DigestError::EngineFault);
         }
         Ok(HashState::new(slot))
+    }
+
+    /// The chaining strategy across requests too: a session's queued updates (and its
+    /// final) run as one job, their segments hashed where they lie in one chain of
+    /// descriptors, with one submission and one done interrupt for all. The copying
+    /// path (the talitos chaining change's "before") stays one job per update.
+    fn coalesces(&self, job: &Job<'_>) -> bool {
+        matches!(job.path, HashPath::Auto | HashPath::Chained)
     }
 
     fn start(&mut self, st: &mut HashState, job: &Job<'_>) -> DigestStep {

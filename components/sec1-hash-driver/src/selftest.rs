@@ -170,6 +170,7 @@ fn one<B: RegisterBus, M: DmaMemory>(
             op,
             segs,
             data,
+            requests: 1,
         })
     };
     let mut st = HashState::new(SELF_TEST_SLOT);

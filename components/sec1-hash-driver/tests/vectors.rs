@@ -59,3 +59,40 @@ fn interleaved_sessions_both_paths() {
         suite::interleaved(&mut rig, path);
     }
 }
+
+/// A session's queued updates and final run as one chain on the chained paths (fewer
+/// submissions to the channel than one request at a time) and one by one on the copy
+/// path (the old strategy, kept as it was); every path gives the reference digests.
+#[test]
+fn queued_updates_chain_across_requests() {
+    use cost_ledger::Event;
+    use digest_service::testkit::vectors::pattern;
+    sec1!(rig, ledger);
+    for path in PATHS {
+        let before = ledger.snapshot();
+        let sent = suite::queued_updates_match_one_at_a_time(&mut rig, path) as u64;
+        let queued = ledger.snapshot().since(&before);
+        assert_eq!(queued.get(Event::Request), sent, "{path:?}: each its own");
+        // The same requests one at a time (the suite's cuts, each in two segments).
+        let before = ledger.snapshot();
+        for alg in suite::ALGORITHMS {
+            for cuts in suite::QUEUED_CUTS {
+                let msg = pattern(cuts.iter().sum());
+                let split: Vec<Vec<usize>> = cuts.iter().map(|&n| vec![n / 2, n - n / 2]).collect();
+                let refs: Vec<&[usize]> = split.iter().map(Vec::as_slice).collect();
+                rig.hash(alg, path, &msg, &refs).unwrap();
+                rig.hash(alg, path, &msg, &[&[msg.len()]]).unwrap();
+            }
+        }
+        let alone = ledger.snapshot().since(&before);
+        assert_eq!(alone.get(Event::Request), sent);
+        // Each submission to the channel reads its status once when done.
+        let (q, a) = (queued.get(Event::RegRead), alone.get(Event::RegRead));
+        eprintln!("{path:?}: {sent} requests, submissions queued {q}, one at a time {a}");
+        if path == HashPath::Copy {
+            assert_eq!(q, a, "{path:?}: one job per request, as before");
+        } else {
+            assert!(q < a, "{path:?}: chained across requests: {q} vs {a}");
+        }
+    }
+}

@@ -187,9 +187,11 @@ impl<E: DigestEngine> Rig<E> {
                 polls = 0;
                 self.service.expire()
             };
-            if let Some((to, response)) = finished {
+            if let Some((to, answers)) = finished {
                 assert_eq!(to, caller, "answers go to the requester");
-                out.enqueue(response).expect("room was checked");
+                for response in answers {
+                    out.enqueue(response).expect("room was checked");
+                }
             }
         }
         let mut back = Consumer::<Response>::attach(queue(&mut self.resps), cap).unwrap();

@@ -234,3 +234,86 @@ pub fn session_limits<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
     );
     assert_eq!(rig.service.sessions.close_all(CLIENT), crate::MAX_SESSIONS);
 }
+
+/// The requests [`queued_updates_match_one_at_a_time`] queues, by length (the last is
+/// the final): uneven updates (blocks straddling requests), an empty one, many small
+/// ones; each of more than a byte goes in two segments with a gap.
+pub const QUEUED_CUTS: [&[usize]; 4] = [
+    &[1, 63, 64, 65, 6],
+    &[64, 64, 64, 7],
+    &[100, 0, 99],
+    &[7, 7, 7, 7, 7, 7, 7],
+];
+
+/// A session's updates and final queued together (an engine may run them as one job,
+/// see [`DigestEngine::coalesces`]) give the digest one request at a time gives, and each
+/// request is answered once, in order, with its own byte count, the digest on the final
+/// alone; then the session starts the next message (one more final). Returns how many
+/// requests went, the queued ones and those finals.
+pub fn queued_updates_match_one_at_a_time<E: DigestEngine>(
+    rig: &mut Rig<E>,
+    path: HashPath,
+) -> usize {
+    let mut sent = 0;
+    for alg in ALGORITHMS {
+        for cuts in QUEUED_CUTS {
+            let msg = pattern(cuts.iter().sum());
+            let want = reference(alg, &msg);
+            let s = rig.open(alg, path).unwrap();
+            let mut reqs = Vec::new();
+            let (mut from, mut at) = (0usize, super::FIRST as usize);
+            for (i, &len) in cuts.iter().enumerate() {
+                rig.data.write(at, &msg[from..from + len]);
+                let op = if i + 1 == cuts.len() {
+                    DigestOp::Final
+                } else {
+                    DigestOp::Update
+                };
+                let segs: Vec<(u32, u32)> = if len > 1 {
+                    // Two segments with a gap: segment boundaries inside a request too.
+                    let half = len / 2;
+                    vec![
+                        (at as u32, half as u32),
+                        ((at + half + 5) as u32, (len - half) as u32),
+                    ]
+                } else {
+                    vec![(at as u32, len as u32)]
+                };
+                if len > 1 {
+                    let half = len / 2;
+                    rig.data.write(at + half + 5, &msg[from + half..from + len]);
+                }
+                reqs.push(rig.request(s, op, &segs));
+                from += len;
+                at += len + 5 + super::GAP as usize;
+            }
+            let got = rig.exchange(CLIENT, &reqs);
+            assert_eq!(
+                got.len(),
+                reqs.len(),
+                "{alg:?} {cuts:?}: one answer per request"
+            );
+            for ((r, a), &len) in reqs.iter().zip(&got).zip(cuts) {
+                assert_eq!(a.id, r.id, "in order");
+                assert_eq!(a.status.check(), Ok(Ok(())), "{alg:?} {cuts:?}");
+                assert_eq!(
+                    a.bytes_done as usize, len,
+                    "{alg:?} {cuts:?}: its own bytes"
+                );
+            }
+            let (last, updates) = got.split_last().unwrap();
+            assert!(
+                updates.iter().all(|a| a.digest_len == 0),
+                "no digest before the final"
+            );
+            let digest = &last.digest[..usize::from(last.digest_len)];
+            assert_eq!(digest, want, "{alg:?} {cuts:?} on {path:?}, queued");
+            // The session goes on with the next message.
+            let again = rig.send(s, DigestOp::Final, &msg, &[msg.len()]).unwrap();
+            assert_eq!(again, Some(want.clone()), "{alg:?}: the next message");
+            rig.service.sessions.close(CLIENT, s).unwrap();
+            sent += reqs.len() + 1;
+        }
+    }
+    sent
+}
