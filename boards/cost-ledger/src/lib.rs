@@ -61,11 +61,15 @@ pub enum Event {
     CpuDigestByte,
     /// Driver-reported: one client request begun (the per-request software cost).
     Request,
+    /// Driver-reported: a job that found its session's key and IV (and direction)
+    /// still loaded in the engine, so loaded none of them. Costs nothing itself: what it
+    /// saves shows as register writes (and STM32 key preparations) not made.
+    ContextKept,
 }
 
 impl Event {
     /// Number of event kinds; the length of every counter array.
-    pub const COUNT: usize = 15;
+    pub const COUNT: usize = 16;
     /// Every event, in counter order.
     pub const ALL: [Event; Event::COUNT] = [
         Event::RegRead,
@@ -83,6 +87,7 @@ impl Event {
         Event::CpuCipherByte,
         Event::CpuDigestByte,
         Event::Request,
+        Event::ContextKept,
     ];
 }
 

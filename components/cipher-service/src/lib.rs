@@ -163,6 +163,10 @@ pub trait CipherEngine {
     /// `EngineFault`.
     fn cancel(&mut self, job: &Job<'_>);
 
+    /// The engine lost what it held (it was gated, or reset by someone else): an engine
+    /// that keeps a session's key and IV loaded between jobs forgets it held them.
+    /// Nothing by default.
+    fn context_lost(&mut self) {}
     /// `session` was closed (by its client, or because the client was cut off): an
     /// engine that keeps state per key (virtio-crypto's device sessions) forgets it, so
     /// no key outlives its session. Nothing by default.

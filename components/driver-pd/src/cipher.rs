@@ -82,6 +82,10 @@ impl<E: CipherEngine> Serving for Service<'static, E> {
         Service::interrupt(self, answer)
     }
 
+    fn powered_on(&mut self) {
+        self.engine.context_lost();
+    }
+
     fn cut_off(&mut self, caller: Caller) -> usize {
         Service::cut_off(self, caller)
     }

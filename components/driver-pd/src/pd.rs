@@ -47,6 +47,9 @@ pub trait Serving {
     fn cut_off(&mut self, caller: Caller) -> usize;
     /// Shares the session table among `clients` clients (a quota each).
     fn share_sessions(&mut self, clients: usize);
+    /// The engine was (re)acquired: it may have been gated meanwhile, which loses what
+    /// it held (keys, IVs), so it must load them again. Nothing by default.
+    fn powered_on(&mut self) {}
     fn open_sessions(&self) -> usize;
 }
 
@@ -174,6 +177,7 @@ impl<S: Serving> DriverPd<S> {
         let ok = p.ensure().is_ok();
         if !held && p.held() {
             self.trace.record(Kind::PowerAcquire, 0);
+            self.service.powered_on();
         }
         ok
     }
@@ -248,8 +252,10 @@ impl<S: Serving> DriverPd<S> {
             && let Some(p) = &mut self.power
             && p.reacquire()
         {
-            // A power manager that restarted rebuilds its grants from ours.
+            // A power manager that restarted rebuilds its grants from ours; it may have
+            // gated the engine before we came back.
             self.trace.record(Kind::PowerAcquire, 0);
+            self.service.powered_on();
         }
         let clients = ChannelSet(channels.0 & !self.irqs.0 & !(1 << crate::POWER.index()));
         for ch in clients.iter() {

@@ -10,7 +10,7 @@ use mmio::edma::{self as e, p};
 use mmio::omap_aes::{self as r, ctrl, irq, sysconfig};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherOp, Mode};
-use pio_dma_driver::{HwStep, Meter, Route};
+use pio_dma_driver::{Context, HwStep, Meter, Route};
 
 /// Where the engine and its DMA lines sit (from the board description).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +61,9 @@ pub struct Engine<A, D> {
     state: State,
     /// A soft reset was issued after a failed request and not yet seen complete.
     resetting: bool,
+    /// The context the key and IV registers hold after the last job that succeeded
+    /// (`None` while a job runs, after a failure or reset, and once power was lost).
+    pub(crate) held: Option<Context>,
 }
 
 /// What the engine is doing, so an interrupt knows what to do next.
@@ -94,12 +97,13 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
             cfg,
             state: State::Idle,
             resetting: false,
+            held: None,
         }
     }
 
-    /// Loads the job's context and starts it on `route`; the engine's interrupts do the
-    /// rest ([`interrupt`](Self::interrupt)).
-    pub fn start(&mut self, route: Route, job: &Job<'_>) -> HwStep<HwError> {
+    /// Loads the job's context (unless the engine still holds it) and starts it on
+    /// `route`; the engine's interrupts do the rest ([`interrupt`](Self::interrupt)).
+    pub fn start(&mut self, route: Route, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
         let total = job.segs.total();
         if total == 0 {
             return HwStep::Done(Ok(job.session.iv));
@@ -107,25 +111,31 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
         if let Err(err) = self.reset_done() {
             return HwStep::Done(Err(err));
         }
-        let started = self.load_context(&job.session, job.op).and_then(|()| {
-            self.set_length(total)?;
-            match route {
-                Route::Pio => {
-                    self.aes.write32(r::IRQ_ENABLE, irq::DATA_IN)?;
-                    let blocks = (total as usize).div_ceil(r::BLOCK);
-                    self.state = State::Pio {
-                        sent: 0,
-                        got: 0,
-                        blocks,
-                    };
-                    Ok(())
+        let kept = self.held.take() == Some(Context::of(job));
+        if kept {
+            meter.count(Event::ContextKept, 1);
+        }
+        let started = self
+            .load_context(&job.session, job.op, kept)
+            .and_then(|()| {
+                self.set_length(total)?;
+                match route {
+                    Route::Pio => {
+                        self.aes.write32(r::IRQ_ENABLE, irq::DATA_IN)?;
+                        let blocks = (total as usize).div_ceil(r::BLOCK);
+                        self.state = State::Pio {
+                            sent: 0,
+                            got: 0,
+                            blocks,
+                        };
+                        Ok(())
+                    }
+                    Route::Dma => {
+                        self.state = State::Dma;
+                        self.dma_start(&job.segs, job.data.phys.unwrap_or_default())
+                    }
                 }
-                Route::Dma => {
-                    self.state = State::Dma;
-                    self.dma_start(&job.segs, job.data.phys.unwrap_or_default())
-                }
-            }
-        });
+            });
         match started {
             Ok(()) => HwStep::Pending,
             Err(err) => self.fail(err),
@@ -145,7 +155,13 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
                 self.state = State::Idle;
                 let mut iv = job.session.iv;
                 match self.read_iv(job.session.mode, &mut iv) {
-                    Ok(()) => HwStep::Done(Ok(iv)),
+                    Ok(()) => {
+                        self.held = Some(Context {
+                            iv,
+                            ..Context::of(job)
+                        });
+                        HwStep::Done(Ok(iv))
+                    }
                     Err(e) => self.fail(e.into()),
                 }
             }
@@ -156,22 +172,26 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
     /// Ends a job with `err`, the engine and channels reset so the next starts clean.
     pub(crate) fn fail(&mut self, err: HwError) -> HwStep<HwError> {
         self.state = State::Idle;
+        self.held = None;
         // Best effort: an engine that cannot even be reset reports the first error; the
         // next request will find it again.
         let _ = self.recover();
         HwStep::Done(Err(err))
     }
 
-    /// Key, IV and CTRL from the session (`omap_aes_write_ctrl`): the engine holds no
-    /// session state between requests, so sessions of different clients interleave.
-    fn load_context(&mut self, session: &Session, op: CipherOp) -> Result<(), HwError> {
+    /// Key, IV and CTRL from the session (`omap_aes_write_ctrl`), so sessions of
+    /// different clients interleave; `kept`: the engine still holds this session's key
+    /// and IV (its last job, same direction), so only CTRL is written.
+    fn load_context(&mut self, session: &Session, op: CipherOp, kept: bool) -> Result<(), HwError> {
         let key = session.key();
-        for i in 0..key.len() / 4 {
-            self.aes.write32(r::key(i), word(key, i))?;
-        }
-        if session.mode != Mode::Ecb {
-            for i in 0..r::BLOCK_WORDS {
-                self.aes.write32(r::iv(i), word(&session.iv, i))?;
+        if !kept {
+            for i in 0..key.len() / 4 {
+                self.aes.write32(r::key(i), word(key, i))?;
+            }
+            if session.mode != Mode::Ecb {
+                for i in 0..r::BLOCK_WORDS {
+                    self.aes.write32(r::iv(i), word(&session.iv, i))?;
+                }
             }
         }
         let size = match key.len() {

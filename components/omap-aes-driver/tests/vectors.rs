@@ -269,3 +269,20 @@ fn queued_requests_of_a_session_run_as_one_transfer() {
         .collect();
     assert_eq!(out, hex(ct));
 }
+
+/// The engine keeps a session's key and IV between its jobs and reloads them whenever
+/// anything else ran, the direction changed or power was lost (`ContextKept` in the
+/// ledger); the SP 800-38A CBC and CTR vectors a block per request on both routes.
+#[test]
+fn a_held_context_is_reused_only_when_it_matches() {
+    let board = Board::new();
+    let mut rig = rig::rig(&board, board.driver());
+    for v in SP800_38A.iter().filter(|v| v.1 != Mode::Ecb) {
+        for path in [Path::Pio, Path::Dma] {
+            let kept = || board.ledger.get(Event::ContextKept);
+            cipher_service::testkit::suite::held_context_only_when_it_matches(
+                &mut rig, *v, PLAIN, path, &kept,
+            );
+        }
+    }
+}

@@ -102,6 +102,35 @@ pub trait PioDmaEngine {
 
     /// Abandons the job in flight (its interrupt never came) and resets the engine.
     fn cancel(&mut self);
+
+    /// The engine lost its registers (gated): the next job loads its whole context.
+    fn context_lost(&mut self);
+}
+
+/// A job's context as an engine loads it: what must match for the engine to run the
+/// next job without loading anything (the session's key, mode and IV, and the
+/// direction). Engines keep the last one they loaded, cleared on any failure, reset or
+/// loss of power; the IV is the one the engine's registers hold after the job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Context {
+    pub op: CipherOp,
+    pub mode: Mode,
+    pub key_len: u8,
+    pub key: [u8; 32],
+    pub iv: [u8; 16],
+}
+
+impl Context {
+    /// The context `job` needs.
+    pub fn of(job: &Job<'_>) -> Context {
+        Context {
+            op: job.op,
+            mode: job.session.mode,
+            key_len: job.session.key_len,
+            key: job.session.key,
+            iv: job.session.iv,
+        }
+    }
 }
 
 /// Where a job stands on the engine.
@@ -395,6 +424,10 @@ impl<E: PioDmaEngine, M: Meter> CipherEngine for Driver<'_, E, M> {
 
     fn cancel(&mut self, _: &Job<'_>) {
         self.engine.cancel();
+    }
+
+    fn context_lost(&mut self) {
+        self.engine.context_lost();
     }
 }
 

@@ -11,7 +11,7 @@ use mmio::edma::{self as e, p};
 use mmio::stm32_cryp::{self as r, cr, dmacr, it};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherOp, Mode, Segment};
-use pio_dma_driver::{HwStep, Meter, Route};
+use pio_dma_driver::{Context, HwStep, Meter, Route};
 
 /// Where the engine and its DMA lines sit (from the board description).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +56,10 @@ pub struct Engine<C, D> {
     pub dma: D,
     pub cfg: Config,
     state: State,
+    /// The context the key and IV registers hold after the last job that succeeded
+    /// (a decryption key already prepared, for a decryption); `None` while a job runs,
+    /// after a failure, and once power was lost.
+    pub(crate) held: Option<Context>,
 }
 
 /// What the engine is doing, so an interrupt knows what to do next.
@@ -105,6 +109,7 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
             dma,
             cfg,
             state: State::Idle,
+            held: None,
         }
     }
 
@@ -114,8 +119,12 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
         if total == 0 {
             return HwStep::Done(Ok(job.session.iv));
         }
+        let kept = self.held.take() == Some(Context::of(job));
+        if kept {
+            meter.count(Event::ContextKept, 1);
+        }
         let started = self
-            .hw_init(&job.session, job.op)
+            .hw_init(&job.session, job.op, kept)
             .and_then(|()| match route {
                 Route::Pio => {
                     self.state = State::Pio {
@@ -160,10 +169,16 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
                 self.state = State::Idle;
                 let mut iv = job.session.iv;
                 let result = self.read_iv(job.session.mode, &mut iv);
-                // Disabled between requests.
+                // Disabled between requests (the key and IV registers keep their values).
                 let _ = self.cryp.write32(r::CR, 0);
                 match result {
-                    Ok(()) => HwStep::Done(Ok(iv)),
+                    Ok(()) => {
+                        self.held = Some(Context {
+                            iv,
+                            ..Context::of(job)
+                        });
+                        HwStep::Done(Ok(iv))
+                    }
                     Err(e) => self.fail(e.into()),
                 }
             }
@@ -174,6 +189,7 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
     /// Ends a job with `err`: engine disabled, FIFOs flushed, channels stopped.
     pub(crate) fn fail(&mut self, err: HwError) -> HwStep<HwError> {
         self.state = State::Idle;
+        self.held = None;
         let _ = self.cryp.write32(r::CR, 0);
         let _ = self.recover();
         HwStep::Done(Err(err))
@@ -198,11 +214,25 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
         c
     }
 
-    /// `stm32_cryp_hw_init`: the whole context from the session, every request.
-    fn hw_init(&mut self, session: &Session, op: CipherOp) -> Result<(), HwError> {
+    /// `stm32_cryp_hw_init`: the whole context from the session, unless `kept` (the
+    /// engine still holds this session's key, prepared for this direction, and IV:
+    /// its last job), when only the configuration is written and the engine enabled.
+    fn hw_init(&mut self, session: &Session, op: CipherOp, kept: bool) -> Result<(), HwError> {
         let cfg = Self::config(session, op);
         self.cryp.write32(r::IMSCR, 0)?;
         self.cryp.write32(r::CR, cfg)?;
+        if !kept {
+            self.load_key(session, op, cfg)?;
+        }
+        self.cryp.write32(r::CR, cfg | cr::CRYPEN | cr::FFLUSH)?;
+        if self.cryp.read32(r::CR)? & cr::CRYPEN == 0 {
+            return Err(HwError::Refused);
+        }
+        Ok(())
+    }
+
+    /// Key and IV from the session, and for an ECB/CBC decryption the key prepared.
+    fn load_key(&mut self, session: &Session, op: CipherOp, cfg: u32) -> Result<(), HwError> {
         let key = session.key();
         let words = key.len() / 4;
         for j in 0..words {
@@ -225,10 +255,6 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
             if self.cryp.read32(r::CR)? & cr::CRYPEN != 0 {
                 return Err(HwError::Stalled);
             }
-        }
-        self.cryp.write32(r::CR, cfg | cr::CRYPEN | cr::FFLUSH)?;
-        if self.cryp.read32(r::CR)? & cr::CRYPEN == 0 {
-            return Err(HwError::Refused);
         }
         Ok(())
     }

@@ -84,4 +84,8 @@ impl<A: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<A, D> {
     fn cancel(&mut self) {
         let _ = self.fail(HwError::Stalled);
     }
+
+    fn context_lost(&mut self) {
+        self.held = None;
+    }
 }

@@ -262,3 +262,22 @@ fn queued_requests_of_a_session_run_as_one_transfer() {
         "{got:?}"
     );
 }
+
+/// The engine keeps a session's key (prepared, for a decryption) and IV between its
+/// jobs and reloads them whenever anything else ran, the direction changed or power
+/// was lost (`ContextKept` in the ledger); SP 800-38A CBC and CTR a block per request.
+#[test]
+fn a_held_context_is_reused_only_when_it_matches() {
+    let board = Board::new();
+    let mut rig = rig::rig(&board, board.driver());
+    for v in SP800_38A.iter().filter(|v| v.1 != Mode::Ecb) {
+        let kept = || board.ledger.get(Event::ContextKept);
+        cipher_service::testkit::suite::held_context_only_when_it_matches(
+            &mut rig,
+            *v,
+            PLAIN,
+            Path::Pio,
+            &kept,
+        );
+    }
+}

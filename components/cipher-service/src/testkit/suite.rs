@@ -169,3 +169,58 @@ pub fn queued_requests_match_one_at_a_time<E: CipherEngine>(
         rig.service.sessions.close(CLIENT, s).unwrap();
     }
 }
+
+/// An engine that keeps a session's key and IV loaded between jobs reuses them only
+/// when they are exactly what the next job needs: the vector `(name, mode, key, iv, ct)`
+/// (CBC or CTR) enciphered a block per request on `path`, with another session's
+/// request, a decryption and a loss of power between them, still gives `ct`. `kept()`
+/// reads how many jobs so far found their context held (the ledger's `ContextKept`).
+pub fn held_context_only_when_it_matches<E: CipherEngine>(
+    rig: &mut Rig<E>,
+    vector: (&str, Mode, &str, &str, &str),
+    plain: &str,
+    path: Path,
+    kept: &dyn Fn() -> u64,
+) {
+    let (name, mode, key, iv, ct) = vector;
+    let (plain, ct) = (hex(plain), hex(ct));
+    let s = rig.open(mode, path, &hex(key), &hex(iv)).unwrap();
+    let other = rig.open(Mode::Cbc, path, &hex(KEY), &[7; 16]).unwrap();
+    let mut out = Vec::new();
+    let block = |rig: &mut Rig<E>, i: usize| {
+        let k = kept();
+        let got = rig.crypt(
+            s,
+            CipherOp::Encrypt,
+            &plain[16 * i..16 * (i + 1)],
+            &[16],
+            Layout::Aligned,
+        );
+        (got.unwrap(), kept() - k)
+    };
+    // The first block loads the context; the second finds it held.
+    let (b0, k0) = block(rig, 0);
+    let (b1, k1) = block(rig, 1);
+    assert_eq!((k0, k1), (0, 1), "{name}: loaded, then held");
+    out.extend(b0);
+    out.extend(b1);
+    // Another session's request between: the context is loaded again, the IV carried.
+    rig.crypt(other, CipherOp::Encrypt, &[1; 16], &[16], Layout::Aligned)
+        .unwrap();
+    let (b2, k2) = block(rig, 2);
+    assert_eq!(k2, 0, "{name}: another session ran between");
+    out.extend(b2);
+    // Power lost: nothing held any more.
+    rig.service.engine.context_lost();
+    let (b3, k3) = block(rig, 3);
+    assert_eq!(k3, 0, "{name}: after a loss of power");
+    out.extend(b3);
+    assert_eq!(out, ct, "{name} a block per request on {path:?}");
+    // The other direction of a held session loads its context.
+    let k = kept();
+    rig.crypt(s, CipherOp::Decrypt, &[2; 16], &[16], Layout::Aligned)
+        .unwrap();
+    assert_eq!(kept() - k, 0, "{name}: a decryption after encryptions");
+    rig.service.sessions.close(CLIENT, s).unwrap();
+    rig.service.sessions.close(CLIENT, other).unwrap();
+}
