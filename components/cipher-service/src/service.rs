@@ -4,8 +4,7 @@ use pd_idl::cipher::{CipherError, CipherErrorRaw, Path, Request, Response};
 use pd_idl::wire::Caller;
 use shm_queue::{Consumer, Producer, QueueError};
 
-use pd_idl::common::Segment;
-use segment_list::{MAX_SEGMENTS, Overlaps, from_slice};
+use segment_list::{MAX_SEGMENTS, Overlaps, Parts, join};
 
 use crate::{
     BLOCK, CipherEngine, ClientData, Finished, Job, MAX_IN_FLIGHT, Sessions, Step, validate,
@@ -14,25 +13,6 @@ use crate::{
 /// Most client requests one job carries (see [`CipherEngine::coalesces`]): a job's
 /// segments are one request's worth, so requests of one segment each at most.
 pub const MAX_COALESCED: usize = MAX_SEGMENTS;
-
-/// The client requests a job carries, in order: (id, bytes).
-#[derive(Clone, Copy)]
-struct Parts {
-    list: [(u32, u32); MAX_COALESCED],
-    count: usize,
-}
-
-impl Parts {
-    fn one(id: u32, bytes: u32) -> Parts {
-        let mut list = [(0, 0); MAX_COALESCED];
-        list[0] = (id, bytes);
-        Parts { list, count: 1 }
-    }
-
-    fn as_slice(&self) -> &[(u32, u32)] {
-        &self.list[..self.count]
-    }
-}
 
 /// A job the engine is working on.
 struct InFlight<'a> {
@@ -100,7 +80,7 @@ impl<'a, E: CipherEngine> Service<'a, E> {
     fn owed_to(&self, caller: Caller) -> u32 {
         let n = self.in_flight.iter().flatten();
         n.filter(|f| f.caller == caller && f.answer)
-            .map(|f| f.parts.count as u32)
+            .map(|f| f.parts.len() as u32)
             .sum()
     }
 
@@ -174,16 +154,17 @@ impl<'a, E: CipherEngine> Service<'a, E> {
                 for i in 1..most {
                     let next = batch.get(i);
                     match joined(&job, &request, &next, data) {
-                        Some((alone, j)) if self.engine.coalesces(&alone) => {
-                            parts.list[i] = (next.id, alone.segs.total());
-                            parts.count += 1;
+                        Some((alone, j))
+                            if self.engine.coalesces(&alone)
+                                && parts.push(next.id, alone.segs.total()) =>
+                        {
                             job = j;
                         }
                         _ => break,
                     }
                 }
             }
-            batch.release(parts.count);
+            batch.release(parts.len());
             let mut broken = None;
             self.start(caller, parts, job, |r| {
                 observe(&r);
@@ -370,14 +351,7 @@ fn joined<'a>(
         return None;
     }
     let more = validate(next, data.len(), job.session.mode).ok()?;
-    let mut all = [Segment { offset: 0, len: 0 }; MAX_SEGMENTS];
-    let (a, b) = (job.segs.as_slice(), more.as_slice());
-    if a.len() + b.len() > MAX_SEGMENTS {
-        return None;
-    }
-    all[..a.len()].copy_from_slice(a);
-    all[a.len()..a.len() + b.len()].copy_from_slice(b);
-    let segs = from_slice(&all[..a.len() + b.len()], data.len(), Overlaps::Refused).ok()?;
+    let segs = join(&job.segs, &more, data.len(), Overlaps::Refused).ok()?;
     let alone = Job {
         segs: more,
         requests: 1,

@@ -5,26 +5,11 @@ use pd_idl::wire::Caller;
 use shm_queue::{Consumer, Producer, QueueError};
 
 use crate::{ClientData, Digest, DigestEngine, DigestStep, Job, MAX_DIGEST, Sessions, State};
-use crate::{MAX_SEGMENTS, from_slice, validate};
-use pd_idl::digest::Segment;
+use crate::{MAX_SEGMENTS, validate};
+use segment_list::{Overlaps, Parts, join};
 
 /// Most client requests one job carries (a job's segments are one request's worth).
 pub const MAX_COALESCED: usize = MAX_SEGMENTS;
-
-/// The client requests a job carries, in order: (id, bytes).
-#[derive(Clone, Copy)]
-struct Parts {
-    list: [(u32, u32); MAX_COALESCED],
-    count: usize,
-}
-
-impl Parts {
-    fn one(id: u32, bytes: u32) -> Parts {
-        let mut list = [(0, 0); MAX_COALESCED];
-        list[0] = (id, bytes);
-        Parts { list, count: 1 }
-    }
-}
 
 /// The job the engine is working on, with its session's context.
 struct InFlight<'a, C> {
@@ -108,16 +93,17 @@ impl<'a, E: DigestEngine> Service<'a, E> {
                 for i in 1..most {
                     let next = batch.get(i);
                     match joined(&job, &request, &next, data) {
-                        Some((alone, j)) if self.engine.coalesces(&alone) => {
-                            parts.list[i] = (next.id, alone.segs.total());
-                            parts.count += 1;
+                        Some((alone, j))
+                            if self.engine.coalesces(&alone)
+                                && parts.push(next.id, alone.segs.total()) =>
+                        {
                             job = j;
                         }
                         _ => break,
                     }
                 }
             }
-            batch.release(parts.count);
+            batch.release(parts.len());
             let mut broken = None;
             self.start(caller, request.session, parts, job, |r| {
                 observe(&r);
@@ -278,7 +264,8 @@ impl<'a, E: DigestEngine> Service<'a, E> {
                 }
             }
         }
-        let (last, rest) = parts.list[..parts.count]
+        let (last, rest) = parts
+            .as_slice()
             .split_last()
             .expect("a job carries a request");
         for &(id, bytes) in rest {
@@ -335,14 +322,7 @@ fn joined<'a>(
         return None;
     }
     let more = validate(next, data.len()).ok()?;
-    let (a, b) = (job.segs.as_slice(), more.as_slice());
-    if a.len() + b.len() > MAX_SEGMENTS {
-        return None;
-    }
-    let mut all = [Segment { offset: 0, len: 0 }; MAX_SEGMENTS];
-    all[..a.len()].copy_from_slice(a);
-    all[a.len()..a.len() + b.len()].copy_from_slice(b);
-    let segs = from_slice(&all[..a.len() + b.len()], data.len()).ok()?;
+    let segs = join(&job.segs, &more, data.len(), Overlaps::Allowed).ok()?;
     let alone = Job {
         op,
         segs: more,

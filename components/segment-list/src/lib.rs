@@ -115,6 +115,63 @@ pub fn from_slice(
     check(&all, count, region_len, overlaps)
 }
 
+/// `a` followed by `b` as one list, checked as a request's list is: for a driver that
+/// runs several requests as one job.
+pub fn join(
+    a: &Segments,
+    b: &Segments,
+    region_len: usize,
+    overlaps: Overlaps,
+) -> Result<Segments, SegmentError> {
+    let (a, b) = (a.as_slice(), b.as_slice());
+    if a.len() + b.len() > MAX_SEGMENTS {
+        return Err(SegmentError::TooMany);
+    }
+    let mut all = [Segment { offset: 0, len: 0 }; MAX_SEGMENTS];
+    all[..a.len()].copy_from_slice(a);
+    all[a.len()..a.len() + b.len()].copy_from_slice(b);
+    from_slice(&all[..a.len() + b.len()], region_len, overlaps)
+}
+
+/// The client requests a joined list of segments carries, in order: (id, bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parts {
+    list: [(u32, u32); MAX_SEGMENTS],
+    count: usize,
+}
+
+impl Parts {
+    /// One request: `id`, of `bytes`.
+    pub fn one(id: u32, bytes: u32) -> Parts {
+        let mut list = [(0, 0); MAX_SEGMENTS];
+        list[0] = (id, bytes);
+        Parts { list, count: 1 }
+    }
+
+    /// Adds a request; false if there is no room (a join has at most
+    /// [`MAX_SEGMENTS`] requests, as it has at most that many segments).
+    pub fn push(&mut self, id: u32, bytes: u32) -> bool {
+        let Some(slot) = self.list.get_mut(self.count) else {
+            return false;
+        };
+        *slot = (id, bytes);
+        self.count += 1;
+        true
+    }
+
+    pub fn as_slice(&self) -> &[(u32, u32)] {
+        &self.list[..self.count]
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +180,31 @@ mod tests {
 
     fn seg(offset: u32, len: u32) -> Segment {
         Segment { offset, len }
+    }
+
+    #[test]
+    fn joined_lists_are_checked_as_one_and_parts_are_bounded() {
+        let a = from_slice(&[seg(0, 16)], 64, Overlaps::Refused).unwrap();
+        let b = from_slice(&[seg(32, 16)], 64, Overlaps::Refused).unwrap();
+        let ab = join(&a, &b, 64, Overlaps::Refused).unwrap();
+        assert_eq!(ab.as_slice(), [seg(0, 16), seg(32, 16)]);
+        assert_eq!(ab.total(), 32);
+        assert_eq!(
+            join(&a, &a, 64, Overlaps::Refused),
+            Err(SegmentError::Overlap)
+        );
+        assert!(join(&a, &a, 64, Overlaps::Allowed).is_ok());
+        let eight = from_slice(&[seg(0, 1); MAX_SEGMENTS], 64, Overlaps::Allowed).unwrap();
+        assert_eq!(
+            join(&eight, &a, 64, Overlaps::Allowed),
+            Err(SegmentError::TooMany)
+        );
+        let mut p = Parts::one(7, 16);
+        for i in 1..MAX_SEGMENTS as u32 {
+            assert!(p.push(i, 1));
+        }
+        assert!(!p.push(99, 1), "full");
+        assert_eq!((p.len(), p.as_slice()[0]), (MAX_SEGMENTS, (7, 16)));
     }
 
     #[test]
