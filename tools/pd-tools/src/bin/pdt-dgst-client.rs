@@ -1,7 +1,8 @@
 //! The client PD `pd-dgst` boots: hashes each input (`PDT_INPUTS` of them, granted by
-//! the tool as files `input-0`, `input-1`...) through its Digest driver, streamed through the data region
-//! in updates of at most the region's size, then an empty final. Prints `digest I HEX`
-//! per input I and exits 0, or `error: ...` and exits 1.
+//! the tool as files `input-0`, `input-1`...) through its Digest driver, streamed
+//! through the data region in updates of a quarter of it, four in flight, then an empty
+//! final. Prints `digest I HEX` per input I and exits 0, or `error: ...` and exits 1.
+use std::collections::VecDeque;
 use std::fs::File;
 
 use crypto_client::{Completion, DigestLink};
@@ -12,6 +13,10 @@ use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use pd_tools::algs::{DataPath, digest_alg};
 use pd_tools::hexfmt;
 use pd_tools::pd::{Data, fail, fill, granted, param, status_words};
+
+/// Updates kept in flight, each on its own chunk of the data region: the driver hashes
+/// one while this PD reads the next.
+const DEPTH: usize = 4;
 
 struct Client {
     calls: digest::Client<PpcTransport>,
@@ -24,7 +29,10 @@ struct Client {
     index: usize,
     file: Option<File>,
     session: u32,
-    /// The request in flight is the final.
+    /// Requests in flight, oldest first: (id, chunk of the data region); a session's
+    /// requests are answered in order.
+    in_flight: VecDeque<(u32, usize)>,
+    /// The final of the current input is submitted.
     finishing: bool,
     next_id: u32,
 }
@@ -40,35 +48,51 @@ impl Client {
             .calls
             .open_session(self.alg, self.path)
             .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));
-        self.step();
+        self.finishing = false;
+        self.fill();
     }
 
-    /// Sends the next chunk as an update, or the final at the end of the input.
-    fn step(&mut self) {
-        let file = self.file.as_mut().expect("an input is open");
-        let n = fill(file, &mut self.buf).unwrap_or_else(|e| fail(format!("reading input: {e}")));
-        self.data.write(0, &self.buf[..n]);
-        self.finishing = n == 0;
-        let (op, nsegs) = if n > 0 {
-            (DigestOp::Update, 1)
-        } else {
-            (DigestOp::Final, 0)
-        };
-        let mut segs = [Segment { offset: 0, len: 0 }; 8];
-        segs[0].len = n as u32;
-        self.next_id += 1;
-        let req = Request {
-            id: self.next_id,
-            session: self.session,
-            op: op.into(),
-            nsegs,
-            reserved: [0; 2],
-            segs,
-        };
-        match self.link.submit(req) {
-            Ok(true) => DRIVER.notify(),
-            Ok(false) => {}
-            Err(e) => fail(format!("submit: {e:?}")),
+    /// Submits chunks of the input as updates until `DEPTH` are in flight, and the final
+    /// once the input ends; one notification for them.
+    fn fill(&mut self) {
+        let mut notify = false;
+        while !self.finishing && self.in_flight.len() < DEPTH {
+            let chunk = (0..DEPTH)
+                .find(|c| self.in_flight.iter().all(|f| f.1 != *c))
+                .expect("a chunk is free below DEPTH in flight");
+            let file = self.file.as_mut().expect("an input is open");
+            let n =
+                fill(file, &mut self.buf).unwrap_or_else(|e| fail(format!("reading input: {e}")));
+            let at = chunk * self.buf.len();
+            self.data.write(at, &self.buf[..n]);
+            self.finishing = n == 0;
+            let (op, nsegs) = if n > 0 {
+                (DigestOp::Update, 1)
+            } else {
+                (DigestOp::Final, 0)
+            };
+            let mut segs = [Segment { offset: 0, len: 0 }; 8];
+            segs[0] = Segment {
+                offset: at as u32,
+                len: n as u32,
+            };
+            self.next_id += 1;
+            self.in_flight.push_back((self.next_id, chunk));
+            let req = Request {
+                id: self.next_id,
+                session: self.session,
+                op: op.into(),
+                nsegs,
+                reserved: [0; 2],
+                segs,
+            };
+            notify |= self
+                .link
+                .submit(req)
+                .unwrap_or_else(|e| fail(format!("submit: {e:?}")));
+        }
+        if notify {
+            DRIVER.notify();
         }
     }
 
@@ -76,9 +100,14 @@ impl Client {
         if let Err(e) = status_words(r.status.check()) {
             fail(e);
         }
-        if !self.finishing {
-            return self.step();
+        match self.in_flight.pop_front() {
+            Some((id, _)) if id == r.id => {}
+            other => fail(format!("answer {} where {other:?} was due", r.id)),
         }
+        if !(self.finishing && self.in_flight.is_empty()) {
+            return;
+        }
+        // The final's answer: the digest of this input.
         let d = &r.digest[..usize::from(r.digest_len).min(32)];
         debug_println!("digest {} {}", self.index, hexfmt::encode(d));
         if let Err(e) = self.calls.close_session(self.session) {
@@ -105,6 +134,9 @@ impl Handler for Client {
         for r in got {
             self.answered(r);
         }
+        if self.file.is_some() {
+            self.fill();
+        }
     }
 }
 
@@ -117,7 +149,8 @@ fn init() -> Client {
     let mut c = Client {
         calls: digest::Client::new(PpcTransport(DRIVER)),
         link: link(REQUEST_QUEUE_CAPACITY),
-        buf: vec![0; data.size()],
+        // A chunk per request in flight.
+        buf: vec![0; data.size() / DEPTH],
         data,
         alg,
         path,
@@ -127,6 +160,7 @@ fn init() -> Client {
         index: 0,
         file: None,
         session: 0,
+        in_flight: VecDeque::new(),
         finishing: false,
         next_id: 0,
     };

@@ -1,8 +1,9 @@
 //! The client PD `pd-enc` boots: enciphers or deciphers the file granted as `in` into
-//! the one granted as `out` (the tool opened them: its input and output) through its Cipher driver, one session, one
-//! request per chunk of at most the data region (whole blocks except a CTR tail), the
-//! session's IV carried from request to request by the driver. Exits 0 when the input
-//! is done, or prints `error: ...` and exits 1.
+//! the one granted as `out` (the tool opened them: its input and output) through its
+//! Cipher driver, one session, a request per 16 KiB chunk (whole blocks except a CTR
+//! tail), four in flight, the session's IV carried from request to request by the
+//! driver. Exits 0 when the input is done, or prints `error: ...` and exits 1.
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;
 
@@ -17,6 +18,9 @@ use pd_tools::pd::{Data, fail, fill, granted, param, status_words};
 
 /// Bytes per request: whole blocks, and within what every engine's DMA path takes.
 const CHUNK: usize = 16 * 1024;
+/// Requests kept in flight, each on its own chunk of the data region: the driver
+/// enciphers one while this PD reads the next from the input and writes the last out.
+const DEPTH: usize = 4;
 
 struct Client {
     calls: cipher::Client<PpcTransport>,
@@ -28,20 +32,76 @@ struct Client {
     alg: CipherAlg,
     op: CipherOp,
     session: u32,
-    /// Bytes of the request in flight.
-    pending: usize,
+    /// Requests in flight, oldest first: (id, chunk of the data region, bytes). A
+    /// session's requests are answered in order.
+    in_flight: VecDeque<(u32, usize, usize)>,
+    /// The input has ended (or failed: then `failing` says so).
+    input_done: bool,
     /// An error to report at the next answer (see `fail_soon`).
     failing: Option<String>,
     next_id: u32,
 }
 
 impl Client {
-    fn step(&mut self) {
-        let n = match fill(&mut self.input, &mut self.buf) {
-            Ok(n) => n,
-            Err(e) => return self.fail_soon(format!("reading input: {e}")),
-        };
-        if n == 0 {
+    /// Submits chunks of the input until `DEPTH` are in flight or the input ends; one
+    /// notification for them. With nothing in flight at the end, finishes.
+    fn fill(&mut self) {
+        let mut notify = false;
+        while !self.input_done && self.in_flight.len() < DEPTH {
+            let chunk = (0..DEPTH)
+                .find(|c| self.in_flight.iter().all(|f| f.1 != *c))
+                .expect("a chunk is free below DEPTH in flight");
+            let n = match fill(&mut self.input, &mut self.buf) {
+                Ok(n) => n,
+                Err(e) => {
+                    self.input_done = true;
+                    notify |= self.fail_soon(format!("reading input: {e}"));
+                    break;
+                }
+            };
+            if n == 0 {
+                self.input_done = true;
+                break;
+            }
+            if self.alg.whole_blocks() && n % 16 != 0 {
+                self.input_done = true;
+                let what = format!(
+                    "input length is not a multiple of 16 bytes ({} has no padding): {n} bytes left at the end",
+                    self.alg.name()
+                );
+                notify |= self.fail_soon(what);
+                break;
+            }
+            let at = chunk * CHUNK;
+            self.data.write(at, &self.buf[..n]);
+            let mut segs = [Segment { offset: 0, len: 0 }; 8];
+            segs[0] = Segment {
+                offset: at as u32,
+                len: n as u32,
+            };
+            self.next_id += 1;
+            self.in_flight.push_back((self.next_id, chunk, n));
+            let req = Request {
+                id: self.next_id,
+                session: self.session,
+                op: self.op.into(),
+                nsegs: 1,
+                reserved: [0; 2],
+                segs,
+            };
+            notify |= self
+                .link
+                .submit(req)
+                .unwrap_or_else(|e| fail(format!("submit: {e:?}")));
+            if n < CHUNK {
+                // A short read is the end of the input (fill reads until full or EOF).
+                self.input_done = true;
+            }
+        }
+        if notify {
+            DRIVER.notify();
+        }
+        if self.input_done && self.in_flight.is_empty() && self.failing.is_none() {
             self.output
                 .flush()
                 .unwrap_or_else(|e| fail(format!("writing output: {e}")));
@@ -50,37 +110,13 @@ impl Client {
             }
             exit(0);
         }
-        if self.alg.whole_blocks() && n % 16 != 0 {
-            let what = format!(
-                "input length is not a multiple of 16 bytes ({} has no padding): {n} bytes left at the end",
-                self.alg.name()
-            );
-            return self.fail_soon(what);
-        }
-        self.data.write(0, &self.buf[..n]);
-        let mut segs = [Segment { offset: 0, len: 0 }; 8];
-        segs[0].len = n as u32;
-        self.next_id += 1;
-        self.pending = n;
-        let req = Request {
-            id: self.next_id,
-            session: self.session,
-            op: self.op.into(),
-            nsegs: 1,
-            reserved: [0; 2],
-            segs,
-        };
-        match self.link.submit(req) {
-            Ok(true) => DRIVER.notify(),
-            Ok(false) => {}
-            Err(e) => fail(format!("submit: {e:?}")),
-        }
     }
 
     /// Fails at the next answer rather than now: a PD that ends inside `init` is a boot
     /// failure whose output the runner does not keep, so the tool could not show why.
-    /// An empty request is answered whatever the driver thinks of it.
-    fn fail_soon(&mut self, what: String) {
+    /// An empty request is answered whatever the driver thinks of it. Whether the
+    /// driver wants a notification.
+    fn fail_soon(&mut self, what: String) -> bool {
         self.failing = Some(what);
         self.next_id += 1;
         let req = Request {
@@ -91,23 +127,28 @@ impl Client {
             reserved: [0; 2],
             segs: [Segment { offset: 0, len: 0 }; 8],
         };
-        match self.link.submit(req) {
-            Ok(true) => DRIVER.notify(),
-            Ok(false) => {}
-            Err(e) => fail(format!("submit: {e:?}")),
-        }
+        self.link
+            .submit(req)
+            .unwrap_or_else(|e| fail(format!("submit: {e:?}")))
     }
 
     fn answered(&mut self, r: cipher::Response) {
-        if let Some(what) = self.failing.take() {
-            fail(what);
+        let Some((id, chunk, n)) = self.in_flight.pop_front() else {
+            // The empty request of `fail_soon`: every chunk before it is written.
+            fail(
+                self.failing
+                    .take()
+                    .unwrap_or_else(|| "an answer to nothing".into()),
+            )
+        };
+        if r.id != id {
+            fail(format!("answer {} where {id} was due", r.id));
         }
         match r.status.check() {
             Ok(Ok(())) => {}
             Ok(Err(cipher::CipherError::UnsupportedPath)) => fail(format!(
-                "driver: UnsupportedPath: the engine cannot take this {}-byte request on the \
-                 forced path (DMA takes whole blocks only); try --path adaptive or pio",
-                self.pending
+                "driver: UnsupportedPath: the engine cannot take this {n}-byte request on the \
+                 forced path (DMA takes whole blocks only); try --path adaptive or pio"
             )),
             other => {
                 if let Err(e) = status_words(other) {
@@ -115,12 +156,10 @@ impl Client {
                 }
             }
         }
-        let n = self.pending;
-        self.data.read(0, &mut self.buf[..n]);
+        self.data.read(chunk * CHUNK, &mut self.buf[..n]);
         self.output
             .write_all(&self.buf[..n])
             .unwrap_or_else(|e| fail(format!("writing output: {e}")));
-        self.step();
     }
 }
 
@@ -140,6 +179,7 @@ impl Handler for Client {
         for r in got {
             self.answered(r);
         }
+        self.fill();
     }
 }
 
@@ -163,7 +203,10 @@ fn init() -> Client {
         .open_session(alg.mode, path, k.len() as u8, key, iv)
         .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));
     let data = Data::map();
-    assert!(data.size() >= CHUNK, "the data region holds a chunk");
+    assert!(
+        data.size() >= DEPTH * CHUNK,
+        "the data region holds a chunk per request"
+    );
     let mut c = Client {
         calls,
         link: link(REQUEST_QUEUE_CAPACITY),
@@ -174,11 +217,12 @@ fn init() -> Client {
         alg,
         op,
         session,
-        pending: 0,
+        in_flight: VecDeque::new(),
+        input_done: false,
         failing: None,
         next_id: 0,
     };
-    c.step();
+    c.fill();
     c
 }
 
