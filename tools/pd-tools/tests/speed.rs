@@ -201,6 +201,26 @@ fn host_limit_sets_the_pd_beside_in_process_rustcrypto() {
         assert!(per_op_key.parse::<f64>().is_ok(), "{r}");
         assert!(r.contains("x "), "a ratio: {r}");
     }
+    // Idle-to-reply percentiles of the one-in-flight run, per size, p50 <= p99.
+    let lat = out
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("  idle-to-reply latency, one request in flight, the driver spinning: ")
+        })
+        .unwrap_or_else(|| panic!("no latency line: {out}"));
+    let figures: Vec<(u64, u64)> = lat
+        .split(", ")
+        .map(|part| {
+            let w: Vec<&str> = part.split_whitespace().collect();
+            // "16 B p50 591 ns p99 902 ns"
+            (w[3].parse().unwrap(), w[6].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(figures.len(), 2, "{lat}");
+    assert!(
+        figures.iter().all(|(p50, p99)| 0 < *p50 && p50 <= p99),
+        "{lat}"
+    );
 }
 
 #[test]

@@ -24,7 +24,8 @@
 //! Prints per size: `result size=S ops=K host_ns=T pio=a dma=b cpu=c counts=c0,..,c14
 //! slices=k1:t1/k2:t2/..`, the slices being the run cut into `bench_stats::RUNS` equal
 //! windows of time (k ops in t ns each), so the tool reports a median and a spread
-//! from one run's time (a stream run has one slice)
+//! from one run's time (a stream run has one slice); with one request in flight also
+//! `lat_p50=`/`lat_p99=`, the idle-to-reply time of a request in ns
 //! (stream: first `first counts=...` after the first update, `half counts=...` after half the updates and `updates counts=...` after
 //! the last update, before the final), then exits 0.
 use std::time::Instant;
@@ -44,6 +45,9 @@ enum Kind {
     Cipher,
     Digest,
     Stream,
+    /// Opens a cipher session and then does nothing (the tool measures what an idle
+    /// system costs).
+    Idle,
 }
 
 enum Calls {
@@ -70,6 +74,10 @@ fn monotonic_ns() -> u64 {
 /// The measurement of the current size.
 struct Run {
     size: usize,
+    /// One request in flight: when it was submitted, and each request's idle-to-reply
+    /// time (ns) so far.
+    sent_at: Option<Instant>,
+    latencies: Vec<u64>,
     /// Windowed runs: ns past its window's start this client began.
     late_ns: u64,
     ops: u64,
@@ -168,6 +176,8 @@ impl Speed {
         });
         self.run = Some(Run {
             size,
+            sent_at: None,
+            latencies: Vec::new(),
             late_ns,
             ops: 0,
             start: Instant::now(),
@@ -222,6 +232,9 @@ impl Speed {
         self.next_id += 1;
         let id = self.next_id;
         r.in_flight += 1;
+        if depth == 1 {
+            r.sent_at = Some(Instant::now());
+        }
         match &mut self.calls {
             Calls::Cipher { link, .. } => {
                 // Each request in flight on its own bytes when they fit, as a caller
@@ -272,6 +285,9 @@ impl Speed {
     fn answered(&mut self, ok: Result<(), String>, taken: Option<Path>) {
         let r = self.run.as_mut().expect("a size is running");
         r.in_flight -= 1;
+        if let Some(t) = r.sent_at.take() {
+            r.latencies.push(t.elapsed().as_nanos() as u64);
+        }
         if r.unsupported {
             return;
         }
@@ -362,6 +378,17 @@ impl Speed {
                 .push((r.ops - r.slice_ops, r.slice_start.elapsed().as_nanos()));
         }
         let slices: Vec<String> = r.slices.iter().map(|(k, t)| format!("{k}:{t}")).collect();
+        // Idle-to-reply percentiles, one request in flight (none deeper: there a
+        // request's time includes its wait behind the others).
+        r.latencies.sort_unstable();
+        let pct = |p: usize| {
+            let n = r.latencies.len();
+            (n > 0).then(|| r.latencies[(n * p / 100).min(n - 1)])
+        };
+        let latency = match (pct(50), pct(99)) {
+            (Some(p50), Some(p99)) => format!(" lat_p50={p50} lat_p99={p99}"),
+            _ => String::new(),
+        };
         let after = self.meter.now();
         let counts = |c: &Counts| c.0.map(|v| v.to_string()).join(",");
         if let (Some(f), Some(h), Some(u)) = (r.first, r.half, r.updates) {
@@ -370,7 +397,7 @@ impl Speed {
             debug_println!("updates counts={}", counts(&u.since(&r.before)));
         }
         debug_println!(
-            "result size={} ops={} host_ns={host_ns} late_ns={} pio={} dma={} cpu={} counts={} slices={}",
+            "result size={} ops={} host_ns={host_ns} late_ns={} pio={} dma={} cpu={} counts={} slices={}{latency}",
             r.size,
             r.ops,
             r.late_ns,
@@ -399,6 +426,9 @@ impl Speed {
 
 impl Handler for Speed {
     fn notified(&mut self, _: ChannelSet) {
+        if self.kind == Kind::Idle {
+            return;
+        }
         let mut got: Vec<(Result<(), String>, Option<Path>)> = Vec::new();
         let notify = match &mut self.calls {
             Calls::Cipher { link, .. } => link.poll(|c| match c {
@@ -428,10 +458,11 @@ fn init() -> Speed {
         "cipher" => Kind::Cipher,
         "digest" => Kind::Digest,
         "stream" => Kind::Stream,
+        "idle" => Kind::Idle,
         k => fail(format!("PDT_KIND {k:?}")),
     };
     let path = DataPath::parse(&param("PATH")).unwrap_or_else(|| fail("PDT_PATH"));
-    let calls = if kind == Kind::Cipher {
+    let calls = if matches!(kind, Kind::Cipher | Kind::Idle) {
         Calls::Cipher {
             calls: cipher::Client::new(PpcTransport(DRIVER)),
             link: link(cipher::REQUEST_QUEUE_CAPACITY),
@@ -498,6 +529,20 @@ fn init() -> Speed {
             }
         }),
     };
+    if kind == Kind::Idle {
+        // A session open (the engine powered, as between a user's requests), nothing
+        // asked.
+        if let Calls::Cipher {
+            calls, alg, path, ..
+        } = &mut s.calls
+        {
+            calls
+                .open_session(alg.mode, *path, alg.key_len as u8, [0x5a; 32], [0; 16])
+                .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));
+        }
+        debug_println!("idle ready");
+        return s;
+    }
     s.start_size();
     s
 }

@@ -16,7 +16,7 @@ use pd_tools::algs::{DataPath, Engine};
 use pd_tools::speed::measure::{Alg, Budget, Job, Measured, measure, measure_shared};
 use pd_tools::speed::report::{self, Clock};
 use pd_tools::speed::shared::SharedRun;
-use pd_tools::speed::{host_limit, plot, reproduce};
+use pd_tools::speed::{host_limit, idle, plot, reproduce};
 use pd_tools::systems;
 
 #[derive(Parser)]
@@ -331,6 +331,8 @@ fn main_result(a: &Args) -> Result<(), String> {
             limit.svg(path)?;
         }
         print!("{}", limit.tables());
+        let window = std::time::Duration::from_secs_f64(a.seconds.clamp(0.5, 2.0));
+        print!("{}", idle::measure(window)?.line());
         return Ok(());
     }
     let steps = (jobs.len() * a.sizes.len()) as u64;

@@ -144,6 +144,22 @@ impl HostLimit {
             }
         }
         out += "  (ratio = throughput through the PDs / throughput in process; 1.00x: isolation costs nothing)\n";
+        for (depth, m) in &self.runs {
+            let lat: Vec<String> = m
+                .samples
+                .iter()
+                .filter_map(|s| {
+                    let (p50, p99) = s.latency?;
+                    Some(format!("{} B p50 {p50} ns p99 {p99} ns", s.size))
+                })
+                .collect();
+            if *depth == 1 && !lat.is_empty() {
+                out += &format!(
+                    "  idle-to-reply latency, one request in flight, the driver spinning: {}\n",
+                    lat.join(", ")
+                );
+            }
+        }
         if let Some(w) = bench_stats::warning(&all) {
             out += &w;
             out.push('\n');

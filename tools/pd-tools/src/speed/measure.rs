@@ -75,6 +75,9 @@ pub struct Sample {
     pub ops: u64,
     /// Windowed runs (`speed --clients`): ns past its window's start the client began.
     pub late_ns: u64,
+    /// One request in flight: the median and 99th percentile of a request's
+    /// idle-to-reply time, ns.
+    pub latency: Option<(u64, u64)>,
     pub host_ns: f64,
     /// ns per op in each timed slice of the run (see the speed client): the host
     /// figure is their median.
@@ -197,6 +200,7 @@ pub fn samples(report: &Report) -> Result<Vec<Sample>, String> {
                 size: num(rest, "size")? as usize,
                 ops: 0,
                 late_ns: 0,
+                latency: None,
                 host_ns: 0.0,
                 host_slices: Vec::new(),
                 pio: 0,
@@ -218,6 +222,9 @@ pub fn samples(report: &Report) -> Result<Vec<Sample>, String> {
                 size: num(rest, "size")? as usize,
                 ops: num(rest, "ops")?,
                 late_ns: num(rest, "late_ns").unwrap_or(0),
+                latency: num(rest, "lat_p50")
+                    .and_then(|p50| Ok((p50, num(rest, "lat_p99")?)))
+                    .ok(),
                 host_ns: num(rest, "host_ns")? as f64,
                 host_slices: slices(rest)?,
                 pio: num(rest, "pio")?,
@@ -401,6 +408,15 @@ mod tests {
         })
         .unwrap();
         assert_eq!(sliced[0].host_slices, [400.0, 1200.0, 400.0]);
+        assert_eq!(sliced[0].latency, None);
+        let timed = samples(&Report {
+            lines: vec![
+                "result size=16 ops=9 host_ns=9000 pio=0 dma=0 cpu=9 counts=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 slices=9:9000 lat_p50=800 lat_p99=4100"
+                    .into(),
+            ],
+        })
+        .unwrap();
+        assert_eq!(timed[0].latency, Some((800, 4100)));
         assert_eq!(sliced[0].host_ns_per_op(), 400.0, "the median slice");
         assert!(sliced[0].host_stats().wide(), "a slice 3x the others");
         assert_eq!(s[0].counts.get(Event::Request), 4);

@@ -10,6 +10,7 @@
 //! engine model or RustCrypto), one request in flight.
 
 pub mod host_limit;
+pub mod idle;
 pub mod measure;
 pub mod plot;
 pub mod report;

@@ -269,6 +269,7 @@ mod tests {
                 size: 16,
                 ops: 10,
                 late_ns: 0,
+                latency: None,
                 host_ns: 10_000.0,
                 host_slices: vec![1000.0; 5],
                 pio: 10,

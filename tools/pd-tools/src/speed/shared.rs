@@ -114,6 +114,7 @@ mod tests {
             size,
             ops,
             late_ns: 0,
+            latency: None,
             host_ns: 1e9,
             host_slices: Vec::new(),
             pio: 0,
