@@ -446,3 +446,35 @@ fn clients_share_one_driver_in_the_same_windows() {
     let refused = run(EXE, &["--clients", "5"], None);
     assert!(!refused.status.success());
 }
+
+/// A driver that gives its power back between sessions (the speed client opens one per
+/// size) forgets the context its engine held: the first request of each session loads
+/// key and IV, every later one finds them held (`ContextKept` in the ledger). ECB, so
+/// consecutive sessions need the very same context: only the re-acquire tells the
+/// engine it may have been gated.
+#[test]
+fn a_driver_that_reacquires_power_reloads_the_engine_context() {
+    use pd_tools::algs::{DataPath, Engine};
+    use pd_tools::speed::measure::{Alg, Budget, Job, measure};
+    let job = Job {
+        engine: Engine::OmapAes,
+        alg: Alg::parse("aes-128-ecb").unwrap(),
+        path: DataPath::Pio,
+    };
+    let budget = Budget {
+        seconds: 0.0,
+        min_ops: 10,
+        max_ops: 10,
+        depth: 1,
+    };
+    let m = measure(job, &[16, 32, 16], budget, None, &mut |_| {}).unwrap();
+    for s in &m.samples {
+        assert_eq!(s.ops, 10, "{s:?}");
+        assert_eq!(
+            s.counts.get(cost_ledger::Event::ContextKept),
+            s.ops - 1,
+            "size {}: the session's first request loads its context",
+            s.size
+        );
+    }
+}
