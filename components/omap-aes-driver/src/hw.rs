@@ -10,7 +10,7 @@ use mmio::edma::{self as e, p};
 use mmio::omap_aes::{self as r, ctrl, irq, sysconfig};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherOp, Mode};
-use pio_dma_driver::{Context, HwStep, Meter, Route};
+use pio_dma_driver::{HwStep, Meter, Route};
 
 /// Where the engine and its DMA lines sit (from the board description).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,9 +61,6 @@ pub struct Engine<A, D> {
     state: State,
     /// A soft reset was issued after a failed request and not yet seen complete.
     resetting: bool,
-    /// The context the key and IV registers hold after the last job that succeeded
-    /// (`None` while a job runs, after a failure or reset, and once power was lost).
-    pub(crate) held: Option<Context>,
 }
 
 /// What the engine is doing, so an interrupt knows what to do next.
@@ -97,23 +94,18 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
             cfg,
             state: State::Idle,
             resetting: false,
-            held: None,
         }
     }
 
-    /// Loads the job's context (unless the engine still holds it) and starts it on
-    /// `route`; the engine's interrupts do the rest ([`interrupt`](Self::interrupt)).
-    pub fn start(&mut self, route: Route, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
+    /// Loads the job's context (unless `kept`: the engine still holds it) and starts it
+    /// on `route`; the engine's interrupts do the rest ([`interrupt`](Self::interrupt)).
+    pub fn start(&mut self, route: Route, job: &Job<'_>, kept: bool) -> HwStep<HwError> {
         let total = job.segs.total();
         if total == 0 {
             return HwStep::Done(Ok(job.session.iv));
         }
         if let Err(err) = self.reset_done() {
             return HwStep::Done(Err(err));
-        }
-        let kept = self.held.take() == Some(Context::of(job));
-        if kept {
-            meter.count(Event::ContextKept, 1);
         }
         let started = self
             .load_context(&job.session, job.op, kept)
@@ -155,13 +147,7 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
                 self.state = State::Idle;
                 let mut iv = job.session.iv;
                 match self.read_iv(job.session.mode, &mut iv) {
-                    Ok(()) => {
-                        self.held = Some(Context {
-                            iv,
-                            ..Context::of(job)
-                        });
-                        HwStep::Done(Ok(iv))
-                    }
+                    Ok(()) => HwStep::Done(Ok(iv)),
                     Err(e) => self.fail(e.into()),
                 }
             }
@@ -172,7 +158,6 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
     /// Ends a job with `err`, the engine and channels reset so the next starts clean.
     pub(crate) fn fail(&mut self, err: HwError) -> HwStep<HwError> {
         self.state = State::Idle;
-        self.held = None;
         // Best effort: an engine that cannot even be reset reports the first error; the
         // next request will find it again.
         let _ = self.recover();

@@ -71,8 +71,14 @@ impl<A: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<A, D> {
         route::dma_capable(segs, phys)
     }
 
-    fn start(&mut self, route: Route, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
-        Engine::start(self, route, job, meter)
+    fn start(
+        &mut self,
+        route: Route,
+        job: &Job<'_>,
+        kept: bool,
+        _: &impl Meter,
+    ) -> HwStep<HwError> {
+        Engine::start(self, route, job, kept)
     }
 
     fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
@@ -81,9 +87,5 @@ impl<A: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<A, D> {
 
     fn cancel(&mut self) {
         let _ = self.fail(HwError::Stalled);
-    }
-
-    fn context_lost(&mut self) {
-        self.held = None;
     }
 }

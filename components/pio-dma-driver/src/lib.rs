@@ -92,7 +92,16 @@ pub trait PioDmaEngine {
     fn dma_capable(&self, segs: &Segments, phys: Option<u64>) -> bool;
 
     /// Loads the job's key, IV and mode and starts it on `route`, without waiting.
-    fn start(&mut self, route: Route, job: &Job<'_>, meter: &impl Meter) -> HwStep<Self::Error>;
+    /// `kept`: the engine still holds exactly this job's context (the driver saw its
+    /// last job end with this key, IV and direction; see [`Context`]), so it loads none
+    /// of it. A job of no bytes touches no register and is done at once.
+    fn start(
+        &mut self,
+        route: Route,
+        job: &Job<'_>,
+        kept: bool,
+        meter: &impl Meter,
+    ) -> HwStep<Self::Error>;
 
     /// Advances the job in flight on one of the engine's interrupts: reads and clears
     /// the status, moves the next block or ends the transfer. With nothing pending it
@@ -102,15 +111,13 @@ pub trait PioDmaEngine {
 
     /// Abandons the job in flight (its interrupt never came) and resets the engine.
     fn cancel(&mut self);
-
-    /// The engine lost its registers (gated): the next job loads its whole context.
-    fn context_lost(&mut self);
 }
 
 /// A job's context as an engine loads it: what must match for the engine to run the
 /// next job without loading anything (the session's key, mode and IV, and the
-/// direction). Engines keep the last one they loaded, cleared on any failure, reset or
-/// loss of power; the IV is the one the engine's registers hold after the job.
+/// direction). The driver keeps the one its engine holds after a job that succeeded
+/// (the IV the engine's registers hold then), and forgets it while a job runs, after
+/// any failure or cancel, and when power may have been lost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Context {
     pub op: CipherOp,
@@ -186,6 +193,8 @@ pub struct Driver<'a, E: PioDmaEngine, M> {
     calibration: Calibration,
     /// The route of the job in flight.
     route: Route,
+    /// The context the engine holds, if known (see [`Context`]).
+    held: Option<Context>,
 }
 
 /// A one-segment request over `len` bytes at the start of a region of `region` bytes.
@@ -226,6 +235,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
             health: Health::Untested,
             calibration: Calibration::UNCALIBRATED,
             route: Route::Pio,
+            held: None,
         }
     }
 
@@ -346,14 +356,15 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
     /// Init only: runs `job` on `route` polling for its interrupts, bounded;
     /// `PioDmaEngine::STALLED` if it never finished.
     fn run_polled(&mut self, route: Route, job: &Job<'_>) -> Result<[u8; 16], E::Error> {
-        let mut step = self.engine.start(route, job, &self.meter);
+        let mut step = self.begin(route, job);
         // BOUNDED POLL (init: self-test and calibration; a Microkit init gets no
         // notifications).
         for _ in 0..polls_for(&job.segs) {
             if !matches!(step, HwStep::Pending) {
                 break;
             }
-            step = self.engine.interrupt(job, &self.meter);
+            let next = self.engine.interrupt(job, &self.meter);
+            step = self.ended(job, next);
         }
         match step {
             HwStep::Done(result) => result,
@@ -362,6 +373,37 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
                 Err(E::STALLED)
             }
         }
+    }
+
+    /// Starts `job` on `route`, telling the engine whether it still holds the job's
+    /// context (counted as `ContextKept`). A job of no bytes touches no register, so
+    /// what the engine holds stays known.
+    fn begin(&mut self, route: Route, job: &Job<'_>) -> HwStep<E::Error> {
+        let runs = job.segs.total() > 0;
+        let kept = runs && self.held == Some(Context::of(job));
+        if kept {
+            self.meter.count(Event::ContextKept, 1);
+        }
+        if runs {
+            // Unknown while the job runs, and after it unless it succeeds.
+            self.held = None;
+        }
+        let step = self.engine.start(route, job, kept, &self.meter);
+        self.ended(job, step)
+    }
+
+    /// `step` of `job`: after a success the engine holds the job's context, with the IV
+    /// it left.
+    fn ended(&mut self, job: &Job<'_>, step: HwStep<E::Error>) -> HwStep<E::Error> {
+        if let HwStep::Done(Ok(iv)) = step
+            && job.segs.total() > 0
+        {
+            self.held = Some(Context {
+                iv,
+                ..Context::of(job)
+            });
+        }
+        step
     }
 
     fn ready(&self) -> Result<(), CipherError> {
@@ -413,21 +455,23 @@ impl<E: PioDmaEngine, M: Meter> CipherEngine for Driver<'_, E, M> {
             Err(e) => return Step::Done(Err(e)),
         };
         self.route = route;
-        let step = self.engine.start(route, job, &self.meter);
+        let step = self.begin(route, job);
         self.step(step)
     }
 
     fn interrupt(&mut self, job: &Job<'_>) -> Step {
         let step = self.engine.interrupt(job, &self.meter);
+        let step = self.ended(job, step);
         self.step(step)
     }
 
     fn cancel(&mut self, _: &Job<'_>) {
+        self.held = None;
         self.engine.cancel();
     }
 
     fn context_lost(&mut self) {
-        self.engine.context_lost();
+        self.held = None;
     }
 }
 

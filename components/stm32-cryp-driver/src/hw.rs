@@ -11,7 +11,7 @@ use mmio::edma::{self as e, p};
 use mmio::stm32_cryp::{self as r, cr, dmacr, it};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherOp, Mode, Segment};
-use pio_dma_driver::{Context, HwStep, Meter, Route};
+use pio_dma_driver::{HwStep, Meter, Route};
 
 /// Where the engine and its DMA lines sit (from the board description).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,10 +56,6 @@ pub struct Engine<C, D> {
     pub dma: D,
     pub cfg: Config,
     state: State,
-    /// The context the key and IV registers hold after the last job that succeeded
-    /// (a decryption key already prepared, for a decryption); `None` while a job runs,
-    /// after a failure, and once power was lost.
-    pub(crate) held: Option<Context>,
 }
 
 /// What the engine is doing, so an interrupt knows what to do next.
@@ -109,19 +105,21 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
             dma,
             cfg,
             state: State::Idle,
-            held: None,
         }
     }
 
-    /// Loads the job's context and starts it on `route`; the interrupts do the rest.
-    pub fn start(&mut self, route: Route, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
+    /// Loads the job's context (unless `kept`: the engine still holds it) and starts it
+    /// on `route`; the interrupts do the rest.
+    pub fn start(
+        &mut self,
+        route: Route,
+        job: &Job<'_>,
+        kept: bool,
+        meter: &impl Meter,
+    ) -> HwStep<HwError> {
         let total = job.segs.total() as usize;
         if total == 0 {
             return HwStep::Done(Ok(job.session.iv));
-        }
-        let kept = self.held.take() == Some(Context::of(job));
-        if kept {
-            meter.count(Event::ContextKept, 1);
         }
         let started = self
             .hw_init(&job.session, job.op, kept)
@@ -172,13 +170,7 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
                 // Disabled between requests (the key and IV registers keep their values).
                 let _ = self.cryp.write32(r::CR, 0);
                 match result {
-                    Ok(()) => {
-                        self.held = Some(Context {
-                            iv,
-                            ..Context::of(job)
-                        });
-                        HwStep::Done(Ok(iv))
-                    }
+                    Ok(()) => HwStep::Done(Ok(iv)),
                     Err(e) => self.fail(e.into()),
                 }
             }
@@ -189,7 +181,6 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
     /// Ends a job with `err`: engine disabled, FIFOs flushed, channels stopped.
     pub(crate) fn fail(&mut self, err: HwError) -> HwStep<HwError> {
         self.state = State::Idle;
-        self.held = None;
         let _ = self.cryp.write32(r::CR, 0);
         let _ = self.recover();
         HwStep::Done(Err(err))

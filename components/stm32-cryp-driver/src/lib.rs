@@ -73,8 +73,14 @@ impl<A: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<A, D> {
         route::dma_capable(segs, phys)
     }
 
-    fn start(&mut self, route: Route, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
-        Engine::start(self, route, job, meter)
+    fn start(
+        &mut self,
+        route: Route,
+        job: &Job<'_>,
+        kept: bool,
+        meter: &impl Meter,
+    ) -> HwStep<HwError> {
+        Engine::start(self, route, job, kept, meter)
     }
 
     fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
@@ -83,9 +89,5 @@ impl<A: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<A, D> {
 
     fn cancel(&mut self) {
         let _ = self.fail(HwError::Stalled);
-    }
-
-    fn context_lost(&mut self) {
-        self.held = None;
     }
 }
