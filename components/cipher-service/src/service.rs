@@ -118,7 +118,8 @@ impl<'a, E: CipherEngine> Service<'a, E> {
             }
             // A request is taken only when its answer has room beside the answers its
             // client is already owed: backpressure, never a dropped answer.
-            if responses.free()? <= self.owed_to(caller) {
+            let room = responses.free()?.saturating_sub(self.owed_to(caller));
+            if room == 0 {
                 return Ok((answered, Stopped::ClientsMove));
             }
             let batch = requests.read_batch()?;
@@ -149,7 +150,6 @@ impl<'a, E: CipherEngine> Service<'a, E> {
             if self.engine.coalesces(&job) {
                 // Followers of the same session join the job while their answers have
                 // room too.
-                let room = responses.free()? - self.owed_to(caller);
                 let most = (room as usize).min(MAX_COALESCED).min(batch.len());
                 for i in 1..most {
                     let next = batch.get(i);

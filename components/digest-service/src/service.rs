@@ -66,7 +66,12 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         mut observe: impl FnMut(&Response),
     ) -> Result<usize, QueueError> {
         let mut answered = 0;
-        while !self.busy() && responses.free()? > 0 {
+        while !self.busy() {
+            // A request is taken only when its answer has room (backpressure).
+            let room = responses.free()?;
+            if room == 0 {
+                break;
+            }
             let batch = requests.read_batch()?;
             if batch.is_empty() {
                 break;
@@ -87,9 +92,7 @@ impl<'a, E: DigestEngine> Service<'a, E> {
             let mut parts = Parts::one(request.id, job.segs.total());
             if self.engine.coalesces(&job) {
                 // Followers of the same session join while their answers have room.
-                let most = (responses.free()? as usize)
-                    .min(MAX_COALESCED)
-                    .min(batch.len());
+                let most = (room as usize).min(MAX_COALESCED).min(batch.len());
                 for i in 1..most {
                     let next = batch.get(i);
                     match joined(&job, &request, &next, data) {

@@ -170,7 +170,9 @@ pub fn wait<T>(
     words: &[&AtomicU32],
     mut ready: impl FnMut() -> Option<T>,
 ) -> T {
-    let mut waiters = std::vec::Vec::with_capacity(words.len());
+    // Filled only when the spin ends without news: a wait answered while spinning
+    // (the common case under load) allocates nothing.
+    let mut waiters = std::vec::Vec::new();
     loop {
         for i in 0..spin {
             if let Some(v) = ready() {

@@ -39,6 +39,7 @@ use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use pd_tools::algs::{CipherAlg, DataPath, digest_alg};
 use pd_tools::pd::{Data, fail, param, status_words};
+use pd_tools::speed::monotonic_ns;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -63,12 +64,6 @@ enum Calls {
         alg: digest::Algorithm,
         path: digest::HashPath,
     },
-}
-
-/// Now, in ns of CLOCK_MONOTONIC (the clock every process of the machine shares).
-fn monotonic_ns() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// The measurement of the current size.

@@ -144,7 +144,7 @@ impl HostLimit {
             }
         }
         out += "  (ratio = throughput through the PDs / throughput in process; 1.00x: isolation costs nothing)\n";
-        for (depth, m) in &self.runs {
+        if let Some((_, m)) = self.runs.iter().find(|(depth, _)| *depth == 1) {
             let lat: Vec<String> = m
                 .samples
                 .iter()
@@ -153,7 +153,7 @@ impl HostLimit {
                     Some(format!("{} B p50 {p50} ns p99 {p99} ns", s.size))
                 })
                 .collect();
-            if *depth == 1 && !lat.is_empty() {
+            if !lat.is_empty() {
                 out += &format!(
                     "  idle-to-reply latency, one request in flight, the driver spinning: {}\n",
                     lat.join(", ")

@@ -5,6 +5,7 @@ use std::time::Duration;
 use cost_ledger::{Counts, Event};
 use pd_idl::digest::Algorithm;
 
+use super::monotonic_ns;
 use crate::algs::{CipherAlg, DataPath, Engine, digest_alg, digest_name};
 use crate::run::{Clients, Report, run_clients};
 use crate::systems::Kind;
@@ -274,12 +275,6 @@ fn samples_of(job: Job, sizes: &[usize], report: &Report) -> Result<Vec<Sample>,
         ));
     }
     Ok(samples)
-}
-
-/// Now, in ns of CLOCK_MONOTONIC (the clock the speed client's windows are in).
-fn monotonic_ns() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// Measures `job` with `clients` speed clients on one driver, every client in the same

@@ -19,3 +19,10 @@ pub mod shared;
 
 /// openssl speed's sizes.
 pub const OPENSSL_SIZES: [usize; 6] = [16, 64, 256, 1024, 8192, 16384];
+
+/// Now, in ns of CLOCK_MONOTONIC: the clock every process of the machine shares, so the
+/// tool and its client PDs agree on `speed --clients`' windows.
+pub fn monotonic_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
