@@ -4,6 +4,7 @@
 
 mod rig;
 
+use cipher_service::testkit::Layout;
 use kat_vectors::{CBC_IV, CTR_IV, FIPS197_C, FIPS197_PT, K128, PLAIN, SP800_38A};
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
 use rig::{Rig, hex};
@@ -34,24 +35,29 @@ fn sp800_38a_whole_and_split_at_every_offset() {
         let ct = hex(ct);
         let (key, iv) = (hex(key), hex(iv));
         // One segment, then two segments split at every byte offset, then four uneven
-        // segments: the straddling blocks go through the gather path.
+        // segments: the straddling blocks go through the gather path. Every layout:
+        // 16-byte aligned segments take the direct vector loads, 8-byte aligned ones the
+        // word pairs, the others the copies.
         let mut splits: Vec<Vec<u32>> = vec![vec![64]];
         splits.extend((1..64).map(|k| vec![k, 64 - k]));
         splits.push(vec![5, 27, 1, 31]);
-        for split in &splits {
-            let mut rig = Rig::new();
-            let s = rig.open(mode, &key, &iv).unwrap();
-            assert_eq!(
-                rig.crypt(s, CipherOp::Encrypt, &plain, split),
-                Ok(ct.clone()),
-                "{name} {split:?}"
-            );
-            let s = rig.open(mode, &key, &iv).unwrap();
-            assert_eq!(
-                rig.crypt(s, CipherOp::Decrypt, &ct, split),
-                Ok(plain.clone()),
-                "{name} {split:?}"
-            );
+        splits.push(vec![16, 0, 32, 16]);
+        for layout in Layout::ALL {
+            for split in &splits {
+                let mut rig = Rig::new();
+                let s = rig.open(mode, &key, &iv).unwrap();
+                assert_eq!(
+                    rig.crypt_laid(s, CipherOp::Encrypt, &plain, split, layout),
+                    Ok(ct.clone()),
+                    "{name} {split:?} {layout:?}"
+                );
+                let s = rig.open(mode, &key, &iv).unwrap();
+                assert_eq!(
+                    rig.crypt_laid(s, CipherOp::Decrypt, &ct, split, layout),
+                    Ok(plain.clone()),
+                    "{name} {split:?} {layout:?}"
+                );
+            }
         }
     }
 }

@@ -133,6 +133,61 @@ impl<'a> SharedRegion<'a> {
         true
     }
 
+    /// The 16 bytes at `offset`, if they are inside the region and 8-byte aligned (else
+    /// `None`: use [`read_bytes`](Self::read_bytes)). Inlined, so a cipher's loop over
+    /// blocks keeps them in registers: the CPU engine reads a block, enciphers it and
+    /// writes it back with no pass over a private copy. At a 16-byte aligned address one
+    /// volatile 16-byte vector load: two 8-byte loads, stored and reloaded as one block
+    /// by the cipher, stall store-to-load forwarding (CBC at 16 KiB ran 1.7x slower).
+    #[inline]
+    pub fn read_block(&self, offset: usize) -> Option<[u8; 16]> {
+        let src = self.span(offset, 16)?;
+        #[cfg(target_arch = "x86_64")]
+        if (src as usize).is_multiple_of(16) {
+            use core::arch::x86_64::__m128i;
+            // SAFETY: inside the region (span) and 16-aligned (checked); any 16 bytes
+            // are a valid [u8; 16].
+            return Some(unsafe {
+                core::mem::transmute::<__m128i, [u8; 16]>(src.cast::<__m128i>().read_volatile())
+            });
+        }
+        #[cfg(target_arch = "aarch64")]
+        if (src as usize).is_multiple_of(16) {
+            use core::arch::aarch64::uint8x16_t;
+            // SAFETY: as above.
+            return Some(unsafe {
+                core::mem::transmute::<uint8x16_t, [u8; 16]>(
+                    src.cast::<uint8x16_t>().read_volatile(),
+                )
+            });
+        }
+        if !(src as usize).is_multiple_of(8) {
+            return None;
+        }
+        // SAFETY: inside the region (span) and 8-aligned (checked).
+        let (a, b) = unsafe {
+            let p = src.cast::<u64>();
+            (p.read_volatile(), p.add(1).read_volatile())
+        };
+        let mut out = [0u8; 16];
+        out[..8].copy_from_slice(&a.to_ne_bytes());
+        out[8..].copy_from_slice(&b.to_ne_bytes());
+        Some(out)
+    }
+
+    /// Writes 16 bytes at `offset` as one volatile 16-byte store (any alignment); `false`
+    /// (nothing written) if they are outside the region.
+    #[inline]
+    pub fn write_block(&self, offset: usize, block: &[u8; 16]) -> bool {
+        let Some(dst) = self.span(offset, 16) else {
+            return false;
+        };
+        // SAFETY: inside the region (span); a byte array needs no alignment.
+        unsafe { dst.cast::<[u8; 16]>().write_volatile(*block) };
+        true
+    }
+
+    #[inline]
     fn span(&self, offset: usize, len: usize) -> Option<*mut u8> {
         let end = offset.checked_add(len)?;
         // SAFETY (of the add): offset <= end <= len.
@@ -175,8 +230,11 @@ impl<'a> SharedRegion<'a> {
     }
 }
 
-/// Copies `len` bytes with volatile accesses, a machine word at a time where both sides
-/// allow it (a byte loop would make every client copy eight times slower).
+/// Copies `len` bytes with volatile accesses, 16 bytes at a time where both sides are
+/// 16-byte aligned (one vector load and store each on x86_64 and aarch64), else a
+/// machine word at a time where both sides allow it (a byte loop would make every client
+/// copy eight times slower; words instead of vectors made the CPU engine's copies of a
+/// 16 KiB request cost 12% of its AES-128-CBC time).
 ///
 /// # Safety
 /// `src` readable and `dst` writable for `len` bytes; the two do not overlap.
@@ -185,7 +243,14 @@ unsafe fn volatile_copy(src: *const u8, dst: *mut u8, len: usize) {
     let mut i = 0;
     // SAFETY (all accesses): i + W <= len or i < len, inside both buffers (contract).
     unsafe {
-        if (src as usize) % W == (dst as usize) % W {
+        if (src as usize) % 16 == (dst as usize) % 16 {
+            while i < len && !(src as usize + i).is_multiple_of(16) {
+                dst.add(i).write_volatile(src.add(i).read_volatile());
+                i += 1;
+            }
+            i += copy_vectors(src.add(i), dst.add(i), len - i);
+        }
+        if (src as usize + i) % W == (dst as usize + i) % W {
             while i < len && !(src as usize + i).is_multiple_of(W) {
                 dst.add(i).write_volatile(src.add(i).read_volatile());
                 i += 1;
@@ -200,6 +265,37 @@ unsafe fn volatile_copy(src: *const u8, dst: *mut u8, len: usize) {
             dst.add(i).write_volatile(src.add(i).read_volatile());
             i += 1;
         }
+    }
+}
+
+/// Copies the whole 16-byte vectors of `len` bytes between 16-aligned `src` and `dst`
+/// with volatile vector accesses; how many bytes (0 where the target has no vectors).
+///
+/// # Safety
+/// As [`volatile_copy`], and both 16-byte aligned.
+#[inline(always)]
+unsafe fn copy_vectors(src: *const u8, dst: *mut u8, len: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    type V = core::arch::x86_64::__m128i;
+    #[cfg(target_arch = "aarch64")]
+    type V = core::arch::aarch64::uint8x16_t;
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        let mut i = 0;
+        while i + 16 <= len {
+            // SAFETY: inside both buffers and 16-aligned (contract).
+            unsafe {
+                let v = src.add(i).cast::<V>().read_volatile();
+                dst.add(i).cast::<V>().write_volatile(v);
+            }
+            i += 16;
+        }
+        i
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        let _ = (src, dst, len);
+        0
     }
 }
 
@@ -226,5 +322,59 @@ mod tests {
         );
         assert!(region.read_bytes(59, &mut out), "ends exactly at the end");
         assert!(region.read_bytes(67, &mut []), "empty at the end");
+    }
+
+    /// Every pair of alignments and lengths around the vector copies' edges: bytes
+    /// before and after the copy untouched, every byte copied.
+    #[test]
+    fn vector_copies_keep_every_byte_at_every_alignment() {
+        #[repr(C, align(16))]
+        struct Mem([u8; 160]);
+        let mut mem = Mem([0; 160]);
+        let region = SharedRegion::new(&mut mem.0);
+        let mut src = Mem([0; 160]);
+        for (i, b) in src.0.iter_mut().enumerate() {
+            *b = i as u8 ^ 0x5a;
+        }
+        for from in 0..17 {
+            for to in 0..17 {
+                for len in [0, 1, 15, 16, 17, 31, 32, 33, 100] {
+                    assert!(region.write_bytes(0, &[0; 160]));
+                    assert!(region.write_bytes(to, &src.0[from..from + len]));
+                    let mut back = Mem([0xff; 160]);
+                    assert!(region.read_bytes(0, &mut back.0));
+                    assert!(back.0[..to].iter().all(|&b| b == 0), "{from} {to} {len}");
+                    assert_eq!(&back.0[to..to + len], &src.0[from..from + len]);
+                    assert!(
+                        back.0[to + len..].iter().all(|&b| b == 0),
+                        "{from} {to} {len}"
+                    );
+                    let mut out = Mem([0; 160]);
+                    assert!(region.read_bytes(to, &mut out.0[from..from + len]));
+                    assert_eq!(&out.0[from..from + len], &src.0[from..from + len]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_are_read_aligned_and_written_anywhere() {
+        #[repr(C, align(16))]
+        struct Mem([u8; 64]);
+        let mut mem = Mem(core::array::from_fn(|i| i as u8));
+        let region = SharedRegion::new(&mut mem.0);
+        let want = |at: usize| -> [u8; 16] { core::array::from_fn(|i| (at + i) as u8) };
+        assert_eq!(region.read_block(16), Some(want(16)), "vector load");
+        assert_eq!(region.read_block(8), Some(want(8)), "word pair");
+        assert_eq!(region.read_block(4), None, "unaligned: the caller copies");
+        assert_eq!(region.read_block(48), Some(want(48)), "ends at the end");
+        assert_eq!(region.read_block(56), None, "runs past the end");
+        assert!(region.write_block(3, &[7; 16]));
+        let mut back = [0u8; 20];
+        assert!(region.read_bytes(1, &mut back));
+        assert_eq!(back[..2], [1, 2]);
+        assert_eq!(back[2..18], [7; 16]);
+        assert_eq!(back[18..], [19, 20]);
+        assert!(!region.write_block(49, &[0; 16]), "runs past the end");
     }
 }

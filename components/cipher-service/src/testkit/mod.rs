@@ -32,6 +32,18 @@ pub enum Layout {
     Aligned,
     /// Word-aligned offsets (4 past a block boundary), gaps between segments.
     Words,
+    /// 8-byte aligned offsets (8 past a block boundary), gaps between segments.
+    Doubles,
+}
+
+impl Layout {
+    /// Every layout.
+    pub const ALL: [Layout; 4] = [
+        Layout::Scattered,
+        Layout::Aligned,
+        Layout::Words,
+        Layout::Doubles,
+    ];
 }
 
 impl Layout {
@@ -41,6 +53,7 @@ impl Layout {
             Layout::Scattered => (3, 37, 1),
             Layout::Aligned => (64, 48, 16),
             Layout::Words => (68, 48, 16),
+            Layout::Doubles => (72, 48, 16),
         }
     }
 }

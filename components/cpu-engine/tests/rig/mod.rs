@@ -42,8 +42,19 @@ impl Rig {
         input: &[u8],
         split: &[u32],
     ) -> Result<Vec<u8>, CipherError> {
-        self.0
-            .crypt(session, op, input, split, testkit::Layout::Scattered)
+        self.crypt_laid(session, op, input, split, testkit::Layout::Scattered)
+    }
+
+    /// As [`crypt`](Self::crypt), the segments placed by `layout`.
+    pub fn crypt_laid(
+        &mut self,
+        session: u32,
+        op: CipherOp,
+        input: &[u8],
+        split: &[u32],
+        layout: testkit::Layout,
+    ) -> Result<Vec<u8>, CipherError> {
+        self.0.crypt(session, op, input, split, layout)
     }
 
     /// Bytes the engine encrypted or decrypted.
