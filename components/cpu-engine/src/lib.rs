@@ -67,6 +67,7 @@ impl Cached {
 /// The CPU engine. The session carries key and IV; the engine keeps the expansion of
 /// the last few keys it used ([`CACHED_KEYS`]), so a session's key is expanded once, not
 /// per request, and forgets a key when a session with it closes.
+#[derive(Default)]
 pub struct CpuEngine {
     /// Bytes processed, for the ledger (CPU cipher bytes).
     pub bytes: u64,
@@ -74,17 +75,6 @@ pub struct CpuEngine {
     clock: u32,
     /// Key expansions done (a request that found its key expanded did none).
     pub expansions: u64,
-}
-
-impl Default for CpuEngine {
-    fn default() -> Self {
-        CpuEngine {
-            bytes: 0,
-            keys: Default::default(),
-            clock: 0,
-            expansions: 0,
-        }
-    }
 }
 
 impl core::fmt::Debug for CpuEngine {
