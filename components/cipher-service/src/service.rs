@@ -33,6 +33,8 @@ pub enum Stopped {
     /// Its next request is for a session with a request in flight (a session's requests
     /// run in order: each starts from the IV the one before leaves).
     SessionBusy,
+    /// The pass answered its `limit`: more may wait, for the next pass.
+    Limit,
 }
 
 /// One engine, its sessions and the requests in flight (at most the engine's
@@ -99,20 +101,26 @@ impl<'a, E: CipherEngine> Service<'a, E> {
         responses: &mut Producer<'_, Response>,
         data: ClientData<'a>,
     ) -> Result<(usize, Stopped), QueueError> {
-        self.serve_observed(caller, requests, responses, data, |_| {})
+        self.serve_observed(caller, requests, responses, data, usize::MAX, |_| {})
     }
 
-    /// [`serve`](Self::serve), showing `observe` each answer given now.
+    /// [`serve`](Self::serve), stopping once `limit` requests are answered (a driver
+    /// hands its client each batch of answers as it finishes, so that the client refills
+    /// while the next batch runs), and showing `observe` each answer given now.
     pub fn serve_observed(
         &mut self,
         caller: Caller,
         requests: &mut Consumer<'_, Request>,
         responses: &mut Producer<'_, Response>,
         data: ClientData<'a>,
+        limit: usize,
         mut observe: impl FnMut(&Response),
     ) -> Result<(usize, Stopped), QueueError> {
         let mut answered = 0;
         loop {
+            if answered >= limit {
+                return Ok((answered, Stopped::Limit));
+            }
             if self.full() {
                 return Ok((answered, Stopped::EngineFull));
             }

@@ -185,17 +185,16 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
 
     /// Delivers every answer waiting, then, if the driver restarted, a
     /// [`Completion::Restarted`] for each request still in flight. Returns whether the
-    /// driver should be notified: we made room in its response queue while requests wait
-    /// for it (the driver stops at a full response queue rather than drop an answer).
+    /// driver must be notified: requests wait for it and it asked to be told (it stops
+    /// at a full response queue rather than drop an answer, and pauses after a number
+    /// of batches so as to answer calls).
     pub fn poll(&mut self, mut f: impl FnMut(Completion<Resp>)) -> Result<bool, QueueError> {
         // Read the epoch first: a driver publishes its epoch only after it has settled
         // the queues, so every answer of the old incarnation is in the queue by now.
         let epoch = self.control.epoch().0;
-        let mut drained = false;
         loop {
             match self.rx.dequeue() {
                 Ok(resp) => {
-                    drained = true;
                     if self.take(resp.id()) {
                         self.stats.answered += 1;
                         f(Completion::Answered(resp));
@@ -227,8 +226,13 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
             }
             self.epoch = epoch;
         }
+        // While requests wait, the driver is told only if it asked: it stopped at our
+        // full response queue, or paused with requests queued to answer calls (it then
+        // notifies us so that we get here). A driver still serving looks at the request
+        // queue again before it waits; a notification per drain would only wake it
+        // for nothing.
         let waiting = self.tx.free()? < self.tx.capacity();
-        Ok(drained && waiting)
+        Ok(waiting && self.tx.take_signal_request())
     }
 
     /// The slot holding `id`, if it is in flight.

@@ -53,20 +53,23 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         responses: &mut Producer<'_, Response>,
         data: ClientData<'a>,
     ) -> Result<usize, QueueError> {
-        self.serve_observed(caller, requests, responses, data, |_| {})
+        self.serve_observed(caller, requests, responses, data, usize::MAX, |_| {})
     }
 
-    /// [`serve`](Self::serve), showing `observe` each answer given now.
+    /// [`serve`](Self::serve), stopping once `limit` requests are answered (see
+    /// `cipher_service::Service::serve_observed`), and showing `observe` each answer
+    /// given now.
     pub fn serve_observed(
         &mut self,
         caller: Caller,
         requests: &mut Consumer<'_, Request>,
         responses: &mut Producer<'_, Response>,
         data: ClientData<'a>,
+        limit: usize,
         mut observe: impl FnMut(&Response),
     ) -> Result<usize, QueueError> {
         let mut answered = 0;
-        while !self.busy() {
+        while !self.busy() && answered < limit {
             // A request is taken only when its answer has room (backpressure).
             let room = responses.free()?;
             if room == 0 {

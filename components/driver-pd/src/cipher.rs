@@ -61,11 +61,13 @@ impl<E: CipherEngine> Serving for Service<'static, E> {
             region,
             phys: Some(data.paddr),
         };
-        let (answered, stopped) = Service::serve_observed(self, caller, rx, tx, data, observe)?;
+        let (answered, stopped) =
+            Service::serve_observed(self, caller, rx, tx, data, crate::clients::BATCH, observe)?;
         Ok(Served {
             answered,
             engine_full: stopped == Stopped::EngineFull,
             session_busy: stopped == Stopped::SessionBusy,
+            more: stopped == Stopped::Limit,
         })
     }
 

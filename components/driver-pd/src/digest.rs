@@ -62,11 +62,13 @@ impl<E: DigestEngine> Serving for Service<'static, E> {
             region,
             phys: Some(data.paddr),
         };
-        let answered = Service::serve_observed(self, caller, rx, tx, data, observe)?;
+        let limit = crate::clients::BATCH;
+        let answered = Service::serve_observed(self, caller, rx, tx, data, limit, observe)?;
         Ok(Served {
             answered,
             engine_full: self.busy(),
             session_busy: false,
+            more: answered >= limit,
         })
     }
 
