@@ -116,7 +116,28 @@ impl<'a, E: CipherEngine> Service<'a, E> {
         limit: usize,
         mut observe: impl FnMut(&Response),
     ) -> Result<(usize, Stopped), QueueError> {
+        // Answers are staged and published once, when the pass ends (the client hears
+        // of them after the pass anyway): a write of the shared tail per answer pulled
+        // its cache line across cores per request.
+        let result = self.pass(caller, requests, responses, data, limit, &mut observe);
+        responses.publish();
+        result
+    }
+
+    fn pass(
+        &mut self,
+        caller: Caller,
+        requests: &mut Consumer<'_, Request>,
+        responses: &mut Producer<'_, Response>,
+        data: ClientData<'a>,
+        limit: usize,
+        observe: &mut impl FnMut(&Response),
+    ) -> Result<(usize, Stopped), QueueError> {
         let mut answered = 0;
+        // A request is taken only when its answer has room beside the answers its
+        // client is already owed: backpressure, never a dropped answer. Read once per
+        // pass; every request taken uses one.
+        let mut room = responses.free()?.saturating_sub(self.owed_to(caller));
         loop {
             if answered >= limit {
                 return Ok((answered, Stopped::Limit));
@@ -124,9 +145,6 @@ impl<'a, E: CipherEngine> Service<'a, E> {
             if self.full() {
                 return Ok((answered, Stopped::EngineFull));
             }
-            // A request is taken only when its answer has room beside the answers its
-            // client is already owed: backpressure, never a dropped answer.
-            let room = responses.free()?.saturating_sub(self.owed_to(caller));
             if room == 0 {
                 return Ok((answered, Stopped::ClientsMove));
             }
@@ -148,8 +166,9 @@ impl<'a, E: CipherEngine> Service<'a, E> {
                     batch.release(1);
                     let r = response(request.id, Err(e), 0);
                     observe(&r);
-                    responses.enqueue(r)?;
+                    responses.stage(r)?;
                     answered += 1;
+                    room -= 1;
                     continue;
                 }
             };
@@ -173,13 +192,14 @@ impl<'a, E: CipherEngine> Service<'a, E> {
                 }
             }
             batch.release(parts.len());
+            room -= parts.len() as u32;
             let mut broken = None;
             self.start(caller, parts, job, |r| {
                 observe(&r);
                 answered += 1;
                 // Room was checked above and only this PD produces: cannot be full, but
                 // the client may have corrupted the indices.
-                if let Err(e) = responses.enqueue(r) {
+                if let Err(e) = responses.stage(r) {
                     broken.get_or_insert(e);
                 }
             });

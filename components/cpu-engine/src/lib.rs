@@ -75,6 +75,8 @@ pub struct CpuEngine {
     clock: u32,
     /// Key expansions done (a request that found its key expanded did none).
     pub expansions: u64,
+    /// The private copy of the modes that use one, kept rather than set up per request.
+    buf: Chunk,
 }
 
 impl core::fmt::Debug for CpuEngine {
@@ -88,10 +90,10 @@ impl core::fmt::Debug for CpuEngine {
 }
 
 impl CpuEngine {
-    /// The expanded key of `s`, expanding it (and evicting the least recently used) if
-    /// it is not kept. Borrowed, not copied: an expansion is hundreds of bytes, and
-    /// copying it per request cost more than a 16-byte request's AES.
-    fn schedule(&mut self, s: &Session) -> Result<&Schedule, CipherError> {
+    /// Where the expanded key of `s` is kept, expanding it (and evicting the least
+    /// recently used) if it is not. Used in place, not copied: an expansion is hundreds
+    /// of bytes, and copying it per request cost more than a 16-byte request's AES.
+    fn schedule(&mut self, s: &Session) -> Result<usize, CipherError> {
         self.clock = self.clock.wrapping_add(1);
         let now = self.clock;
         let slot = match self
@@ -124,9 +126,10 @@ impl CpuEngine {
                 slot
             }
         };
-        let cached = self.keys[slot].as_mut().expect("filled above");
-        cached.last_use = now;
-        Ok(&cached.schedule)
+        if let Some(cached) = self.keys[slot].as_mut() {
+            cached.last_use = now;
+        }
+        Ok(slot)
     }
 }
 
@@ -140,11 +143,16 @@ impl CipherEngine for CpuEngine {
 
     fn start(&mut self, job: &Job<'_>) -> Step {
         let mut session = job.session;
-        let mut buf = Chunk([0; CHUNK]);
-        let result = self.schedule(&session).map(|schedule| match schedule {
-            Schedule::A128(c) => run(c, &mut session, job, &mut buf),
-            Schedule::A192(c) => run(c, &mut session, job, &mut buf),
-            Schedule::A256(c) => run(c, &mut session, job, &mut buf),
+        let result = self.schedule(&session).and_then(|slot| {
+            let buf = &mut self.buf;
+            match self.keys[slot].as_ref().map(|k| &k.schedule) {
+                Some(Schedule::A128(c)) => run(c, &mut session, job, buf),
+                Some(Schedule::A192(c)) => run(c, &mut session, job, buf),
+                Some(Schedule::A256(c)) => run(c, &mut session, job, buf),
+                // `schedule` fills the slot it names.
+                None => return Err(CipherError::EngineFault),
+            }
+            Ok(())
         });
         Step::Done(result.map(|()| {
             self.bytes += u64::from(job.segs.total());
@@ -261,6 +269,12 @@ fn blocks(piece: &mut [u8]) -> InOutBuf<'_, '_, Block> {
 /// out of an aligned client buffer move whole vectors.
 #[repr(C, align(16))]
 struct Chunk([u8; CHUNK]);
+
+impl Default for Chunk {
+    fn default() -> Self {
+        Chunk([0; CHUNK])
+    }
+}
 
 /// `iv` as a 128-bit big-endian counter advanced by the blocks `len` bytes use.
 fn next_counter(iv: &[u8; 16], len: u32) -> [u8; 16] {

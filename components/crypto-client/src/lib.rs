@@ -153,6 +153,15 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
     /// Queues `req`; returns whether the driver asked to be notified (the caller then
     /// notifies its channel, once per batch).
     pub fn submit(&mut self, req: Req) -> Result<bool, SubmitError> {
+        self.queue(req)?;
+        Ok(self.flush())
+    }
+
+    /// Puts `req` in the request queue (a driver serving sees it at once) without
+    /// looking whether the driver asked to be notified: a batch of requests needs that
+    /// look (a fence) only after its first request, so that a waiting driver starts on
+    /// it while the rest are written, and after its last ([`flush`](Self::flush)).
+    pub fn queue(&mut self, req: Req) -> Result<(), SubmitError> {
         let id = req.id();
         if self.find(id).is_some() {
             return Err(SubmitError::DuplicateId);
@@ -175,7 +184,14 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
         self.displaced += usize::from(slot != home);
         self.count += 1;
         self.stats.submitted += 1;
-        Ok(self.tx.take_signal_request())
+        Ok(())
+    }
+
+    /// Whether the driver asked to be notified of the requests [`queue`](Self::queue)d
+    /// (the caller then notifies its channel). Required after the last request of a
+    /// batch: it is the client's half of the queues' handshake.
+    pub fn flush(&mut self) -> bool {
+        self.tx.take_signal_request()
     }
 
     /// Room left in the request queue.

@@ -68,10 +68,27 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         limit: usize,
         mut observe: impl FnMut(&Response),
     ) -> Result<usize, QueueError> {
+        // Answers are staged and published once, when the pass ends (see
+        // `cipher_service::Service::serve_observed`).
+        let result = self.pass(caller, requests, responses, data, limit, &mut observe);
+        responses.publish();
+        result
+    }
+
+    fn pass(
+        &mut self,
+        caller: Caller,
+        requests: &mut Consumer<'_, Request>,
+        responses: &mut Producer<'_, Response>,
+        data: ClientData<'a>,
+        limit: usize,
+        observe: &mut impl FnMut(&Response),
+    ) -> Result<usize, QueueError> {
         let mut answered = 0;
+        // A request is taken only when its answer has room (backpressure); read once
+        // per pass, every request taken uses one.
+        let mut room = responses.free()?;
         while !self.busy() && answered < limit {
-            // A request is taken only when its answer has room (backpressure).
-            let room = responses.free()?;
             if room == 0 {
                 break;
             }
@@ -87,8 +104,9 @@ impl<'a, E: DigestEngine> Service<'a, E> {
                     batch.release(1);
                     let r = response(request.id, Err(e), 0);
                     observe(&r);
-                    responses.enqueue(r)?;
+                    responses.stage(r)?;
                     answered += 1;
+                    room -= 1;
                     continue;
                 }
             };
@@ -110,13 +128,14 @@ impl<'a, E: DigestEngine> Service<'a, E> {
                 }
             }
             batch.release(parts.len());
+            room -= parts.len() as u32;
             let mut broken = None;
             self.start(caller, request.session, parts, job, |r| {
                 observe(&r);
                 answered += 1;
                 // Room was checked above and only this PD produces: cannot be full, but
                 // the client may have corrupted the indices.
-                if let Err(e) = responses.enqueue(r) {
+                if let Err(e) = responses.stage(r) {
                     broken.get_or_insert(e);
                 }
             });

@@ -8,10 +8,16 @@ use crate::{Descriptor, LayoutError, QueueError, SharedRegion, occupancy};
 
 /// The consuming end. Owns `head`: its private copy is the truth, the shared word is only
 /// where it is published.
+///
+/// It also remembers the producer's tail as last read (validated then): one item at a
+/// time ([`dequeue`](Self::dequeue)), it reads the shared word again only once it has
+/// taken everything up to it.
 pub struct Consumer<'a, T> {
     region: SharedRegion<'a>,
     capacity: u32,
     head: u32,
+    /// The producer's tail when last read: at least `tail_seen - head` items are ready.
+    tail_seen: u32,
     _item: PhantomData<T>,
 }
 
@@ -24,6 +30,7 @@ impl<'a, T: Descriptor> Consumer<'a, T> {
             region,
             capacity,
             head,
+            tail_seen: head,
             _item: PhantomData,
         })
     }
@@ -32,7 +39,7 @@ impl<'a, T: Descriptor> Consumer<'a, T> {
         self.capacity
     }
 
-    /// Items ready, judged against the producer's published tail.
+    /// Items ready, judged against the producer's published tail (read now).
     pub fn len(&self) -> Result<u32, QueueError> {
         let tail = self.region.word(TAIL).load(Ordering::Acquire);
         occupancy(self.head, tail, self.capacity)
@@ -42,9 +49,24 @@ impl<'a, T: Descriptor> Consumer<'a, T> {
         Ok(self.len()? == 0)
     }
 
+    /// Items known ready: those up to the tail last read, or if all of those are taken,
+    /// as [`len`](Self::len) finds now.
+    fn ready(&mut self) -> Result<u32, QueueError> {
+        let known = self.tail_seen.wrapping_sub(self.head);
+        // `known` is in 0..=capacity unless `head` passed `tail_seen` (never: only
+        // `ready` moves it, and only up to a validated tail).
+        if known != 0 && known <= self.capacity {
+            return Ok(known);
+        }
+        let tail = self.region.word(TAIL).load(Ordering::Acquire);
+        let n = occupancy(self.head, tail, self.capacity)?;
+        self.tail_seen = tail;
+        Ok(n)
+    }
+
     /// Takes one item.
     pub fn dequeue(&mut self) -> Result<T, QueueError> {
-        if self.len()? == 0 {
+        if self.ready()? == 0 {
             return Err(QueueError::Empty);
         }
         let item = self.read(self.head);

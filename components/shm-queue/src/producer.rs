@@ -8,10 +8,17 @@ use crate::{Descriptor, LayoutError, QueueError, SharedRegion, occupancy};
 
 /// The producing end. Owns `tail`: its private copy is the truth, the shared word is only
 /// where it is published.
+///
+/// It also remembers the consumer's head as last read (validated then), and reads the
+/// shared word again only when that leaves no room: a producer that kept reading it per
+/// item pulled the consumer's cache line across cores for every item.
 pub struct Producer<'a, T> {
     region: SharedRegion<'a>,
     capacity: u32,
     tail: u32,
+    /// The consumer's head when last read: free slots are at least `capacity - (tail -
+    /// head_seen)` (the consumer only moves it forward).
+    head_seen: u32,
     _item: PhantomData<T>,
 }
 
@@ -25,6 +32,8 @@ impl<'a, T: Descriptor> Producer<'a, T> {
             region,
             capacity,
             tail,
+            // Nothing free until the head is read.
+            head_seen: tail.wrapping_sub(capacity),
             _item: PhantomData,
         })
     }
@@ -33,20 +42,40 @@ impl<'a, T: Descriptor> Producer<'a, T> {
         self.capacity
     }
 
-    /// Free slots, judged against the consumer's published head.
+    /// Free slots, judged against the consumer's published head (read now).
     pub fn free(&self) -> Result<u32, QueueError> {
         let head = self.region.word(HEAD).load(Ordering::Acquire);
         Ok(self.capacity - occupancy(head, self.tail, self.capacity)?)
     }
 
+    /// Whether a slot is free, reading the consumer's head only if the last one read
+    /// leaves none.
+    fn has_room(&mut self) -> Result<bool, QueueError> {
+        if self.tail.wrapping_sub(self.head_seen) < self.capacity {
+            return Ok(true);
+        }
+        let head = self.region.word(HEAD).load(Ordering::Acquire);
+        let used = occupancy(head, self.tail, self.capacity)?;
+        self.head_seen = head;
+        Ok(used < self.capacity)
+    }
+
     /// Enqueues one item and publishes it.
     pub fn enqueue(&mut self, item: T) -> Result<(), QueueError> {
-        if self.free()? == 0 {
+        self.stage(item)?;
+        self.publish();
+        Ok(())
+    }
+
+    /// Writes one item without publishing it: the consumer sees it, with every item
+    /// staged before it, at the next [`publish`](Self::publish) (a batch then costs the
+    /// shared tail one write).
+    pub fn stage(&mut self, item: T) -> Result<(), QueueError> {
+        if !self.has_room()? {
             return Err(QueueError::Full);
         }
         self.write(self.tail, item);
         self.tail = self.tail.wrapping_add(1);
-        self.publish();
         Ok(())
     }
 
@@ -92,7 +121,8 @@ impl<'a, T: Descriptor> Producer<'a, T> {
         unsafe { slot.write_volatile(item) };
     }
 
-    fn publish(&self) {
+    /// Makes every staged item visible to the consumer.
+    pub fn publish(&self) {
         self.region.word(TAIL).store(self.tail, Ordering::Release);
     }
 }

@@ -43,7 +43,25 @@ fn producer_rejects_head_ahead_of_tail() {
     poke(region, HEAD, 5);
     let want = QueueError::Corrupt { head: 5, tail: 1 };
     assert_eq!(p.free(), Err(want));
-    assert_eq!(p.enqueue(Item::new(1)), Err(want));
+    poke(region, HEAD, 100);
+    // The producer reads the head again only when the room it last saw (head 0, at the
+    // first enqueue) is used up. That room stays usable: the consumer published it, so
+    // those slots are not the consumer's; then the next look reports Corrupt.
+    let mut written = 0;
+    let err = loop {
+        match p.enqueue(Item::new(written)) {
+            Ok(()) => written += 1,
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(written, u64::from(CAP) - 1, "the room last seen, no more");
+    assert_eq!(
+        err,
+        QueueError::Corrupt {
+            head: 100,
+            tail: CAP
+        }
+    );
     assert!(p.enqueue_many(&[Item::new(1)]).is_err());
 }
 

@@ -16,6 +16,9 @@ enum Op {
     Dequeue,
     DequeueMany(usize),
     PeekRelease(usize, usize),
+    /// Written but not published.
+    Stage,
+    Publish,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -25,6 +28,8 @@ fn op() -> impl Strategy<Value = Op> {
         Just(Op::Dequeue),
         (0usize..20).prop_map(Op::DequeueMany),
         (0usize..20, 0usize..20).prop_map(|(a, b)| Op::PeekRelease(a, b)),
+        Just(Op::Stage),
+        Just(Op::Publish),
     ]
 }
 
@@ -45,14 +50,32 @@ proptest! {
         let mut p = Producer::<Item>::attach(region, capacity).unwrap();
         let mut c = Consumer::<Item>::attach(region, capacity).unwrap();
         let mut model = VecDeque::new();
+        // Staged by the producer, not yet published: invisible to the consumer.
+        let mut staged = Vec::new();
         let mut next = 0u64;
 
         for op in ops {
+            // A publish makes the staged items visible before what it adds.
             match op {
+                Op::Stage => {
+                    let r = p.stage(Item::new(next));
+                    if model.len() + staged.len() < capacity as usize {
+                        prop_assert_eq!(r, Ok(()));
+                        staged.push(Item::new(next));
+                        next += 1;
+                    } else {
+                        prop_assert_eq!(r, Err(QueueError::Full));
+                    }
+                }
+                Op::Publish => {
+                    p.publish();
+                    model.extend(staged.drain(..));
+                }
                 Op::Enqueue => {
                     let r = p.enqueue(Item::new(next));
-                    if model.len() < capacity as usize {
+                    if model.len() + staged.len() < capacity as usize {
                         prop_assert_eq!(r, Ok(()));
+                        model.extend(staged.drain(..));
                         model.push_back(Item::new(next));
                         next += 1;
                     } else {
@@ -62,6 +85,7 @@ proptest! {
                 Op::EnqueueMany(n) => {
                     let items: Vec<_> = (next..next + n as u64).map(Item::new).collect();
                     let k = p.enqueue_many(&items).unwrap();
+                    model.extend(staged.drain(..));
                     prop_assert_eq!(k, n.min(capacity as usize - model.len()));
                     model.extend(&items[..k]);
                     next += k as u64;
@@ -90,7 +114,8 @@ proptest! {
                 }
             }
             prop_assert_eq!(c.len().unwrap() as usize, model.len());
-            prop_assert_eq!(p.free().unwrap() as usize, capacity as usize - model.len());
+            let used = model.len() + staged.len();
+            prop_assert_eq!(p.free().unwrap() as usize, capacity as usize - used);
         }
     }
 }

@@ -127,10 +127,9 @@ fn segs1(len: usize) -> [cipher::Segment; 8] {
     s
 }
 
-/// Queues `req`; whether the driver asked to be notified (the caller notifies once for
-/// a batch).
-fn submit<Req: Tagged, Resp: Tagged>(link: &mut Link<'static, Req, Resp>, req: Req) -> bool {
-    link.submit(req)
+/// Queues `req` (the batch's flushes notify the driver).
+fn submit<Req: Tagged, Resp: Tagged>(link: &mut Link<'static, Req, Resp>, req: Req) {
+    link.queue(req)
         .unwrap_or_else(|e| fail(format!("submit: {e:?}")))
 }
 
@@ -204,23 +203,40 @@ impl Speed {
         }
     }
 
-    /// Submits ops until `depth` are in flight or the budget is spent; at most one
-    /// notification, sent as soon as a submit finds the driver asked for it, so that
-    /// the driver starts on the first request while the rest are written.
+    /// Submits ops until `depth` are in flight or the budget is spent, as one batch
+    /// behind at most one notification: the driver is asked about after the first (a
+    /// waiting driver starts on it while the rest are written) and after the last.
     fn fill(&mut self) {
+        let mut queued = 0;
         while let Some(r) = &self.run {
             let submitted = r.ops + u64::from(r.in_flight);
             if !r.submitting || r.in_flight >= self.depth() || submitted >= self.max_ops {
                 break;
             }
-            if self.op() {
-                DRIVER.notify();
+            self.op();
+            queued += 1;
+            if queued == 1 {
+                self.flush();
             }
+        }
+        if queued > 1 {
+            self.flush();
         }
     }
 
-    /// Submits one op of the current size; whether the driver wants a notification.
-    fn op(&mut self) -> bool {
+    /// Notifies the driver if it asked.
+    fn flush(&mut self) {
+        let asked = match &mut self.calls {
+            Calls::Cipher { link, .. } => link.flush(),
+            Calls::Digest { link, .. } => link.flush(),
+        };
+        if asked {
+            DRIVER.notify();
+        }
+    }
+
+    /// Queues one op of the current size.
+    fn op(&mut self) {
         let depth = self.depth();
         let data_size = self.data_size;
         let r = self.run.as_mut().expect("a size is running");
