@@ -15,7 +15,8 @@ struct Line([u8; 64]);
 
 #[test]
 fn discarding_stops_at_a_queues_worth_while_the_client_keeps_refilling() {
-    let lines: &'static mut [Line] = Vec::leak(vec![Line([0; 64]); 128]);
+    let need = shm_queue::region_size::<Request>(REQUEST_QUEUE_CAPACITY);
+    let lines: &'static mut [Line] = Vec::leak(vec![Line([0; 64]); need.div_ceil(64)]);
     let (base, len) = (lines.as_mut_ptr() as usize, lines.len() * 64);
     // SAFETY (both): leaked memory, reached only through the queue handles, which use
     // atomics and volatile copies: one producer thread, one consumer.

@@ -13,6 +13,9 @@
 //! offset 192  slots[capacity]     T, written by the producer, read by the consumer
 //! ```
 //!
+//! Slots are [`slot_size`] apart: `T`'s size rounded up so that none straddles a cache
+//! line.
+//!
 //! Each control word has its own cache line so the two sides never write to the same line.
 //! Indices run free (u32, wrapping); slot `i` lives at `i & (capacity - 1)`, so the
 //! capacity is a power of two. The queue holds `tail - head` items (wrapping subtraction).
@@ -61,7 +64,7 @@ mod region;
 
 pub use consumer::{Consumer, ReadBatch};
 pub use producer::{Producer, WriteBatch};
-pub use region::{CACHE_LINE, HEADER_SIZE, LayoutError, SharedRegion, region_size};
+pub use region::{CACHE_LINE, HEADER_SIZE, LayoutError, SharedRegion, region_size, slot_size};
 
 /// What a queue operation can fail with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

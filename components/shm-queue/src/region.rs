@@ -13,9 +13,23 @@ pub(crate) const TAIL: usize = 0;
 pub(crate) const HEAD: usize = CACHE_LINE;
 pub(crate) const SIGNALLED: usize = 2 * CACHE_LINE;
 
+/// Bytes from one slot to the next: `T`'s size rounded up so that no slot straddles a
+/// cache line (a power of two below a line, whole lines above). Packed 76-byte Cipher
+/// requests shared lines with their neighbours, so a client writing one request stalled
+/// on the line the driver was reading the one before from: half the client's time at
+/// 16 bytes went to one store.
+pub const fn slot_size<T>() -> usize {
+    let size = core::mem::size_of::<T>();
+    if size >= CACHE_LINE {
+        size.next_multiple_of(CACHE_LINE)
+    } else {
+        size.next_power_of_two()
+    }
+}
+
 /// Bytes a queue of `capacity` slots of `T` needs.
 pub const fn region_size<T>(capacity: u32) -> usize {
-    HEADER_SIZE + capacity as usize * core::mem::size_of::<T>()
+    HEADER_SIZE + capacity as usize * slot_size::<T>()
 }
 
 /// Why a region cannot hold the queue asked for.
@@ -226,7 +240,7 @@ impl<'a> SharedRegion<'a> {
     pub(crate) fn slot<T>(&self, index: u32, capacity: u32) -> *mut T {
         let i = (index & (capacity - 1)) as usize;
         // SAFETY: i < capacity and the region was checked to hold capacity slots.
-        unsafe { self.base.add(HEADER_SIZE + i * core::mem::size_of::<T>()) as *mut T }
+        unsafe { self.base.add(HEADER_SIZE + i * slot_size::<T>()) as *mut T }
     }
 }
 
@@ -302,6 +316,32 @@ unsafe fn copy_vectors(src: *const u8, dst: *mut u8, len: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_slot_straddles_a_cache_line() {
+        fn check<T>() {
+            let stride = slot_size::<T>();
+            assert!(stride >= core::mem::size_of::<T>());
+            for i in 0..64 {
+                let start = HEADER_SIZE + i * stride;
+                let end = start + core::mem::size_of::<T>() - 1;
+                assert_eq!(
+                    start / CACHE_LINE + (end - start) / CACHE_LINE,
+                    end / CACHE_LINE,
+                    "slot {i} of a {}-byte item ({stride} apart) straddles a line",
+                    core::mem::size_of::<T>()
+                );
+            }
+        }
+        check::<[u8; 8]>();
+        check::<[u8; 24]>();
+        check::<[u8; 33]>();
+        check::<[u8; 64]>();
+        check::<[u8; 76]>();
+        check::<[u8; 130]>();
+        assert_eq!(slot_size::<[u8; 24]>(), 32);
+        assert_eq!(slot_size::<[u8; 76]>(), 128);
+    }
 
     #[test]
     fn byte_copies_stay_inside_and_keep_every_byte() {
