@@ -296,8 +296,23 @@ unsafe fn copy_vectors(src: *const u8, dst: *mut u8, len: usize) -> usize {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
         let mut i = 0;
-        while i + 16 <= len {
+        // Four vectors loaded before any is stored: the loads overlap.
+        while i + 64 <= len {
             // SAFETY: inside both buffers and 16-aligned (contract).
+            unsafe {
+                let s = src.add(i).cast::<V>();
+                let d = dst.add(i).cast::<V>();
+                let (a, b) = (s.read_volatile(), s.add(1).read_volatile());
+                let (c, e) = (s.add(2).read_volatile(), s.add(3).read_volatile());
+                d.write_volatile(a);
+                d.add(1).write_volatile(b);
+                d.add(2).write_volatile(c);
+                d.add(3).write_volatile(e);
+            }
+            i += 64;
+        }
+        while i + 16 <= len {
+            // SAFETY: as above.
             unsafe {
                 let v = src.add(i).cast::<V>().read_volatile();
                 dst.add(i).cast::<V>().write_volatile(v);

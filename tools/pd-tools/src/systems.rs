@@ -155,7 +155,7 @@ pub fn system_with(
         let name = client_name(k);
         x += &format!(
             r#"
-    <protection_domain name="{name}" priority="100">
+    <protection_domain name="{name}" priority="100" cpu="0">
         <program_image path="{client}.elf" />
         <map mr="queues{k}" vaddr="0x40000000" perms="rw" setvar_vaddr="queues" />
         <map mr="data{k}" vaddr="0x41000000" perms="rw" setvar_vaddr="data" />
@@ -165,7 +165,7 @@ pub fn system_with(
         );
     }
     let mut drv = format!(
-        r#"<protection_domain name="driver" id="1" priority="150">
+        r#"<protection_domain name="driver" id="1" priority="150" cpu="1">
             <program_image path="{}.elf" />
             <map mr="ledger" vaddr="0x42000000" perms="rw" setvar_vaddr="ledger" />
 "#,
