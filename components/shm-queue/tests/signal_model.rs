@@ -5,7 +5,8 @@
 //! deadlock). The model takes the protocol's steps as `Producer::take_signal_request`
 //! and `Consumer::arm_signal` take them; the notification is a seL4 notification (a
 //! binary semaphore: signals coalesce). A variant without the consumer's re-check must
-//! be caught, so the check can fail.
+//! be caught, so the check can fail. The same for a driver that pauses with requests
+//! queued (below).
 
 use shuttle::sync::atomic::{AtomicU32, Ordering, fence};
 use shuttle::sync::{Arc, Condvar, Mutex};
@@ -110,5 +111,151 @@ fn the_checker_catches_a_consumer_that_skips_its_recheck() {
     assert!(
         found.is_err(),
         "sleeping without the re-check must deadlock in some schedule"
+    );
+}
+
+// A driver that pauses with requests queued (`driver_pd::clients::serve` stops after its
+// rounds so that calls are answered while a client floods): one client and one driver
+// over a request queue and an answer queue. The pause is the hard case: the driver asks
+// to be notified and finds requests queued, but the client may already have drained
+// every answer and gone to sleep, so no event of either would come. The driver's way out
+// is to notify the client, whose link then sees requests waiting and the driver asking,
+// and notifies back. A driver that pauses without telling the client must be caught (it
+// was a real lost wake-up: the speed tool's two PDs slept with 64 requests queued). The
+// steps are those of `crypto_client::Link::poll`, `Link::submit` and
+// `driver_pd::clients::one_batch`.
+
+/// One queue's shared words: tail (producer), head (consumer), and the consumer's
+/// signal request (0: "notify me").
+#[derive(Default)]
+struct Queue {
+    tail: AtomicU32,
+    head: AtomicU32,
+    signalled: AtomicU32,
+}
+
+impl Queue {
+    /// `Producer::take_signal_request`.
+    fn take_signal_request(&self) -> bool {
+        fence(Ordering::SeqCst);
+        if self.signalled.load(Ordering::Relaxed) == 0 {
+            self.signalled.store(1, Ordering::Relaxed);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// `Consumer::arm_signal`: whether the queue is still empty after asking.
+    fn arm_signal(&self, head: u32) -> bool {
+        self.signalled.store(0, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        self.tail.load(Ordering::Acquire) == head
+    }
+}
+
+#[derive(Default)]
+struct Pair {
+    requests: Queue,
+    answers: Queue,
+    driver: Notification,
+    client: Notification,
+}
+
+const REQUESTS: u32 = 4;
+/// Requests the client keeps in flight.
+const DEPTH: u32 = 2;
+/// The driver's rounds and batch per notification (`ROUNDS`, `BATCH` there), made tiny so
+/// that it pauses after every request.
+const ROUNDS: u32 = 1;
+const DRIVER_BATCH: u32 = 1;
+
+fn client(p: &Pair) {
+    let (mut sent, mut got) = (0u32, 0u32);
+    loop {
+        // Link::poll: drain, arm, re-check.
+        loop {
+            let tail = p.answers.tail.load(Ordering::Acquire);
+            if tail != got {
+                got = tail;
+                p.answers.head.store(got, Ordering::Release);
+                continue;
+            }
+            if p.answers.arm_signal(got) {
+                break;
+            }
+        }
+        if got == REQUESTS {
+            return;
+        }
+        // ... and the driver is told if requests wait and it asked.
+        let waiting = p.requests.head.load(Ordering::Acquire) != sent;
+        if waiting && p.requests.take_signal_request() {
+            p.driver.signal();
+        }
+        // Refill (Link::submit each, notifying when the driver asked).
+        while sent - got < DEPTH && sent < REQUESTS {
+            sent += 1;
+            p.requests.tail.store(sent, Ordering::Release);
+            if p.requests.take_signal_request() {
+                p.driver.signal();
+            }
+        }
+        p.client.wait();
+    }
+}
+
+fn driver(p: &Pair, tells_the_client: bool) {
+    let mut head = 0u32;
+    while head < REQUESTS {
+        p.driver.wait();
+        let mut busy = true;
+        for round in 0..ROUNDS {
+            if !busy {
+                break;
+            }
+            let mut answered = 0;
+            while answered < DRIVER_BATCH && p.requests.tail.load(Ordering::Acquire) != head {
+                head += 1;
+                p.requests.head.store(head, Ordering::Release);
+                answered += 1;
+                p.answers.tail.store(head, Ordering::Release);
+            }
+            if answered > 0 && p.answers.take_signal_request() {
+                p.client.signal();
+            }
+            if answered == DRIVER_BATCH && round + 1 < ROUNDS {
+                continue;
+            }
+            busy = !p.requests.arm_signal(head);
+        }
+        if busy && tells_the_client {
+            p.client.signal();
+        }
+    }
+}
+
+fn run_pair(tells_the_client: bool) {
+    let p = Arc::new(Pair::default());
+    let d = {
+        let p = p.clone();
+        thread::spawn(move || driver(&p, tells_the_client))
+    };
+    client(&p);
+    d.join().unwrap();
+}
+
+#[test]
+fn a_paused_driver_is_always_woken_and_every_request_answered() {
+    shuttle::check_random(|| run_pair(true), 5_000);
+    shuttle::check_pct(|| run_pair(true), 5_000, 3);
+}
+
+#[test]
+fn the_checker_catches_a_driver_that_pauses_without_telling_the_client() {
+    let found = std::panic::catch_unwind(|| shuttle::check_pct(|| run_pair(false), 20_000, 3));
+    assert!(
+        found.is_err(),
+        "pausing silently must deadlock in some schedule"
     );
 }
