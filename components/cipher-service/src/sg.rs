@@ -132,7 +132,10 @@ pub fn transform_blocks(segs: &Segments, data: &ClientData<'_>, mut f: impl FnMu
 }
 
 /// The block at stream position `start` through a copy (see [`transform_blocks`]), or
-/// `None` if the stream ends before the block does.
+/// `None` if the stream ends before the block does. An unaligned block inside one
+/// segment comes here too, and pays for finding its segment again: a second fallback in
+/// the loop (a copy at its own offset) made the compiler spill the CBC chain, and
+/// aligned 16 KiB requests went from 14.7 to 20.7 us.
 #[inline(never)]
 fn copy_out(segs: &Segments, data: &ClientData<'_>, start: usize) -> Option<[u8; 16]> {
     let mut b = [0u8; 16];

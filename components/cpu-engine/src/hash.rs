@@ -3,10 +3,10 @@
 //! the hardware engines.
 //!
 //! Each session keeps a RustCrypto hasher, which buffers its own partial block; segments
-//! are fed in pieces of [`PIECE`] bytes copied out of the client's shared region (volatile copies: the client may write it at any moment). Every request
-//! finishes in `start`: the CPU has no interrupt. Paths: the CPU has
-//! no descriptors to chain, so it takes `Auto` and refuses `Chained` and `Copy`, which
-//! name hardware strategies.
+//! are fed in pieces of [`PIECE`] bytes copied out of the client's shared region
+//! (volatile copies: the client may write it at any moment). Every request finishes in
+//! `start`: the CPU has no interrupt. Paths: the CPU has no descriptors to chain, so it
+//! takes `Auto` and refuses `Chained` and `Copy`, which name hardware strategies.
 //!
 //! Assumes segments were validated by `digest-service`. `no_std`, no heap.
 
