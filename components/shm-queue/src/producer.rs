@@ -44,8 +44,13 @@ impl<'a, T: Descriptor> Producer<'a, T> {
 
     /// Free slots, judged against the consumer's published head (read now).
     pub fn free(&self) -> Result<u32, QueueError> {
+        Ok(self.capacity - self.read_head()?.1)
+    }
+
+    /// The consumer's published head and the slots in use against it, validated.
+    fn read_head(&self) -> Result<(u32, u32), QueueError> {
         let head = self.region.word(HEAD).load(Ordering::Acquire);
-        Ok(self.capacity - occupancy(head, self.tail, self.capacity)?)
+        Ok((head, occupancy(head, self.tail, self.capacity)?))
     }
 
     /// Whether a slot is free, reading the consumer's head only if the last one read
@@ -54,8 +59,7 @@ impl<'a, T: Descriptor> Producer<'a, T> {
         if self.tail.wrapping_sub(self.head_seen) < self.capacity {
             return Ok(true);
         }
-        let head = self.region.word(HEAD).load(Ordering::Acquire);
-        let used = occupancy(head, self.tail, self.capacity)?;
+        let (head, used) = self.read_head()?;
         self.head_seen = head;
         Ok(used < self.capacity)
     }

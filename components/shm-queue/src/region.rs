@@ -13,6 +13,13 @@ pub(crate) const TAIL: usize = 0;
 pub(crate) const HEAD: usize = CACHE_LINE;
 pub(crate) const SIGNALLED: usize = 2 * CACHE_LINE;
 
+/// A 16-byte vector register's type: what the volatile copies and block loads move at
+/// once where both sides are 16-byte aligned.
+#[cfg(target_arch = "x86_64")]
+type Vector = core::arch::x86_64::__m128i;
+#[cfg(target_arch = "aarch64")]
+type Vector = core::arch::aarch64::uint8x16_t;
+
 /// Bytes from one slot to the next: `T`'s size rounded up so that no slot straddles a
 /// cache line (a power of two below a line, whole lines above). Packed 76-byte Cipher
 /// requests shared lines with their neighbours, so a client writing one request stalled
@@ -156,23 +163,12 @@ impl<'a> SharedRegion<'a> {
     #[inline]
     pub fn read_block(&self, offset: usize) -> Option<[u8; 16]> {
         let src = self.span(offset, 16)?;
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         if (src as usize).is_multiple_of(16) {
-            use core::arch::x86_64::__m128i;
             // SAFETY: inside the region (span) and 16-aligned (checked); any 16 bytes
             // are a valid [u8; 16].
             return Some(unsafe {
-                core::mem::transmute::<__m128i, [u8; 16]>(src.cast::<__m128i>().read_volatile())
-            });
-        }
-        #[cfg(target_arch = "aarch64")]
-        if (src as usize).is_multiple_of(16) {
-            use core::arch::aarch64::uint8x16_t;
-            // SAFETY: as above.
-            return Some(unsafe {
-                core::mem::transmute::<uint8x16_t, [u8; 16]>(
-                    src.cast::<uint8x16_t>().read_volatile(),
-                )
+                core::mem::transmute::<Vector, [u8; 16]>(src.cast::<Vector>().read_volatile())
             });
         }
         if !(src as usize).is_multiple_of(8) {
@@ -289,10 +285,6 @@ unsafe fn volatile_copy(src: *const u8, dst: *mut u8, len: usize) {
 /// As [`volatile_copy`], and both 16-byte aligned.
 #[inline(always)]
 unsafe fn copy_vectors(src: *const u8, dst: *mut u8, len: usize) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    type V = core::arch::x86_64::__m128i;
-    #[cfg(target_arch = "aarch64")]
-    type V = core::arch::aarch64::uint8x16_t;
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
         let mut i = 0;
@@ -300,8 +292,8 @@ unsafe fn copy_vectors(src: *const u8, dst: *mut u8, len: usize) -> usize {
         while i + 64 <= len {
             // SAFETY: inside both buffers and 16-aligned (contract).
             unsafe {
-                let s = src.add(i).cast::<V>();
-                let d = dst.add(i).cast::<V>();
+                let s = src.add(i).cast::<Vector>();
+                let d = dst.add(i).cast::<Vector>();
                 let (a, b) = (s.read_volatile(), s.add(1).read_volatile());
                 let (c, e) = (s.add(2).read_volatile(), s.add(3).read_volatile());
                 d.write_volatile(a);
@@ -314,8 +306,8 @@ unsafe fn copy_vectors(src: *const u8, dst: *mut u8, len: usize) -> usize {
         while i + 16 <= len {
             // SAFETY: as above.
             unsafe {
-                let v = src.add(i).cast::<V>().read_volatile();
-                dst.add(i).cast::<V>().write_volatile(v);
+                let v = src.add(i).cast::<Vector>().read_volatile();
+                dst.add(i).cast::<Vector>().write_volatile(v);
             }
             i += 16;
         }
