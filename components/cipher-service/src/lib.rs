@@ -100,14 +100,16 @@ pub struct Job<'a> {
     pub requests: u32,
 }
 
-/// A request the engine finished.
+/// A request the engine finished (laid out as [`Session`]: the IV aligned, for whole
+/// 16-byte moves).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(16))]
 pub struct Finished {
-    /// How the data moved.
-    pub path: Path,
     /// The IV for the session's next request (CBC: the last ciphertext block; CTR: the
     /// counter after the last block used; ECB: unchanged).
     pub next_iv: [u8; 16],
+    /// How the data moved.
+    pub path: Path,
 }
 
 /// Where a request stands after the engine was started or interrupted.

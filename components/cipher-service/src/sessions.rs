@@ -9,15 +9,21 @@ pub const MAX_SESSIONS: usize = 16;
 
 /// One open session: the engine context that is saved here and loaded into the engine
 /// for each request, so sessions of different clients interleave.
+///
+/// IV and key first, at 16-byte-aligned offsets of a 16-byte-aligned struct: every copy
+/// of a session (into a job, out of a finished one) is then whole 16-byte moves. Left to
+/// the default layout the IV sat at an odd offset and was copied in overlapping 2- and
+/// 8-byte pieces, and reading it back stalled store-to-load forwarding on every request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(16))]
 pub struct Session {
+    /// The IV for the next request (chaining carries over between requests).
+    pub iv: [u8; 16],
+    pub key: [u8; 32],
     pub owner: Caller,
     pub mode: Mode,
     pub path: Path,
     pub key_len: u8,
-    pub key: [u8; 32],
-    /// The IV for the next request (chaining carries over between requests).
-    pub iv: [u8; 16],
 }
 
 impl Session {

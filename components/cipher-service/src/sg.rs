@@ -150,7 +150,7 @@ mod tests {
 
     #[test]
     fn pieces_straddle_segments_and_pad() {
-        let mut segs = [Segment { offset: 0, len: 0 }; 8];
+        let mut segs = [Segment { offset: 0, len: 0 }; 6];
         segs[..3].copy_from_slice(&[
             Segment { offset: 2, len: 5 },
             Segment { offset: 20, len: 0 },
@@ -164,7 +164,7 @@ mod tests {
             session: 0,
             op: CipherOp::Encrypt.into(),
             nsegs: 3,
-            reserved: [0; 2],
+            reserved: [0; 6],
             segs,
         };
         let segs = crate::validate(&request, 32, Mode::Ctr).unwrap();

@@ -280,14 +280,14 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
 }
 
 /// A Cipher request over `segs`, each (offset, length) in the client's data region;
-/// segments past the descriptor's eight are not sent.
+/// segments past the descriptor's six are not sent.
 pub fn cipher_request(
     id: u32,
     session: u32,
     op: cipher::CipherOp,
     segs: &[(u32, u32)],
 ) -> cipher::Request {
-    let mut list = [cipher::Segment { offset: 0, len: 0 }; 8];
+    let mut list = [cipher::Segment { offset: 0, len: 0 }; 6];
     for (d, &(offset, len)) in list.iter_mut().zip(segs) {
         *d = cipher::Segment { offset, len };
     }
@@ -296,7 +296,7 @@ pub fn cipher_request(
         session,
         op: op.into(),
         nsegs: segs.len().min(list.len()) as u8,
-        reserved: [0; 2],
+        reserved: [0; 6],
         segs: list,
     }
 }
@@ -308,7 +308,7 @@ pub fn digest_request(
     op: digest::DigestOp,
     segs: &[(u32, u32)],
 ) -> digest::Request {
-    let mut list = [digest::Segment { offset: 0, len: 0 }; 8];
+    let mut list = [digest::Segment { offset: 0, len: 0 }; 6];
     for (d, &(offset, len)) in list.iter_mut().zip(segs) {
         *d = digest::Segment { offset, len };
     }
@@ -317,7 +317,7 @@ pub fn digest_request(
         session,
         op: op.into(),
         nsegs: segs.len().min(list.len()) as u8,
-        reserved: [0; 2],
+        reserved: [0; 6],
         segs: list,
     }
 }

@@ -39,8 +39,8 @@ mod zerocopy_free {
                 session: 0,
                 op: DigestOp::Update.into(),
                 nsegs: 0,
-                reserved: [0; 2],
-                segs: [Segment { offset: 0, len: 0 }; 8],
+                reserved: [0; 6],
+                segs: [Segment { offset: 0, len: 0 }; 6],
             }
         }
     }
@@ -50,7 +50,7 @@ mod zerocopy_free {
                 id: 0,
                 status: DigestErrorRaw::OK,
                 digest_len: 0,
-                reserved: 0,
+                reserved: [0; 5],
                 bytes_done: 0,
                 digest: [0; 32],
             }

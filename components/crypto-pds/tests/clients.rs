@@ -61,7 +61,7 @@ fn a_hostile_client_is_refused_contained_and_cut_off() {
         "segment past the end of its region: refused with SegmentOutOfRange",
         "segment whose end overflows: refused with SegmentOutOfRange",
         "segment aimed at the other client's data: refused with SegmentOutOfRange",
-        "nine segments: refused with TooManySegments",
+        "seven segments: refused with TooManySegments",
         "unknown op: refused with BadRequest",
     ] {
         assert_eq!(lines(&out, "hostile", what).len(), 1, "{what}");
@@ -129,7 +129,7 @@ fn a_hostile_digest_client_is_refused_and_cut_off_while_the_good_one_gets_its_di
         "unknown session: refused with UnknownSession",
         "segment past the end of its region: refused with SegmentOutOfRange",
         "segment whose end overflows: refused with SegmentOutOfRange",
-        "nine segments: refused with TooManySegments",
+        "seven segments: refused with TooManySegments",
         "unknown op: refused with BadRequest",
         "a final: answered Ok",
         "an update after the final (a new message): answered Ok",

@@ -368,7 +368,7 @@ fn response(id: u32, result: Result<Option<Digest>, DigestError>, bytes: u32) ->
         id,
         status: DigestErrorRaw::OK,
         digest_len: 0,
-        reserved: 0,
+        reserved: [0; 5],
         bytes_done: 0,
         digest: [0; MAX_DIGEST],
     };

@@ -49,7 +49,7 @@ mod tests {
     const PHYS: Option<u64> = Some(0x8010_0000);
 
     fn segs(list: &[(u32, u32)]) -> Segments {
-        let mut segs = [Segment { offset: 0, len: 0 }; 8];
+        let mut segs = [Segment { offset: 0, len: 0 }; 6];
         for (i, &(offset, len)) in list.iter().enumerate() {
             segs[i] = Segment { offset, len };
         }
@@ -58,7 +58,7 @@ mod tests {
             session: 0,
             op: CipherOp::Encrypt.into(),
             nsegs: list.len() as u8,
-            reserved: [0; 2],
+            reserved: [0; 6],
             segs,
         };
         validate(&request, 1 << 16, Mode::Ctr).unwrap()

@@ -199,14 +199,14 @@ pub struct Driver<'a, E: PioDmaEngine, M> {
 
 /// A one-segment request over `len` bytes at the start of a region of `region` bytes.
 fn whole(len: usize, region: usize, mode: Mode) -> Result<Segments, CipherError> {
-    let mut segs = [Segment { offset: 0, len: 0 }; 8];
+    let mut segs = [Segment { offset: 0, len: 0 }; 6];
     segs[0].len = len as u32;
     let request = Request {
         id: 0,
         session: 0,
         op: CipherOp::Encrypt.into(),
         nsegs: 1,
-        reserved: [0; 2],
+        reserved: [0; 6],
         segs,
     };
     validate(&request, region, mode)

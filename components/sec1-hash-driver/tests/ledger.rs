@@ -51,10 +51,10 @@ fn chained_updates_copy_at_most_two_blocks() {
 #[test]
 fn segments_on_block_boundaries_add_no_copies() {
     sec1!(rig, ledger);
-    let msg = pattern(8 * 512 + 100);
+    let msg = pattern(6 * 512 + 100);
     let s = rig.open(Algorithm::Sha1, HashPath::Chained).unwrap();
     let before = copied(&ledger);
-    rig.send(s, DigestOp::Update, &msg[..8 * 512], &[512; 8])
+    rig.send(s, DigestOp::Update, &msg[..6 * 512], &[512; 6])
         .unwrap();
     assert_eq!(
         copied(&ledger) - before,
@@ -63,7 +63,7 @@ fn segments_on_block_boundaries_add_no_copies() {
     );
     // Unaligned segment boundaries gather at most one block each.
     let before = copied(&ledger);
-    let rest = &msg[8 * 512..];
+    let rest = &msg[6 * 512..];
     rig.send(s, DigestOp::Update, rest, &[10, 30, 60]).unwrap();
     assert!(copied(&ledger) - before <= TWO_BLOCKS + 2 * HASH_BLOCK as u64);
     let got = rig.send(s, DigestOp::Final, &[], &[]).unwrap().unwrap();

@@ -110,11 +110,9 @@ impl<'a, T: Descriptor> Consumer<'a, T> {
         self.region.word(SIGNALLED).store(1, Ordering::Relaxed);
     }
 
+    #[inline(always)]
     fn read(&self, index: u32) -> T {
-        let slot = self.region.slot::<T>(index, self.capacity);
-        // SAFETY: slot is in the checked region and aligned for T; T is FromBytes, so any
-        // bytes the producer left are a valid T.
-        unsafe { slot.read_volatile() }
+        self.region.read_slot(index, self.capacity)
     }
 
     fn publish(&self) {
@@ -143,6 +141,7 @@ impl<T: Descriptor> ReadBatch<'_, '_, T> {
     ///
     /// # Panics
     /// If `i >= len()`: that slot may still be the producer's.
+    #[inline(always)]
     pub fn get(&self, i: usize) -> T {
         assert!(i < self.len, "slot {i} outside a batch of {}", self.len);
         self.consumer

@@ -120,9 +120,7 @@ impl<'a, T: Descriptor> Producer<'a, T> {
     }
 
     fn write(&self, index: u32, item: T) {
-        let slot = self.region.slot::<T>(index, self.capacity);
-        // SAFETY: slot is in the checked region and aligned for T.
-        unsafe { slot.write_volatile(item) };
+        self.region.write_slot(index, self.capacity, item);
     }
 
     /// Makes every staged item visible to the consumer.

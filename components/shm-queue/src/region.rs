@@ -1,7 +1,10 @@
 //! The shared region a queue lives in, and its layout.
 
 use core::marker::PhantomData;
+use core::mem::{MaybeUninit, size_of};
 use core::sync::atomic::AtomicU32;
+
+use crate::Descriptor;
 
 /// Control words are kept a cache line apart (64 bytes on Cortex-A and x86-64).
 pub const CACHE_LINE: usize = 64;
@@ -238,7 +241,41 @@ impl<'a> SharedRegion<'a> {
         // SAFETY: i < capacity and the region was checked to hold capacity slots.
         unsafe { self.base.add(HEADER_SIZE + i * slot_size::<T>()) as *mut T }
     }
+
+    /// A copy of slot `index`, read with whole 16-byte volatile loads into a 16-byte
+    /// aligned frame (slots of 16 bytes or more are 16-aligned: the base is line-aligned
+    /// and slots are powers of two or whole lines). A plain `read_volatile` of a
+    /// descriptor was split field by field, and the first wide read of the copy (the
+    /// segment check's) stalled store-to-load forwarding on every request.
+    #[inline(always)]
+    pub(crate) fn read_slot<T: Descriptor>(&self, index: u32, capacity: u32) -> T {
+        let slot = self.slot::<T>(index, capacity);
+        let mut frame = Frame::<T>(MaybeUninit::uninit());
+        // SAFETY: the slot is in the checked region; the frame holds a T. T is FromBytes,
+        // so whatever bytes the producer left are a valid T.
+        unsafe {
+            volatile_copy(slot.cast(), frame.0.as_mut_ptr().cast(), size_of::<T>());
+            frame.0.assume_init()
+        }
+    }
+
+    /// Writes `item` into slot `index` as [`read_slot`](Self::read_slot) reads it: whole
+    /// 16-byte volatile stores, a handful per slot rather than one per field (each a
+    /// store to a line the consumer last read, queued behind its ownership transfer).
+    #[inline]
+    pub(crate) fn write_slot<T: Descriptor>(&self, index: u32, capacity: u32, item: T) {
+        let slot = self.slot::<T>(index, capacity);
+        let frame = Frame(MaybeUninit::new(item));
+        // SAFETY: the slot is in the checked region; T is IntoBytes (no padding), so
+        // every byte of the frame's T is initialised.
+        unsafe { volatile_copy(frame.0.as_ptr().cast(), slot.cast(), size_of::<T>()) };
+    }
 }
+
+/// A descriptor on a 16-byte boundary, so that its copy to or from a slot moves whole
+/// vectors (see [`volatile_copy`]).
+#[repr(C, align(16))]
+struct Frame<T>(MaybeUninit<T>);
 
 /// Copies `len` bytes with volatile accesses, 16 bytes at a time where both sides are
 /// 16-byte aligned (one vector load and store each on x86_64 and aarch64), else a
@@ -248,6 +285,7 @@ impl<'a> SharedRegion<'a> {
 ///
 /// # Safety
 /// `src` readable and `dst` writable for `len` bytes; the two do not overlap.
+#[inline]
 unsafe fn volatile_copy(src: *const u8, dst: *mut u8, len: usize) {
     const W: usize = core::mem::size_of::<usize>();
     let mut i = 0;

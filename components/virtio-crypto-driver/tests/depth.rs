@@ -45,14 +45,14 @@ const DATAQ: usize = 0;
 const CTRLQ: usize = 1;
 
 fn request(id: u32, session: u32, op: CipherOp, offset: u32) -> Request {
-    let mut segs = [Segment { offset: 0, len: 0 }; 8];
+    let mut segs = [Segment { offset: 0, len: 0 }; 6];
     segs[0] = Segment { offset, len: 64 };
     Request {
         id,
         session,
         op: op.into(),
         nsegs: 1,
-        reserved: [0; 2],
+        reserved: [0; 6],
         segs,
     }
 }

@@ -198,8 +198,8 @@ fn a_region_without_a_dma_address_is_refused() {
         session: 0,
         op: CipherOp::Encrypt.into(),
         nsegs: 1,
-        reserved: [0; 2],
-        segs: [pd_idl::cipher::Segment { offset: 0, len: 16 }; 8],
+        reserved: [0; 6],
+        segs: [pd_idl::cipher::Segment { offset: 0, len: 16 }; 6],
     };
     let segs = cipher_service::validate(&req, 64, Mode::Cbc).unwrap();
     let job = cipher_service::Job {

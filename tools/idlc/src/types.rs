@@ -157,8 +157,8 @@ impl Model {
         // Structs in declaration order: a struct may only use types declared before it,
         // which rules out recursion without a separate cycle check.
         for (name, def) in &iface.types {
-            if let TypeDef::Struct { fields, .. } = def {
-                let s = model.check_struct(name, fields)?;
+            if let TypeDef::Struct { fields, align, .. } = def {
+                let s = model.check_struct(name, fields, *align)?;
                 model.structs.insert(name.clone(), s);
             }
         }
@@ -220,13 +220,20 @@ impl Model {
         &self,
         name: &str,
         fields: &indexmap::IndexMap<String, String>,
+        declared_align: usize,
     ) -> Result<StructDef, Error> {
         let ctx = format!("type `{name}`");
         if fields.is_empty() {
             return Err(err(&ctx, "a struct needs at least one field"));
         }
+        if !declared_align.is_power_of_two() || declared_align > 64 {
+            return Err(err(
+                &ctx,
+                format!("align {declared_align} is not a power of two up to 64"),
+            ));
+        }
         let mut offset = 0;
-        let mut align = 1;
+        let mut align = declared_align;
         let mut out = Vec::new();
         for (field, ty) in fields {
             let fctx = format!("{ctx}, field `{field}`");

@@ -49,6 +49,31 @@ fn implicit_padding() {
 }
 
 #[test]
+fn declared_alignment() {
+    let code = idlc::compile(
+        &with_types(r#""S": Struct(align: 16, fields: {"a": "u32", "b": "[u8; 12]"}),"#),
+        "t.idl",
+    )
+    .unwrap();
+    assert!(code.contains("#[repr(C, align(16))]"), "{code}");
+    // Alignment adds no hidden bytes: the size must already be a multiple.
+    assert_refused(
+        &with_types(r#""S": Struct(align: 16, fields: {"a": "u32"}),"#),
+        "type `S`",
+        "12 byte(s) of implicit tail padding",
+    );
+    for bad in [3, 128] {
+        assert_refused(
+            &with_types(&format!(
+                r#""S": Struct(align: {bad}, fields: {{"a": "u32"}}),"#
+            )),
+            "type `S`",
+            &format!("align {bad} is not a power of two up to 64"),
+        );
+    }
+}
+
+#[test]
 fn unknown_and_forward_types() {
     assert_refused(
         &with_types(r#""S": Struct(fields: {"a": "Nope"}),"#),

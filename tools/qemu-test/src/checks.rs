@@ -72,8 +72,8 @@ fn crypt<B: RegisterBus>(
         session: 0,
         op: op.into(),
         nsegs: segs.len() as u8,
-        reserved: [0; 2],
-        segs: [Segment { offset: 0, len: 0 }; 8],
+        reserved: [0; 6],
+        segs: [Segment { offset: 0, len: 0 }; 6],
     };
     for (d, &(offset, len)) in req.segs.iter_mut().zip(segs) {
         *d = Segment { offset, len };
@@ -252,15 +252,16 @@ fn random<B: RegisterBus>(dev: &mut VirtioCrypto<B>, data: &mut [u8], phys: u64,
             Mode::Ctr => 1 + rng.below(MAX_LEN),
             _ => 16 * (1 + rng.below(MAX_LEN / 16)),
         };
-        // Cut into 1..=8 pieces (some may be empty), placed in order with gaps.
-        let n = 1 + rng.below(8) as usize;
-        let mut cuts = [0u32; 9];
+        // Cut into 1..=6 pieces (as many as a request carries; some may be empty),
+        // placed in order with gaps.
+        let n = 1 + rng.below(6) as usize;
+        let mut cuts = [0u32; 7];
         cuts[n] = len;
         for c in cuts[1..n].iter_mut() {
             *c = rng.below(len + 1);
         }
         cuts[..=n].sort_unstable();
-        let mut segs = [(0u32, 0u32); 8];
+        let mut segs = [(0u32, 0u32); 6];
         let mut at = rng.below(4096);
         for k in 0..n {
             let l = cuts[k + 1] - cuts[k];

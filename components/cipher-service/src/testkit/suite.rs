@@ -19,7 +19,7 @@ pub fn bad_requests_get_their_own_errors<E: CipherEngine>(rig: &mut Rig<E>, dma:
     let mut bad_op = request(5, s, &[(0, 16)]);
     bad_op.op.0 = 9;
     let mut too_many = request(6, s, &[(0, 16)]);
-    too_many.nsegs = 9;
+    too_many.nsegs = segment_list::MAX_SEGMENTS as u8 + 1;
     let mut cases = Vec::from([
         (request(1, s ^ 0x7, &[(0, 16)]), CipherError::UnknownSession),
         (request(2, s, &[(0, 17)]), CipherError::BadLength),

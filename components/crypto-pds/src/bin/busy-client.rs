@@ -1,7 +1,7 @@
 //! Two roles, by PD name, for the test that a driver goes on answering while its engine
 //! is busy (`system/busy.system`):
 //!
-//! * `loader` puts one long request on the OMAP engine's PIO path (16 KiB in eight
+//! * `loader` puts one long request on the OMAP engine's PIO path (16 KiB in four
 //!   segments: 1024 blocks, two interrupts each), tells the prober it is submitted
 //!   (channel 1), and checks that decrypting its answer in place restores its data.
 //! * `prober` waits (bounded) until the driver's trace says a request is in flight, then
@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 /// Between the loader and the prober.
 const PEER: Channel = Channel::new(1);
-const SEGMENTS: u32 = 8;
-const SEGMENT: u32 = 2048;
+const SEGMENTS: u32 = 4;
+const SEGMENT: u32 = 4096;
 const KEY: [u8; 32] = [0x2b; 32];
 
 struct Busy {
@@ -38,7 +38,7 @@ fn pattern(i: u32) -> u8 {
 }
 
 fn request(id: u32, session: u32, op: CipherOp, segments: u32, len: u32) -> Request {
-    let mut segs = [Segment { offset: 0, len: 0 }; 8];
+    let mut segs = [Segment { offset: 0, len: 0 }; 6];
     for (k, s) in segs.iter_mut().enumerate().take(segments as usize) {
         *s = Segment {
             offset: k as u32 * len,
@@ -50,7 +50,7 @@ fn request(id: u32, session: u32, op: CipherOp, segments: u32, len: u32) -> Requ
         session,
         op: op.into(),
         nsegs: segments as u8,
-        reserved: [0; 2],
+        reserved: [0; 6],
         segs,
     }
 }

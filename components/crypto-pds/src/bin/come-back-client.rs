@@ -41,14 +41,14 @@ impl ComeBack {
 
     fn encrypt_first_block(&mut self, session: u32) {
         self.data.write(0, &array::<16>(PLAIN));
-        let mut segs = [Segment { offset: 0, len: 0 }; 8];
+        let mut segs = [Segment { offset: 0, len: 0 }; 6];
         segs[0].len = 16;
         let req = Request {
             id: 1,
             session,
             op: CipherOp::Encrypt.into(),
             nsegs: 1,
-            reserved: [0; 2],
+            reserved: [0; 6],
             segs,
         };
         if self.link.submit(req).expect("room for one request") {

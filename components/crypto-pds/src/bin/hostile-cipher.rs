@@ -114,9 +114,9 @@ fn init() -> Hostile<Request, Response, CipherError> {
             CipherError::SegmentOutOfRange,
         ),
     );
-    let mut nine = cipher_request(6, ecb, CipherOp::Encrypt, &[(0, 16)]);
-    nine.nsegs = 9;
-    h.send(nine, check("nine segments", CipherError::TooManySegments));
+    let mut seven = cipher_request(6, ecb, CipherOp::Encrypt, &[(0, 16)]);
+    seven.nsegs = 7;
+    h.send(seven, check("seven segments", CipherError::TooManySegments));
     let mut bad_op = cipher_request(7, ecb, CipherOp::Encrypt, &[(0, 16)]);
     bad_op.op = CipherOpRaw(9);
     h.send(bad_op, check("unknown op", CipherError::BadRequest));

@@ -78,11 +78,11 @@ fn init() -> Hostile<Request, Response, DigestError> {
             Err(DigestError::SegmentOutOfRange),
         ),
     );
-    let mut nine = digest_request(4, session, DigestOp::Update, &[(0, 16)]);
-    nine.nsegs = 9;
+    let mut seven = digest_request(4, session, DigestOp::Update, &[(0, 16)]);
+    seven.nsegs = 7;
     h.send(
-        nine,
-        check("nine segments", Err(DigestError::TooManySegments)),
+        seven,
+        check("seven segments", Err(DigestError::TooManySegments)),
     );
     let mut bad_op = digest_request(5, session, DigestOp::Update, &[(0, 16)]);
     bad_op.op = DigestOpRaw(9);

@@ -106,8 +106,8 @@ impl Rig {
             session: 0,
             op: op.into(),
             nsegs: segs.len() as u8,
-            reserved: [0; 2],
-            segs: [Segment { offset: 0, len: 0 }; 8],
+            reserved: [0; 6],
+            segs: [Segment { offset: 0, len: 0 }; 6],
         };
         for (d, &(offset, len)) in req.segs.iter_mut().zip(segs) {
             *d = Segment { offset, len };

@@ -349,23 +349,23 @@ static_assertions::const_assert_eq!(core::mem::align_of:: < CipherErrorRaw > (),
     zerocopy::KnownLayout,
     zerocopy::Immutable
 )]
-#[repr(C)]
+#[repr(C, align(16))]
 pub struct Request {
     pub id: u32,
     pub session: u32,
     pub op: CipherOpRaw,
     pub nsegs: u8,
-    pub reserved: [u8; 2],
-    pub segs: [Segment; 8],
+    pub reserved: [u8; 6],
+    pub segs: [Segment; 6],
 }
-static_assertions::const_assert_eq!(core::mem::size_of:: < Request > (), 76);
-static_assertions::const_assert_eq!(core::mem::align_of:: < Request > (), 4);
+static_assertions::const_assert_eq!(core::mem::size_of:: < Request > (), 64);
+static_assertions::const_assert_eq!(core::mem::align_of:: < Request > (), 16);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Request, id), 0);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Request, session), 4);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Request, op), 8);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Request, nsegs), 9);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Request, reserved), 10);
-static_assertions::const_assert_eq!(core::mem::offset_of!(Request, segs), 12);
+static_assertions::const_assert_eq!(core::mem::offset_of!(Request, segs), 16);
 /// The answer to request `id`; `path` is how the driver moved its data.
 #[derive(
     Clone,

@@ -342,23 +342,23 @@ static_assertions::const_assert_eq!(core::mem::align_of:: < DigestErrorRaw > (),
     zerocopy::KnownLayout,
     zerocopy::Immutable
 )]
-#[repr(C)]
+#[repr(C, align(16))]
 pub struct Request {
     pub id: u32,
     pub session: u32,
     pub op: DigestOpRaw,
     pub nsegs: u8,
-    pub reserved: [u8; 2],
-    pub segs: [Segment; 8],
+    pub reserved: [u8; 6],
+    pub segs: [Segment; 6],
 }
-static_assertions::const_assert_eq!(core::mem::size_of:: < Request > (), 76);
-static_assertions::const_assert_eq!(core::mem::align_of:: < Request > (), 4);
+static_assertions::const_assert_eq!(core::mem::size_of:: < Request > (), 64);
+static_assertions::const_assert_eq!(core::mem::align_of:: < Request > (), 16);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Request, id), 0);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Request, session), 4);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Request, op), 8);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Request, nsegs), 9);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Request, reserved), 10);
-static_assertions::const_assert_eq!(core::mem::offset_of!(Request, segs), 12);
+static_assertions::const_assert_eq!(core::mem::offset_of!(Request, segs), 16);
 /// The answer to request `id`; after `Final`, `digest[..digest_len]`.
 #[derive(
     Clone,
@@ -371,23 +371,23 @@ static_assertions::const_assert_eq!(core::mem::offset_of!(Request, segs), 12);
     zerocopy::KnownLayout,
     zerocopy::Immutable
 )]
-#[repr(C)]
+#[repr(C, align(16))]
 pub struct Response {
     pub id: u32,
     pub status: DigestErrorRaw,
     pub digest_len: u8,
-    pub reserved: u8,
+    pub reserved: [u8; 5],
     pub bytes_done: u32,
     pub digest: [u8; 32],
 }
-static_assertions::const_assert_eq!(core::mem::size_of:: < Response > (), 44);
-static_assertions::const_assert_eq!(core::mem::align_of:: < Response > (), 4);
+static_assertions::const_assert_eq!(core::mem::size_of:: < Response > (), 48);
+static_assertions::const_assert_eq!(core::mem::align_of:: < Response > (), 16);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Response, id), 0);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Response, status), 4);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Response, digest_len), 6);
 static_assertions::const_assert_eq!(core::mem::offset_of!(Response, reserved), 7);
-static_assertions::const_assert_eq!(core::mem::offset_of!(Response, bytes_done), 8);
-static_assertions::const_assert_eq!(core::mem::offset_of!(Response, digest), 12);
+static_assertions::const_assert_eq!(core::mem::offset_of!(Response, bytes_done), 12);
+static_assertions::const_assert_eq!(core::mem::offset_of!(Response, digest), 16);
 /// Op 1: `open_session`.
 pub const OP_OPEN_SESSION: u64 = 1;
 /// Op 2: `close_session`.

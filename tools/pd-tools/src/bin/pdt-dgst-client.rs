@@ -71,7 +71,7 @@ impl Client {
             } else {
                 (DigestOp::Final, 0)
             };
-            let mut segs = [Segment { offset: 0, len: 0 }; 8];
+            let mut segs = [Segment { offset: 0, len: 0 }; 6];
             segs[0] = Segment {
                 offset: at as u32,
                 len: n as u32,
@@ -83,7 +83,7 @@ impl Client {
                 session: self.session,
                 op: op.into(),
                 nsegs,
-                reserved: [0; 2],
+                reserved: [0; 6],
                 segs,
             };
             notify |= self

@@ -74,7 +74,7 @@ impl Client {
             }
             let at = chunk * CHUNK;
             self.data.write(at, &self.buf[..n]);
-            let mut segs = [Segment { offset: 0, len: 0 }; 8];
+            let mut segs = [Segment { offset: 0, len: 0 }; 6];
             segs[0] = Segment {
                 offset: at as u32,
                 len: n as u32,
@@ -86,7 +86,7 @@ impl Client {
                 session: self.session,
                 op: self.op.into(),
                 nsegs: 1,
-                reserved: [0; 2],
+                reserved: [0; 6],
                 segs,
             };
             notify |= self
@@ -124,8 +124,8 @@ impl Client {
             session: self.session,
             op: self.op.into(),
             nsegs: 0,
-            reserved: [0; 2],
-            segs: [Segment { offset: 0, len: 0 }; 8],
+            reserved: [0; 6],
+            segs: [Segment { offset: 0, len: 0 }; 6],
         };
         self.link
             .submit(req)

@@ -121,8 +121,8 @@ struct Speed {
     windows: Option<(u64, u64)>,
 }
 
-fn segs1(len: usize) -> [cipher::Segment; 8] {
-    let mut s = [cipher::Segment { offset: 0, len: 0 }; 8];
+fn segs1(len: usize) -> [cipher::Segment; 6] {
+    let mut s = [cipher::Segment { offset: 0, len: 0 }; 6];
     s[0].len = len as u32;
     s
 }
@@ -259,7 +259,7 @@ impl Speed {
                     session: r.session,
                     op: CipherOp::Encrypt.into(),
                     nsegs: 1,
-                    reserved: [0; 2],
+                    reserved: [0; 6],
                     segs,
                 };
                 submit(link, req)
@@ -277,14 +277,14 @@ impl Speed {
                 } else {
                     (DigestOp::Final, r.size)
                 };
-                let mut segs = [digest::Segment { offset: 0, len: 0 }; 8];
+                let mut segs = [digest::Segment { offset: 0, len: 0 }; 6];
                 segs[0].len = len as u32;
                 let req = digest::Request {
                     id,
                     session: r.session,
                     op: op.into(),
                     nsegs: u8::from(len > 0),
-                    reserved: [0; 2],
+                    reserved: [0; 6],
                     segs,
                 };
                 submit(link, req)

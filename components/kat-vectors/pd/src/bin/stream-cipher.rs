@@ -59,7 +59,7 @@ impl Stream {
             }
             let at = slot * 64;
             self.data.write(at, &self.plain);
-            let mut segs = [Segment { offset: 0, len: 0 }; 8];
+            let mut segs = [Segment { offset: 0, len: 0 }; 6];
             segs[0] = Segment {
                 offset: at,
                 len: 64,
@@ -69,7 +69,7 @@ impl Stream {
                 session,
                 op: CipherOp::Encrypt.into(),
                 nsegs: 1,
-                reserved: [0; 2],
+                reserved: [0; 6],
                 segs,
             };
             match self.link.submit(req) {

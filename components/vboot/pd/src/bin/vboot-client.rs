@@ -48,7 +48,8 @@ struct Vboot {
 const CHECKS: u32 = 4;
 
 impl Vboot {
-    /// Opens a SHA-256 session and queues one Final over the image in 8 segments.
+    /// Opens a SHA-256 session and queues one Final over the image in as many segments as a request
+    /// carries.
     fn hash(&mut self, id: u32) -> Result<(), &'static str> {
         let session = self
             .digest
@@ -56,12 +57,12 @@ impl Vboot {
             .map_err(|_| "open_session failed")?;
         self.session = Some(session);
         let len = self.body.length as u32;
-        let part = len.div_ceil(8);
         let mut r = Request::new_zeroed();
+        let part = len.div_ceil(r.segs.len() as u32);
         r.id = id;
         r.session = session;
         r.op = DigestOp::Final.into();
-        r.nsegs = 8;
+        r.nsegs = r.segs.len() as u8;
         for (i, s) in r.segs.iter_mut().enumerate() {
             let offset = (i as u32 * part).min(len);
             *s = Segment {
