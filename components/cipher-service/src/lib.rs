@@ -70,6 +70,7 @@ impl ClientData<'_> {
     }
 }
 
+pub use segment_list::MAX_JOINED;
 pub use segments::{BLOCK, Segments, validate};
 pub use service::{MAX_COALESCED, Service, Stopped};
 pub use sessions::{MAX_SESSIONS, Session, Sessions};

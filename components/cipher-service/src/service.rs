@@ -4,7 +4,7 @@ use pd_idl::cipher::{CipherError, CipherErrorRaw, Path, Request, Response};
 use pd_idl::wire::Caller;
 use shm_queue::{Consumer, Producer, QueueError};
 
-use segment_list::{MAX_SEGMENTS, Overlaps, Parts, join};
+use segment_list::{MAX_JOINED, Overlaps, Parts, join};
 
 use crate::{
     BLOCK, CipherEngine, ClientData, Finished, Job, MAX_IN_FLIGHT, Sessions, Step, validate,
@@ -12,7 +12,7 @@ use crate::{
 
 /// Most client requests one job carries (see [`CipherEngine::coalesces`]): a job's
 /// segments are one request's worth, so requests of one segment each at most.
-pub const MAX_COALESCED: usize = MAX_SEGMENTS;
+pub const MAX_COALESCED: usize = MAX_JOINED;
 
 /// A job the engine is working on.
 struct InFlight<'a> {

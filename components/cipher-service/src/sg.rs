@@ -56,7 +56,7 @@ pub fn transform(
     mut f: impl FnMut(&mut [u8]),
 ) {
     // Where each part of `buf` came from: a piece spans at most every segment.
-    let mut from = [(0usize, 0usize); segment_list::MAX_SEGMENTS];
+    let mut from = [(0usize, 0usize); segment_list::MAX_JOINED];
     let (mut filled, mut parts) = (0usize, 0usize);
     let mut flush = |buf: &mut [u8], filled: usize, from: &[(usize, usize)]| {
         f(&mut buf[..filled]);

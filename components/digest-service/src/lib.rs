@@ -42,7 +42,7 @@ mod sessions;
 pub mod testkit;
 
 pub use calls::Calls;
-pub use segments::{MAX_SEGMENTS, Segments, from_slice, validate};
+pub use segments::{MAX_JOINED, MAX_SEGMENTS, Segments, from_slice, validate};
 pub use service::{Answers, MAX_COALESCED, Service};
 pub use sessions::{MAX_SESSIONS, Session, Sessions, State};
 

@@ -4,7 +4,7 @@
 use pd_idl::digest::{DigestError, Request, Segment};
 use segment_list::{Overlaps, SegmentError};
 
-pub use segment_list::{MAX_SEGMENTS, Segments};
+pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Segments};
 
 fn error(e: SegmentError) -> DigestError {
     match e {

@@ -4,12 +4,12 @@ use pd_idl::digest::{DigestError, DigestErrorRaw, DigestOp, Request, Response};
 use pd_idl::wire::Caller;
 use shm_queue::{Consumer, Producer, QueueError};
 
+use crate::validate;
 use crate::{ClientData, Digest, DigestEngine, DigestStep, Job, MAX_DIGEST, Sessions, State};
-use crate::{MAX_SEGMENTS, validate};
 use segment_list::{Overlaps, Parts, join};
 
 /// Most client requests one job carries (a job's segments are one request's worth).
-pub const MAX_COALESCED: usize = MAX_SEGMENTS;
+pub const MAX_COALESCED: usize = segment_list::MAX_JOINED;
 
 /// The job the engine is working on, with its session's context.
 struct InFlight<'a, C> {

@@ -2,7 +2,7 @@
 //! buffered blocks live, at fixed offsets from its physical base. The PD maps a region of
 //! [`SCRATCH_BYTES`] for it; nothing else uses it.
 
-use digest_service::{MAX_SEGMENTS, MAX_SESSIONS};
+use digest_service::{MAX_JOINED, MAX_SESSIONS};
 use mmio::talitos::{DESC_SIZE, HASH_BLOCK, MAX_DATA_LEN, MDEU_CONTEXT_SIZE};
 
 /// Per-session area: the saved MDEU context, then the buffered block. The engine saves
@@ -21,7 +21,7 @@ pub const SELF_TEST_SLOT: usize = MAX_SESSIONS;
 /// Descriptors of one chain; a longer update runs as several chains.
 pub const DESC_SLOTS: usize = 16;
 /// Carry blocks of one chain (blocks straddling segments): one per segment suffices.
-pub const CARRY_SLOTS: usize = MAX_SEGMENTS;
+pub const CARRY_SLOTS: usize = MAX_JOINED;
 /// The self-test's messages.
 pub const KAT_BYTES: usize = 2 * HASH_BLOCK;
 /// The copy path's buffer (upstream's: one pointer's worth).

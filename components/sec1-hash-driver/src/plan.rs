@@ -205,7 +205,7 @@ mod tests {
     ) -> (Vec<u8>, Vec<u8>, usize) {
         let mut buffer = [0u8; HASH_BLOCK];
         buffer[..buffered.len()].copy_from_slice(buffered);
-        let mut carries = [[0u8; HASH_BLOCK]; 8];
+        let mut carries = [[0u8; HASH_BLOCK]; digest_service::MAX_JOINED];
         let (mut hashed, mut copied, mut padded, mut kept_started) = (Vec::new(), 0, false, false);
         let bytes = |o: u32, n: usize| &region[o as usize..o as usize + n];
         let later = chained(buffered.len(), segs, last, |s| {

@@ -4,7 +4,8 @@
 //! [`SegmentError`] to its interface's error and adds its own rules (a block cipher's
 //! whole blocks).
 //!
-//! Checks: at most [`MAX_SEGMENTS`]; each segment inside the region, with overflow
+//! Checks: at most [`MAX_SEGMENTS`] per request ([`MAX_JOINED`] once a driver joins
+//! several requests' lists); each segment inside the region, with overflow
 //! checks on `offset + len`; a total that fits the answer's `bytes_done`; and, for a
 //! service that writes in place, no two segments overlapping (an overlap would make the
 //! result depend on the order an engine visits bytes: the OMAP PIO path and the CPU
@@ -19,10 +20,17 @@ use pd_idl::common::Segment;
 /// request is one 64-byte cache line).
 pub const MAX_SEGMENTS: usize = 6;
 
+/// Most segments a driver's job carries: one request's, or those of several requests of
+/// one session joined into one transfer ([`join`]). Apart from [`MAX_SEGMENTS`] so that
+/// the wire format's limit does not bound how many requests one DMA start can carry:
+/// the segment lists the engines build (EDMA links, STM32 DMA pieces, SEC1 descriptors)
+/// are this long.
+pub const MAX_JOINED: usize = 8;
+
 /// Why a list of segments is refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SegmentError {
-    /// More than [`MAX_SEGMENTS`].
+    /// More than [`MAX_SEGMENTS`] in a request ([`MAX_JOINED`] in a driver's list).
     TooMany,
     /// A segment reaches past the region (or its end overflows).
     OutOfRange,
@@ -32,10 +40,11 @@ pub enum SegmentError {
     Overlap,
 }
 
-/// Segments of a request, each known to lie inside the data region.
+/// Segments of a request (or of a job's joined requests), each known to lie inside the
+/// data region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segments {
-    segs: [Segment; MAX_SEGMENTS],
+    segs: [Segment; MAX_JOINED],
     count: usize,
     total: u32,
 }
@@ -70,7 +79,18 @@ pub fn check(
     if count > MAX_SEGMENTS {
         return Err(SegmentError::TooMany);
     }
-    let list = &segs[..count];
+    check_list(&segs[..count], region_len, overlaps)
+}
+
+/// The checks of [`check`] on a list of at most [`MAX_JOINED`].
+fn check_list(
+    list: &[Segment],
+    region_len: usize,
+    overlaps: Overlaps,
+) -> Result<Segments, SegmentError> {
+    if list.len() > MAX_JOINED {
+        return Err(SegmentError::TooMany);
+    }
     let mut total: u32 = 0;
     for s in list {
         let end = s
@@ -83,7 +103,7 @@ pub fn check(
         total = total.checked_add(s.len).ok_or(SegmentError::TooLong)?;
     }
     if overlaps == Overlaps::Refused {
-        // At most 15 pairs: cheaper than sorting, and no buffer.
+        // At most 28 pairs: cheaper than sorting, and no buffer.
         for (i, a) in list.iter().enumerate() {
             for b in &list[i + 1..] {
                 // Ends cannot overflow: checked above.
@@ -94,26 +114,23 @@ pub fn check(
             }
         }
     }
+    let mut segs = [Segment { offset: 0, len: 0 }; MAX_JOINED];
+    segs[..list.len()].copy_from_slice(list);
     Ok(Segments {
-        segs: *segs,
-        count,
+        segs,
+        count: list.len(),
         total,
     })
 }
 
-/// Segments a driver builds itself (self-tests), checked like a client's.
+/// Segments a driver builds itself (self-tests), checked like a client's, up to
+/// [`MAX_JOINED`].
 pub fn from_slice(
     segs: &[Segment],
     region_len: usize,
     overlaps: Overlaps,
 ) -> Result<Segments, SegmentError> {
-    let count = u8::try_from(segs.len()).map_err(|_| SegmentError::TooMany)?;
-    if segs.len() > MAX_SEGMENTS {
-        return Err(SegmentError::TooMany);
-    }
-    let mut all = [Segment { offset: 0, len: 0 }; MAX_SEGMENTS];
-    all[..segs.len()].copy_from_slice(segs);
-    check(&all, count, region_len, overlaps)
+    check_list(segs, region_len, overlaps)
 }
 
 /// `a` followed by `b` as one list, checked as a request's list is: for a driver that
@@ -125,10 +142,10 @@ pub fn join(
     overlaps: Overlaps,
 ) -> Result<Segments, SegmentError> {
     let (a, b) = (a.as_slice(), b.as_slice());
-    if a.len() + b.len() > MAX_SEGMENTS {
+    if a.len() + b.len() > MAX_JOINED {
         return Err(SegmentError::TooMany);
     }
-    let mut all = [Segment { offset: 0, len: 0 }; MAX_SEGMENTS];
+    let mut all = [Segment { offset: 0, len: 0 }; MAX_JOINED];
     all[..a.len()].copy_from_slice(a);
     all[a.len()..a.len() + b.len()].copy_from_slice(b);
     from_slice(&all[..a.len() + b.len()], region_len, overlaps)
@@ -137,20 +154,20 @@ pub fn join(
 /// The client requests a joined list of segments carries, in order: (id, bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Parts {
-    list: [(u32, u32); MAX_SEGMENTS],
+    list: [(u32, u32); MAX_JOINED],
     count: usize,
 }
 
 impl Parts {
     /// One request: `id`, of `bytes`.
     pub fn one(id: u32, bytes: u32) -> Parts {
-        let mut list = [(0, 0); MAX_SEGMENTS];
+        let mut list = [(0, 0); MAX_JOINED];
         list[0] = (id, bytes);
         Parts { list, count: 1 }
     }
 
     /// Adds a request; false if there is no room (a join has at most
-    /// [`MAX_SEGMENTS`] requests, as it has at most that many segments).
+    /// [`MAX_JOINED`] requests, as it has at most that many segments).
     pub fn push(&mut self, id: u32, bytes: u32) -> bool {
         let Some(slot) = self.list.get_mut(self.count) else {
             return false;
@@ -195,17 +212,18 @@ mod tests {
             Err(SegmentError::Overlap)
         );
         assert!(join(&a, &a, 64, Overlaps::Allowed).is_ok());
-        let full = from_slice(&[seg(0, 1); MAX_SEGMENTS], 64, Overlaps::Allowed).unwrap();
+        // A request has at most MAX_SEGMENTS; a driver's joined list up to MAX_JOINED.
+        let full = from_slice(&[seg(0, 1); MAX_JOINED], 64, Overlaps::Allowed).unwrap();
         assert_eq!(
             join(&full, &a, 64, Overlaps::Allowed),
             Err(SegmentError::TooMany)
         );
         let mut p = Parts::one(7, 16);
-        for i in 1..MAX_SEGMENTS as u32 {
+        for i in 1..MAX_JOINED as u32 {
             assert!(p.push(i, 1));
         }
         assert!(!p.push(99, 1), "full");
-        assert_eq!((p.len(), p.as_slice()[0]), (MAX_SEGMENTS, (7, 16)));
+        assert_eq!((p.len(), p.as_slice()[0]), (MAX_JOINED, (7, 16)));
     }
 
     #[test]
@@ -221,7 +239,7 @@ mod tests {
             Err(SegmentError::OutOfRange)
         );
         assert_eq!(
-            from_slice(&[seg(0, 16); MAX_SEGMENTS + 1], 64, Overlaps::Allowed),
+            from_slice(&[seg(0, 16); MAX_JOINED + 1], 64, Overlaps::Allowed),
             Err(SegmentError::TooMany)
         );
         let big = usize::MAX;

@@ -358,7 +358,7 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
         };
         let port = (self.cfg.cryp_phys + port as u64) as u32;
         let word = (r::BLOCK / r::BLOCK_WORDS) as u32;
-        let mut pieces = [(0u32, 0u32); 8];
+        let mut pieces = [(0u32, 0u32); cipher_service::MAX_JOINED];
         let (mut n, mut left) = (0, len);
         for s in list {
             let take = s.len.min(left);

@@ -437,7 +437,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         (enc, dec): (u64, u64),
     ) -> Result<Option<Option<[u8; 16]>>, CipherError> {
         let base = job.data.phys.ok_or(CipherError::UnsupportedPath)?;
-        let mut bufs = [DmaBuf::default(); 8];
+        let mut bufs = [DmaBuf::default(); cipher_service::MAX_JOINED];
         let list = job.segs.as_slice();
         for (b, s) in bufs.iter_mut().zip(list) {
             *b = DmaBuf {

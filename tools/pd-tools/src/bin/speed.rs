@@ -367,5 +367,24 @@ fn main_result(a: &Args) -> Result<(), String> {
     for m in &ms {
         println!("{}", report::tcrypt_lines(m, Clock::Modelled));
     }
+    if a.standard && a.depth != 1 {
+        // What keeping requests in flight gains on the modelled engines (coalesced DMA,
+        // chained descriptors): their default path again one request at a time.
+        let deep: Vec<&Measured> = ms
+            .iter()
+            .filter(|m| {
+                m.job.engine != Engine::Cpu
+                    && matches!(m.job.path, DataPath::Adaptive | DataPath::Chained)
+            })
+            .collect();
+        let one_jobs: Vec<Job> = deep.iter().map(|m| m.job).collect();
+        let steps = (one_jobs.len() * a.sizes.len()) as u64;
+        let pb = bar(steps, steps as f64 * a.seconds);
+        let one = run_all(&one_jobs, &a.sizes, Budget { depth: 1, ..budget }, &pb)?;
+        pb.finish_and_clear();
+        for (one, deep) in one.iter().zip(deep) {
+            println!("{}", report::depth_gain(one, deep));
+        }
+    }
     Ok(())
 }

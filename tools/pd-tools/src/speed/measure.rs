@@ -143,6 +143,8 @@ pub struct Measured {
     pub job: Job,
     pub board: &'static boards::Board,
     pub samples: Vec<Sample>,
+    /// Requests the client kept in flight (a stream keeps one).
+    pub depth: u32,
     /// The CPU driver PDs count no ledger events; the tool then counts what the host
     /// board's table prices (a request, and each byte enciphered or hashed) itself.
     pub counted_by_tool: bool,
@@ -374,6 +376,7 @@ pub fn measure(
         job,
         board: job.engine.board(),
         samples,
+        depth: if stream.is_some() { 1 } else { budget.depth },
         counted_by_tool,
     })
 }

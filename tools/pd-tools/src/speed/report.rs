@@ -180,10 +180,61 @@ pub fn tcrypt_lines(m: &Measured, clock: Clock) -> String {
     out
 }
 
+/// Modelled time per request one at a time (`one`) and with requests in flight
+/// (`deep`), per size: what the driver's coalescing or chaining gains (`gain` > 1) and
+/// that it never loses (`never slower` is computed over every size).
+pub fn depth_gain(one: &Measured, deep: &Measured) -> String {
+    let mut out = format!(
+        "{}: modelled {} us per request, one in flight vs {} in flight\n",
+        deep.job.label(),
+        deep.board.name,
+        deep.depth
+    );
+    let _ = writeln!(
+        out,
+        "{:>7} {:>12} {:>12} {:>8}",
+        "size", "depth 1", "deep", "gain"
+    );
+    let mut never_slower = true;
+    for d in deep.samples.iter().filter(|s| s.measured()) {
+        let Some(o) = one
+            .samples
+            .iter()
+            .find(|s| s.size == d.size && s.measured())
+        else {
+            continue;
+        };
+        let (o_ns, d_ns) = (
+            Clock::Modelled.ns_per_op(one, o),
+            Clock::Modelled.ns_per_op(deep, d),
+        );
+        never_slower &= d_ns <= o_ns;
+        let _ = writeln!(
+            out,
+            "{:>7} {:>12.2} {:>12.2} {:>7.2}x",
+            d.size,
+            o_ns / 1e3,
+            d_ns / 1e3,
+            o_ns / d_ns
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  never slower in flight than one at a time: {}",
+        if never_slower { "yes" } else { "NO" }
+    );
+    out
+}
+
 /// Modelled beside host, per size, with the path the driver took.
 pub fn detail(m: &Measured) -> String {
+    // The depth as run: these tables once said "one request in flight" whatever it was.
+    let in_flight = match m.depth {
+        1 => "one request".to_string(),
+        d => format!("{d} requests"),
+    };
     let mut out = format!(
-        "{}: one request in flight, client PD -> queue -> driver PD -> engine\n",
+        "{}: {in_flight} in flight, client PD -> queue -> driver PD -> engine\n",
         m.job.label()
     );
     let _ = writeln!(
@@ -265,6 +316,7 @@ mod tests {
                 path: DataPath::Pio,
             },
             board: &boards::am335x::BOARD,
+            depth: 32,
             samples: vec![Sample {
                 size: 16,
                 ops: 10,
@@ -305,5 +357,28 @@ mod tests {
         let csv = csv_rows(&m);
         assert_eq!(csv.lines().count(), 1);
         assert_eq!(csv.split(',').count(), CSV_HEADER.split(',').count());
+    }
+
+    #[test]
+    fn depth_gain_is_the_ratio_of_modelled_times_and_flags_a_loss() {
+        let one = measured();
+        let mut deep = measured();
+        // Half the interrupts per op in flight: twice as fast.
+        deep.samples[0].counts.0[Event::Interrupt as usize] = 10;
+        let t = depth_gain(&one, &deep);
+        assert!(t.contains("32 in flight"), "{t}");
+        assert!(t.contains("   2.00x"), "{t}");
+        assert!(t.contains("one at a time: yes"), "{t}");
+        let t = depth_gain(&deep, &one);
+        assert!(t.contains("   0.50x"), "{t}");
+        assert!(t.contains("one at a time: NO"), "{t}");
+    }
+
+    #[test]
+    fn the_detail_table_says_how_many_requests_were_in_flight() {
+        let mut m = measured();
+        assert!(detail(&m).starts_with("omap-aes pio aes-128-cbc: 32 requests in flight,"));
+        m.depth = 1;
+        assert!(detail(&m).contains(": one request in flight,"));
     }
 }
