@@ -103,6 +103,24 @@ impl DigestEngine for CpuDigest {
         })
     }
 
+    fn restart(
+        &mut self,
+        slot: usize,
+        hasher: &mut Hasher,
+        algorithm: Algorithm,
+        path: HashPath,
+    ) -> Result<(), DigestError> {
+        // In place (see the trait); a session keeps its algorithm, and a mismatch cannot
+        // happen, but would get the right hasher all the same.
+        match (hasher, algorithm) {
+            (Hasher::Md5(h), Algorithm::Md5) => digest::Digest::reset(h),
+            (Hasher::Sha1(h), Algorithm::Sha1) => digest::Digest::reset(h),
+            (Hasher::Sha256(h), Algorithm::Sha256) => digest::Digest::reset(h),
+            (h, _) => *h = self.open(slot, algorithm, path)?,
+        }
+        Ok(())
+    }
+
     fn start(&mut self, hasher: &mut Hasher, job: &Job<'_>) -> DigestStep {
         self.feed(hasher, job);
         DigestStep::Done(Ok(match job.op {

@@ -108,6 +108,9 @@ pub struct Digest {
 
 impl Digest {
     /// `bytes` must be at most [`MAX_DIGEST`] long (longer is cut: no algorithm has one).
+    /// Inlined, so that an engine's fixed-size digest is copied in fixed-size moves, not
+    /// through memcpy.
+    #[inline]
     pub fn new(bytes: &[u8]) -> Self {
         let n = bytes.len().min(MAX_DIGEST);
         let mut d = Digest {
@@ -166,6 +169,21 @@ pub trait DigestEngine {
         algorithm: Algorithm,
         path: HashPath,
     ) -> Result<Self::Context, DigestError>;
+
+    /// After a final: `ctx` becomes a fresh context for the session's next message, as
+    /// [`open`](Self::open) would make. An engine that can reset its context in place
+    /// says so here: replacing a CPU hasher by a new one moved it through memcpy on every
+    /// one-shot digest.
+    fn restart(
+        &mut self,
+        slot: usize,
+        ctx: &mut Self::Context,
+        algorithm: Algorithm,
+        path: HashPath,
+    ) -> Result<(), DigestError> {
+        *ctx = self.open(slot, algorithm, path)?;
+        Ok(())
+    }
 
     /// Starts `job` on the session whose context is `ctx`, without waiting. `ctx` may
     /// change only if the step is `Done`; while `Pending`, the service hands the same

@@ -283,9 +283,12 @@ impl<'a, E: DigestEngine> Service<'a, E> {
                 // The digest is out: the session starts a new message, with the engine's
                 // fresh state for it.
                 s.bytes = 0;
-                match self.engine.open(slot, s.algorithm, s.path) {
-                    Ok(fresh) => s.engine = fresh,
-                    Err(_) => s.state = State::Failed,
+                if self
+                    .engine
+                    .restart(slot, &mut s.engine, s.algorithm, s.path)
+                    .is_err()
+                {
+                    s.state = State::Failed;
                 }
             }
         }

@@ -41,13 +41,28 @@ pub enum SegmentError {
 }
 
 /// Segments of a request (or of a job's joined requests), each known to lie inside the
-/// data region.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// data region. Only the first `count` mean anything (equality compares those): a
+/// request's list is kept whole, whatever the client left past its count, so that
+/// taking it is a fixed-size copy.
+///
+/// 16-byte aligned with the list first, so that copies of it (into a job, out of a
+/// `Result`) are whole vector moves at matching offsets: left to the default layout it
+/// sat at odd offsets inside a job, and each copy stalled store-to-load forwarding.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
 pub struct Segments {
     segs: [Segment; MAX_JOINED],
     count: usize,
     total: u32,
 }
+
+impl PartialEq for Segments {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice() && self.total == other.total
+    }
+}
+
+impl Eq for Segments {}
 
 impl Segments {
     pub fn as_slice(&self) -> &[Segment] {
@@ -69,6 +84,7 @@ pub enum Overlaps {
 }
 
 /// Checks the first `count` of `segs` against a region of `region_len` bytes.
+#[inline]
 pub fn check(
     segs: &[Segment; MAX_SEGMENTS],
     count: u8,
@@ -79,15 +95,25 @@ pub fn check(
     if count > MAX_SEGMENTS {
         return Err(SegmentError::TooMany);
     }
-    check_list(&segs[..count], region_len, overlaps)
+    let total = check_list(&segs[..count], region_len, overlaps)?;
+    let mut all = [Segment { offset: 0, len: 0 }; MAX_JOINED];
+    // The whole request's list, a fixed-size copy: a copy of `count` segments was a call
+    // to memcpy per request.
+    all[..MAX_SEGMENTS].copy_from_slice(segs);
+    Ok(Segments {
+        segs: all,
+        count,
+        total,
+    })
 }
 
-/// The checks of [`check`] on a list of at most [`MAX_JOINED`].
+/// The checks of [`check`] on a list of at most [`MAX_JOINED`]; its total.
+#[inline]
 fn check_list(
     list: &[Segment],
     region_len: usize,
     overlaps: Overlaps,
-) -> Result<Segments, SegmentError> {
+) -> Result<u32, SegmentError> {
     if list.len() > MAX_JOINED {
         return Err(SegmentError::TooMany);
     }
@@ -114,13 +140,7 @@ fn check_list(
             }
         }
     }
-    let mut segs = [Segment { offset: 0, len: 0 }; MAX_JOINED];
-    segs[..list.len()].copy_from_slice(list);
-    Ok(Segments {
-        segs,
-        count: list.len(),
-        total,
-    })
+    Ok(total)
 }
 
 /// Segments a driver builds itself (self-tests), checked like a client's, up to
@@ -130,7 +150,14 @@ pub fn from_slice(
     region_len: usize,
     overlaps: Overlaps,
 ) -> Result<Segments, SegmentError> {
-    check_list(segs, region_len, overlaps)
+    let total = check_list(segs, region_len, overlaps)?;
+    let mut all = [Segment { offset: 0, len: 0 }; MAX_JOINED];
+    all[..segs.len()].copy_from_slice(segs);
+    Ok(Segments {
+        segs: all,
+        count: segs.len(),
+        total,
+    })
 }
 
 /// `a` followed by `b` as one list, checked as a request's list is: for a driver that
