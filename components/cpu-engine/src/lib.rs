@@ -145,13 +145,18 @@ impl CipherEngine for CpuEngine {
     }
 
     fn start(&mut self, job: &Job<'_>) -> Step {
-        let mut session = job.session;
-        let result = self.schedule(&session).and_then(|slot| {
-            let buf = &mut self.buf;
+        // The IV runs in the answer itself: a copy of the whole session here, and of its
+        // IV into the answer after, each stalled store-to-load forwarding per request.
+        let mut done = Finished {
+            next_iv: job.session.iv,
+            path: Path::Cpu,
+        };
+        let result = self.schedule(&job.session).and_then(|slot| {
+            let (buf, iv) = (&mut self.buf, &mut done.next_iv);
             match self.keys[slot].as_ref().map(|k| &k.schedule) {
-                Some(Schedule::A128(c)) => run(c, &mut session, job, buf),
-                Some(Schedule::A192(c)) => run(c, &mut session, job, buf),
-                Some(Schedule::A256(c)) => run(c, &mut session, job, buf),
+                Some(Schedule::A128(c)) => run(c, iv, job, buf),
+                Some(Schedule::A192(c)) => run(c, iv, job, buf),
+                Some(Schedule::A256(c)) => run(c, iv, job, buf),
                 // `schedule` fills the slot it names.
                 None => return Err(CipherError::EngineFault),
             }
@@ -159,10 +164,7 @@ impl CipherEngine for CpuEngine {
         });
         Step::Done(result.map(|()| {
             self.bytes += u64::from(job.segs.total());
-            Finished {
-                path: Path::Cpu,
-                next_iv: session.iv,
-            }
+            done
         }))
     }
 
@@ -192,36 +194,36 @@ type Block = GenericArray<u8, U16>;
 /// backend runs several blocks at once, copy each piece of the request into `buf` and
 /// run it through the mode's slice API, the loop RustCrypto's in-process callers use
 /// (the whole loop inside the cipher's AES-NI or ARMv8 backend).
-fn run<C>(c: &C, session: &mut Session, job: &Job<'_>, buf: &mut Chunk)
+/// Runs `job` under the key schedule `c`, from `iv` (left as the session's next IV).
+fn run<C>(c: &C, iv: &mut [u8; 16], job: &Job<'_>, buf: &mut Chunk)
 where
     C: BlockCipher<BlockSize = U16> + BlockEncrypt + BlockDecrypt,
 {
-    let iv = GenericArray::from_slice(&session.iv);
     let (segs, data, buf) = (&job.segs, &job.data, &mut buf.0[..]);
-    match (session.mode, job.op) {
+    match (job.session.mode, job.op) {
         (Mode::Ecb, CipherOp::Encrypt) => {
             sg::transform(segs, data, buf, |p| c.encrypt_blocks_inout(blocks(p)));
         }
         (Mode::Ecb, CipherOp::Decrypt) => {
             sg::transform(segs, data, buf, |p| c.decrypt_blocks_inout(blocks(p)));
         }
-        (Mode::Cbc, CipherOp::Encrypt) => c.encrypt_with_backend(CbcEncrypt {
-            job,
-            iv: &mut session.iv,
-        }),
+        (Mode::Cbc, CipherOp::Encrypt) => c.encrypt_with_backend(CbcEncrypt { job, iv }),
         (Mode::Cbc, CipherOp::Decrypt) => {
-            let mut c = cbc::Decryptor::<&C>::inner_iv_init(c, iv);
+            let mut c = cbc::Decryptor::<&C>::inner_iv_init(c, GenericArray::from_slice(iv));
             sg::transform(segs, data, buf, |p| c.decrypt_blocks_inout_mut(blocks(p)));
-            session.iv.copy_from_slice(&c.iv_state());
+            iv.copy_from_slice(&c.iv_state());
         }
         (Mode::Ctr, _) => {
-            let core = ctr::CtrCore::<&C, ctr::flavors::Ctr128BE>::inner_iv_init(c, iv);
+            let core = ctr::CtrCore::<&C, ctr::flavors::Ctr128BE>::inner_iv_init(
+                c,
+                GenericArray::from_slice(iv),
+            );
             let mut c = ctr::Ctr128BE::<&C>::from_core(core);
             // Pieces are whole blocks but the last, so the keystream stays in step.
             sg::transform(segs, data, buf, |p| c.apply_keystream(p));
             // The next request starts at the next whole block, as Linux's ctr(aes) hands
             // back its IV.
-            session.iv = next_counter(&session.iv, job.segs.total());
+            *iv = next_counter(iv, job.segs.total());
         }
     }
 }
