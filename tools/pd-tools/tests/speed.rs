@@ -478,3 +478,60 @@ fn a_driver_that_reacquires_power_reloads_the_engine_context() {
         );
     }
 }
+
+#[test]
+fn files_sets_the_file_tools_beside_openssl_and_sha256sum() {
+    let out = run(EXE, &["--files", "1"], None);
+    let have_openssl = std::process::Command::new("openssl")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_openssl {
+        // Without openssl there is nothing to compare with: a clear error, not a table.
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("openssl"), "{err}");
+        return;
+    }
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t = String::from_utf8(out.stdout).unwrap();
+    assert!(t.starts_with("file tools on one 1 MiB file"), "{t}");
+    let row = |ours: &str| {
+        t.lines()
+            .find(|l| l.starts_with(ours))
+            .unwrap_or_else(|| panic!("no {ours} row in {t}"))
+            .to_string()
+    };
+    for (ours, theirs) in [
+        (
+            "pd-enc --alg aes-128-cbc -e",
+            "openssl enc -aes-128-cbc -nopad",
+        ),
+        ("pd-dgst --alg sha256", "sha256sum"),
+    ] {
+        let r = row(ours);
+        assert!(r.contains(theirs), "{r}");
+        // The ratio is the medians' quotient (within the rounding of the printed
+        // medians, to the millisecond, and of the ratio, to 0.01).
+        let (figures, _target) = r.rsplit_once("x  ").expect("ratio, then the target");
+        let nums: Vec<f64> = figures
+            .split_whitespace()
+            .filter_map(|w| w.trim_end_matches('x').parse().ok())
+            .collect();
+        let (a, b, ratio) = (
+            nums[nums.len() - 3],
+            nums[nums.len() - 2],
+            nums[nums.len() - 1],
+        );
+        let (lo, hi) = ((a - 5e-4) / (b + 5e-4), (a + 5e-4) / (b - 5e-4));
+        assert!(lo - 0.005 <= ratio && ratio <= hi + 0.005, "{r}");
+    }
+    assert!(
+        t.contains("pd-enc's output is byte for byte openssl's"),
+        "{t}"
+    );
+}

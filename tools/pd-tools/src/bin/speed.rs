@@ -86,6 +86,16 @@ struct Args {
         conflicts_with_all = ["csv", "svg", "host_limit", "reproduce", "standard"]
     )]
     clients: Option<u32>,
+    /// pd-enc beside `openssl enc -aes-128-cbc -nopad` and pd-dgst beside `sha256sum` on
+    /// one file of MIB MiB (made in target/bench/files), alternately, their wall times
+    /// and ratios.
+    #[arg(
+        long,
+        value_name = "MIB",
+        value_parser = clap::value_parser!(u64).range(1..=4096),
+        conflicts_with_all = ["csv", "svg", "host_limit", "reproduce", "standard", "clients"]
+    )]
+    files: Option<u64>,
 }
 
 fn default_engine(board: Option<&str>) -> Engine {
@@ -278,6 +288,13 @@ fn main_result(a: &Args) -> Result<(), String> {
         max_ops: u64::MAX,
         depth: a.depth,
     };
+    if let Some(mib) = a.files {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let tools = exe.parent().ok_or("speed has no directory")?;
+        let dir = tools.join("../bench/files");
+        print!("{}", pd_tools::speed::files::run(tools, &dir, mib)?);
+        return Ok(());
+    }
     if let Some(change) = &a.reproduce {
         print!("{}", reproduce::run(change, budget)?);
         return Ok(());
