@@ -60,6 +60,7 @@ bench: setup
 	@mkdir -p $(BENCH_DIR)
 	$(CARGO) bench --locked -p queue-demo --bench queue | tee $(BENCH_DIR)/queue.txt
 	$(CARGO) bench --locked -p host-runner --bench roundtrip | tee $(BENCH_DIR)/roundtrip.txt
+	$(CARGO) bench --locked -p cpu-engine --bench serve | tee $(BENCH_DIR)/serve.txt
 	$(CARGO) build --locked --release -q $(HOST_PD_PKGS) -p pd-tools
 	target/release/speed --standard --csv $(BENCH_DIR)/speed.csv --svg $(BENCH_DIR)/speed.svg > $(BENCH_DIR)/speed.txt
 	for s in omap-idle-start omap-dma-pio stm32-dma talitos-chain; do target/release/speed --reproduce $$s >> $(BENCH_DIR)/speed.txt && echo >> $(BENCH_DIR)/speed.txt || exit 1; done
