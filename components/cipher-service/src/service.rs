@@ -10,8 +10,8 @@ use crate::{
     BLOCK, CipherEngine, ClientData, Finished, Job, MAX_IN_FLIGHT, Sessions, Step, validate,
 };
 
-/// Most client requests one job carries (see [`CipherEngine::coalesces`]): a job's
-/// segments are one request's worth, so requests of one segment each at most.
+/// Most client requests one job carries (see [`CipherEngine::coalesces`]): a job has at
+/// most `MAX_JOINED` segments, so that many requests of one segment each.
 pub const MAX_COALESCED: usize = MAX_JOINED;
 
 /// A job the engine is working on.

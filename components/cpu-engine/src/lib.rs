@@ -188,13 +188,12 @@ impl CipherEngine for CpuEngine {
 
 type Block = GenericArray<u8, U16>;
 
-/// `job` with the expanded key `c`; leaves the session's next IV in `session`.
+/// `job` with the expanded key `c`, from `iv`; leaves the session's next IV in `iv`.
 ///
 /// CBC encryption runs where the blocks lie ([`CbcEncrypt`]). The other modes, which the
 /// backend runs several blocks at once, copy each piece of the request into `buf` and
 /// run it through the mode's slice API, the loop RustCrypto's in-process callers use
 /// (the whole loop inside the cipher's AES-NI or ARMv8 backend).
-/// Runs `job` under the key schedule `c`, from `iv` (left as the session's next IV).
 fn run<C>(c: &C, iv: &mut [u8; 16], job: &Job<'_>, buf: &mut Chunk)
 where
     C: BlockCipher<BlockSize = U16> + BlockEncrypt + BlockDecrypt,

@@ -4,12 +4,15 @@ use pd_idl::digest::{DigestError, DigestErrorRaw, DigestOp, Request, Response};
 use pd_idl::wire::Caller;
 use shm_queue::{Consumer, Producer, QueueError};
 
-use crate::validate;
-use crate::{ClientData, Digest, DigestEngine, DigestStep, Job, MAX_DIGEST, Sessions, State};
+use crate::{
+    ClientData, Digest, DigestEngine, DigestStep, Job, MAX_DIGEST, MAX_JOINED, Sessions, State,
+    validate,
+};
 use segment_list::{Overlaps, Parts, join};
 
-/// Most client requests one job carries (a job's segments are one request's worth).
-pub const MAX_COALESCED: usize = segment_list::MAX_JOINED;
+/// Most client requests one job carries (a job has at most `MAX_JOINED` segments, so
+/// that many requests of one segment each).
+pub const MAX_COALESCED: usize = MAX_JOINED;
 
 /// The job the engine is working on, with its session's context.
 struct InFlight<'a, C> {

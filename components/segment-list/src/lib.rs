@@ -175,7 +175,13 @@ pub fn join(
     let mut all = [Segment { offset: 0, len: 0 }; MAX_JOINED];
     all[..a.len()].copy_from_slice(a);
     all[a.len()..a.len() + b.len()].copy_from_slice(b);
-    from_slice(&all[..a.len() + b.len()], region_len, overlaps)
+    let count = a.len() + b.len();
+    let total = check_list(&all[..count], region_len, overlaps)?;
+    Ok(Segments {
+        segs: all,
+        count,
+        total,
+    })
 }
 
 /// The client requests a joined list of segments carries, in order: (id, bytes).
