@@ -71,6 +71,7 @@ impl ClientData<'_> {
 }
 
 pub use segment_list::MAX_JOINED;
+use segments::validate_into;
 pub use segments::{BLOCK, Segments, validate};
 pub use service::{MAX_COALESCED, Service, Stopped};
 pub use sessions::{MAX_SESSIONS, Session, Sessions};
@@ -111,6 +112,22 @@ pub struct Finished {
     pub next_iv: [u8; 16],
     /// How the data moved.
     pub path: Path,
+}
+
+impl<'a> Job<'a> {
+    /// A job of nothing over `data`: what a serving pass fills in place, request by
+    /// request (a job returned by value was copied through each `Result` it passed).
+    pub(crate) fn empty(data: ClientData<'a>) -> Self {
+        Job {
+            session: Session::EMPTY,
+            session_id: 0,
+            op: CipherOp::Encrypt,
+            segs: Segments::EMPTY,
+            data,
+            slot: 0,
+            requests: 0,
+        }
+    }
 }
 
 /// Where a request stands after the engine was started or interrupted.

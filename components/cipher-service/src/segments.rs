@@ -3,7 +3,7 @@
 //! place, so its segments must not overlap.
 
 use pd_idl::cipher::{CipherError, Mode, Request};
-use segment_list::{Overlaps, SegmentError, check};
+use segment_list::{Overlaps, SegmentError, check_into};
 
 pub use segment_list::Segments;
 
@@ -13,17 +13,35 @@ pub const BLOCK: u32 = 16;
 /// Checks a request's segments against a data region of `region_len` bytes: count,
 /// bounds (with overflow), no overlap, and for block modes a whole number of blocks.
 pub fn validate(request: &Request, region_len: usize, mode: Mode) -> Result<Segments, CipherError> {
-    let segs =
-        check(&request.segs, request.nsegs, region_len, Overlaps::Refused).map_err(
-            |e| match e {
-                SegmentError::TooMany => CipherError::TooManySegments,
-                SegmentError::OutOfRange => CipherError::SegmentOutOfRange,
-                SegmentError::TooLong => CipherError::BadLength,
-                SegmentError::Overlap => CipherError::OverlappingSegments,
-            },
-        )?;
-    if mode != Mode::Ctr && !segs.total().is_multiple_of(BLOCK) {
+    let mut segs = Segments::EMPTY;
+    validate_into(&mut segs, request, region_len, mode)?;
+    Ok(segs)
+}
+
+/// [`validate`] into `out` (see `segment_list::check_into`); `out` means nothing if
+/// refused.
+#[inline]
+pub(crate) fn validate_into(
+    out: &mut Segments,
+    request: &Request,
+    region_len: usize,
+    mode: Mode,
+) -> Result<(), CipherError> {
+    check_into(
+        out,
+        &request.segs,
+        request.nsegs,
+        region_len,
+        Overlaps::Refused,
+    )
+    .map_err(|e| match e {
+        SegmentError::TooMany => CipherError::TooManySegments,
+        SegmentError::OutOfRange => CipherError::SegmentOutOfRange,
+        SegmentError::TooLong => CipherError::BadLength,
+        SegmentError::Overlap => CipherError::OverlappingSegments,
+    })?;
+    if mode != Mode::Ctr && !out.total().is_multiple_of(BLOCK) {
         return Err(CipherError::BadLength);
     }
-    Ok(segs)
+    Ok(())
 }

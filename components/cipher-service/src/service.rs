@@ -3,11 +3,13 @@
 use pd_idl::cipher::{CipherError, CipherErrorRaw, Path, Request, Response};
 use pd_idl::wire::Caller;
 use shm_queue::{Consumer, Producer, QueueError};
+use zerocopy::FromZeros;
 
 use segment_list::{MAX_JOINED, Overlaps, Parts, join};
 
 use crate::{
     BLOCK, CipherEngine, ClientData, Finished, Job, MAX_IN_FLIGHT, Sessions, Step, validate,
+    validate_into,
 };
 
 /// Most client requests one job carries (see [`CipherEngine::coalesces`]): a job has at
@@ -134,6 +136,9 @@ impl<'a, E: CipherEngine> Service<'a, E> {
         observe: &mut impl FnMut(&Response),
     ) -> Result<(usize, Stopped), QueueError> {
         let mut answered = 0;
+        // The copies requests are read into, kept for the pass (see `read_into`).
+        let (mut request, mut next) = (Request::new_zeroed(), Request::new_zeroed());
+        let mut job = Job::empty(data);
         // A request is taken only when its answer has room beside the answers its
         // client is already owed: backpressure, never a dropped answer. Read once per
         // pass; every request taken uses one.
@@ -153,33 +158,29 @@ impl<'a, E: CipherEngine> Service<'a, E> {
                 return Ok((answered, Stopped::ClientsMove));
             }
             // A copy: the client may rewrite the slot, but this copy is what runs.
-            let request = batch.get(0);
+            batch.read_into(0, &mut request);
             if self.session_in_flight(caller, request.session) {
                 return Ok((answered, Stopped::SessionBusy));
             }
             let Some(slot) = self.free_slot() else {
                 return Ok((answered, Stopped::EngineFull));
             };
-            let job = match self.job(caller, &request, data, slot) {
-                Ok(job) => job,
-                Err(e) => {
-                    batch.release(1);
-                    let r = response(request.id, Err(e), 0);
-                    observe(&r);
-                    responses.stage(r)?;
-                    answered += 1;
-                    room -= 1;
-                    continue;
-                }
-            };
+            if let Err(e) = self.fill(&mut job, caller, &request, slot) {
+                batch.release(1);
+                let r = response(request.id, Err(e), 0);
+                observe(&r);
+                responses.stage(r)?;
+                answered += 1;
+                room -= 1;
+                continue;
+            }
             let mut parts = Parts::one(request.id, job.segs.total());
-            let mut job = job;
             if self.engine.coalesces(&job) {
                 // Followers of the same session join the job while their answers have
                 // room too.
                 let most = (room as usize).min(MAX_COALESCED).min(batch.len());
                 for i in 1..most {
-                    let next = batch.get(i);
+                    batch.read_into(i, &mut next);
                     match joined(&job, &request, &next, data) {
                         Some((alone, j))
                             if self.engine.coalesces(&alone)
@@ -261,18 +262,29 @@ impl<'a, E: CipherEngine> Service<'a, E> {
         data: ClientData<'a>,
         slot: usize,
     ) -> Result<Job<'a>, CipherError> {
-        let op = request.op.get().map_err(|_| CipherError::BadRequest)?;
-        let session = *self.sessions.get_mut(caller, request.session)?;
-        let segs = validate(request, data.len(), session.mode)?;
-        Ok(Job {
-            session,
-            session_id: request.session,
-            op,
-            segs,
-            data,
-            slot,
-            requests: 1,
-        })
+        let mut job = Job::empty(data);
+        self.fill(&mut job, caller, request, slot)?;
+        Ok(job)
+    }
+
+    /// `request` as a job, written into `job` (over its data region) in place; `job`
+    /// means nothing if refused.
+    #[inline]
+    fn fill(
+        &mut self,
+        job: &mut Job<'a>,
+        caller: Caller,
+        request: &Request,
+        slot: usize,
+    ) -> Result<(), CipherError> {
+        job.op = request.op.get().map_err(|_| CipherError::BadRequest)?;
+        let session = self.sessions.get_mut(caller, request.session)?;
+        validate_into(&mut job.segs, request, job.data.len(), session.mode)?;
+        job.session = *session;
+        job.session_id = request.session;
+        job.slot = slot;
+        job.requests = 1;
+        Ok(())
     }
 
     /// The engine's interrupt: advances every request in flight and gives `answer` the

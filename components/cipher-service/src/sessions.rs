@@ -27,6 +27,16 @@ pub struct Session {
 }
 
 impl Session {
+    /// A session of nothing: no key, owned by nobody (what a job is filled from).
+    pub const EMPTY: Session = Session {
+        iv: [0; 16],
+        key: [0; 32],
+        owner: Caller(0),
+        mode: Mode::Ecb,
+        path: Path::Adaptive,
+        key_len: 0,
+    };
+
     pub fn key(&self) -> &[u8] {
         &self.key[..usize::from(self.key_len).min(32)]
     }

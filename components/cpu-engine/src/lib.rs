@@ -247,17 +247,20 @@ impl BlockSizeUser for CbcEncrypt<'_, '_> {
 impl BlockClosure for CbcEncrypt<'_, '_> {
     #[inline(always)]
     fn call<B: BlockBackend<BlockSize = U16>>(self, backend: &mut B) {
-        let mut chain = Block::clone_from_slice(self.iv);
+        // The chain as one 128-bit value, XORed whole: XORed byte by byte, it ended the
+        // loop as sixteen bytes stored one by one, and the next IV's whole read stalled
+        // store-to-load forwarding on every request.
+        let mut chain = Block::from(*self.iv);
         sg::transform_blocks(&self.job.segs, &self.job.data, |b| {
-            let mut x = Block::default();
-            for i in 0..16 {
-                x[i] = b[i] ^ chain[i];
+            let mut x = Block::from(*b);
+            for (x, c) in x.iter_mut().zip(chain.iter()) {
+                *x ^= c;
             }
             backend.proc_block_inplace(&mut x);
             chain = x;
-            b.copy_from_slice(&x);
+            *b = x.into();
         });
-        self.iv.copy_from_slice(&chain);
+        *self.iv = chain.into();
     }
 }
 

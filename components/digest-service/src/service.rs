@@ -3,6 +3,7 @@
 use pd_idl::digest::{DigestError, DigestErrorRaw, DigestOp, Request, Response};
 use pd_idl::wire::Caller;
 use shm_queue::{Consumer, Producer, QueueError};
+use zerocopy::FromZeros;
 
 use crate::{
     ClientData, Digest, DigestEngine, DigestStep, Job, MAX_DIGEST, MAX_JOINED, Sessions, State,
@@ -88,6 +89,8 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         observe: &mut impl FnMut(&Response),
     ) -> Result<usize, QueueError> {
         let mut answered = 0;
+        // The copies requests are read into, kept for the pass (see `read_into`).
+        let (mut request, mut next) = (Request::new_zeroed(), Request::new_zeroed());
         // A request is taken only when its answer has room (backpressure); read once
         // per pass, every request taken uses one.
         let mut room = responses.free()?;
@@ -100,7 +103,7 @@ impl<'a, E: DigestEngine> Service<'a, E> {
                 break;
             }
             // A copy: the client may rewrite the slot, but this copy is what runs.
-            let request = batch.get(0);
+            batch.read_into(0, &mut request);
             let mut job = match self.job(caller, &request, data) {
                 Ok(job) => job,
                 Err(e) => {
@@ -118,7 +121,7 @@ impl<'a, E: DigestEngine> Service<'a, E> {
                 // Followers of the same session join while their answers have room.
                 let most = (room as usize).min(MAX_COALESCED).min(batch.len());
                 for i in 1..most {
-                    let next = batch.get(i);
+                    batch.read_into(i, &mut next);
                     match joined(&job, &request, &next, data) {
                         Some((alone, j))
                             if self.engine.coalesces(&alone)

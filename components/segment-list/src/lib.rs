@@ -83,6 +83,15 @@ pub enum Overlaps {
     Allowed,
 }
 
+impl Segments {
+    /// No segments (what [`check_into`] fills).
+    pub const EMPTY: Segments = Segments {
+        segs: [Segment { offset: 0, len: 0 }; MAX_JOINED],
+        count: 0,
+        total: 0,
+    };
+}
+
 /// Checks the first `count` of `segs` against a region of `region_len` bytes.
 #[inline]
 pub fn check(
@@ -91,20 +100,32 @@ pub fn check(
     region_len: usize,
     overlaps: Overlaps,
 ) -> Result<Segments, SegmentError> {
+    let mut out = Segments::EMPTY;
+    check_into(&mut out, segs, count, region_len, overlaps)?;
+    Ok(out)
+}
+
+/// [`check`], writing the list into `out` (left as it was if refused): a serving loop
+/// builds its job in place, where a list returned in a `Result` was copied once per
+/// layer it passed through, each copy a chance for a stalled store-to-load forward.
+#[inline]
+pub fn check_into(
+    out: &mut Segments,
+    segs: &[Segment; MAX_SEGMENTS],
+    count: u8,
+    region_len: usize,
+    overlaps: Overlaps,
+) -> Result<(), SegmentError> {
     let count = usize::from(count);
     if count > MAX_SEGMENTS {
         return Err(SegmentError::TooMany);
     }
-    let total = check_list(&segs[..count], region_len, overlaps)?;
-    let mut all = [Segment { offset: 0, len: 0 }; MAX_JOINED];
+    out.total = check_list(&segs[..count], region_len, overlaps)?;
     // The whole request's list, a fixed-size copy: a copy of `count` segments was a call
     // to memcpy per request.
-    all[..MAX_SEGMENTS].copy_from_slice(segs);
-    Ok(Segments {
-        segs: all,
-        count,
-        total,
-    })
+    out.segs[..MAX_SEGMENTS].copy_from_slice(segs);
+    out.count = count;
+    Ok(())
 }
 
 /// The checks of [`check`] on a list of at most [`MAX_JOINED`]; its total.

@@ -61,6 +61,8 @@ impl<'a, T: Descriptor> Consumer<'a, T> {
         let tail = self.region.word(TAIL).load(Ordering::Acquire);
         let n = occupancy(self.head, tail, self.capacity)?;
         self.tail_seen = tail;
+        self.region
+            .prefetch_slots::<T>(self.head, tail, self.capacity);
         Ok(n)
     }
 
@@ -151,6 +153,24 @@ impl<T: Descriptor> ReadBatch<'_, '_, T> {
         assert!(i < self.len, "slot {i} outside a batch of {}", self.len);
         self.consumer
             .read(self.consumer.head.wrapping_add(i as u32))
+    }
+
+    /// Copies item `i` into `out`, as [`get`](Self::get) (the copy is what the caller
+    /// validates), with whole 16-byte volatile stores into `out` itself. For a caller
+    /// whose copy lives on: the copy `get` returns is moved out of its frame, and the
+    /// compiler may split that move field by field, after which the first wide read of
+    /// the copy waits on store-to-load forwarding, and with it on every older store (a
+    /// driver's answers to lines its client reads: cross-core ownership transfers).
+    ///
+    /// # Panics
+    /// If `i >= len()`.
+    #[inline(always)]
+    pub fn read_into(&self, i: usize, out: &mut T) {
+        assert!(i < self.len, "slot {i} outside a batch of {}", self.len);
+        let index = self.consumer.head.wrapping_add(i as u32);
+        self.consumer
+            .region
+            .read_slot_into(index, self.consumer.capacity, out);
     }
 
     /// Gives the first `n` slots back to the producer.

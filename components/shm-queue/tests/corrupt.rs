@@ -92,11 +92,15 @@ fn scribbled_slots_are_copied_not_trusted() {
     p.enqueue(Item::new(7)).unwrap();
     let batch = c.read_batch().unwrap();
     let copy = batch.get(0);
+    let mut into = Item::new(0);
+    batch.read_into(0, &mut into);
+    assert_eq!(into, copy, "read_into copies what get returns");
     // The producer rewrites the slot after the consumer copied it out.
     let slot = shm_queue::HEADER_SIZE;
     // SAFETY: slot 0 is inside the region.
     unsafe { (region.as_ptr().add(slot) as *mut u64).write_volatile(0xdead) };
     assert!(copy.is_intact(), "the copy is unaffected");
+    assert!(into.is_intact(), "so is the copy read in place");
     assert!(
         !batch.get(0).is_intact(),
         "a fresh read sees the scribble, and can reject it"

@@ -53,6 +53,15 @@ proptest! {
         // Staged by the producer, not yet published: invisible to the consumer.
         let mut staged = Vec::new();
         let mut next = 0u64;
+        // Items the consumer knows are ready (up to the tail it last read): it reads the
+        // tail again only once it has taken them all.
+        let mut known = 0usize;
+        let look = |known: &mut usize, ready: usize| {
+            if *known == 0 {
+                *known = ready;
+            }
+            *known
+        };
 
         for op in ops {
             // A publish makes the staged items visible before what it adds.
@@ -90,26 +99,32 @@ proptest! {
                     model.extend(&items[..k]);
                     next += k as u64;
                 }
-                Op::Dequeue => match model.pop_front() {
-                    Some(want) => prop_assert_eq!(c.dequeue(), Ok(want)),
-                    None => prop_assert_eq!(c.dequeue(), Err(QueueError::Empty)),
+                Op::Dequeue => match look(&mut known, model.len()) {
+                    0 => prop_assert_eq!(c.dequeue(), Err(QueueError::Empty)),
+                    _ => {
+                        known -= 1;
+                        prop_assert_eq!(c.dequeue(), Ok(model.pop_front().unwrap()));
+                    }
                 },
                 Op::DequeueMany(n) => {
                     let mut out = vec![Item::new(0); n];
                     let k = c.dequeue_many(&mut out).unwrap();
-                    prop_assert_eq!(k, n.min(model.len()));
+                    prop_assert_eq!(k, n.min(look(&mut known, model.len())));
+                    known -= k;
                     for got in &out[..k] {
                         prop_assert_eq!(Some(*got), model.pop_front());
                     }
                 }
-                Op::PeekRelease(look, release) => {
+                Op::PeekRelease(seen, release) => {
                     let batch = c.read_batch().unwrap();
-                    prop_assert_eq!(batch.len(), model.len());
-                    for (i, want) in model.iter().enumerate().take(look) {
+                    prop_assert_eq!(batch.len(), look(&mut known, model.len()));
+                    prop_assert!(batch.len() <= model.len());
+                    for (i, want) in model.iter().enumerate().take(seen.min(batch.len())) {
                         prop_assert_eq!(batch.get(i), *want);
                     }
                     let k = release.min(batch.len());
                     batch.release(release);
+                    known -= k;
                     model.drain(..k);
                 }
             }
