@@ -102,16 +102,34 @@ pub struct Job<'a> {
     pub requests: u32,
 }
 
-/// A request the engine finished (laid out as [`Session`]: the IV aligned, for whole
-/// 16-byte moves).
+/// A request the engine finished.
+///
+/// The IV is held as one 128-bit scalar: as a byte array it was split by the compiler
+/// into pieces of whatever widths the modes and the `Result` around it touched (the
+/// error's two bytes overlapped it; CTR read it as a counter), each piece stored on its
+/// own and read back whole, a stalled store-to-load forward on every request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(16))]
 pub struct Finished {
-    /// The IV for the session's next request (CBC: the last ciphertext block; CTR: the
-    /// counter after the last block used; ECB: unchanged).
-    pub next_iv: [u8; 16],
     /// How the data moved.
     pub path: Path,
+    /// The next IV's bytes, in memory order (`u128::from_ne_bytes`).
+    next_iv: u128,
+}
+
+impl Finished {
+    pub fn new(path: Path, next_iv: [u8; 16]) -> Self {
+        Finished {
+            path,
+            next_iv: u128::from_ne_bytes(next_iv),
+        }
+    }
+
+    /// The IV for the session's next request (CBC: the last ciphertext block; CTR: the
+    /// counter after the last block used; ECB: unchanged).
+    pub fn next_iv(&self) -> [u8; 16] {
+        self.next_iv.to_ne_bytes()
+    }
 }
 
 impl<'a> Job<'a> {

@@ -352,7 +352,7 @@ impl<'a, E: CipherEngine> Service<'a, E> {
         mut answer: impl FnMut(Response),
     ) {
         if let (Ok(done), Ok(s)) = (&result, self.sessions.get_mut(caller, job.session_id)) {
-            s.iv = done.next_iv;
+            s.iv = done.next_iv();
         }
         for &(id, bytes) in parts.as_slice() {
             answer(response(id, result, bytes));

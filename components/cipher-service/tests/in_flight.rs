@@ -36,10 +36,7 @@ impl Slow {
     fn result(&self, slot: usize) -> Step {
         Step::Done(match self.fail {
             Some(e) => Err(e),
-            None => Ok(Finished {
-                path: Path::Dma,
-                next_iv: [self.ivs[slot]; 16],
-            }),
+            None => Ok(Finished::new(Path::Dma, [self.ivs[slot]; 16])),
         })
     }
 }

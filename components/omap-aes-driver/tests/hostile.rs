@@ -310,7 +310,7 @@ fn a_client_scribbling_on_its_data_mid_request_spoils_only_its_own_result() {
     };
     let mut got = vec![0u8; 256];
     job.data.region.read_bytes(512, &mut got);
-    assert_ne!(spoilt.next_iv, clean.next_iv);
+    assert_ne!(spoilt.next_iv(), clean.next_iv());
     assert_eq!(got[..128], want[..128], "the untouched first half is right");
     assert_ne!(got[128..], want[128..], "the scribbled half is not");
     let mut around = vec![0u8; 4096];

@@ -481,10 +481,7 @@ impl<E: PioDmaEngine, M: Meter> Driver<'_, E, M> {
             HwStep::Pending => Step::Pending,
             HwStep::Done(result) => Step::Done(
                 result
-                    .map(|next_iv| Finished {
-                        path: self.route.into(),
-                        next_iv,
-                    })
+                    .map(|next_iv| Finished::new(self.route.into(), next_iv))
                     .map_err(Into::into),
             ),
         }

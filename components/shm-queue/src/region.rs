@@ -145,7 +145,7 @@ impl<'a> SharedRegion<'a> {
             return false;
         };
         // SAFETY: `span` checked the bytes are inside the region, mapped for 'a.
-        unsafe { volatile_copy(src, out.as_mut_ptr(), out.len()) };
+        unsafe { volatile_copy::<true>(src, out.as_mut_ptr(), out.len()) };
         true
     }
 
@@ -156,7 +156,7 @@ impl<'a> SharedRegion<'a> {
             return false;
         };
         // SAFETY: `span` checked the bytes are inside the region, mapped for 'a.
-        unsafe { volatile_copy(data.as_ptr(), dst, data.len()) };
+        unsafe { volatile_copy::<false>(data.as_ptr(), dst, data.len()) };
         true
     }
 
@@ -276,7 +276,7 @@ impl<'a> SharedRegion<'a> {
         // SAFETY: the slot is in the checked region; the frame holds a T. T is FromBytes,
         // so whatever bytes the producer left are a valid T.
         unsafe {
-            volatile_copy(slot.cast(), frame.0.as_mut_ptr().cast(), size_of::<T>());
+            copy_slot::<true>(slot.cast(), frame.0.as_mut_ptr().cast(), size_of::<T>());
             frame.0.assume_init()
         }
     }
@@ -287,7 +287,7 @@ impl<'a> SharedRegion<'a> {
         let slot = self.slot::<T>(index, capacity);
         // SAFETY: the slot is in the checked region; `out` is a whole T, and T is
         // FromBytes, so whatever bytes the producer left are a valid T.
-        unsafe { volatile_copy(slot.cast(), (out as *mut T).cast(), size_of::<T>()) }
+        unsafe { copy_slot::<true>(slot.cast(), (out as *mut T).cast(), size_of::<T>()) }
     }
 
     /// Writes `item` into slot `index` as [`read_slot`](Self::read_slot) reads it: whole
@@ -299,7 +299,7 @@ impl<'a> SharedRegion<'a> {
         let frame = Frame(MaybeUninit::new(item));
         // SAFETY: the slot is in the checked region; T is IntoBytes (no padding), so
         // every byte of the frame's T is initialised.
-        unsafe { volatile_copy(frame.0.as_ptr().cast(), slot.cast(), size_of::<T>()) };
+        unsafe { copy_slot::<false>(frame.0.as_ptr().cast(), slot.cast(), size_of::<T>()) };
     }
 }
 
@@ -326,52 +326,130 @@ fn prefetch(p: *const u8) {
 #[repr(C, align(16))]
 struct Frame<T>(MaybeUninit<T>);
 
-/// Copies `len` bytes with volatile accesses, 16 bytes at a time where both sides are
-/// 16-byte aligned (one vector load and store each on x86_64 and aarch64), else a
-/// machine word at a time where both sides allow it (a byte loop would make every client
-/// copy eight times slower; words instead of vectors made the CPU engine's copies of a
-/// 16 KiB request cost 12% of its AES-128-CBC time).
+/// Copies `len` bytes between the shared region and private memory, 16 bytes at a time
+/// where both sides are 16-byte aligned (one vector load and store each on x86_64 and
+/// aarch64), else a machine word at a time where both sides allow it (a byte loop would
+/// make every client copy eight times slower; words instead of vectors made the CPU
+/// engine's copies of a 16 KiB request cost 12% of its AES-128-CBC time).
+///
+/// Only the shared side's accesses are volatile (`FROM_SHARED`: the source is shared,
+/// else the destination): the private side is plain memory the compiler may keep in
+/// registers. A queue slot's frame, written field by field and read back by volatile
+/// word loads, stalled store-to-load forwarding on every answer a driver wrote.
 ///
 /// # Safety
-/// `src` readable and `dst` writable for `len` bytes; the two do not overlap.
+/// `src` readable and `dst` writable for `len` bytes; the two do not overlap; the
+/// private side is not shared.
 #[inline]
-unsafe fn volatile_copy(src: *const u8, dst: *mut u8, len: usize) {
+unsafe fn volatile_copy<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, len: usize) {
     const W: usize = core::mem::size_of::<usize>();
     let mut i = 0;
     // SAFETY (all accesses): i + W <= len or i < len, inside both buffers (contract).
     unsafe {
         if (src as usize) % 16 == (dst as usize) % 16 {
             while i < len && !(src as usize + i).is_multiple_of(16) {
-                dst.add(i).write_volatile(src.add(i).read_volatile());
+                copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i));
                 i += 1;
             }
-            i += copy_vectors(src.add(i), dst.add(i), len - i);
+            i += copy_vectors::<FROM_SHARED>(src.add(i), dst.add(i), len - i);
         }
         if (src as usize + i) % W == (dst as usize + i) % W {
             while i < len && !(src as usize + i).is_multiple_of(W) {
-                dst.add(i).write_volatile(src.add(i).read_volatile());
+                copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i));
                 i += 1;
             }
             while i + W <= len {
-                let w = src.add(i).cast::<usize>().read_volatile();
-                dst.add(i).cast::<usize>().write_volatile(w);
+                copy_one::<usize, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast());
                 i += W;
             }
         }
         while i < len {
-            dst.add(i).write_volatile(src.add(i).read_volatile());
+            copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i));
             i += 1;
         }
     }
 }
 
-/// Copies the whole 16-byte vectors of `len` bytes between 16-aligned `src` and `dst`
-/// with volatile vector accesses; how many bytes (0 where the target has no vectors).
+/// Copies a slot's `len` bytes (`size_of` a descriptor) between the slot and a private
+/// copy, volatile on the shared side: whole vectors, then a word, then halves down to a
+/// byte, at offsets fixed by `len` alone. The slot is aligned to at least the widest
+/// piece (to the smaller of 16 and its size rounded to a power of two: [`slot_size`]);
+/// the private side is read and written unaligned (a descriptor may be less aligned).
+/// No address is looked at, so the compiler may keep the private copy in registers:
+/// [`volatile_copy`]'s alignment test made a frame's address matter, and an answer
+/// built field by field in its frame was read back by word loads that stalled
+/// store-to-load forwarding.
+///
+/// # Safety
+/// As [`volatile_copy`], and the shared side aligned as said.
+#[inline(always)]
+unsafe fn copy_slot<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, len: usize) {
+    /// One `V` at offset `i`.
+    ///
+    /// # Safety
+    /// As `copy_slot`'s, `i` a multiple of `V`'s size.
+    #[inline(always)]
+    unsafe fn piece<V, const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, i: usize) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let (s, d) = (src.add(i).cast::<V>(), dst.add(i).cast::<V>());
+            if FROM_SHARED {
+                d.write_unaligned(s.read_volatile());
+            } else {
+                d.write_volatile(s.read_unaligned());
+            }
+        }
+    }
+    let mut i = 0;
+    // SAFETY (all): inside both (contract); each piece at an offset that is a multiple of
+    // its size from a slot aligned to the widest piece.
+    unsafe {
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        while i + 16 <= len {
+            piece::<Vector, FROM_SHARED>(src, dst, i);
+            i += 16;
+        }
+        while i + 8 <= len {
+            piece::<u64, FROM_SHARED>(src, dst, i);
+            i += 8;
+        }
+        if i + 4 <= len {
+            piece::<u32, FROM_SHARED>(src, dst, i);
+            i += 4;
+        }
+        if i + 2 <= len {
+            piece::<u16, FROM_SHARED>(src, dst, i);
+            i += 2;
+        }
+        if i < len {
+            piece::<u8, FROM_SHARED>(src, dst, i);
+        }
+    }
+}
+
+/// One `V` from `src` to `dst`, volatile on the shared side (see [`volatile_copy`]).
+///
+/// # Safety
+/// Both aligned for `V` and valid, as [`volatile_copy`]'s contract.
+#[inline(always)]
+unsafe fn copy_one<V: Copy, const FROM_SHARED: bool>(src: *const V, dst: *mut V) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if FROM_SHARED {
+            dst.write(src.read_volatile());
+        } else {
+            dst.write_volatile(src.read());
+        }
+    }
+}
+
+/// Copies the whole 16-byte vectors of `len` bytes between 16-aligned `src` and `dst`,
+/// volatile on the shared side; how many bytes (0 where the target has no vectors).
 ///
 /// # Safety
 /// As [`volatile_copy`], and both 16-byte aligned.
 #[inline(always)]
-unsafe fn copy_vectors(src: *const u8, dst: *mut u8, len: usize) -> usize {
+unsafe fn copy_vectors<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, len: usize) -> usize {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     {
         let mut i = 0;
@@ -381,21 +459,28 @@ unsafe fn copy_vectors(src: *const u8, dst: *mut u8, len: usize) -> usize {
             unsafe {
                 let s = src.add(i).cast::<Vector>();
                 let d = dst.add(i).cast::<Vector>();
-                let (a, b) = (s.read_volatile(), s.add(1).read_volatile());
-                let (c, e) = (s.add(2).read_volatile(), s.add(3).read_volatile());
-                d.write_volatile(a);
-                d.add(1).write_volatile(b);
-                d.add(2).write_volatile(c);
-                d.add(3).write_volatile(e);
+                let load = |p: *const Vector| {
+                    if FROM_SHARED {
+                        p.read_volatile()
+                    } else {
+                        p.read()
+                    }
+                };
+                let (a, b) = (load(s), load(s.add(1)));
+                let (c, e) = (load(s.add(2)), load(s.add(3)));
+                for (k, v) in [a, b, c, e].into_iter().enumerate() {
+                    if FROM_SHARED {
+                        d.add(k).write(v);
+                    } else {
+                        d.add(k).write_volatile(v);
+                    }
+                }
             }
             i += 64;
         }
         while i + 16 <= len {
             // SAFETY: as above.
-            unsafe {
-                let v = src.add(i).cast::<Vector>().read_volatile();
-                dst.add(i).cast::<Vector>().write_volatile(v);
-            }
+            unsafe { copy_one::<Vector, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast()) };
             i += 16;
         }
         i
@@ -492,6 +577,45 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Slots of every shape of size (pieces of 16, 8, 4, 2 and 1 bytes): each copy
+    /// keeps every byte and writes nothing past its slot.
+    #[test]
+    fn slot_copies_keep_every_byte_and_stay_in_their_slot() {
+        fn check<const N: usize>() {
+            const CAP: u32 = 4;
+            let stride = slot_size::<[u8; N]>();
+            #[repr(C, align(64))]
+            struct Mem([u8; 1024]);
+            let mut mem = Mem([0xee; 1024]);
+            let region = SharedRegion::new(&mut mem.0);
+            let item: [u8; N] = core::array::from_fn(|i| i as u8 ^ 0x3c);
+            region.write_slot(1, CAP, item);
+            let mut back = [0u8; 1024];
+            assert!(region.read_bytes(0, &mut back));
+            let start = HEADER_SIZE + stride;
+            assert!(back[..start].iter().all(|&b| b == 0xee), "{N}: before");
+            assert_eq!(back[start..start + N], item, "{N}");
+            assert!(back[start + N..].iter().all(|&b| b == 0xee), "{N}: after");
+            assert_eq!(region.read_slot::<[u8; N]>(1, CAP), item, "{N}: read");
+            let mut into = [0u8; N];
+            region.read_slot_into(1, CAP, &mut into);
+            assert_eq!(into, item, "{N}: read in place");
+        }
+        check::<1>();
+        check::<2>();
+        check::<3>();
+        check::<6>();
+        check::<7>();
+        check::<12>();
+        check::<15>();
+        check::<16>();
+        check::<31>();
+        check::<48>();
+        check::<64>();
+        check::<76>();
+        check::<127>();
     }
 
     #[test]

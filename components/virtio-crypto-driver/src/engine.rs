@@ -324,10 +324,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         // Sessions doomed while this request used them may go now. A device failing
         // here is broken and says so on the next request.
         let _ = self.progress();
-        Step::Done(result.map(|next_iv| Finished {
-            path: Path::Dma,
-            next_iv,
-        }))
+        Step::Done(result.map(|next_iv| Finished::new(Path::Dma, next_iv)))
     }
 
     /// Device sessions currently held.

@@ -94,7 +94,7 @@ fn crypt<B: RegisterBus>(
     // Bare metal has no interrupt handler: poll the engine's interrupt path, bounded
     // (session set-up and the request each finish a poll or a few later).
     let done = run_polled(dev, &job, POLLS)?;
-    s.iv = done.next_iv;
+    s.iv = done.next_iv();
     Ok(done.path)
 }
 

@@ -129,7 +129,7 @@ impl Rig {
         };
         // The model returns the chain on the notify: one interrupt poll finishes it.
         let done = run_polled(&mut self.dev, &job, 4)?;
-        s.iv = done.next_iv;
+        s.iv = done.next_iv();
         Ok(done.path)
     }
 
