@@ -153,7 +153,7 @@ impl<'a, E: CipherEngine> Service<'a, E> {
             if room == 0 {
                 return Ok((answered, Stopped::ClientsMove));
             }
-            let batch = requests.read_batch()?;
+            let mut batch = requests.read_batch()?;
             if batch.is_empty() {
                 return Ok((answered, Stopped::ClientsMove));
             }
@@ -178,6 +178,11 @@ impl<'a, E: CipherEngine> Service<'a, E> {
             if self.engine.coalesces(&job) {
                 // Followers of the same session join the job while their answers have
                 // room too.
+                // All that is queued now, not only what the last look saw: followers
+                // published since would otherwise wait for a job of their own.
+                if batch.len() < MAX_COALESCED {
+                    batch.refresh()?;
+                }
                 let most = (room as usize).min(MAX_COALESCED).min(batch.len());
                 for i in 1..most {
                     batch.read_into(i, &mut next);

@@ -98,7 +98,7 @@ impl<'a, E: DigestEngine> Service<'a, E> {
             if room == 0 {
                 break;
             }
-            let batch = requests.read_batch()?;
+            let mut batch = requests.read_batch()?;
             if batch.is_empty() {
                 break;
             }
@@ -119,6 +119,11 @@ impl<'a, E: DigestEngine> Service<'a, E> {
             let mut parts = Parts::one(request.id, job.segs.total());
             if self.engine.coalesces(&job) {
                 // Followers of the same session join while their answers have room.
+                // All that is queued now, not only what the last look saw: followers
+                // published since would otherwise wait for a job of their own.
+                if batch.len() < MAX_COALESCED {
+                    batch.refresh()?;
+                }
                 let most = (room as usize).min(MAX_COALESCED).min(batch.len());
                 for i in 1..most {
                     batch.read_into(i, &mut next);

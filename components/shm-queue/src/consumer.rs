@@ -173,6 +173,22 @@ impl<T: Descriptor> ReadBatch<'_, '_, T> {
             .read_slot_into(index, self.consumer.capacity, out);
     }
 
+    /// Extends the batch to every item ready now (the producer's tail read again, and
+    /// validated): for a consumer that looks past the first item and wants all it can
+    /// see, as a driver joining a session's queued requests into one transfer does. A
+    /// batch is otherwise only what was known ready.
+    pub fn refresh(&mut self) -> Result<(), QueueError> {
+        let c = &mut *self.consumer;
+        let tail = c.region.word(TAIL).load(Ordering::Acquire);
+        let n = occupancy(c.head, tail, c.capacity)?;
+        if tail != c.tail_seen {
+            c.region.prefetch_slots::<T>(c.tail_seen, tail, c.capacity);
+            c.tail_seen = tail;
+        }
+        self.len = n as usize;
+        Ok(())
+    }
+
     /// Gives the first `n` slots back to the producer.
     pub fn release(self, n: usize) {
         let n = n.min(self.len);

@@ -28,6 +28,18 @@ fn consumer_rejects_tail_beyond_capacity() {
         assert!(c.read_batch().is_err());
         assert_eq!(c.arm_signal(), Err(want));
     }
+    // A batch refreshed after the tail went bad reports it too.
+    poke(region, TAIL, 1);
+    let mut batch = c.read_batch().unwrap();
+    assert_eq!(batch.len(), 1);
+    poke(region, TAIL, CAP + 3);
+    assert_eq!(
+        batch.refresh(),
+        Err(QueueError::Corrupt {
+            head: 0,
+            tail: CAP + 3
+        })
+    );
     // A tail at exactly capacity is a full queue, not corruption.
     poke(region, TAIL, CAP);
     assert_eq!(c.len(), Ok(CAP));

@@ -16,6 +16,8 @@ enum Op {
     Dequeue,
     DequeueMany(usize),
     PeekRelease(usize, usize),
+    /// A batch refreshed to everything published, then released in part.
+    RefreshRelease(usize),
     /// Written but not published.
     Stage,
     Publish,
@@ -28,6 +30,7 @@ fn op() -> impl Strategy<Value = Op> {
         Just(Op::Dequeue),
         (0usize..20).prop_map(Op::DequeueMany),
         (0usize..20, 0usize..20).prop_map(|(a, b)| Op::PeekRelease(a, b)),
+        (0usize..20).prop_map(Op::RefreshRelease),
         Just(Op::Stage),
         Just(Op::Publish),
     ]
@@ -125,6 +128,18 @@ proptest! {
                     let k = release.min(batch.len());
                     batch.release(release);
                     known -= k;
+                    model.drain(..k);
+                }
+                Op::RefreshRelease(release) => {
+                    let mut batch = c.read_batch().unwrap();
+                    batch.refresh().unwrap();
+                    prop_assert_eq!(batch.len(), model.len());
+                    for (i, want) in model.iter().enumerate() {
+                        prop_assert_eq!(batch.get(i), *want);
+                    }
+                    let k = release.min(batch.len());
+                    batch.release(release);
+                    known = model.len() - k;
                     model.drain(..k);
                 }
             }

@@ -181,8 +181,10 @@ pub fn tcrypt_lines(m: &Measured, clock: Clock) -> String {
 }
 
 /// Modelled time per request one at a time (`one`) and with requests in flight
-/// (`deep`), per size: what the driver's coalescing or chaining gains (`gain` > 1) and
-/// that it never loses (`never slower` is computed over every size).
+/// (`deep`), per size: what the driver's coalescing or chaining gains (`gain` > 1), that
+/// it never loses (`never slower` is computed over every size), and the most any joining
+/// could gain (`limit`: one at a time over the board's own cost of a request, which each
+/// request still pays however many share a transfer).
 pub fn depth_gain(one: &Measured, deep: &Measured) -> String {
     let mut out = format!(
         "{}: modelled {} us per request, one in flight vs {} in flight\n",
@@ -192,9 +194,10 @@ pub fn depth_gain(one: &Measured, deep: &Measured) -> String {
     );
     let _ = writeln!(
         out,
-        "{:>7} {:>12} {:>12} {:>8}",
-        "size", "depth 1", "deep", "gain"
+        "{:>7} {:>12} {:>12} {:>8} {:>8}",
+        "size", "depth 1", "deep", "gain", "limit"
     );
+    let request_ns = deep.board.costs.request_ps as f64 / 1e3;
     let mut never_slower = true;
     for d in deep.samples.iter().filter(|s| s.measured()) {
         let Some(o) = one
@@ -210,9 +213,14 @@ pub fn depth_gain(one: &Measured, deep: &Measured) -> String {
         );
         // Equal work gives equal figures up to the float rounding of total / ops.
         never_slower &= d_ns <= o_ns * (1.0 + 1e-9);
+        let limit = if request_ns > 0.0 {
+            format!("{:.2}x", o_ns / request_ns)
+        } else {
+            "-".into()
+        };
         let _ = writeln!(
             out,
-            "{:>7} {:>12.2} {:>12.2} {:>7.2}x",
+            "{:>7} {:>12.2} {:>12.2} {:>7.2}x {limit:>8}",
             d.size,
             o_ns / 1e3,
             d_ns / 1e3,
@@ -223,6 +231,12 @@ pub fn depth_gain(one: &Measured, deep: &Measured) -> String {
         out,
         "  never slower in flight than one at a time: {}",
         if never_slower { "yes" } else { "NO" }
+    );
+    let _ = writeln!(
+        out,
+        "  limit: the gain if joining removed all but each request's own cost ({:.2} us on {})",
+        request_ns / 1e3,
+        deep.board.name
     );
     out
 }
@@ -369,6 +383,10 @@ mod tests {
         let t = depth_gain(&one, &deep);
         assert!(t.contains("32 in flight"), "{t}");
         assert!(t.contains("   2.00x"), "{t}");
+        // One at a time: 20 interrupts over 10 requests at 11.47 us; each request's own
+        // cost on am335x is 22.62 us, so no join could make it more than 1.01x faster.
+        assert!(t.contains("    1.01x"), "{t}");
+        assert!(t.contains("(22.62 us on am335x)"), "{t}");
         assert!(t.contains("one at a time: yes"), "{t}");
         let t = depth_gain(&deep, &one);
         assert!(t.contains("   0.50x"), "{t}");
