@@ -227,6 +227,50 @@ fn host_limit_sets_the_pd_beside_in_process_rustcrypto() {
 }
 
 #[test]
+fn host_limit_rounds_give_a_ratio_per_round_and_their_range() {
+    let out = ok(&[
+        "--host-limit",
+        "--rounds",
+        "3",
+        "--depth",
+        "4",
+        "--sizes",
+        "16",
+        "--seconds",
+        "0.01",
+        "--min-ops",
+        "3",
+    ]);
+    assert!(
+        out.contains("; 3 rounds, each the PD runs then in process"),
+        "{out}"
+    );
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("16 "))
+        .collect();
+    assert_eq!(rows.len(), 2, "one row per depth: {out}");
+    for r in rows {
+        // "... 0.25x  73  0.21x-0.30x": the median inside the range.
+        let w: Vec<&str> = r.split_whitespace().collect();
+        let ratio: f64 = w[w.len() - 3].trim_end_matches('x').parse().unwrap();
+        let (lo, hi) = w[w.len() - 1].split_once("x-").unwrap();
+        let (lo, hi): (f64, f64) = (
+            lo.parse().unwrap(),
+            hi.trim_end_matches('x').parse().unwrap(),
+        );
+        assert!(lo <= ratio && ratio <= hi && hi > 0.0, "{r}");
+    }
+    assert!(
+        out.contains("idle-to-reply latency, one request in flight, the driver spinning (first round): 16 B p50"),
+        "{out}"
+    );
+    // Only with --host-limit.
+    let bad = run(EXE, &["--rounds", "2"], None);
+    assert_eq!(bad.status.code(), Some(2), "clap refuses it");
+}
+
+#[test]
 fn a_path_the_engine_lacks_is_a_clear_error() {
     let out = run(EXE, &["--board", "host", "--path", "pio"], None);
     assert_eq!(out.status.code(), Some(1));

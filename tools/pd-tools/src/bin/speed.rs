@@ -76,6 +76,12 @@ struct Args {
     /// one request in flight and --depth, in one run (--svg: the three on one chart).
     #[arg(long, conflicts_with = "csv")]
     host_limit: bool,
+    /// With --host-limit: measure it N times over (the PD runs, then in process, each
+    /// time), each ratio taken within its round and reported as their median and range:
+    /// a machine that changes speed between runs skews one round's ratio, not the median.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "host_limit",
+          value_parser = clap::value_parser!(u32).range(1..=20))]
+    rounds: u32,
     /// K client PDs (2 to 4) on one driver, each keeping --depth in flight, all measured
     /// in the same window of --seconds per size: the aggregate throughput and each
     /// client's share of it (fairness).
@@ -335,19 +341,23 @@ fn main_result(a: &Args) -> Result<(), String> {
         if a.depth != 1 {
             depths.push(a.depth);
         }
-        let steps = (depths.len() * a.sizes.len()) as u64;
-        let pb = bar(steps, steps as f64 * a.seconds);
-        let mut runs = Vec::new();
-        for depth in depths {
-            let b = Budget { depth, ..budget };
-            runs.push((depth, run_all(&jobs, &a.sizes, b, &pb)?.remove(0)));
+        let rounds = a.rounds.max(1) as usize;
+        let steps = (rounds * depths.len() * a.sizes.len()) as u64;
+        let pb = bar(steps, 2.0 * steps as f64 * a.seconds);
+        let mut limits = Vec::new();
+        for _ in 0..rounds {
+            let mut runs = Vec::new();
+            for &depth in &depths {
+                let b = Budget { depth, ..budget };
+                runs.push((depth, run_all(&jobs, &a.sizes, b, &pb)?.remove(0)));
+            }
+            limits.push(host_limit::HostLimit::new(runs, a.seconds));
         }
         pb.finish_and_clear();
-        let limit = host_limit::HostLimit::new(runs, a.seconds);
-        if let Some(path) = &a.svg {
-            limit.svg(path)?;
+        if let (Some(path), Some(first)) = (&a.svg, limits.first()) {
+            first.svg(path)?;
         }
-        print!("{}", limit.tables());
+        print!("{}", host_limit::tables(&limits));
         let window = std::time::Duration::from_secs_f64(a.seconds.clamp(0.5, 2.0));
         print!("{}", idle::measure(window)?.line());
         return Ok(());

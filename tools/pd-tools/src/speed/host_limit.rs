@@ -92,79 +92,7 @@ impl HostLimit {
 
     /// One table per depth, each against the same in-process figures.
     pub fn tables(&self) -> String {
-        let mut out = String::new();
-        let mut all = Vec::new();
-        for (depth, m) in &self.runs {
-            let keyed = matches!(m.job.alg, Alg::Cipher(_));
-            out += &format!(
-                "host limit: {} through the isolated CPU driver PD ({depth} request(s) in flight) vs in-process RustCrypto{} (host real time; {})\n",
-                m.job.alg.name(),
-                if keyed {
-                    " with the key expanded once and reused (the per-op-key column: expanded for every buffer)"
-                } else {
-                    ""
-                },
-                bench_stats::context()
-            );
-            out += &format!(
-                "{:>7} {:>12} {:>8} {:>14} {:>8} {:>10} {:>10} {:>8} {:>14}\n",
-                "size",
-                "PD ns/op",
-                "spread",
-                "in-proc ns/op",
-                "spread",
-                "PD MB/s",
-                "proc MB/s",
-                "ratio",
-                "per-op-key ns"
-            );
-            for s in m.samples.iter().filter(|s| s.measured()) {
-                let Some(local) = self.local(s.size) else {
-                    continue;
-                };
-                let pd = s.host_stats();
-                let per_op = self
-                    .per_op
-                    .iter()
-                    .find(|(n, _)| *n == s.size)
-                    .and_then(|(_, p)| *p);
-                all.extend([pd, local]);
-                out += &format!(
-                    "{:>7} {:>12.0} {:>8} {:>14.0} {:>8} {:>10.1} {:>10.1} {:>7.2}x {:>14}\n",
-                    s.size,
-                    pd.median,
-                    pd.spread_cell(),
-                    local.median,
-                    local.spread_cell(),
-                    s.size as f64 * 1e3 / pd.median,
-                    s.size as f64 * 1e3 / local.median,
-                    local.median / pd.median,
-                    per_op.map_or("-".into(), |p| format!("{:.0}", p.median))
-                );
-            }
-        }
-        out += "  (ratio = throughput through the PDs / throughput in process; 1.00x: isolation costs nothing)\n";
-        if let Some((_, m)) = self.runs.iter().find(|(depth, _)| *depth == 1) {
-            let lat: Vec<String> = m
-                .samples
-                .iter()
-                .filter_map(|s| {
-                    let (p50, p99) = s.latency?;
-                    Some(format!("{} B p50 {p50} ns p99 {p99} ns", s.size))
-                })
-                .collect();
-            if !lat.is_empty() {
-                out += &format!(
-                    "  idle-to-reply latency, one request in flight, the driver spinning: {}\n",
-                    lat.join(", ")
-                );
-            }
-        }
-        if let Some(w) = bench_stats::warning(&all) {
-            out += &w;
-            out.push('\n');
-        }
-        out
+        tables(std::slice::from_ref(self))
     }
 
     /// Throughput against size: through the PDs at each depth, and in process, on one
@@ -202,4 +130,145 @@ impl HostLimit {
         )
         .map_err(|e| format!("{}: {e}", path.display()))
     }
+}
+
+/// One size's figures in one round.
+struct RoundFigures {
+    pd: bench_stats::Stats,
+    local: bench_stats::Stats,
+    per_op: Option<bench_stats::Stats>,
+}
+
+/// The tables of one or more rounds, each a [`HostLimit`] (the PD runs, then in process).
+/// With several, each ratio is taken within its round and the table gives their median
+/// and range, and each time the median of the rounds' medians with their spread: runs
+/// on this machine are bimodal (now and then a whole run is about twice as slow at 16 B,
+/// the PD runs or the in-process ones), and the slices inside one run cannot show it.
+pub fn tables(rounds: &[HostLimit]) -> String {
+    let mut out = String::new();
+    let Some(first) = rounds.first() else {
+        return out;
+    };
+    let several = rounds.len() > 1;
+    let mut all = Vec::new();
+    for (k, (depth, m)) in first.runs.iter().enumerate() {
+        let keyed = matches!(m.job.alg, Alg::Cipher(_));
+        out += &format!(
+            "host limit: {} through the isolated CPU driver PD ({depth} request(s) in flight) vs in-process RustCrypto{} (host real time; {}{})\n",
+            m.job.alg.name(),
+            if keyed {
+                " with the key expanded once and reused (the per-op-key column: expanded for every buffer)"
+            } else {
+                ""
+            },
+            bench_stats::context(),
+            if several {
+                format!(
+                    "; {} rounds, each the PD runs then in process, a ratio per round",
+                    rounds.len()
+                )
+            } else {
+                String::new()
+            }
+        );
+        out += &format!(
+            "{:>7} {:>12} {:>8} {:>14} {:>8} {:>10} {:>10} {:>8} {:>14}{}\n",
+            "size",
+            "PD ns/op",
+            "spread",
+            "in-proc ns/op",
+            "spread",
+            "PD MB/s",
+            "proc MB/s",
+            "ratio",
+            "per-op-key ns",
+            if several { "    ratio range" } else { "" }
+        );
+        for s in m.samples.iter().filter(|s| s.measured()) {
+            // This size in every round: (PD, in process, per-op key).
+            let per_round: Vec<_> = rounds
+                .iter()
+                .filter_map(|r| {
+                    let (_, rm) = r.runs.get(k)?;
+                    let rs = rm
+                        .samples
+                        .iter()
+                        .find(|x| x.size == s.size && x.measured())?;
+                    let local = r.local(s.size)?;
+                    let per_op = r
+                        .per_op
+                        .iter()
+                        .find(|(n, _)| *n == s.size)
+                        .and_then(|(_, p)| *p);
+                    Some(RoundFigures {
+                        pd: rs.host_stats(),
+                        local,
+                        per_op,
+                    })
+                })
+                .collect();
+            if per_round.is_empty() {
+                continue;
+            }
+            let of = |f: fn(&RoundFigures) -> f64| {
+                bench_stats::Stats::of(&per_round.iter().map(f).collect::<Vec<_>>())
+            };
+            // One round: the slices' spread; several: the spread of the rounds' medians.
+            let (pd, local) = if several {
+                (of(|r| r.pd.median), of(|r| r.local.median))
+            } else {
+                (per_round[0].pd, per_round[0].local)
+            };
+            let ratio = of(|r| r.local.median / r.pd.median);
+            let per_op: Vec<f64> = per_round
+                .iter()
+                .filter_map(|r| Some(r.per_op?.median))
+                .collect();
+            all.extend([pd, local]);
+            out += &format!(
+                "{:>7} {:>12.0} {:>8} {:>14.0} {:>8} {:>10.1} {:>10.1} {:>7.2}x {:>14}{}\n",
+                s.size,
+                pd.median,
+                pd.spread_cell(),
+                local.median,
+                local.spread_cell(),
+                s.size as f64 * 1e3 / pd.median,
+                s.size as f64 * 1e3 / local.median,
+                ratio.median,
+                if per_op.is_empty() {
+                    "-".into()
+                } else {
+                    format!("{:.0}", bench_stats::Stats::of(&per_op).median)
+                },
+                if several {
+                    format!("  {:.2}x-{:.2}x", ratio.min, ratio.max)
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    out += "  (ratio = throughput through the PDs / throughput in process; 1.00x: isolation costs nothing)\n";
+    if let Some((_, m)) = first.runs.iter().find(|(depth, _)| *depth == 1) {
+        let lat: Vec<String> = m
+            .samples
+            .iter()
+            .filter_map(|s| {
+                let (p50, p99) = s.latency?;
+                Some(format!("{} B p50 {p50} ns p99 {p99} ns", s.size))
+            })
+            .collect();
+        if !lat.is_empty() {
+            out += &format!(
+                "  idle-to-reply latency, one request in flight, the driver spinning{}: {}\n",
+                if several { " (first round)" } else { "" },
+                lat.join(", ")
+            );
+        }
+    }
+    if let Some(w) = bench_stats::warning(&all) {
+        out += &w;
+        out.push('\n');
+    }
+    out
 }
