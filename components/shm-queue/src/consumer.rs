@@ -61,8 +61,6 @@ impl<'a, T: Descriptor> Consumer<'a, T> {
         let tail = self.region.word(TAIL).load(Ordering::Acquire);
         let n = occupancy(self.head, tail, self.capacity)?;
         self.tail_seen = tail;
-        self.region
-            .prefetch_slots::<T>(self.head, tail, self.capacity);
         Ok(n)
     }
 
@@ -181,10 +179,7 @@ impl<T: Descriptor> ReadBatch<'_, '_, T> {
         let c = &mut *self.consumer;
         let tail = c.region.word(TAIL).load(Ordering::Acquire);
         let n = occupancy(c.head, tail, c.capacity)?;
-        if tail != c.tail_seen {
-            c.region.prefetch_slots::<T>(c.tail_seen, tail, c.capacity);
-            c.tail_seen = tail;
-        }
+        c.tail_seen = tail;
         self.len = n as usize;
         Ok(())
     }

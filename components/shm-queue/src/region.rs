@@ -245,25 +245,6 @@ impl<'a> SharedRegion<'a> {
         unsafe { self.base.add(HEADER_SIZE + i * slot_size::<T>()) as *mut T }
     }
 
-    /// Asks the cache for the lines of slots `from..to` (indices modulo the capacity),
-    /// which the peer has just published: a hint, with no effect on what is read or when
-    /// it is visible. A consumer taking a batch one slot at a time otherwise waits for
-    /// each slot's line to come across from the producer's core in turn (a third of the
-    /// CPU driver's time at 16 B); asked for together, the transfers overlap.
-    #[inline]
-    pub(crate) fn prefetch_slots<T>(&self, from: u32, to: u32, capacity: u32) {
-        let lines = size_of::<T>().div_ceil(CACHE_LINE);
-        let mut i = from;
-        while i != to {
-            let slot = self.slot::<T>(i, capacity).cast::<u8>();
-            for line in 0..lines {
-                // SAFETY: inside the slot, which is inside the checked region.
-                prefetch(unsafe { slot.add(line * CACHE_LINE) });
-            }
-            i = i.wrapping_add(1);
-        }
-    }
-
     /// A copy of slot `index`, read with whole 16-byte volatile loads into a 16-byte
     /// aligned frame (slots of 16 bytes or more are 16-aligned: the base is line-aligned
     /// and slots are powers of two or whole lines). A plain `read_volatile` of a
@@ -301,24 +282,6 @@ impl<'a> SharedRegion<'a> {
         // every byte of the frame's T is initialised.
         unsafe { copy_slot::<false>(frame.0.as_ptr().cast(), slot.cast(), size_of::<T>()) };
     }
-}
-
-/// A read prefetch of the line at `p` (nothing on other targets): no access is made, so
-/// nothing is read or faulted on.
-#[inline(always)]
-fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint; it reads nothing and cannot fault.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast())
-    };
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: as above (PRFM never faults).
-    unsafe {
-        core::arch::asm!("prfm pldl1keep, [{p}]", p = in(reg) p, options(nostack, readonly, preserves_flags))
-    };
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    let _ = p;
 }
 
 /// A descriptor on a 16-byte boundary, so that its copy to or from a slot moves whole
