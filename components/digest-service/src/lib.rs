@@ -42,6 +42,7 @@ mod sessions;
 pub mod testkit;
 
 pub use calls::Calls;
+use segments::validate_into;
 pub use segments::{MAX_JOINED, MAX_SEGMENTS, Segments, from_slice, validate};
 pub use service::{Answers, MAX_COALESCED, Service};
 pub use sessions::{MAX_SESSIONS, Session, Sessions, State};
@@ -139,6 +140,21 @@ pub struct Job<'a> {
     /// session's consecutive queued updates (and a final after them) into one job
     /// ([`DigestEngine::coalesces`]); `segs` is then all of theirs, in order.
     pub requests: u32,
+}
+
+impl<'a> Job<'a> {
+    /// A job of nothing over `data`: what a serving pass fills in place, request by
+    /// request (a job returned by value was copied through each `Result` it passed).
+    pub(crate) fn empty(data: ClientData<'a>) -> Self {
+        Job {
+            algorithm: Algorithm::Sha256,
+            path: HashPath::Auto,
+            op: DigestOp::Update,
+            segs: Segments::EMPTY,
+            data,
+            requests: 0,
+        }
+    }
 }
 
 /// Where a request stands after the engine was started or interrupted.

@@ -21,6 +21,24 @@ pub fn validate(request: &Request, region_len: usize) -> Result<Segments, Digest
     segment_list::check(&request.segs, request.nsegs, region_len, Overlaps::Allowed).map_err(error)
 }
 
+/// [`validate`] into `out` (see `segment_list::check_into`); `out` means nothing if
+/// refused.
+#[inline]
+pub(crate) fn validate_into(
+    out: &mut Segments,
+    request: &Request,
+    region_len: usize,
+) -> Result<(), DigestError> {
+    segment_list::check_into(
+        out,
+        &request.segs,
+        request.nsegs,
+        region_len,
+        Overlaps::Allowed,
+    )
+    .map_err(error)
+}
+
 /// Segments built by the driver itself (self-tests), checked like a client's.
 pub fn from_slice(segs: &[Segment], region_len: usize) -> Result<Segments, DigestError> {
     segment_list::from_slice(segs, region_len, Overlaps::Allowed).map_err(error)

@@ -7,7 +7,7 @@ use zerocopy::FromZeros;
 
 use crate::{
     ClientData, Digest, DigestEngine, DigestStep, Job, MAX_DIGEST, MAX_JOINED, Sessions, State,
-    validate,
+    validate, validate_into,
 };
 use segment_list::{Overlaps, Parts, join};
 
@@ -91,6 +91,7 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         let mut answered = 0;
         // The copies requests are read into, kept for the pass (see `read_into`).
         let (mut request, mut next) = (Request::new_zeroed(), Request::new_zeroed());
+        let mut job = Job::empty(data);
         // A request is taken only when its answer has room (backpressure); read once
         // per pass, every request taken uses one.
         let mut room = responses.free()?;
@@ -104,18 +105,15 @@ impl<'a, E: DigestEngine> Service<'a, E> {
             }
             // A copy: the client may rewrite the slot, but this copy is what runs.
             batch.read_into(0, &mut request);
-            let mut job = match self.job(caller, &request, data) {
-                Ok(job) => job,
-                Err(e) => {
-                    batch.release(1);
-                    let r = response(request.id, Err(e), 0);
-                    observe(&r);
-                    responses.stage(r)?;
-                    answered += 1;
-                    room -= 1;
-                    continue;
-                }
-            };
+            if let Err(e) = self.fill(&mut job, caller, &request) {
+                batch.release(1);
+                let r = response(request.id, Err(e), 0);
+                observe(&r);
+                responses.stage(r)?;
+                answered += 1;
+                room -= 1;
+                continue;
+            }
             let mut parts = Parts::one(request.id, job.segs.total());
             if self.engine.coalesces(&job) {
                 // Followers of the same session join while their answers have room.
@@ -141,7 +139,7 @@ impl<'a, E: DigestEngine> Service<'a, E> {
             batch.release(parts.len());
             room -= parts.len() as u32;
             let mut broken = None;
-            self.start(caller, request.session, parts, job, |r| {
+            self.start(caller, request.session, &parts, &job, |r| {
                 observe(&r);
                 answered += 1;
                 // Room was checked above and only this PD produces: cannot be full, but
@@ -170,7 +168,7 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         };
         let mut answer = None;
         let parts = Parts::one(request.id, job.segs.total());
-        self.start(caller, request.session, parts, job, |r| answer = Some(r));
+        self.start(caller, request.session, &parts, &job, |r| answer = Some(r));
         answer
     }
 
@@ -180,25 +178,23 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         &mut self,
         caller: Caller,
         sid: u32,
-        parts: Parts,
-        job: Job<'a>,
+        parts: &Parts,
+        job: &Job<'a>,
         answer: impl FnMut(Response),
     ) {
         // `job` found the session open just now.
         let Ok(session) = self.sessions.get_mut(caller, sid) else {
             return;
         };
-        match self.engine.start(&mut session.engine, &job) {
-            DigestStep::Done(result) => {
-                self.finish(caller, &parts, sid, &job, None, result, answer)
-            }
+        match self.engine.start(&mut session.engine, job) {
+            DigestStep::Done(result) => self.finish(caller, parts, sid, job, None, result, answer),
             DigestStep::Pending => {
                 let ctx = session.engine.clone();
                 self.in_flight = Some(InFlight {
                     caller,
-                    parts,
+                    parts: *parts,
                     session: sid,
-                    job,
+                    job: *job,
                     ctx,
                     answer: true,
                 });
@@ -212,22 +208,32 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         request: &Request,
         data: ClientData<'a>,
     ) -> Result<Job<'a>, DigestError> {
-        let op = request.op.get().map_err(|_| DigestError::BadRequest)?;
+        let mut job = Job::empty(data);
+        self.fill(&mut job, caller, request)?;
+        Ok(job)
+    }
+
+    /// `request` as a job, written into `job` (over its data region) in place; `job`
+    /// means nothing if refused.
+    #[inline]
+    fn fill(
+        &mut self,
+        job: &mut Job<'a>,
+        caller: Caller,
+        request: &Request,
+    ) -> Result<(), DigestError> {
+        job.op = request.op.get().map_err(|_| DigestError::BadRequest)?;
         let session = self.sessions.get_mut(caller, request.session)?;
         match session.state {
             State::Open => {}
             State::Finished => return Err(DigestError::SessionFinished),
             State::Failed => return Err(DigestError::EngineFault),
         }
-        let segs = validate(request, data.len())?;
-        Ok(Job {
-            algorithm: session.algorithm,
-            path: session.path,
-            op,
-            segs,
-            data,
-            requests: 1,
-        })
+        validate_into(&mut job.segs, request, job.data.len())?;
+        job.algorithm = session.algorithm;
+        job.path = session.path;
+        job.requests = 1;
+        Ok(())
     }
 
     /// The engine's interrupt: advances the job in flight. When it finishes, returns
