@@ -125,6 +125,13 @@ impl Digest {
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..usize::from(self.len)]
     }
+
+    /// The digest's bytes, zero past its length ([`new`](Self::new) clears them): what
+    /// an answer carries, copied in one fixed-size move (a copy of `len` bytes was a
+    /// call to memcpy per answer).
+    pub fn padded(&self) -> &[u8; MAX_DIGEST] {
+        &self.bytes
+    }
 }
 
 /// One validated request, as an engine runs it.
@@ -223,4 +230,19 @@ pub trait DigestEngine {
     /// says so): stop it and reset the engine for the next. The service answers it
     /// `EngineFault` and marks its session failed.
     fn cancel(&mut self, job: &Job<'_>);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_digest_is_padded_with_zeros_past_its_length() {
+        let d = Digest::new(&[0xab; 20]);
+        assert_eq!(d.as_bytes(), &[0xab; 20]);
+        assert_eq!(d.padded()[..20], [0xab; 20]);
+        assert_eq!(d.padded()[20..], [0; MAX_DIGEST - 20]);
+        // Longer than any algorithm's: cut, never past the array.
+        assert_eq!(Digest::new(&[1; 40]).as_bytes(), &[1; MAX_DIGEST]);
+    }
 }

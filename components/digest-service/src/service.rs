@@ -397,7 +397,7 @@ fn response(id: u32, result: Result<Option<Digest>, DigestError>, bytes: u32) ->
             r.bytes_done = bytes;
             if let Some(d) = digest {
                 r.digest_len = d.as_bytes().len() as u8;
-                r.digest[..d.as_bytes().len()].copy_from_slice(d.as_bytes());
+                r.digest = *d.padded();
             }
         }
         Err(e) => r.status = e.into(),
