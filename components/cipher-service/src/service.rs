@@ -226,10 +226,10 @@ impl<'a, E: CipherEngine> Service<'a, E> {
         let Some(slot) = self.free_slot() else {
             return Some(response(request.id, Err(CipherError::EngineFault), 0));
         };
-        let job = match self.job(caller, request, data, slot) {
-            Ok(job) => job,
-            Err(e) => return Some(response(request.id, Err(e), 0)),
-        };
+        let mut job = Job::empty(data);
+        if let Err(e) = self.fill(&mut job, caller, request, slot) {
+            return Some(response(request.id, Err(e), 0));
+        }
         let mut answer = None;
         let parts = Parts::one(request.id, job.segs.total());
         self.start(caller, &parts, &job, |r| answer = Some(r));
@@ -258,18 +258,6 @@ impl<'a, E: CipherEngine> Service<'a, E> {
                 });
             }
         }
-    }
-
-    fn job(
-        &mut self,
-        caller: Caller,
-        request: &Request,
-        data: ClientData<'a>,
-        slot: usize,
-    ) -> Result<Job<'a>, CipherError> {
-        let mut job = Job::empty(data);
-        self.fill(&mut job, caller, request, slot)?;
-        Ok(job)
     }
 
     /// `request` as a job, written into `job` (over its data region) in place; `job`

@@ -162,10 +162,10 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         request: &Request,
         data: ClientData<'a>,
     ) -> Option<Response> {
-        let job = match self.job(caller, request, data) {
-            Ok(job) => job,
-            Err(e) => return Some(response(request.id, Err(e), 0)),
-        };
+        let mut job = Job::empty(data);
+        if let Err(e) = self.fill(&mut job, caller, request) {
+            return Some(response(request.id, Err(e), 0));
+        }
         let mut answer = None;
         let parts = Parts::one(request.id, job.segs.total());
         self.start(caller, request.session, &parts, &job, |r| answer = Some(r));
@@ -200,17 +200,6 @@ impl<'a, E: DigestEngine> Service<'a, E> {
                 });
             }
         }
-    }
-
-    fn job(
-        &mut self,
-        caller: Caller,
-        request: &Request,
-        data: ClientData<'a>,
-    ) -> Result<Job<'a>, DigestError> {
-        let mut job = Job::empty(data);
-        self.fill(&mut job, caller, request)?;
-        Ok(job)
     }
 
     /// `request` as a job, written into `job` (over its data region) in place; `job`
