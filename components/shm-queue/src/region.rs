@@ -245,11 +245,12 @@ impl<'a> SharedRegion<'a> {
         unsafe { self.base.add(HEADER_SIZE + i * slot_size::<T>()) as *mut T }
     }
 
-    /// A copy of slot `index`, read with whole 16-byte volatile loads into a 16-byte
-    /// aligned frame (slots of 16 bytes or more are 16-aligned: the base is line-aligned
-    /// and slots are powers of two or whole lines). A plain `read_volatile` of a
-    /// descriptor was split field by field, and the first wide read of the copy (the
-    /// segment check's) stalled store-to-load forwarding on every request.
+    /// A copy of slot `index`: volatile loads of whole 16-byte vectors (then smaller
+    /// pieces) into a 16-byte aligned frame ([`copy_slot`]). A plain `read_volatile` of
+    /// a descriptor was split field by field, and the first wide read of the copy (the
+    /// segment check's) stalled store-to-load forwarding on every request. A caller whose
+    /// copy lives on reads into its own ([`read_slot_into`](Self::read_slot_into)): the
+    /// copy returned here is moved out of the frame, and may be split again.
     #[inline(always)]
     pub(crate) fn read_slot<T: Descriptor>(&self, index: u32, capacity: u32) -> T {
         let slot = self.slot::<T>(index, capacity);
@@ -272,8 +273,10 @@ impl<'a> SharedRegion<'a> {
     }
 
     /// Writes `item` into slot `index` as [`read_slot`](Self::read_slot) reads it: whole
-    /// 16-byte volatile stores, a handful per slot rather than one per field (each a
-    /// store to a line the consumer last read, queued behind its ownership transfer).
+    /// 16-byte volatile stores (then smaller pieces), a handful per slot rather than one
+    /// per field (each a store to a line the consumer last read, queued behind its
+    /// ownership transfer), from a frame read with plain loads, so that the item can
+    /// stay in registers.
     #[inline]
     pub(crate) fn write_slot<T: Descriptor>(&self, index: u32, capacity: u32, item: T) {
         let slot = self.slot::<T>(index, capacity);
@@ -285,7 +288,7 @@ impl<'a> SharedRegion<'a> {
 }
 
 /// A descriptor on a 16-byte boundary, so that its copy to or from a slot moves whole
-/// vectors (see [`volatile_copy`]).
+/// vectors (see [`copy_slot`]).
 #[repr(C, align(16))]
 struct Frame<T>(MaybeUninit<T>);
 
