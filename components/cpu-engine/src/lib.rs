@@ -252,9 +252,12 @@ impl BlockSizeUser for CbcEncrypt<'_, '_> {
 impl BlockClosure for CbcEncrypt<'_, '_> {
     #[inline(always)]
     fn call<B: BlockBackend<BlockSize = U16>>(self, backend: &mut B) {
-        // The chain as one 128-bit value, XORed whole: XORed byte by byte, it ended the
-        // loop as sixteen bytes stored one by one, and the next IV's whole read stalled
-        // store-to-load forwarding on every request.
+        // The chain moves as whole blocks (`from`/`into`, the XOR over the block in
+        // place): indexed byte by byte into a fresh block and copied with
+        // `copy_from_slice`, it ended the loop as sixteen bytes stored one by one, and
+        // the next IV's whole read stalled store-to-load forwarding on every request. (A
+        // `u128` chain ran 1 KiB ~9% slower: it moved between vector and integer
+        // registers every block.)
         let mut chain = Block::from(*self.iv);
         sg::transform_blocks(&self.job.segs, &self.job.data, |b| {
             let mut x = Block::from(*b);
