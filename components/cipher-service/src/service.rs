@@ -177,9 +177,8 @@ impl<'a, E: CipherEngine> Service<'a, E> {
             let mut parts = Parts::one(request.id, job.segs.total());
             if self.engine.coalesces(&job) {
                 // Followers of the same session join the job while their answers have
-                // room too.
-                // All that is queued now, not only what the last look saw: followers
-                // published since would otherwise wait for a job of their own.
+                // room too: all that is queued now, not only what the last look saw
+                // (followers published since would otherwise wait for a job of their own).
                 if batch.len() < MAX_COALESCED {
                     batch.refresh()?;
                 }

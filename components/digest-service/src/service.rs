@@ -116,9 +116,9 @@ impl<'a, E: DigestEngine> Service<'a, E> {
             }
             let mut parts = Parts::one(request.id, job.segs.total());
             if self.engine.coalesces(&job) {
-                // Followers of the same session join while their answers have room.
-                // All that is queued now, not only what the last look saw: followers
-                // published since would otherwise wait for a job of their own.
+                // Followers of the same session join while their answers have room: all
+                // that is queued now, not only what the last look saw (followers
+                // published since would otherwise wait for a job of their own).
                 if batch.len() < MAX_COALESCED {
                     batch.refresh()?;
                 }

@@ -65,6 +65,13 @@ impl PartialEq for Segments {
 impl Eq for Segments {}
 
 impl Segments {
+    /// No segments (what [`check_into`] fills).
+    pub const EMPTY: Segments = Segments {
+        segs: [Segment { offset: 0, len: 0 }; MAX_JOINED],
+        count: 0,
+        total: 0,
+    };
+
     pub fn as_slice(&self) -> &[Segment] {
         &self.segs[..self.count]
     }
@@ -81,15 +88,6 @@ impl Segments {
 pub enum Overlaps {
     Refused,
     Allowed,
-}
-
-impl Segments {
-    /// No segments (what [`check_into`] fills).
-    pub const EMPTY: Segments = Segments {
-        segs: [Segment { offset: 0, len: 0 }; MAX_JOINED],
-        count: 0,
-        total: 0,
-    };
 }
 
 /// Checks the first `count` of `segs` against a region of `region_len` bytes.

@@ -54,10 +54,15 @@ impl<'a, T: Descriptor> Consumer<'a, T> {
     fn ready(&mut self) -> Result<u32, QueueError> {
         let known = self.tail_seen.wrapping_sub(self.head);
         // `known` is in 0..=capacity unless `head` passed `tail_seen` (never: only
-        // `ready` moves it, and only up to a validated tail).
+        // `look` moves it, and only to a validated tail).
         if known != 0 && known <= self.capacity {
             return Ok(known);
         }
+        self.look()
+    }
+
+    /// Items ready now: the producer's tail read, validated and remembered.
+    fn look(&mut self) -> Result<u32, QueueError> {
         let tail = self.region.word(TAIL).load(Ordering::Acquire);
         let n = occupancy(self.head, tail, self.capacity)?;
         self.tail_seen = tail;
@@ -176,11 +181,7 @@ impl<T: Descriptor> ReadBatch<'_, '_, T> {
     /// see, as a driver joining a session's queued requests into one transfer does. A
     /// batch is otherwise only what was known ready.
     pub fn refresh(&mut self) -> Result<(), QueueError> {
-        let c = &mut *self.consumer;
-        let tail = c.region.word(TAIL).load(Ordering::Acquire);
-        let n = occupancy(c.head, tail, c.capacity)?;
-        c.tail_seen = tail;
-        self.len = n as usize;
+        self.len = self.consumer.look()? as usize;
         Ok(())
     }
 

@@ -340,7 +340,7 @@ unsafe fn volatile_copy<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, l
 /// copy, volatile on the shared side: whole vectors, then a word, then halves down to a
 /// byte, at offsets fixed by `len` alone. The slot is aligned to at least the widest
 /// piece (to the smaller of 16 and its size rounded to a power of two: [`slot_size`]);
-/// the private side is read and written unaligned (a descriptor may be less aligned).
+/// the private side may be less aligned (a descriptor may be), which [`copy_one`] allows.
 /// No address is looked at, so the compiler may keep the private copy in registers:
 /// [`volatile_copy`]'s alignment test made a frame's address matter, and an answer
 /// built field by field in its frame was read back by word loads that stalled
@@ -350,61 +350,73 @@ unsafe fn volatile_copy<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, l
 /// As [`volatile_copy`], and the shared side aligned as said.
 #[inline(always)]
 unsafe fn copy_slot<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, len: usize) {
-    /// One `V` at offset `i`.
-    ///
-    /// # Safety
-    /// As `copy_slot`'s, `i` a multiple of `V`'s size.
-    #[inline(always)]
-    unsafe fn piece<V, const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, i: usize) {
-        // SAFETY: the caller's contract.
-        unsafe {
-            let (s, d) = (src.add(i).cast::<V>(), dst.add(i).cast::<V>());
-            if FROM_SHARED {
-                d.write_unaligned(s.read_volatile());
-            } else {
-                d.write_volatile(s.read_unaligned());
-            }
-        }
-    }
     let mut i = 0;
     // SAFETY (all): inside both (contract); each piece at an offset that is a multiple of
     // its size from a slot aligned to the widest piece.
     unsafe {
         #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         while i + 16 <= len {
-            piece::<Vector, FROM_SHARED>(src, dst, i);
+            copy_one::<Vector, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast());
             i += 16;
         }
         while i + 8 <= len {
-            piece::<u64, FROM_SHARED>(src, dst, i);
+            copy_one::<u64, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast());
             i += 8;
         }
         if i + 4 <= len {
-            piece::<u32, FROM_SHARED>(src, dst, i);
+            copy_one::<u32, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast());
             i += 4;
         }
         if i + 2 <= len {
-            piece::<u16, FROM_SHARED>(src, dst, i);
+            copy_one::<u16, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast());
             i += 2;
         }
         if i < len {
-            piece::<u8, FROM_SHARED>(src, dst, i);
+            copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i));
         }
     }
 }
 
-/// One `V` from `src` to `dst`, volatile on the shared side (see [`volatile_copy`]).
+/// One `V` from `src` to `dst` (see [`volatile_copy`]).
 ///
 /// # Safety
-/// Both aligned for `V` and valid, as [`volatile_copy`]'s contract.
+/// Both valid for a `V`, the shared side aligned for it.
 #[inline(always)]
 unsafe fn copy_one<V: Copy, const FROM_SHARED: bool>(src: *const V, dst: *mut V) {
     // SAFETY: the caller's contract.
+    unsafe { store::<V, FROM_SHARED>(dst, load::<V, FROM_SHARED>(src)) }
+}
+
+/// A `V` read from `src`: volatile if it is the shared side (`FROM_SHARED`), else plain
+/// and unaligned (private memory, aligned or not: the same instruction where it is).
+///
+/// # Safety
+/// `src` valid for a `V`, aligned for it if shared.
+#[inline(always)]
+unsafe fn load<V: Copy, const FROM_SHARED: bool>(src: *const V) -> V {
+    // SAFETY: the caller's contract.
     unsafe {
         if FROM_SHARED {
-            dst.write(src.read_volatile());
+            src.read_volatile()
         } else {
-            dst.write_volatile(src.read());
+            src.read_unaligned()
+        }
+    }
+}
+
+/// `v` written to `dst`: volatile if it is the shared side (`!FROM_SHARED`), else plain
+/// and unaligned (see [`load`]).
+///
+/// # Safety
+/// `dst` valid for a `V`, aligned for it if shared.
+#[inline(always)]
+unsafe fn store<V: Copy, const FROM_SHARED: bool>(dst: *mut V, v: V) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if FROM_SHARED {
+            dst.write_unaligned(v);
+        } else {
+            dst.write_volatile(v);
         }
     }
 }
@@ -425,21 +437,10 @@ unsafe fn copy_vectors<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, le
             unsafe {
                 let s = src.add(i).cast::<Vector>();
                 let d = dst.add(i).cast::<Vector>();
-                let load = |p: *const Vector| {
-                    if FROM_SHARED {
-                        p.read_volatile()
-                    } else {
-                        p.read()
-                    }
-                };
-                let (a, b) = (load(s), load(s.add(1)));
-                let (c, e) = (load(s.add(2)), load(s.add(3)));
+                let at = |k| load::<Vector, FROM_SHARED>(s.add(k));
+                let (a, b, c, e) = (at(0), at(1), at(2), at(3));
                 for (k, v) in [a, b, c, e].into_iter().enumerate() {
-                    if FROM_SHARED {
-                        d.add(k).write(v);
-                    } else {
-                        d.add(k).write_volatile(v);
-                    }
+                    store::<Vector, FROM_SHARED>(d.add(k), v);
                 }
             }
             i += 64;

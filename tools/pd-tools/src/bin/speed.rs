@@ -341,7 +341,7 @@ fn main_result(a: &Args) -> Result<(), String> {
         if a.depth != 1 {
             depths.push(a.depth);
         }
-        let rounds = a.rounds.max(1) as usize;
+        let rounds = a.rounds as usize;
         let steps = (rounds * depths.len() * a.sizes.len()) as u64;
         let pb = bar(steps, 2.0 * steps as f64 * a.seconds);
         let mut limits = Vec::new();

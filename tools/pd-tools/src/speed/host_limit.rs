@@ -90,11 +90,6 @@ impl HostLimit {
         self.once.iter().find(|(n, _)| *n == size).map(|(_, s)| *s)
     }
 
-    /// One table per depth, each against the same in-process figures.
-    pub fn tables(&self) -> String {
-        tables(std::slice::from_ref(self))
-    }
-
     /// Throughput against size: through the PDs at each depth, and in process, on one
     /// chart.
     pub fn svg(&self, path: &std::path::Path) -> Result<(), String> {
@@ -139,11 +134,12 @@ struct RoundFigures {
     per_op: Option<bench_stats::Stats>,
 }
 
-/// The tables of one or more rounds, each a [`HostLimit`] (the PD runs, then in process).
-/// With several, each ratio is taken within its round and the table gives their median
-/// and range, and each time the median of the rounds' medians with their spread: runs
-/// on this machine are bimodal (now and then a whole run is about twice as slow at 16 B,
-/// the PD runs or the in-process ones), and the slices inside one run cannot show it.
+/// One table per depth, each against the in-process figures, over one or more rounds,
+/// each a [`HostLimit`] (the PD runs, then in process). With several, each ratio is
+/// taken within its round and the table gives their median and range, and each time is
+/// the median of the rounds' medians with their spread: runs on this machine are
+/// bimodal (now and then a whole run, PD or in process, is about twice as slow at 16 B),
+/// and the slices inside one run cannot show it.
 pub fn tables(rounds: &[HostLimit]) -> String {
     let mut out = String::new();
     let Some(first) = rounds.first() else {
@@ -185,7 +181,7 @@ pub fn tables(rounds: &[HostLimit]) -> String {
             if several { "    ratio range" } else { "" }
         );
         for s in m.samples.iter().filter(|s| s.measured()) {
-            // This size in every round: (PD, in process, per-op key).
+            // This size in every round.
             let per_round: Vec<_> = rounds
                 .iter()
                 .filter_map(|r| {
