@@ -22,7 +22,13 @@ pub struct Dir(pub PathBuf);
 
 impl Dir {
     pub fn new(tag: &str) -> Dir {
-        let p = std::env::temp_dir().join(format!("pd-tools-test-{tag}-{}", std::process::id()));
+        // Tests of one binary run at once in one process: two with the same tag (both
+        // speed tests plotting to "speed-svg") removed each other's directory. A count
+        // makes every directory its own.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p =
+            std::env::temp_dir().join(format!("pd-tools-test-{tag}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p).unwrap();
         Dir(p)
