@@ -142,7 +142,10 @@ impl<'a, E: CipherEngine> Service<'a, E> {
         // A request is taken only when its answer has room beside the answers its
         // client is already owed: backpressure, never a dropped answer. Read once per
         // pass; every request taken uses one.
-        let mut room = responses.free()?.saturating_sub(self.owed_to(caller));
+        let owed = self.owed_to(caller);
+        let mut room = responses
+            .room((limit as u32).saturating_add(owed))?
+            .saturating_sub(owed);
         loop {
             if answered >= limit {
                 return Ok((answered, Stopped::Limit));

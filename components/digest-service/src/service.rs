@@ -94,7 +94,7 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         let mut job = Job::empty(data);
         // A request is taken only when its answer has room (backpressure); read once
         // per pass, every request taken uses one.
-        let mut room = responses.free()?;
+        let mut room = responses.room(limit as u32)?;
         while !self.busy() && answered < limit {
             if room == 0 {
                 break;

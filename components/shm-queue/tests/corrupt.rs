@@ -55,6 +55,10 @@ fn producer_rejects_head_ahead_of_tail() {
     poke(region, HEAD, 5);
     let want = QueueError::Corrupt { head: 5, tail: 1 };
     assert_eq!(p.free(), Err(want));
+    // Room the producer already knows of is not asked again (7 slots since head 0 was
+    // read); asking for more reads the head, and reports it.
+    assert_eq!(p.room(CAP - 1), Ok(CAP - 1));
+    assert_eq!(p.room(CAP), Err(want));
     poke(region, HEAD, 100);
     // The producer reads the head again only when the room it last saw (head 0, at the
     // first enqueue) is used up. That room stays usable: the consumer published it, so

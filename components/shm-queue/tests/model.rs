@@ -21,6 +21,8 @@ enum Op {
     /// Written but not published.
     Stage,
     Publish,
+    /// The producer asks for room for this many (`Producer::room`).
+    Room(u32),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -33,6 +35,7 @@ fn op() -> impl Strategy<Value = Op> {
         (0usize..20).prop_map(Op::RefreshRelease),
         Just(Op::Stage),
         Just(Op::Publish),
+        (0u32..20).prop_map(Op::Room),
     ]
 }
 
@@ -65,11 +68,21 @@ proptest! {
             }
             *known
         };
+        // The producer's side of the same rule: items taken so far, and how many had
+        // been taken when it last read the head (attached: none free until it reads).
+        // It reads the head again only when what it last saw leaves too little room.
+        let cap = i64::from(capacity);
+        let mut taken = 0i64;
+        let mut seen = -cap;
+        let known_free = |written: u64, seen: i64| cap - (written as i64 - seen);
 
         for op in ops {
             // A publish makes the staged items visible before what it adds.
             match op {
                 Op::Stage => {
+                    if known_free(next, seen) == 0 {
+                        seen = taken;
+                    }
                     let r = p.stage(Item::new(next));
                     if model.len() + staged.len() < capacity as usize {
                         prop_assert_eq!(r, Ok(()));
@@ -84,6 +97,9 @@ proptest! {
                     model.extend(staged.drain(..));
                 }
                 Op::Enqueue => {
+                    if known_free(next, seen) == 0 {
+                        seen = taken;
+                    }
                     let r = p.enqueue(Item::new(next));
                     if model.len() + staged.len() < capacity as usize {
                         prop_assert_eq!(r, Ok(()));
@@ -95,6 +111,7 @@ proptest! {
                     }
                 }
                 Op::EnqueueMany(n) => {
+                    seen = taken;
                     let items: Vec<_> = (next..next + n as u64).map(Item::new).collect();
                     let k = p.enqueue_many(&items).unwrap();
                     model.extend(staged.drain(..));
@@ -106,6 +123,7 @@ proptest! {
                     0 => prop_assert_eq!(c.dequeue(), Err(QueueError::Empty)),
                     _ => {
                         known -= 1;
+                        taken += 1;
                         prop_assert_eq!(c.dequeue(), Ok(model.pop_front().unwrap()));
                     }
                 },
@@ -114,6 +132,7 @@ proptest! {
                     let k = c.dequeue_many(&mut out).unwrap();
                     prop_assert_eq!(k, n.min(look(&mut known, model.len())));
                     known -= k;
+                    taken += k as i64;
                     for got in &out[..k] {
                         prop_assert_eq!(Some(*got), model.pop_front());
                     }
@@ -128,6 +147,7 @@ proptest! {
                     let k = release.min(batch.len());
                     batch.release(release);
                     known -= k;
+                    taken += k as i64;
                     model.drain(..k);
                 }
                 Op::RefreshRelease(release) => {
@@ -140,7 +160,22 @@ proptest! {
                     let k = release.min(batch.len());
                     batch.release(release);
                     known = model.len() - k;
+                    taken += k as i64;
                     model.drain(..k);
+                }
+                Op::Room(want) => {
+                    let want_now = want.min(capacity);
+                    if known_free(next, seen) < i64::from(want_now) {
+                        seen = taken;
+                    }
+                    let expect = known_free(next, seen);
+                    prop_assert_eq!(p.room(want).map(i64::from), Ok(expect));
+                    // Never more than is free, and all of it when asked for that much.
+                    let free = i64::from(capacity) - (model.len() + staged.len()) as i64;
+                    prop_assert!(expect <= free);
+                    if want >= capacity {
+                        prop_assert_eq!(expect, free);
+                    }
                 }
             }
             prop_assert_eq!(c.len().unwrap() as usize, model.len());
