@@ -76,7 +76,7 @@ impl<'a, T: Descriptor> Consumer<'a, T> {
         let known = self.tail_seen.wrapping_sub(self.head).min(n);
         for i in known..n.min(PREFETCH) {
             self.region
-                .prefetch_slot::<T>(self.head.wrapping_add(i), self.capacity);
+                .prefetch_slot::<T, false>(self.head.wrapping_add(i), self.capacity);
         }
         self.tail_seen = tail;
         Ok(n)

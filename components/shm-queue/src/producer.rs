@@ -3,7 +3,7 @@
 use core::marker::PhantomData;
 use core::sync::atomic::{Ordering, fence};
 
-use crate::region::{HEAD, SIGNALLED, TAIL};
+use crate::region::{CACHE_LINE, HEAD, SIGNALLED, TAIL, slot_size};
 use crate::{Descriptor, LayoutError, QueueError, SharedRegion, occupancy};
 
 /// The producing end. Owns `tail`: its private copy is the truth, the shared word is only
@@ -51,16 +51,31 @@ impl<'a, T: Descriptor> Producer<'a, T> {
     /// head as last read, and read again only when that leaves fewer than `want`. For a
     /// producer that asks per batch how many it may write: a read per batch pulled the
     /// consumer's line across cores each time (a sixth of the CPU driver's time at 16 B).
+    ///
+    /// The lines of the `want` slots it answers for are asked for writing
+    /// (PREFETCHW on x86_64), bar the line the tail ends in,
+    /// which the consumer may be reading: each Digest answer is a line the client read
+    /// last, and its store waited for the line, so the next request's stores did too
+    /// (SHA-256 at 16 B through the CPU driver ran 97 -> 120 MB/s).
     pub fn room(&mut self, want: u32) -> Result<u32, QueueError> {
         // Every write stays within room a read of the head found, so `tail - head_seen`
         // is at most the capacity.
         let known = self.capacity - self.tail.wrapping_sub(self.head_seen);
-        if known >= want.min(self.capacity) {
-            return Ok(known);
+        let room = if known >= want.min(self.capacity) {
+            known
+        } else {
+            let (head, used) = self.read_head()?;
+            self.head_seen = head;
+            self.capacity - used
+        };
+        let per_line = (CACHE_LINE / slot_size::<T>()).max(1) as u32;
+        let mut i = (per_line - self.tail % per_line) % per_line;
+        while i < want.min(room) {
+            self.region
+                .prefetch_slot::<T, true>(self.tail.wrapping_add(i), self.capacity);
+            i += per_line;
         }
-        let (head, used) = self.read_head()?;
-        self.head_seen = head;
-        Ok(self.capacity - used)
+        Ok(room)
     }
 
     /// The consumer's published head and the slots in use against it, validated.

@@ -245,20 +245,30 @@ impl<'a> SharedRegion<'a> {
         unsafe { self.base.add(HEADER_SIZE + i * slot_size::<T>()) as *mut T }
     }
 
-    /// Asks the cache for slot `index`'s first line ahead of its read (x86_64's
-    /// PREFETCHT0; nothing elsewhere, where it is unmeasured). A hint only: it reads no
-    /// value, so a peer rewriting the slot meanwhile changes nothing the caller sees.
+    /// Asks the cache for slot `index`'s first line ahead of use: to read it
+    /// (`WRITE = false`: PREFETCHT0), or to write it (PREFETCHW, which takes the line
+    /// from the peer's cache for ownership, so that the stores that follow do not wait
+    /// for it). x86_64 only; nothing elsewhere, where it is unmeasured. A hint: it reads
+    /// and writes no value, so a peer rewriting the slot meanwhile changes nothing.
     #[inline(always)]
-    pub(crate) fn prefetch_slot<T>(&self, index: u32, capacity: u32) {
-        // SAFETY: a prefetch reads nothing and cannot fault (SSE, in every x86_64).
+    pub(crate) fn prefetch_slot<T, const WRITE: bool>(&self, index: u32, capacity: u32) {
+        let line = self.slot::<T>(index, capacity).cast::<u8>();
+        // SAFETY: a prefetch accesses no memory the program sees and cannot fault.
+        // PREFETCHW is written out: core's `_MM_HINT_ET0` needs the `prfchw` target
+        // feature, which the x86_64 baseline lacks, and without it LLVM emitted a read
+        // prefetch. Processors without PREFETCHW execute it as a NOP.
         #[cfg(target_arch = "x86_64")]
         unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                self.slot::<T>(index, capacity).cast::<i8>(),
-            )
-        };
+            if WRITE {
+                core::arch::asm!("prefetchw [{0}]", in(reg) line, options(nostack, preserves_flags, readonly));
+            } else {
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                    line.cast::<i8>(),
+                );
+            }
+        }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = (index, capacity);
+        let _ = line;
     }
 
     /// A copy of slot `index`: volatile loads of whole 16-byte vectors (then smaller
