@@ -58,16 +58,7 @@ impl<'a, T: Descriptor> Producer<'a, T> {
     /// and the stores behind it with it (SHA-256 at 16 B through the CPU driver ran
     /// 98 -> 140 MB/s).
     pub fn room(&mut self, want: u32) -> Result<u32, QueueError> {
-        // Every write stays within room a read of the head found, so `tail - head_seen`
-        // is at most the capacity.
-        let known = self.capacity - self.tail.wrapping_sub(self.head_seen);
-        let room = if known >= want.min(self.capacity) {
-            known
-        } else {
-            let (head, used) = self.read_head()?;
-            self.head_seen = head;
-            self.capacity - used
-        };
+        let room = self.known_room(want)?;
         let per_line = (CACHE_LINE / slot_size::<T>()).max(1) as u32;
         let mut i = (per_line - self.tail % per_line) % per_line;
         while i < want.min(room) {
@@ -78,21 +69,31 @@ impl<'a, T: Descriptor> Producer<'a, T> {
         Ok(room)
     }
 
+    /// Free slots, at least `want` of them if there are (see [`room`](Self::room)): the
+    /// room the head last read leaves, or if that is less than `want`, the room a new
+    /// look finds.
+    fn known_room(&mut self, want: u32) -> Result<u32, QueueError> {
+        // Every write stays within room a look found, so `tail - head_seen` is at most
+        // the capacity.
+        let known = self.capacity - self.tail.wrapping_sub(self.head_seen);
+        if known >= want.min(self.capacity) {
+            return Ok(known);
+        }
+        self.look()
+    }
+
+    /// Free slots now: the consumer's head read, validated and remembered (every write
+    /// uses room a look found, so `head_seen` accounts for all of it).
+    fn look(&mut self) -> Result<u32, QueueError> {
+        let (head, used) = self.read_head()?;
+        self.head_seen = head;
+        Ok(self.capacity - used)
+    }
+
     /// The consumer's published head and the slots in use against it, validated.
     fn read_head(&self) -> Result<(u32, u32), QueueError> {
         let head = self.region.word(HEAD).load(Ordering::Acquire);
         Ok((head, occupancy(head, self.tail, self.capacity)?))
-    }
-
-    /// Whether a slot is free, reading the consumer's head only if the last one read
-    /// leaves none.
-    fn has_room(&mut self) -> Result<bool, QueueError> {
-        if self.tail.wrapping_sub(self.head_seen) < self.capacity {
-            return Ok(true);
-        }
-        let (head, used) = self.read_head()?;
-        self.head_seen = head;
-        Ok(used < self.capacity)
     }
 
     /// Enqueues one item and publishes it.
@@ -106,7 +107,8 @@ impl<'a, T: Descriptor> Producer<'a, T> {
     /// staged before it, at the next [`publish`](Self::publish) (a batch then costs the
     /// shared tail one write).
     pub fn stage(&mut self, item: T) -> Result<(), QueueError> {
-        if !self.has_room()? {
+        // The head is read only if the last one read leaves no slot.
+        if self.known_room(1)? == 0 {
             return Err(QueueError::Full);
         }
         self.write(self.tail, item);
@@ -128,11 +130,7 @@ impl<'a, T: Descriptor> Producer<'a, T> {
     /// Reserves every free slot for writing in place; nothing is visible to the consumer
     /// until [`WriteBatch::commit`].
     pub fn write_batch(&mut self) -> Result<WriteBatch<'_, 'a, T>, QueueError> {
-        // Remembered, as every read of the head is: the room it finds is used now, so
-        // `head_seen` must account for it (else `room` would count it again).
-        let (head, used) = self.read_head()?;
-        self.head_seen = head;
-        let len = (self.capacity - used) as usize;
+        let len = self.look()? as usize;
         Ok(WriteBatch {
             producer: self,
             len,
