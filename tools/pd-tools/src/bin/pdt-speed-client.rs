@@ -350,8 +350,12 @@ impl Speed {
                 }
                 r.ops += 1;
                 let window = self.seconds / bench_stats::RUNS as f64;
-                // The last slice takes whatever is left (also with a zero budget).
-                if r.slices.len() + 1 < bench_stats::RUNS
+                // The last slice takes whatever is left. A zero budget (a modelled run
+                // counted in ops) has no windows, so it is one slice: with windows of
+                // zero, every answer of the first drained batch closed a slice of one op
+                // in a few ns, and their median was reported as the host's time.
+                if window > 0.0
+                    && r.slices.len() + 1 < bench_stats::RUNS
                     && secs >= window * (r.slices.len() + 1) as f64
                 {
                     r.slices

@@ -47,6 +47,20 @@ pub fn tick_hz(board: &str) -> f64 {
     }
 }
 
+/// How the host figures were taken, from the slices the runs reported: a run with no
+/// time budget is one slice, timed whole.
+fn slices_said(ms: &[Measured]) -> String {
+    let counts = ms
+        .iter()
+        .flat_map(|m| m.samples.iter().map(|s| s.host_slices.len().max(1)));
+    let (lo, hi) = counts.fold((usize::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
+    match (lo, hi) {
+        (_, 0 | 1) => "each size's run timed whole (one slice)".into(),
+        (lo, hi) if lo == hi => format!("the median of {hi} timed slices of each size's run"),
+        (lo, hi) => format!("the median of {lo} to {hi} timed slices of each size's run"),
+    }
+}
+
 /// An openssl-speed table, one row per measured job, on `clock`.
 pub fn openssl_table(ms: &[Measured], clock: Clock) -> String {
     let mut sizes: Vec<usize> = ms
@@ -59,8 +73,8 @@ pub fn openssl_table(ms: &[Measured], clock: Clock) -> String {
     let what = match clock {
         Clock::Modelled => "modelled board time: the same in every run".to_string(),
         Clock::Host => format!(
-            "host real time, the median of {} timed slices of each size's run: {}",
-            bench_stats::RUNS,
+            "host real time, {}: {}",
+            slices_said(ms),
             bench_stats::context()
                 .split(", each figure")
                 .next()
