@@ -284,7 +284,7 @@ impl<'a> SharedRegion<'a> {
         // SAFETY: the slot is in the checked region; the frame holds a T. T is FromBytes,
         // so whatever bytes the producer left are a valid T.
         unsafe {
-            copy_slot::<true>(slot.cast(), frame.0.as_mut_ptr().cast(), size_of::<T>());
+            copy_slot::<true>(slot.cast(), frame.0.as_mut_ptr().cast(), size_of::<T>(), 16);
             frame.0.assume_init()
         }
     }
@@ -295,7 +295,14 @@ impl<'a> SharedRegion<'a> {
         let slot = self.slot::<T>(index, capacity);
         // SAFETY: the slot is in the checked region; `out` is a whole T, and T is
         // FromBytes, so whatever bytes the producer left are a valid T.
-        unsafe { copy_slot::<true>(slot.cast(), (out as *mut T).cast(), size_of::<T>()) }
+        unsafe {
+            copy_slot::<true>(
+                slot.cast(),
+                (out as *mut T).cast(),
+                size_of::<T>(),
+                align_of::<T>(),
+            )
+        }
     }
 
     /// Writes `item` into slot `index` as [`read_slot`](Self::read_slot) reads it: whole
@@ -309,7 +316,7 @@ impl<'a> SharedRegion<'a> {
         let frame = Frame(MaybeUninit::new(item));
         // SAFETY: the slot is in the checked region; T is IntoBytes (no padding), so
         // every byte of the frame's T is initialised.
-        unsafe { copy_slot::<false>(frame.0.as_ptr().cast(), slot.cast(), size_of::<T>()) };
+        unsafe { copy_slot::<false>(frame.0.as_ptr().cast(), slot.cast(), size_of::<T>(), 16) };
     }
 }
 
@@ -340,23 +347,23 @@ unsafe fn volatile_copy<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, l
     unsafe {
         if (src as usize) % 16 == (dst as usize) % 16 {
             while i < len && !(src as usize + i).is_multiple_of(16) {
-                copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i));
+                copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), 1);
                 i += 1;
             }
             i += copy_vectors::<FROM_SHARED>(src.add(i), dst.add(i), len - i);
         }
         if (src as usize + i) % W == (dst as usize + i) % W {
             while i < len && !(src as usize + i).is_multiple_of(W) {
-                copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i));
+                copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), 1);
                 i += 1;
             }
             while i + W <= len {
-                copy_one::<usize, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast());
+                copy_one::<usize, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), W);
                 i += W;
             }
         }
         while i < len {
-            copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i));
+            copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), 1);
             i += 1;
         }
     }
@@ -375,73 +382,80 @@ unsafe fn volatile_copy<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, l
 /// # Safety
 /// As [`volatile_copy`], and the shared side aligned as said.
 #[inline(always)]
-unsafe fn copy_slot<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, len: usize) {
+unsafe fn copy_slot<const FROM_SHARED: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    private_align: usize,
+) {
+    // A piece wider than the private side's alignment only where that costs nothing.
+    let fits = |piece: usize| UNALIGNED_IS_FREE || piece <= private_align;
     let mut i = 0;
     // SAFETY (all): inside both (contract); each piece at an offset that is a multiple of
-    // its size from a slot aligned to the widest piece.
+    // its size from a slot aligned to the widest piece, and from a private side aligned
+    // for it where `fits` asked.
     unsafe {
         #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-        while i + 16 <= len {
-            copy_one::<Vector, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast());
+        while fits(16) && i + 16 <= len {
+            copy_one::<Vector, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), private_align);
             i += 16;
         }
-        while i + 8 <= len {
-            copy_one::<u64, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast());
+        while fits(8) && i + 8 <= len {
+            copy_one::<u64, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), private_align);
             i += 8;
         }
-        if i + 4 <= len {
-            copy_one::<u32, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast());
+        while fits(4) && i + 4 <= len {
+            copy_one::<u32, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), private_align);
             i += 4;
         }
-        if i + 2 <= len {
-            copy_one::<u16, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast());
+        while fits(2) && i + 2 <= len {
+            copy_one::<u16, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), private_align);
             i += 2;
         }
-        if i < len {
-            copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i));
+        while i < len {
+            copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), private_align);
+            i += 1;
         }
     }
 }
 
-/// One `V` from `src` to `dst` (see [`volatile_copy`]).
-///
-/// # Safety
-/// Both valid for a `V`, the shared side aligned for it.
-#[inline(always)]
-unsafe fn copy_one<V: Copy, const FROM_SHARED: bool>(src: *const V, dst: *mut V) {
-    // SAFETY: the caller's contract.
-    unsafe { store::<V, FROM_SHARED>(dst, load::<V, FROM_SHARED>(src)) }
-}
+/// Whether a plain access at any alignment is one instruction. On x86_64 it is. On
+/// aarch64-unknown-none, the seL4 PDs' target, LLVM assumes strict alignment: an
+/// unaligned u64 or vector access was compiled to single-byte loads and shifts (each
+/// PD's two region copies were 1.8 KB of them, and every private slot copy was bytes).
+/// So there the private side is accessed as aligned, and the callers keep it so.
+const UNALIGNED_IS_FREE: bool = cfg!(target_arch = "x86_64");
 
-/// A `V` read from `src`: volatile if it is the shared side (`FROM_SHARED`), else plain
-/// and unaligned (private memory, aligned or not: the same instruction where it is).
+/// One `V` from `src` to `dst` (see [`volatile_copy`]): volatile on the shared side,
+/// plain on the private side, which is known to be aligned to `private_align` (a
+/// constant wherever this is inlined).
 ///
 /// # Safety
-/// `src` valid for a `V`, aligned for it if shared.
+/// Both valid for a `V`, the shared side aligned for it, the private side aligned for it
+/// too unless [`UNALIGNED_IS_FREE`], and to `private_align` in any case.
 #[inline(always)]
-unsafe fn load<V: Copy, const FROM_SHARED: bool>(src: *const V) -> V {
-    // SAFETY: the caller's contract.
+unsafe fn copy_one<V: Copy, const FROM_SHARED: bool>(
+    src: *const V,
+    dst: *mut V,
+    private_align: usize,
+) {
+    let aligned = align_of::<V>() <= private_align;
+    // SAFETY: the caller's contract; an unaligned private access only where `aligned`
+    // says it may not be aligned.
     unsafe {
         if FROM_SHARED {
-            src.read_volatile()
+            let v = src.read_volatile();
+            if aligned {
+                dst.write(v)
+            } else {
+                dst.write_unaligned(v)
+            }
         } else {
-            src.read_unaligned()
-        }
-    }
-}
-
-/// `v` written to `dst`: volatile if it is the shared side (`!FROM_SHARED`), else plain
-/// and unaligned (see [`load`]).
-///
-/// # Safety
-/// `dst` valid for a `V`, aligned for it if shared.
-#[inline(always)]
-unsafe fn store<V: Copy, const FROM_SHARED: bool>(dst: *mut V, v: V) {
-    // SAFETY: the caller's contract.
-    unsafe {
-        if FROM_SHARED {
-            dst.write_unaligned(v);
-        } else {
+            let v = if aligned {
+                src.read()
+            } else {
+                src.read_unaligned()
+            };
             dst.write_volatile(v);
         }
     }
@@ -463,17 +477,27 @@ unsafe fn copy_vectors<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, le
             unsafe {
                 let s = src.add(i).cast::<Vector>();
                 let d = dst.add(i).cast::<Vector>();
-                let at = |k| load::<Vector, FROM_SHARED>(s.add(k));
+                let at = |k| {
+                    if FROM_SHARED {
+                        s.add(k).read_volatile()
+                    } else {
+                        s.add(k).read()
+                    }
+                };
                 let (a, b, c, e) = (at(0), at(1), at(2), at(3));
                 for (k, v) in [a, b, c, e].into_iter().enumerate() {
-                    store::<Vector, FROM_SHARED>(d.add(k), v);
+                    if FROM_SHARED {
+                        d.add(k).write(v)
+                    } else {
+                        d.add(k).write_volatile(v)
+                    }
                 }
             }
             i += 64;
         }
         while i + 16 <= len {
             // SAFETY: as above.
-            unsafe { copy_one::<Vector, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast()) };
+            unsafe { copy_one::<Vector, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), 16) };
             i += 16;
         }
         i

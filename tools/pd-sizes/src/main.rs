@@ -88,10 +88,35 @@ struct Args {
     /// The PD images (aarch64 ELF files).
     #[arg(required = true)]
     paths: Vec<String>,
+    /// A PD's most flash (text + data) in bytes, as NAME=BYTES (NAME without `.elf`);
+    /// repeatable. A PD over its budget is marked and the exit status is failure, as
+    /// Hubris's build fails a task over its `max-sizes`.
+    #[arg(long = "budget", value_name = "NAME=BYTES", value_parser = budget)]
+    budgets: Vec<(String, u64)>,
+}
+
+fn budget(arg: &str) -> Result<(String, u64), String> {
+    let (name, bytes) = arg
+        .split_once('=')
+        .ok_or_else(|| format!("{arg:?}: want NAME=BYTES"))?;
+    let bytes = bytes
+        .parse()
+        .map_err(|_| format!("{arg:?}: {bytes:?} is not a byte count"))?;
+    Ok((name.to_string(), bytes))
+}
+
+/// What a PD's flash is against its budget, if it has one: the mark for its line, and
+/// whether it is over.
+fn against(flash: u64, budget: Option<u64>) -> (String, bool) {
+    match budget {
+        None => (String::new(), false),
+        Some(b) if flash > b => (format!("  OVER its budget of {b} by {} B", flash - b), true),
+        Some(b) => (format!("  (budget {b}: {} B to spare)", b - flash), false),
+    }
 }
 
 fn main() -> ExitCode {
-    let paths = <Args as clap::Parser>::parse().paths;
+    let Args { paths, budgets } = clap::Parser::parse();
     println!(
         "{:>8} {:>8} {:>8} {:>8} {:>8} {:>10}  pd",
         "text", "data", "bss", "flash", "ram", "frames"
@@ -101,23 +126,38 @@ fn main() -> ExitCode {
         let name = std::path::Path::new(path)
             .file_name()
             .map_or(path.as_str(), |n| n.to_str().unwrap_or(path));
+        let pd = name.strip_suffix(".elf").unwrap_or(name);
+        let budget = budgets.iter().find(|(n, _)| n == pd).map(|&(_, b)| b);
         match std::fs::read(path)
             .map_err(|e| e.to_string())
             .and_then(|b| sizes(&b).map_err(str::to_string))
         {
-            Ok(s) => println!(
-                "{:>8} {:>8} {:>8} {:>8} {:>8} {:>6} KiB  {name}",
-                s.text,
-                s.data,
-                s.bss,
-                s.text + s.data,
-                s.data + s.bss,
-                s.frames * PAGE / 1024
-            ),
+            Ok(s) => {
+                let (mark, over) = against(s.text + s.data, budget);
+                println!(
+                    "{:>8} {:>8} {:>8} {:>8} {:>8} {:>6} KiB  {name}{mark}",
+                    s.text,
+                    s.data,
+                    s.bss,
+                    s.text + s.data,
+                    s.data + s.bss,
+                    s.frames * PAGE / 1024
+                );
+                if over {
+                    status = ExitCode::FAILURE;
+                }
+            }
             Err(e) => {
                 eprintln!("pd-sizes: {path}: {e}");
                 status = ExitCode::FAILURE;
             }
+        }
+    }
+    for (pd, _) in &budgets {
+        let named = |p: &String| p.ends_with(&format!("/{pd}.elf")) || *p == format!("{pd}.elf");
+        if !paths.iter().any(named) {
+            eprintln!("pd-sizes: a budget for {pd}, which is not among the images");
+            status = ExitCode::FAILURE;
         }
     }
     println!(
@@ -169,6 +209,21 @@ mod tests {
                 frames: 5
             })
         );
+    }
+
+    #[test]
+    fn a_budget_is_met_to_the_byte_and_passed_by_one() {
+        assert_eq!(against(100, None), (String::new(), false));
+        assert!(!against(100, Some(100)).1);
+        assert!(against(100, Some(164)).0.contains("64 B to spare"));
+        let (mark, over) = against(101, Some(100));
+        assert!(
+            over && mark.contains("OVER its budget of 100 by 1 B"),
+            "{mark}"
+        );
+        assert_eq!(budget("omap-aes=32768"), Ok(("omap-aes".into(), 32768)));
+        assert!(budget("omap-aes").is_err());
+        assert!(budget("omap-aes=32k").is_err());
     }
 
     #[test]
