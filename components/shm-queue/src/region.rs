@@ -388,8 +388,25 @@ unsafe fn copy_slot<const FROM_SHARED: bool>(
     len: usize,
     private_align: usize,
 ) {
+    // SAFETY: the caller's contract.
+    unsafe { copy_pieces::<FROM_SHARED>(src, dst, len, private_align, UNALIGNED_IS_FREE) }
+}
+
+/// [`copy_slot`]'s pieces, with whether unaligned access is free given (so that a test
+/// on x86_64 takes the strict targets' pieces too).
+///
+/// # Safety
+/// As [`copy_slot`].
+#[inline(always)]
+unsafe fn copy_pieces<const FROM_SHARED: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    private_align: usize,
+    unaligned_free: bool,
+) {
     // A piece wider than the private side's alignment only where that costs nothing.
-    let fits = |piece: usize| UNALIGNED_IS_FREE || piece <= private_align;
+    let fits = |piece: usize| unaligned_free || piece <= private_align;
     let mut i = 0;
     // SAFETY (all): inside both (contract); each piece at an offset that is a multiple of
     // its size from a slot aligned to the widest piece, and from a private side aligned
@@ -445,14 +462,15 @@ unsafe fn copy_one<V: Copy, const FROM_SHARED: bool>(
     unsafe {
         if FROM_SHARED {
             let v = src.read_volatile();
+            // A dereference, not `write`: debug builds check its alignment.
             if aligned {
-                dst.write(v)
+                *dst = v
             } else {
                 dst.write_unaligned(v)
             }
         } else {
             let v = if aligned {
-                src.read()
+                *src
             } else {
                 src.read_unaligned()
             };
@@ -633,6 +651,42 @@ mod tests {
         check::<64>();
         check::<76>();
         check::<127>();
+    }
+
+    /// The pieces a strict-alignment target (aarch64-unknown-none) takes: each aligned
+    /// on the private side (a debug build checks every aligned access there: a
+    /// misaligned one panics), every byte kept, none written outside, both ways.
+    #[test]
+    fn strict_pieces_keep_to_the_private_alignment() {
+        #[repr(C, align(64))]
+        struct Buf([u8; 256]);
+        for len in [1, 2, 3, 6, 7, 12, 15, 16, 17, 31, 48, 64, 76, 127] {
+            for align in [1, 2, 4, 8, 16] {
+                let slot = Buf(core::array::from_fn(|i| i as u8 ^ 0x5a));
+                let mut private = Buf([0xee; 256]);
+                // SAFETY: both inside their buffers (align + len <= 256); the slot is
+                // 64-aligned, the private side at offset `align` of a 64-aligned buffer.
+                unsafe {
+                    let p = private.0.as_mut_ptr().add(align);
+                    copy_pieces::<true>(slot.0.as_ptr(), p, len, align, false);
+                }
+                let copy = &private.0[align..align + len];
+                assert_eq!(copy, &slot.0[..len], "{len} B at alignment {align}: read");
+                assert!(
+                    private.0[..align].iter().all(|&b| b == 0xee),
+                    "{len}/{align}"
+                );
+                assert!(private.0[align + len..].iter().all(|&b| b == 0xee));
+                let mut back = Buf([0xee; 256]);
+                // SAFETY: as above, the other way.
+                unsafe {
+                    let p = private.0.as_ptr().add(align);
+                    copy_pieces::<false>(p, back.0.as_mut_ptr(), len, align, false);
+                }
+                assert_eq!(&back.0[..len], &slot.0[..len], "{len}/{align}: written");
+                assert!(back.0[len..].iter().all(|&b| b == 0xee), "{len}/{align}");
+            }
+        }
     }
 
     #[test]
