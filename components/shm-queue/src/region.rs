@@ -469,11 +469,7 @@ unsafe fn copy_one<V: Copy, const FROM_SHARED: bool>(
                 dst.write_unaligned(v)
             }
         } else {
-            let v = if aligned {
-                *src
-            } else {
-                src.read_unaligned()
-            };
+            let v = if aligned { *src } else { src.read_unaligned() };
             dst.write_volatile(v);
         }
     }

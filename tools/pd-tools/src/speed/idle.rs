@@ -36,14 +36,19 @@ impl IdleCpu {
 }
 
 /// ns on a CPU of process `pid`, every thread (`/proc/<pid>/task/*/schedstat`'s first
-/// field). The tool reads it; the PDs themselves cannot (their sandbox).
+/// field). The tool reads it; the PDs themselves cannot (their sandbox). A thread that
+/// ends between the listing and its read is left out (its time with it: an idle PD's
+/// threads do not end), rather than failing the reading.
 fn cpu_ns(pid: u32) -> Result<u64, String> {
     let dir = format!("/proc/{pid}/task");
     let mut total = 0;
     for task in std::fs::read_dir(&dir).map_err(|e| format!("{dir}: {e}"))? {
         let path = task.map_err(|e| e.to_string())?.path().join("schedstat");
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
         total += text
             .split_whitespace()
             .next()
@@ -111,16 +116,34 @@ pub fn measure(window: Duration) -> Result<IdleCpu, String> {
 mod tests {
     use super::*;
 
-    /// The reading sees CPU time: this thread spinning for 50 ms shows.
+    /// The reading sees CPU time: a process spinning for 200 ms shows. A process of
+    /// its own: the test harness's threads end while others run, and this one's
+    /// once failed the reading by ending between the listing and its read.
     #[test]
     fn cpu_time_of_a_busy_process_shows() {
-        let me = std::process::id();
-        let before = cpu_ns(me).unwrap();
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_millis(50) {
-            std::hint::spin_loop();
-        }
-        let after = cpu_ns(me).unwrap();
-        assert!(after - before >= 20_000_000, "{before} -> {after}");
+        let mut spin = std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap();
+        let before = cpu_ns(spin.id()).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        let after = cpu_ns(spin.id()).unwrap();
+        spin.kill().unwrap();
+        spin.wait().unwrap();
+        // A fifth of the window: the machine is shared and `make test` runs in parallel.
+        assert!(after >= before + 40_000_000, "{before} -> {after}");
+    }
+
+    /// A process that is gone is an error, not a zero.
+    #[test]
+    fn a_process_that_is_gone_is_an_error() {
+        let mut done = std::process::Command::new("true").spawn().unwrap();
+        let pid = done.id();
+        done.wait().unwrap();
+        assert!(
+            cpu_ns(pid)
+                .unwrap_err()
+                .contains(&format!("/proc/{pid}/task"))
+        );
     }
 }
