@@ -325,6 +325,14 @@ fn the_default_sizes_in_the_help_are_the_ones_taken() {
     );
 }
 
+/// The first line under the host table's spread heading.
+fn first_spread(out: &str) -> &str {
+    out.lines()
+        .skip_while(|l| !l.starts_with("spread between slices"))
+        .nth(1)
+        .expect("a spread line under the host table")
+}
+
 /// Host figures say how they were taken: the median of a run's timed slices, their
 /// spread, the load average, the build.
 #[test]
@@ -347,11 +355,7 @@ fn host_figures_state_the_load_and_the_build() {
         line.contains("load average") && line.contains("debug build"),
         "{line}"
     );
-    let spread = out
-        .lines()
-        .skip_while(|l| !l.starts_with("spread between slices"))
-        .nth(1)
-        .expect("a spread line under the host table");
+    let spread = first_spread(&out);
     assert!(
         spread.starts_with("  cpu cpu aes-128-cbc: 16 B ±"),
         "{spread}"
@@ -385,11 +389,7 @@ fn a_run_without_a_budget_is_one_slice_at_any_depth() {
         out.contains("host real time, each size's run timed whole (one slice): "),
         "{out}"
     );
-    let spread = out
-        .lines()
-        .skip_while(|l| !l.starts_with("spread between slices"))
-        .nth(1)
-        .expect("a spread line under the host table");
+    let spread = first_spread(&out);
     assert_eq!(spread, "  omap-aes dma aes-128-cbc: 256 B ±0%", "{out}");
 }
 
