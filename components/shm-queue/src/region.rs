@@ -347,23 +347,23 @@ unsafe fn volatile_copy<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, l
     unsafe {
         if (src as usize) % 16 == (dst as usize) % 16 {
             while i < len && !(src as usize + i).is_multiple_of(16) {
-                copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), 1);
+                copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), 1, false);
                 i += 1;
             }
             i += copy_vectors::<FROM_SHARED>(src.add(i), dst.add(i), len - i);
         }
         if (src as usize + i) % W == (dst as usize + i) % W {
             while i < len && !(src as usize + i).is_multiple_of(W) {
-                copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), 1);
+                copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), 1, false);
                 i += 1;
             }
             while i + W <= len {
-                copy_one::<usize, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), W);
+                copy_one::<usize, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), W, false);
                 i += W;
             }
         }
         while i < len {
-            copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), 1);
+            copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), 1, false);
             i += 1;
         }
     }
@@ -371,9 +371,10 @@ unsafe fn volatile_copy<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, l
 
 /// Copies a slot's `len` bytes (`size_of` a descriptor) between the slot and a private
 /// copy, volatile on the shared side: whole vectors, then a word, then halves down to a
-/// byte, at offsets fixed by `len` alone. The slot is aligned to at least the widest
-/// piece (to the smaller of 16 and its size rounded to a power of two: [`slot_size`]);
-/// the private side may be less aligned (a descriptor may be), which [`copy_one`] allows.
+/// byte, at offsets fixed by `len` and the private side's alignment alone (that only
+/// where unaligned access is not free: [`UNALIGNED_IS_FREE`]). The slot is aligned to at
+/// least the widest piece (to the smaller of 16 and its size rounded to a power of two:
+/// [`slot_size`]); the private side may be less aligned (a descriptor may be).
 /// No address is looked at, so the compiler may keep the private copy in registers:
 /// [`volatile_copy`]'s alignment test made a frame's address matter, and an answer
 /// built field by field in its frame was read back by word loads that stalled
@@ -414,23 +415,43 @@ unsafe fn copy_pieces<const FROM_SHARED: bool>(
     unsafe {
         #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         while fits(16) && i + 16 <= len {
-            copy_one::<Vector, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), private_align);
+            copy_one::<Vector, FROM_SHARED>(
+                src.add(i).cast(),
+                dst.add(i).cast(),
+                private_align,
+                unaligned_free,
+            );
             i += 16;
         }
         while fits(8) && i + 8 <= len {
-            copy_one::<u64, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), private_align);
+            copy_one::<u64, FROM_SHARED>(
+                src.add(i).cast(),
+                dst.add(i).cast(),
+                private_align,
+                unaligned_free,
+            );
             i += 8;
         }
         while fits(4) && i + 4 <= len {
-            copy_one::<u32, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), private_align);
+            copy_one::<u32, FROM_SHARED>(
+                src.add(i).cast(),
+                dst.add(i).cast(),
+                private_align,
+                unaligned_free,
+            );
             i += 4;
         }
         while fits(2) && i + 2 <= len {
-            copy_one::<u16, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), private_align);
+            copy_one::<u16, FROM_SHARED>(
+                src.add(i).cast(),
+                dst.add(i).cast(),
+                private_align,
+                unaligned_free,
+            );
             i += 2;
         }
         while i < len {
-            copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), private_align);
+            copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), private_align, unaligned_free);
             i += 1;
         }
     }
@@ -439,24 +460,28 @@ unsafe fn copy_pieces<const FROM_SHARED: bool>(
 /// Whether a plain access at any alignment is one instruction. On x86_64 it is. On
 /// aarch64-unknown-none, the seL4 PDs' target, LLVM assumes strict alignment: an
 /// unaligned u64 or vector access was compiled to single-byte loads and shifts (each
-/// PD's two region copies were 1.8 KB of them, and every private slot copy was bytes).
+/// PD's two region copies were 1.8 KB of code, ~1.1 KB more than with aligned
+/// accesses, and every private slot copy was bytes).
 /// So there the private side is accessed as aligned, and the callers keep it so.
 const UNALIGNED_IS_FREE: bool = cfg!(target_arch = "x86_64");
 
 /// One `V` from `src` to `dst` (see [`volatile_copy`]): volatile on the shared side,
-/// plain on the private side, which is known to be aligned to `private_align` (a
-/// constant wherever this is inlined).
+/// plain on the private side, accessed as aligned where `private_align` (a constant
+/// wherever this is inlined) says it is aligned for a `V`, else unaligned, which only a
+/// target where `unaligned_free` may be asked for (a debug build checks it).
 ///
 /// # Safety
-/// Both valid for a `V`, the shared side aligned for it, the private side aligned for it
-/// too unless [`UNALIGNED_IS_FREE`], and to `private_align` in any case.
+/// Both valid for a `V`, the shared side aligned for it, the private side aligned to
+/// `min(align_of::<V>(), private_align)`.
 #[inline(always)]
 unsafe fn copy_one<V: Copy, const FROM_SHARED: bool>(
     src: *const V,
     dst: *mut V,
     private_align: usize,
+    unaligned_free: bool,
 ) {
     let aligned = align_of::<V>() <= private_align;
+    debug_assert!(aligned || unaligned_free, "an unaligned private access");
     // SAFETY: the caller's contract; an unaligned private access only where `aligned`
     // says it may not be aligned.
     unsafe {
@@ -491,17 +516,18 @@ unsafe fn copy_vectors<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, le
             unsafe {
                 let s = src.add(i).cast::<Vector>();
                 let d = dst.add(i).cast::<Vector>();
+                // The private side by dereference: a debug build checks its alignment.
                 let at = |k| {
                     if FROM_SHARED {
                         s.add(k).read_volatile()
                     } else {
-                        s.add(k).read()
+                        *s.add(k)
                     }
                 };
                 let (a, b, c, e) = (at(0), at(1), at(2), at(3));
                 for (k, v) in [a, b, c, e].into_iter().enumerate() {
                     if FROM_SHARED {
-                        d.add(k).write(v)
+                        *d.add(k) = v
                     } else {
                         d.add(k).write_volatile(v)
                     }
@@ -511,7 +537,9 @@ unsafe fn copy_vectors<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, le
         }
         while i + 16 <= len {
             // SAFETY: as above.
-            unsafe { copy_one::<Vector, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), 16) };
+            unsafe {
+                copy_one::<Vector, FROM_SHARED>(src.add(i).cast(), dst.add(i).cast(), 16, false)
+            };
             i += 16;
         }
         i
@@ -649,9 +677,10 @@ mod tests {
         check::<127>();
     }
 
-    /// The pieces a strict-alignment target (aarch64-unknown-none) takes: each aligned
-    /// on the private side (a debug build checks every aligned access there: a
-    /// misaligned one panics), every byte kept, none written outside, both ways.
+    /// The pieces a strict-alignment target (aarch64-unknown-none) takes: none wider
+    /// than the private side's alignment (`copy_one`'s debug check) and each at an
+    /// aligned address (a debug build checks each dereference), every byte kept, none
+    /// written outside, both ways. Fails if `copy_pieces` ignores the alignment.
     #[test]
     fn strict_pieces_keep_to_the_private_alignment() {
         #[repr(C, align(64))]

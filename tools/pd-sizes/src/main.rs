@@ -105,6 +105,11 @@ fn budget(arg: &str) -> Result<(String, u64), String> {
     Ok((name.to_string(), bytes))
 }
 
+/// The PD an image's file name is of: the name without `.elf`, as budgets name it.
+fn pd_name(file_name: &str) -> &str {
+    file_name.strip_suffix(".elf").unwrap_or(file_name)
+}
+
 /// What a PD's flash is against its budget, if it has one: the mark for its line, and
 /// whether it is over.
 fn against(flash: u64, budget: Option<u64>) -> (String, bool) {
@@ -122,12 +127,22 @@ fn main() -> ExitCode {
         "text", "data", "bss", "flash", "ram", "frames"
     );
     let mut status = ExitCode::SUCCESS;
+    for (i, (pd, _)) in budgets.iter().enumerate() {
+        if budgets[..i].iter().any(|(other, _)| other == pd) {
+            eprintln!("pd-sizes: two budgets for {pd}");
+            status = ExitCode::FAILURE;
+        }
+    }
+    let mut used = vec![false; budgets.len()];
     for path in &paths {
         let name = std::path::Path::new(path)
             .file_name()
             .map_or(path.as_str(), |n| n.to_str().unwrap_or(path));
-        let pd = name.strip_suffix(".elf").unwrap_or(name);
-        let budget = budgets.iter().find(|(n, _)| n == pd).map(|&(_, b)| b);
+        let pd = pd_name(name);
+        let budget = budgets.iter().position(|(n, _)| n == pd).map(|i| {
+            used[i] = true;
+            budgets[i].1
+        });
         match std::fs::read(path)
             .map_err(|e| e.to_string())
             .and_then(|b| sizes(&b).map_err(str::to_string))
@@ -153,9 +168,8 @@ fn main() -> ExitCode {
             }
         }
     }
-    for (pd, _) in &budgets {
-        let named = |p: &String| p.ends_with(&format!("/{pd}.elf")) || *p == format!("{pd}.elf");
-        if !paths.iter().any(named) {
+    for ((pd, _), used) in budgets.iter().zip(used) {
+        if !used {
             eprintln!("pd-sizes: a budget for {pd}, which is not among the images");
             status = ExitCode::FAILURE;
         }

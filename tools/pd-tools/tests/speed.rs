@@ -333,8 +333,8 @@ fn first_spread(out: &str) -> &str {
         .expect("a spread line under the host table")
 }
 
-/// Host figures say how they were taken: the median of a run's timed slices, their
-/// spread, the load average, the build.
+/// Host figures say how they were taken (here, with no time budget, each run timed
+/// whole), their spread, the load average, the build.
 #[test]
 fn host_figures_state_the_load_and_the_build() {
     let out = ok(&[

@@ -24,7 +24,8 @@
 //! Prints per size: `result size=S ops=K host_ns=T pio=a dma=b cpu=c counts=c0,..,c14
 //! slices=k1:t1/k2:t2/..`, the slices being the run cut into `bench_stats::RUNS` equal
 //! windows of time (k ops in t ns each), so the tool reports a median and a spread
-//! from one run's time (a stream run has one slice); with one request in flight also
+//! from one run's time (a stream run, and a run with no time budget, has one slice);
+//! with one request in flight also
 //! `lat_p50=`/`lat_p99=`, the idle-to-reply time of a request in ns
 //! (stream: first `first counts=...` after the first update, `half counts=...` after half the updates and `updates counts=...` after
 //! the last update, before the final), then exits 0.

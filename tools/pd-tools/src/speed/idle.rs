@@ -38,7 +38,8 @@ impl IdleCpu {
 /// ns on a CPU of process `pid`, every thread (`/proc/<pid>/task/*/schedstat`'s first
 /// field). The tool reads it; the PDs themselves cannot (their sandbox). A thread that
 /// ends between the listing and its read is left out (its time with it: an idle PD's
-/// threads do not end), rather than failing the reading.
+/// threads do not end), rather than failing the reading: gone before the open, its file
+/// is not found; gone between the open and the read, the read says ESRCH.
 fn cpu_ns(pid: u32) -> Result<u64, String> {
     let dir = format!("/proc/{pid}/task");
     let mut total = 0;
@@ -46,7 +47,12 @@ fn cpu_ns(pid: u32) -> Result<u64, String> {
         let path = task.map_err(|e| e.to_string())?.path().join("schedstat");
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    || e.raw_os_error() == Some(libc::ESRCH) =>
+            {
+                continue;
+            }
             Err(e) => return Err(format!("{}: {e}", path.display())),
         };
         total += text
@@ -121,15 +127,24 @@ mod tests {
     /// once failed the reading by ending between the listing and its read.
     #[test]
     fn cpu_time_of_a_busy_process_shows() {
-        let mut spin = std::process::Command::new("sh")
-            .args(["-c", "while :; do :; done"])
-            .spawn()
-            .unwrap();
-        let before = cpu_ns(spin.id()).unwrap();
+        /// Kills the spinning process however the test ends.
+        struct Spin(std::process::Child);
+        impl Drop for Spin {
+            fn drop(&mut self) {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+            }
+        }
+        let spin = Spin(
+            std::process::Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .spawn()
+                .unwrap(),
+        );
+        let before = cpu_ns(spin.0.id()).unwrap();
         std::thread::sleep(Duration::from_millis(200));
-        let after = cpu_ns(spin.id()).unwrap();
-        spin.kill().unwrap();
-        spin.wait().unwrap();
+        let after = cpu_ns(spin.0.id()).unwrap();
+        drop(spin);
         // A fifth of the window: the machine is shared and `make test` runs in parallel.
         assert!(after >= before + 40_000_000, "{before} -> {after}");
     }

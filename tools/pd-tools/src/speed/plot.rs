@@ -58,15 +58,16 @@ fn draw(ms: &[Measured], path: &Path) -> Result<(), Box<dyn std::error::Error>> 
         .iter()
         .map(|m| format!("{} ({})", m.job.label(), m.board.name))
         .collect();
+    let host = format!(
+        "host real time (through the PDs, {})",
+        super::report::slices_said(ms)
+    );
     let panels = [
         (
             "modelled board time (ledger x cost table)",
             panel(Clock::Modelled),
         ),
-        (
-            "host real time (through the PDs, median of 5 slices)",
-            panel(Clock::Host),
-        ),
+        (host.as_str(), panel(Clock::Host)),
     ];
     plot(path, "throughput against request size", &panels, &labels)
 }

@@ -47,15 +47,19 @@ pub fn tick_hz(board: &str) -> f64 {
     }
 }
 
-/// How the host figures were taken, from the slices the runs reported: a run with no
-/// time budget is one slice, timed whole.
-fn slices_said(ms: &[Measured]) -> String {
-    let counts = ms
-        .iter()
-        .flat_map(|m| m.samples.iter().map(|s| s.host_slices.len().max(1)));
+/// How the host figures were taken, from the slices the measured runs reported (a size
+/// a path refused has none): a run with no time budget is one slice, timed whole.
+pub(crate) fn slices_said(ms: &[Measured]) -> String {
+    let counts = ms.iter().flat_map(|m| {
+        m.samples
+            .iter()
+            .filter(|s| s.measured())
+            .map(|s| s.host_slices.len().max(1))
+    });
     let (lo, hi) = counts.fold((usize::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
     match (lo, hi) {
-        (_, 0 | 1) => "each size's run timed whole (one slice)".into(),
+        (_, 0) => "no run measured".into(),
+        (_, 1) => "each size's run timed whole (one slice)".into(),
         (lo, hi) if lo == hi => format!("the median of {hi} timed slices of each size's run"),
         (lo, hi) => format!("the median of {lo} to {hi} timed slices of each size's run"),
     }
@@ -418,5 +422,38 @@ mod tests {
         assert!(detail(&m).starts_with("omap-aes pio aes-128-cbc: 32 requests in flight,"));
         m.depth = 1;
         assert!(detail(&m).contains(": one request in flight,"));
+    }
+
+    /// The host table's heading counts the slices of measured runs only: a size a path
+    /// refused (no ops) would have read as a run of one slice.
+    #[test]
+    fn the_heading_counts_the_slices_of_measured_runs() {
+        let mut m = measured();
+        assert_eq!(
+            slices_said(core::slice::from_ref(&m)),
+            "the median of 5 timed slices of each size's run"
+        );
+        let mut refused = m.samples[0].clone();
+        refused.ops = 0;
+        refused.host_slices.clear();
+        m.samples.push(refused);
+        assert_eq!(
+            slices_said(core::slice::from_ref(&m)),
+            "the median of 5 timed slices of each size's run"
+        );
+        let mut whole = m.samples[0].clone();
+        whole.host_slices.clear();
+        m.samples.push(whole);
+        assert_eq!(
+            slices_said(core::slice::from_ref(&m)),
+            "the median of 1 to 5 timed slices of each size's run"
+        );
+        m.samples.retain(|s| s.host_slices.is_empty());
+        assert_eq!(
+            slices_said(core::slice::from_ref(&m)),
+            "each size's run timed whole (one slice)"
+        );
+        m.samples.clear();
+        assert_eq!(slices_said(core::slice::from_ref(&m)), "no run measured");
     }
 }
