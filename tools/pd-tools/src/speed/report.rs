@@ -1,6 +1,7 @@
 //! The speed tool's text output: openssl-speed tables, tcrypt lines, modelled time
 //! beside host time, and CSV rows. Everything printed here is computed from samples.
 
+use cost_ledger::Event;
 use std::fmt::Write;
 
 use super::measure::{Alg, Measured, Sample};
@@ -200,9 +201,11 @@ pub fn tcrypt_lines(m: &Measured, clock: Clock) -> String {
 
 /// Modelled time per request one at a time (`one`) and with requests in flight
 /// (`deep`), per size: what the driver's coalescing or chaining gains (`gain` > 1), that
-/// it never loses (`never slower` is computed over every size), and the most any joining
+/// it never loses (`never slower` is computed over every size), the most any joining
 /// could gain (`limit`: one at a time over the board's own cost of a request, which each
-/// request still pays however many share a transfer).
+/// request still pays however many share a transfer), and how much of the time in
+/// flight is that cost (`own`, from the requests counted: near 100%, joining has
+/// nothing left to take).
 pub fn depth_gain(one: &Measured, deep: &Measured) -> String {
     let mut out = format!(
         "{}: modelled {} us per request, one in flight vs {} in flight\n",
@@ -212,8 +215,8 @@ pub fn depth_gain(one: &Measured, deep: &Measured) -> String {
     );
     let _ = writeln!(
         out,
-        "{:>7} {:>12} {:>12} {:>8} {:>8}",
-        "size", "depth 1", "deep", "gain", "limit"
+        "{:>7} {:>12} {:>12} {:>8} {:>8} {:>6}",
+        "size", "depth 1", "deep", "gain", "limit", "own"
     );
     let request_ns = deep.board.costs.request_ps as f64 / 1e3;
     let mut never_slower = true;
@@ -236,9 +239,16 @@ pub fn depth_gain(one: &Measured, deep: &Measured) -> String {
         } else {
             "-".into()
         };
+        let own_ps = d.counts.get(Event::Request) * deep.board.costs.request_ps;
+        let total_ps = d.counts.modelled_ps(&deep.board.costs);
+        let own = if total_ps > 0 {
+            format!("{:.0}%", 100.0 * own_ps as f64 / total_ps as f64)
+        } else {
+            "-".into()
+        };
         let _ = writeln!(
             out,
-            "{:>7} {:>12.2} {:>12.2} {:>7.2}x {limit:>8}",
+            "{:>7} {:>12.2} {:>12.2} {:>7.2}x {limit:>8} {own:>6}",
             d.size,
             o_ns / 1e3,
             d_ns / 1e3,
@@ -252,7 +262,7 @@ pub fn depth_gain(one: &Measured, deep: &Measured) -> String {
     );
     let _ = writeln!(
         out,
-        "  limit: the gain if joining removed all but each request's own cost ({:.2} us on {})",
+        "  limit: the gain if joining removed all but each request's own cost ({:.2} us on {}); own: that cost's share of the time in flight",
         request_ns / 1e3,
         deep.board.name
     );
@@ -336,7 +346,7 @@ mod tests {
     use super::*;
     use crate::algs::{CipherAlg, DataPath, Engine};
     use crate::speed::measure::Job;
-    use cost_ledger::{Counts, Event};
+    use cost_ledger::Counts;
 
     fn measured() -> Measured {
         let mut counts = Counts::default();
@@ -406,6 +416,13 @@ mod tests {
         assert!(t.contains("    1.01x"), "{t}");
         assert!(t.contains("(22.62 us on am335x)"), "{t}");
         assert!(t.contains("one at a time: yes"), "{t}");
+        // No request counted: none of the time is a request's own.
+        assert!(t.contains("1.01x     0%"), "{t}");
+        // Ten requests at 22.62 us beside 10 interrupts at 11.47 us: 66% their own.
+        let mut counted = deep.clone();
+        counted.samples[0].counts.0[Event::Request as usize] = 10;
+        let own = depth_gain(&one, &counted);
+        assert!(own.contains("    66%"), "{own}");
         let t = depth_gain(&deep, &one);
         assert!(t.contains("   0.50x"), "{t}");
         assert!(t.contains("one at a time: NO"), "{t}");
