@@ -406,54 +406,48 @@ unsafe fn copy_pieces<const FROM_SHARED: bool>(
     private_align: usize,
     unaligned_free: bool,
 ) {
-    // A piece wider than the private side's alignment only where that costs nothing.
-    let fits = |piece: usize| unaligned_free || piece <= private_align;
     let mut i = 0;
-    // SAFETY (all): inside both (contract); each piece at an offset that is a multiple of
-    // its size from a slot aligned to the widest piece, and from a private side aligned
-    // for it where `fits` asked.
+    // SAFETY (all): the caller's contract; each rung keeps its pieces at offsets that are
+    // multiples of their size (every rung before it moved whole multiples of its own).
     unsafe {
         #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-        while fits(16) && i + 16 <= len {
-            copy_one::<Vector, FROM_SHARED>(
-                src.add(i).cast(),
-                dst.add(i).cast(),
+        rung::<Vector, FROM_SHARED>(src, dst, len, &mut i, private_align, unaligned_free);
+        rung::<u64, FROM_SHARED>(src, dst, len, &mut i, private_align, unaligned_free);
+        rung::<u32, FROM_SHARED>(src, dst, len, &mut i, private_align, unaligned_free);
+        rung::<u16, FROM_SHARED>(src, dst, len, &mut i, private_align, unaligned_free);
+        rung::<u8, FROM_SHARED>(src, dst, len, &mut i, private_align, unaligned_free);
+    }
+}
+
+/// One rung of [`copy_pieces`]' ladder: `V`s from offset `*i` while one fits in `len`,
+/// if a `V` is no wider than the private side's alignment or that costs nothing.
+///
+/// # Safety
+/// As [`copy_slot`], with `*i` a multiple of `size_of::<V>()`.
+#[inline(always)]
+unsafe fn rung<V: Copy, const FROM_SHARED: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    i: &mut usize,
+    private_align: usize,
+    unaligned_free: bool,
+) {
+    let n = size_of::<V>();
+    if !(unaligned_free || n <= private_align) {
+        return;
+    }
+    while *i + n <= len {
+        // SAFETY: the caller's contract; `*i + n <= len`.
+        unsafe {
+            copy_one::<V, FROM_SHARED>(
+                src.add(*i).cast(),
+                dst.add(*i).cast(),
                 private_align,
                 unaligned_free,
             );
-            i += 16;
         }
-        while fits(8) && i + 8 <= len {
-            copy_one::<u64, FROM_SHARED>(
-                src.add(i).cast(),
-                dst.add(i).cast(),
-                private_align,
-                unaligned_free,
-            );
-            i += 8;
-        }
-        while fits(4) && i + 4 <= len {
-            copy_one::<u32, FROM_SHARED>(
-                src.add(i).cast(),
-                dst.add(i).cast(),
-                private_align,
-                unaligned_free,
-            );
-            i += 4;
-        }
-        while fits(2) && i + 2 <= len {
-            copy_one::<u16, FROM_SHARED>(
-                src.add(i).cast(),
-                dst.add(i).cast(),
-                private_align,
-                unaligned_free,
-            );
-            i += 2;
-        }
-        while i < len {
-            copy_one::<u8, FROM_SHARED>(src.add(i), dst.add(i), private_align, unaligned_free);
-            i += 1;
-        }
+        *i += n;
     }
 }
 
