@@ -24,6 +24,7 @@
 
 pub mod aes_core;
 pub mod am335x;
+pub mod dma_port;
 pub mod edma;
 pub mod mdeu;
 pub mod mpc885;

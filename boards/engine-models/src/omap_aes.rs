@@ -12,6 +12,7 @@
 //! misprogrammed engine sits idle and the driver's timeout must catch it.
 
 use crate::aes_core::{AesKey, Mode, cycles_per_block, process_block};
+use crate::dma_port::DmaPort;
 use crate::power::GateBlock;
 use cost_ledger::{Event, Ledger};
 use mmio::omap_aes::{self as r, ctrl, irq, sysconfig};
@@ -91,48 +92,6 @@ impl<'a> OmapAes<'a> {
         s
     }
 
-    /// Whether the interrupt line is asserted.
-    pub fn irq_line(&self) -> bool {
-        self.gates.is_clocked(self.gate) && self.status() & self.irq_enable != 0
-    }
-
-    /// DMA request for an input block (gated engines request nothing).
-    pub fn dma_in_request(&self) -> bool {
-        self.gates.is_clocked(self.gate)
-            && self.sysconfig & sysconfig::DMA_REQ_IN != 0
-            && self.input_ready()
-    }
-
-    /// DMA request for an output block.
-    pub fn dma_out_request(&self) -> bool {
-        self.gates.is_clocked(self.gate)
-            && self.sysconfig & sysconfig::DMA_REQ_OUT != 0
-            && self.output_ready()
-    }
-
-    /// The data port, written by the CPU or a DMA channel.
-    pub fn push_word(&mut self, w: u32) -> Result<(), BusFault> {
-        self.gates.check(self.gate)?;
-        if self.input_ready() {
-            self.input[self.in_fill] = w;
-            self.in_fill += 1;
-            self.run();
-        }
-        Ok(())
-    }
-
-    /// The data port, read by the CPU or a DMA channel (0 when no block waits).
-    pub fn pop_word(&mut self) -> Result<u32, BusFault> {
-        self.gates.check(self.gate)?;
-        if self.out_left == 0 {
-            return Ok(0);
-        }
-        let w = self.output[4 - self.out_left];
-        self.out_left -= 1;
-        self.run();
-        Ok(w)
-    }
-
     fn mode(&self) -> Mode {
         if self.ctrl & ctrl::CTR != 0 {
             Mode::Ctr {
@@ -208,6 +167,57 @@ pub fn bytes_to_words(b: &[u8; 16]) -> [u32; 4] {
 
 const DATA_FIRST: usize = r::data(0);
 const DATA_LAST: usize = r::data(3);
+
+impl DmaPort for OmapAes<'_> {
+    /// The DATA_N registers, whole words.
+    fn is_port(offset: u64, len: usize, _write: bool) -> bool {
+        let first = r::data(0) as u64;
+        let last = (r::data(r::BLOCK_WORDS - 1) + 4) as u64;
+        offset >= first && offset + len as u64 <= last
+    }
+
+    /// Whether the interrupt line is asserted.
+    fn irq_line(&self) -> bool {
+        self.gates.is_clocked(self.gate) && self.status() & self.irq_enable != 0
+    }
+
+    /// DMA request for an input block (gated engines request nothing).
+    fn dma_in_request(&self) -> bool {
+        self.gates.is_clocked(self.gate)
+            && self.sysconfig & sysconfig::DMA_REQ_IN != 0
+            && self.input_ready()
+    }
+
+    /// DMA request for an output block.
+    fn dma_out_request(&self) -> bool {
+        self.gates.is_clocked(self.gate)
+            && self.sysconfig & sysconfig::DMA_REQ_OUT != 0
+            && self.output_ready()
+    }
+
+    /// The data port, written by the CPU or a DMA channel.
+    fn push_word(&mut self, w: u32) -> Result<(), BusFault> {
+        self.gates.check(self.gate)?;
+        if self.input_ready() {
+            self.input[self.in_fill] = w;
+            self.in_fill += 1;
+            self.run();
+        }
+        Ok(())
+    }
+
+    /// The data port, read by the CPU or a DMA channel (0 when no block waits).
+    fn pop_word(&mut self) -> Result<u32, BusFault> {
+        self.gates.check(self.gate)?;
+        if self.out_left == 0 {
+            return Ok(0);
+        }
+        let w = self.output[4 - self.out_left];
+        self.out_left -= 1;
+        self.run();
+        Ok(w)
+    }
+}
 
 impl RegisterBus for OmapAes<'_> {
     fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {

@@ -12,6 +12,7 @@
 //! skips the step fails its known-answer tests here as it would on the chip.
 
 use crate::aes_core::{AesKey, Mode, cycles_per_block, process_block};
+use crate::dma_port::DmaPort;
 use crate::power::GateBlock;
 use cost_ledger::{Event, Ledger};
 use mmio::stm32_cryp::{self as r, cr, dmacr, it, sr};
@@ -97,42 +98,6 @@ impl<'a> Stm32Cryp<'a> {
             v |= it::OUT;
         }
         v
-    }
-
-    /// The interrupt line (`MISR != 0`).
-    pub fn irq_line(&self) -> bool {
-        self.gates.is_clocked(self.gate) && self.raw_it() & self.imscr != 0
-    }
-
-    /// DMA request for a four-word input burst.
-    pub fn dma_in_request(&self) -> bool {
-        self.gates.is_clocked(self.gate)
-            && self.dmacr & dmacr::DIEN != 0
-            && self.enabled()
-            && self.fin.room() >= r::BLOCK_WORDS
-    }
-
-    /// DMA request for a four-word output burst.
-    pub fn dma_out_request(&self) -> bool {
-        self.gates.is_clocked(self.gate)
-            && self.dmacr & dmacr::DOEN != 0
-            && self.fout.len >= r::BLOCK_WORDS
-    }
-
-    /// DIN, written by the CPU or DMA (a word that finds the FIFO full is lost).
-    pub fn push_word(&mut self, w: u32) -> Result<(), BusFault> {
-        self.gates.check(self.gate)?;
-        self.fin.push(w);
-        self.run();
-        Ok(())
-    }
-
-    /// DOUT, read by the CPU or DMA (0 when empty).
-    pub fn pop_word(&mut self) -> Result<u32, BusFault> {
-        self.gates.check(self.gate)?;
-        let w = self.fout.pop().unwrap_or(0);
-        self.run();
-        Ok(w)
     }
 
     fn key_words(&self) -> Option<usize> {
@@ -241,6 +206,49 @@ fn unswap(w: u32, datatype: u32) -> u32 {
         cr::DATATYPE_8 => w.swap_bytes(),
         cr::DATATYPE_1 => w.reverse_bits(),
         _ => w,
+    }
+}
+
+impl DmaPort for Stm32Cryp<'_> {
+    /// DIN when written, DOUT when read.
+    fn is_port(offset: u64, _len: usize, write: bool) -> bool {
+        offset == if write { r::DIN } else { r::DOUT } as u64
+    }
+
+    /// The interrupt line (`MISR != 0`).
+    fn irq_line(&self) -> bool {
+        self.gates.is_clocked(self.gate) && self.raw_it() & self.imscr != 0
+    }
+
+    /// DMA request for a four-word input burst.
+    fn dma_in_request(&self) -> bool {
+        self.gates.is_clocked(self.gate)
+            && self.dmacr & dmacr::DIEN != 0
+            && self.enabled()
+            && self.fin.room() >= r::BLOCK_WORDS
+    }
+
+    /// DMA request for a four-word output burst.
+    fn dma_out_request(&self) -> bool {
+        self.gates.is_clocked(self.gate)
+            && self.dmacr & dmacr::DOEN != 0
+            && self.fout.len >= r::BLOCK_WORDS
+    }
+
+    /// DIN, written by the CPU or DMA (a word that finds the FIFO full is lost).
+    fn push_word(&mut self, w: u32) -> Result<(), BusFault> {
+        self.gates.check(self.gate)?;
+        self.fin.push(w);
+        self.run();
+        Ok(())
+    }
+
+    /// DOUT, read by the CPU or DMA (0 when empty).
+    fn pop_word(&mut self) -> Result<u32, BusFault> {
+        self.gates.check(self.gate)?;
+        let w = self.fout.pop().unwrap_or(0);
+        self.run();
+        Ok(w)
     }
 }
 
