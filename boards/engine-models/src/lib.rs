@@ -11,8 +11,9 @@
 //!   shared [`power::GateBlock`].
 //! - Machines, one per board, wire engines, DMA and the [`phys::PhysMap`] of DMA-reachable
 //!   memory into a [`soc::Soc`]: [`am335x::am335x`], [`stm32mp1::stm32mp1`],
-//!   [`mpc885::mpc885`]. A driver gets register ports, interrupt lines to poll and
-//!   acknowledge, and nothing else of the model.
+//!   [`mpc885::mpc885`] (the first two are one [`dma_port::PortMachine`]: an engine
+//!   whose data port the EDMA model serves). A driver gets register ports, interrupt
+//!   lines to poll and acknowledge, and nothing else of the model.
 //!
 //! Assumptions: work completes synchronously when the driver's access makes it possible
 //! (time lives in the ledger, not in the model); one SoC model serves one driver thread;
