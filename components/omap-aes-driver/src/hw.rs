@@ -51,6 +51,11 @@ impl Config {
     };
 }
 
+// Each channel's chain uses its own set, then up to `MAX_JOINED - 1` link sets from its
+// first: the two chains must neither meet nor run past the PaRAM.
+const _: () = assert!(e::CHANNELS * 2 + cipher_service::MAX_JOINED <= e::CHANNELS * 3);
+const _: () = assert!(e::CHANNELS * 3 + cipher_service::MAX_JOINED <= e::PARAM_SETS);
+
 pub use pio_dma_driver::HwError;
 
 /// The engine's buses and the job in flight.

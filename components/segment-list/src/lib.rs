@@ -25,7 +25,7 @@ pub const MAX_SEGMENTS: usize = 6;
 /// the wire format's limit does not bound how many requests one DMA start can carry:
 /// the segment lists the engines build (EDMA links, STM32 DMA pieces, SEC1 descriptors)
 /// are this long.
-pub const MAX_JOINED: usize = 8;
+pub const MAX_JOINED: usize = 16;
 
 /// Why a list of segments is refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,7 +21,7 @@
 //!   (`init`); an engine that fails gets `EngineFault` on everything.
 //!
 //! Assumptions: the driver owns CRYP1, the two DMA channels of [`Config`] and the link
-//! PaRAM sets from `tx_links`/`rx_links` (8 each); the power grant is held while
+//! PaRAM sets from `tx_links`/`rx_links` (`MAX_JOINED` - 1 each); the power grant is held while
 //! sessions are open (a gated engine answers `NoPower`); segments were validated by
 //! `cipher-service`; the scratch region is DMA-reachable, word-aligned and at least
 //! [`SCRATCH_BYTES`] long. `no_std`, no heap.

@@ -263,6 +263,19 @@ fn queued_requests_of_a_session_run_as_one_transfer() {
     );
 }
 
+/// The longest join a driver makes (`MAX_JOINED` requests, its link sets all used) and
+/// one more: the bytes of one at a time, two transfers on the DMA path (32-byte
+/// requests: upstream's rule gives DMA nothing of 16 bytes or fewer).
+#[test]
+fn a_longest_join_and_one_more() {
+    let board = Board::new();
+    let mut rig = rig::rig(&board, board.driver());
+    for path in [Path::Dma, Path::Adaptive, Path::Pio] {
+        let starts = || board.ledger.get(Event::DmaStart);
+        cipher_service::testkit::suite::a_longest_join_and_one_more(&mut rig, path, 32, &starts);
+    }
+}
+
 /// The engine keeps a session's key (prepared, for a decryption) and IV between its
 /// jobs and reloads them whenever anything else ran, the direction changed or power
 /// was lost (`ContextKept` in the ledger); SP 800-38A CBC and CTR a block per request.

@@ -174,6 +174,64 @@ pub fn queued_requests_match_one_at_a_time<E: CipherEngine>(
 /// when they are exactly what the next job needs: the vector `(name, mode, key, iv, ct)`
 /// (CBC or CTR) enciphered a block per request on `path`, with another session's
 /// request, a decryption and a loss of power between them, still gives `ct`. `kept()`
+/// A longest join and one more: `MAX_JOINED + 1` requests of `per` bytes on one CBC
+/// session, queued together, give the bytes the same requests give one at a time (the
+/// session's IV carries across the join and into the one left over), and take two
+/// transfers: `dma_starts` (the ledger's, on a DMA path) counts one per channel each.
+pub fn a_longest_join_and_one_more<E: CipherEngine>(
+    rig: &mut Rig<E>,
+    path: Path,
+    per: u32,
+    dma_starts: &dyn Fn() -> u64,
+) {
+    // Requests this far apart: the longest join's fit the rig's data region.
+    const STRIDE: usize = 128;
+    let n = crate::MAX_JOINED as u32 + 1;
+    assert!(
+        STRIDE * n as usize <= DATA,
+        "the requests fit the data region"
+    );
+    let plain: Vec<u8> = (0..per * n).map(|i| (i * 7 + 3) as u8).collect();
+    let reqs = |rig: &mut Rig<E>, s: u32| -> Vec<_> {
+        (0..n)
+            .map(|i| {
+                let at = STRIDE as u32 * i;
+                let chunk = &plain[(per * i) as usize..][..per as usize];
+                rig.bytes()[at as usize..][..per as usize].copy_from_slice(chunk);
+                request(400 + i, s, &[(at, per)])
+            })
+            .collect()
+    };
+    let out = |rig: &mut Rig<E>| -> Vec<u8> {
+        (0..n as usize)
+            .flat_map(|i| rig.bytes()[STRIDE * i..][..per as usize].to_vec())
+            .collect()
+    };
+    let s = rig.open(Mode::Cbc, path, &hex(KEY), &[9; 16]).unwrap();
+    let batch = reqs(rig, s);
+    let before = dma_starts();
+    let got = rig.exchange(CLIENT, &batch);
+    let starts = dma_starts() - before;
+    assert_eq!(got.len(), batch.len(), "one answer per request");
+    assert!(got.iter().all(|a| status(a).is_ok()), "{got:?}");
+    let queued = out(rig);
+    rig.service.sessions.close(CLIENT, s).unwrap();
+    let s = rig.open(Mode::Cbc, path, &hex(KEY), &[9; 16]).unwrap();
+    for r in reqs(rig, s) {
+        assert_eq!(status(&rig.exchange(CLIENT, &[r])[0]), Ok(()));
+    }
+    assert_eq!(queued, out(rig), "{path:?}: joined as one at a time");
+    rig.service.sessions.close(CLIENT, s).unwrap();
+    if path == Path::Dma {
+        assert_eq!(
+            starts,
+            4,
+            "a join of {} and one alone, two channels each",
+            n - 1
+        );
+    }
+}
+
 /// reads how many jobs so far found their context held (the ledger's `ContextKept`).
 pub fn held_context_only_when_it_matches<E: CipherEngine>(
     rig: &mut Rig<E>,
