@@ -70,7 +70,7 @@ impl ClientData<'_> {
     }
 }
 
-pub use segment_list::MAX_JOINED;
+pub use segment_list::{MAX_JOINED, MAX_SEGMENTS};
 use segments::validate_into;
 pub use segments::{BLOCK, Segments, validate};
 pub use service::{MAX_COALESCED, Service, Stopped};

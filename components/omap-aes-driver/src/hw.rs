@@ -51,10 +51,12 @@ impl Config {
     };
 }
 
-// Each channel's chain uses its own set, then up to `MAX_JOINED - 1` link sets from its
-// first: the two chains must neither meet nor run past the PaRAM.
-const _: () = assert!(e::CHANNELS * 2 + cipher_service::MAX_JOINED <= e::CHANNELS * 3);
-const _: () = assert!(e::CHANNELS * 3 + cipher_service::MAX_JOINED <= e::PARAM_SETS);
+// Each channel's chain uses its own set, then the link sets from its `*_links` on, one
+// per segment after the first (up to `MAX_JOINED - 1`): the two chains must neither
+// meet nor run past the PaRAM.
+const _: () =
+    assert!(Config::AM335X.tx_links + cipher_service::MAX_JOINED <= Config::AM335X.rx_links);
+const _: () = assert!(Config::AM335X.rx_links + cipher_service::MAX_JOINED <= e::PARAM_SETS);
 
 pub use pio_dma_driver::HwError;
 

@@ -49,10 +49,12 @@ impl Config {
     };
 }
 
-// Each channel's chain uses its own set, then up to `MAX_JOINED - 1` link sets from its
-// first: the two chains must neither meet nor run past the PaRAM.
-const _: () = assert!(e::CHANNELS * 2 + cipher_service::MAX_JOINED <= e::CHANNELS * 3);
-const _: () = assert!(e::CHANNELS * 3 + cipher_service::MAX_JOINED <= e::PARAM_SETS);
+// Each channel's chain uses its own set, then link sets `*_links + 1` up to
+// `*_links + MAX_JOINED - 1`, one per piece after the first: the two chains must
+// neither meet nor run past the PaRAM.
+const _: () =
+    assert!(Config::STM32MP1.tx_links + cipher_service::MAX_JOINED <= Config::STM32MP1.rx_links);
+const _: () = assert!(Config::STM32MP1.rx_links + cipher_service::MAX_JOINED <= e::PARAM_SETS);
 
 pub use pio_dma_driver::HwError;
 

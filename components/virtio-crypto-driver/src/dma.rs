@@ -13,9 +13,12 @@ use crate::virtq;
 pub const CTRL_QUEUE_SIZE: u16 = 4;
 /// Cipher requests the data queue holds at once (the engine's depth).
 pub const DATA_SLOTS: usize = cipher_service::MAX_IN_FLIGHT;
-/// Descriptors one data request may use: request, IV, 8 source segments and a pad, 8
-/// destination segments and a pad, status = 21; the next power of two.
+/// Descriptors one data request may use: request, IV, its source segments (at most
+/// `MAX_SEGMENTS`, 6: the driver does not join requests) and a pad, as many destination
+/// segments and a pad, status = 17; the next power of two, with room for a join of
+/// up to 13 segments were it ever to join (not `MAX_JOINED`, 16: that needs 37).
 pub const SLOT_DESCRIPTORS: u16 = 32;
+const _: () = assert!(2 * (cipher_service::MAX_SEGMENTS + 1) + 3 <= SLOT_DESCRIPTORS as usize);
 /// Descriptors in the data queue: each slot owns its own fixed range (no free list).
 pub const DATA_QUEUE_SIZE: u16 = SLOT_DESCRIPTORS * DATA_SLOTS as u16;
 /// Longest key the driver passes (the device's own limit is in its configuration).

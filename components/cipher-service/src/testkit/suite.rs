@@ -170,10 +170,6 @@ pub fn queued_requests_match_one_at_a_time<E: CipherEngine>(
     }
 }
 
-/// An engine that keeps a session's key and IV loaded between jobs reuses them only
-/// when they are exactly what the next job needs: the vector `(name, mode, key, iv, ct)`
-/// (CBC or CTR) enciphered a block per request on `path`, with another session's
-/// request, a decryption and a loss of power between them, still gives `ct`. `kept()`
 /// A longest join and one more: `MAX_JOINED + 1` requests of `per` bytes on one CBC
 /// session, queued together, give the bytes the same requests give one at a time (the
 /// session's IV carries across the join and into the one left over), and take two
@@ -190,6 +186,10 @@ pub fn a_longest_join_and_one_more<E: CipherEngine>(
     assert!(
         STRIDE * n as usize <= DATA,
         "the requests fit the data region"
+    );
+    assert!(
+        per as usize <= STRIDE,
+        "requests apart: overlapping ones would not join"
     );
     let plain: Vec<u8> = (0..per * n).map(|i| (i * 7 + 3) as u8).collect();
     let reqs = |rig: &mut Rig<E>, s: u32| -> Vec<_> {
@@ -232,6 +232,10 @@ pub fn a_longest_join_and_one_more<E: CipherEngine>(
     }
 }
 
+/// An engine that keeps a session's key and IV loaded between jobs reuses them only
+/// when they are exactly what the next job needs: the vector `(name, mode, key, iv, ct)`
+/// (CBC or CTR) enciphered a block per request on `path`, with another session's
+/// request, a decryption and a loss of power between them, still gives `ct`. `kept()`
 /// reads how many jobs so far found their context held (the ledger's `ContextKept`).
 pub fn held_context_only_when_it_matches<E: CipherEngine>(
     rig: &mut Rig<E>,
