@@ -171,9 +171,7 @@ const DATA_LAST: usize = r::data(3);
 impl DmaPort for OmapAes<'_> {
     /// The DATA_N registers, whole words.
     fn is_port(offset: u64, len: usize, _write: bool) -> bool {
-        let first = r::data(0) as u64;
-        let last = (r::data(r::BLOCK_WORDS - 1) + 4) as u64;
-        offset >= first && offset + len as u64 <= last
+        offset >= DATA_FIRST as u64 && offset + len as u64 <= DATA_LAST as u64 + 4
     }
 
     /// Whether the interrupt line is asserted.

@@ -19,8 +19,8 @@
 //!   engine that fails is reported and every open and request gets `EngineFault`.
 //!
 //! Assumptions: the driver owns the engine, the two EDMA channels of [`Config`] and the
-//! PaRAM link sets from `tx_links`/`rx_links` (`MAX_JOINED` - 1 each); the power grant is held while
-//! sessions are open (a gated engine answers `NoPower`); segments were validated by
+//! PaRAM link sets from `tx_links`/`rx_links` (`MAX_JOINED` - 1 each); the power grant
+//! is held while sessions are open (a gated engine answers `NoPower`); segments were validated by
 //! `cipher-service`; the scratch region is DMA-reachable, word-aligned and at least
 //! [`SCRATCH_BYTES`] long. `no_std`, no heap.
 #![no_std]

@@ -476,20 +476,43 @@ unsafe fn copy_one<V: Copy, const FROM_SHARED: bool>(
 ) {
     let aligned = align_of::<V>() <= private_align;
     debug_assert!(aligned || unaligned_free, "an unaligned private access");
-    // SAFETY: the caller's contract; an unaligned private access only where `aligned`
-    // says it may not be aligned.
+    // SAFETY: the caller's contract.
+    unsafe { store::<V, FROM_SHARED>(dst, load::<V, FROM_SHARED>(src, aligned), aligned) }
+}
+
+/// A `V` from `src`: volatile if it is the shared side (`FROM_SHARED`), else a plain
+/// read, by dereference where `aligned` (a debug build checks its alignment).
+///
+/// # Safety
+/// `src` valid for a `V`, and aligned for it if shared or `aligned`.
+#[inline(always)]
+unsafe fn load<V: Copy, const FROM_SHARED: bool>(src: *const V, aligned: bool) -> V {
+    // SAFETY: the caller's contract.
     unsafe {
         if FROM_SHARED {
-            let v = src.read_volatile();
-            // A dereference, not `write`: debug builds check its alignment.
-            if aligned {
-                *dst = v
-            } else {
-                dst.write_unaligned(v)
-            }
+            src.read_volatile()
+        } else if aligned {
+            *src
         } else {
-            let v = if aligned { *src } else { src.read_unaligned() };
-            dst.write_volatile(v);
+            src.read_unaligned()
+        }
+    }
+}
+
+/// `v` to `dst`: volatile if it is the shared side (`!FROM_SHARED`), else as [`load`].
+///
+/// # Safety
+/// `dst` valid for a `V`, and aligned for it if shared or `aligned`.
+#[inline(always)]
+unsafe fn store<V: Copy, const FROM_SHARED: bool>(dst: *mut V, v: V, aligned: bool) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if !FROM_SHARED {
+            dst.write_volatile(v)
+        } else if aligned {
+            *dst = v
+        } else {
+            dst.write_unaligned(v)
         }
     }
 }
@@ -510,21 +533,10 @@ unsafe fn copy_vectors<const FROM_SHARED: bool>(src: *const u8, dst: *mut u8, le
             unsafe {
                 let s = src.add(i).cast::<Vector>();
                 let d = dst.add(i).cast::<Vector>();
-                // The private side by dereference: a debug build checks its alignment.
-                let at = |k| {
-                    if FROM_SHARED {
-                        s.add(k).read_volatile()
-                    } else {
-                        *s.add(k)
-                    }
-                };
+                let at = |k| load::<Vector, FROM_SHARED>(s.add(k), true);
                 let (a, b, c, e) = (at(0), at(1), at(2), at(3));
                 for (k, v) in [a, b, c, e].into_iter().enumerate() {
-                    if FROM_SHARED {
-                        *d.add(k) = v
-                    } else {
-                        d.add(k).write_volatile(v)
-                    }
+                    store::<Vector, FROM_SHARED>(d.add(k), v, true);
                 }
             }
             i += 64;

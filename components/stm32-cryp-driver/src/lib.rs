@@ -22,9 +22,9 @@
 //!
 //! Assumptions: the driver owns CRYP1, the two DMA channels of [`Config`] and the link
 //! PaRAM sets `tx_links + 1` up to `tx_links + MAX_JOINED - 1`, and the same above
-//! `rx_links`; the power grant is held while sessions are open (a gated engine answers `NoPower`); segments were validated by
-//! `cipher-service`; the scratch region is DMA-reachable, word-aligned and at least
-//! [`SCRATCH_BYTES`] long. `no_std`, no heap.
+//! `rx_links`; the power grant is held while sessions are open (a gated engine answers
+//! `NoPower`); segments were validated by `cipher-service`; the scratch region is
+//! DMA-reachable, word-aligned and at least [`SCRATCH_BYTES`] long. `no_std`, no heap.
 #![no_std]
 #![forbid(unsafe_code)]
 
