@@ -39,3 +39,29 @@ pub mod regbus {
 // response slots as request slots, a client that drains its responses never stalls it.
 static_assertions::const_assert!(cipher::RESPONSE_QUEUE_CAPACITY >= cipher::REQUEST_QUEUE_CAPACITY);
 static_assertions::const_assert!(digest::RESPONSE_QUEUE_CAPACITY >= digest::REQUEST_QUEUE_CAPACITY);
+
+/// The one way a request is built from a segment list, written once for both queued
+/// interfaces (they share the descriptor's shape). `nsegs` is the count given, not the
+/// count that fits: a list longer than the descriptor's array reaches the driver as
+/// such and is refused (`TooManySegments`), never cut short and answered as if whole.
+macro_rules! segment_request {
+    ($module:ident, $op:ident) => {
+        impl $module::Request {
+            /// Request `id` of `session` over `segs`, each (offset, length) in the
+            /// client's data region.
+            pub fn over(id: u32, session: u32, op: $module::$op, segs: &[(u32, u32)]) -> Self {
+                let mut request = <Self as zerocopy::FromZeros>::new_zeroed();
+                request.id = id;
+                request.session = session;
+                request.op = op.into();
+                request.nsegs = u8::try_from(segs.len()).unwrap_or(u8::MAX);
+                for (d, &(offset, len)) in request.segs.iter_mut().zip(segs) {
+                    *d = common::Segment { offset, len };
+                }
+                request
+            }
+        }
+    };
+}
+segment_request!(cipher, CipherOp);
+segment_request!(digest, DigestOp);

@@ -110,3 +110,32 @@ proptest! {
         bytes_round_trip::<digest::Response>(&bytes[..size_of::<digest::Response>()]);
     }
 }
+
+#[test]
+fn a_request_over_a_list_is_that_list_and_zeros() {
+    let r = cipher::Request::over(7, 9, cipher::CipherOp::Decrypt, &[(16, 32), (80, 5)]);
+    assert_eq!((r.id, r.session, r.nsegs), (7, 9, 2));
+    assert_eq!(r.op.get(), Ok(cipher::CipherOp::Decrypt));
+    let given: Vec<_> = r.segs[..2].iter().map(|s| (s.offset, s.len)).collect();
+    assert_eq!(given, [(16, 32), (80, 5)]);
+    assert!(r.segs[2..].iter().all(|s| (s.offset, s.len) == (0, 0)));
+    assert_eq!(r.reserved, [0; 6]);
+    let none = digest::Request::over(1, 2, digest::DigestOp::Final, &[]);
+    assert_eq!(none.nsegs, 0);
+    assert_eq!(none.as_bytes()[16..], [0; 48]);
+}
+
+#[test]
+fn a_list_longer_than_the_descriptor_keeps_its_count() {
+    // So that the driver refuses it (TooManySegments) rather than serving the first six
+    // and answering as if that were the whole list.
+    let seven: Vec<(u32, u32)> = (0..7).map(|i| (16 * i, 16)).collect();
+    let r = cipher::Request::over(1, 1, cipher::CipherOp::Encrypt, &seven);
+    assert_eq!(usize::from(r.nsegs), seven.len());
+    assert_eq!(r.segs.len(), 6);
+    let many = vec![(0, 1); 300];
+    assert_eq!(
+        digest::Request::over(1, 1, digest::DigestOp::Update, &many).nsegs,
+        255
+    );
+}

@@ -145,28 +145,12 @@ fn copy_out(segs: &Segments, data: &ClientData<'_>, start: usize) -> Option<[u8;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pd_idl::cipher::{CipherOp, Mode, Request, Segment};
+    use pd_idl::cipher::{CipherOp, Mode, Request};
     use shm_queue::SharedRegion;
 
     #[test]
     fn pieces_straddle_segments_and_pad() {
-        let mut segs = [Segment { offset: 0, len: 0 }; 6];
-        segs[..3].copy_from_slice(&[
-            Segment { offset: 2, len: 5 },
-            Segment { offset: 20, len: 0 },
-            Segment {
-                offset: 10,
-                len: 14,
-            },
-        ]);
-        let request = Request {
-            id: 0,
-            session: 0,
-            op: CipherOp::Encrypt.into(),
-            nsegs: 3,
-            reserved: [0; 6],
-            segs,
-        };
+        let request = Request::over(0, 0, CipherOp::Encrypt, &[(2, 5), (20, 0), (10, 14)]);
         let segs = crate::validate(&request, 32, Mode::Ctr).unwrap();
         let mut mem: [u8; 32] = core::array::from_fn(|i| i as u8);
         let data = ClientData {

@@ -11,11 +11,9 @@ use std::time::Instant;
 use cipher_service::CipherEngine;
 use cpu_engine::CpuEngine;
 use cpu_engine::hash::CpuDigest;
-use pd_idl::common::Segment;
 use pd_idl::wire::Caller;
 use pd_idl::{cipher, digest};
 use shm_queue::{Consumer, Descriptor, Producer, SharedRegion};
-use zerocopy::FromZeros;
 
 /// Requests per batch: the driver's batch (`driver_pd::clients::BATCH`).
 const BATCH: usize = 16;
@@ -92,13 +90,9 @@ fn data() -> cipher_service::ClientData<'static> {
     cipher_service::ClientData { region, phys: None }
 }
 
-fn one_segment(k: usize, size: usize) -> [Segment; 6] {
-    let mut segs = [Segment { offset: 0, len: 0 }; 6];
-    segs[0] = Segment {
-        offset: ((k * size) % (1 << 15)) as u32,
-        len: size as u32,
-    };
-    segs
+/// Request `k`'s one segment: `size` bytes, each request at its own offset.
+fn one_segment(k: usize, size: usize) -> [(u32, u32); 1] {
+    [(((k * size) % (1 << 15)) as u32, size as u32)]
 }
 
 /// AES-128-CBC encryption of `size` bytes per request on one session.
@@ -130,14 +124,7 @@ fn cipher_ns(size: usize) -> f64 {
     q.per_request(
         |k| {
             id += 1;
-            cipher::Request {
-                id,
-                session: sid,
-                op: cipher::CipherOp::Encrypt.into(),
-                nsegs: 1,
-                reserved: [0; 6],
-                segs: one_segment(k, size),
-            }
+            cipher::Request::over(id, sid, cipher::CipherOp::Encrypt, &one_segment(k, size))
         },
         |rx, out| {
             let (n, _) = service
@@ -179,11 +166,7 @@ fn digest_ns(size: usize) -> f64 {
     q.per_request(
         |k| {
             id += 1;
-            let mut r = digest::Request::new_zeroed();
-            (r.id, r.session, r.nsegs) = (id, sid, 1);
-            r.op = digest::DigestOp::Final.into();
-            r.segs = one_segment(k, size);
-            r
+            digest::Request::over(id, sid, digest::DigestOp::Final, &one_segment(k, size))
         },
         |rx, out| {
             service

@@ -279,49 +279,6 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
     }
 }
 
-/// A Cipher request over `segs`, each (offset, length) in the client's data region;
-/// segments past the descriptor's six are not sent.
-pub fn cipher_request(
-    id: u32,
-    session: u32,
-    op: cipher::CipherOp,
-    segs: &[(u32, u32)],
-) -> cipher::Request {
-    let mut list = [cipher::Segment { offset: 0, len: 0 }; 6];
-    for (d, &(offset, len)) in list.iter_mut().zip(segs) {
-        *d = cipher::Segment { offset, len };
-    }
-    cipher::Request {
-        id,
-        session,
-        op: op.into(),
-        nsegs: segs.len().min(list.len()) as u8,
-        reserved: [0; 6],
-        segs: list,
-    }
-}
-
-/// A Digest request over `segs`, as [`cipher_request`].
-pub fn digest_request(
-    id: u32,
-    session: u32,
-    op: digest::DigestOp,
-    segs: &[(u32, u32)],
-) -> digest::Request {
-    let mut list = [digest::Segment { offset: 0, len: 0 }; 6];
-    for (d, &(offset, len)) in list.iter_mut().zip(segs) {
-        *d = digest::Segment { offset, len };
-    }
-    digest::Request {
-        id,
-        session,
-        op: op.into(),
-        nsegs: segs.len().min(list.len()) as u8,
-        reserved: [0; 6],
-        segs: list,
-    }
-}
-
 /// A Cipher driver link.
 pub type CipherLink<'a> = Link<'a, cipher::Request, cipher::Response>;
 /// A Digest driver link.

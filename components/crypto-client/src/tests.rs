@@ -3,7 +3,7 @@
 extern crate std;
 
 use super::*;
-use pd_idl::digest::{DigestErrorRaw, Request, Response};
+use pd_idl::digest::{DigestErrorRaw, DigestOp, Request, Response};
 use shm_queue::SharedRegion;
 use std::vec::Vec;
 
@@ -13,9 +13,7 @@ const CAP: u32 = 64;
 struct Page([u8; 16384]);
 
 fn req(id: u32) -> Request {
-    let mut r = <Request as zerocopy_free::Zero>::zero();
-    r.id = id;
-    r
+    Request::over(id, 0, DigestOp::Update, &[])
 }
 
 fn resp(id: u32) -> Response {
@@ -25,24 +23,12 @@ fn resp(id: u32) -> Response {
     r
 }
 
-/// All-zero descriptors without a zerocopy dependency: the generated types are plain
+/// An all-zero response without a zerocopy dependency: the generated types are plain
 /// integers and arrays, so every field can be named.
 mod zerocopy_free {
-    use pd_idl::digest::{DigestErrorRaw, DigestOp, Request, Response, Segment};
+    use pd_idl::digest::{DigestErrorRaw, Response};
     pub trait Zero {
         fn zero() -> Self;
-    }
-    impl Zero for Request {
-        fn zero() -> Self {
-            Request {
-                id: 0,
-                session: 0,
-                op: DigestOp::Update.into(),
-                nsegs: 0,
-                reserved: [0; 6],
-                segs: [Segment { offset: 0, len: 0 }; 6],
-            }
-        }
     }
     impl Zero for Response {
         fn zero() -> Self {

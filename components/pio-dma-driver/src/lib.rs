@@ -39,7 +39,7 @@ use cipher_service::{
 };
 use cost_ledger::Event;
 use mmio::BusFault;
-use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request, Segment};
+use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request};
 use pd_idl::wire::Caller;
 
 /// What went wrong on the engine side of a request, for both engines' register halves.
@@ -199,16 +199,7 @@ pub struct Driver<'a, E: PioDmaEngine, M> {
 
 /// A one-segment request over `len` bytes at the start of a region of `region` bytes.
 fn whole(len: usize, region: usize, mode: Mode) -> Result<Segments, CipherError> {
-    let mut segs = [Segment { offset: 0, len: 0 }; 6];
-    segs[0].len = len as u32;
-    let request = Request {
-        id: 0,
-        session: 0,
-        op: CipherOp::Encrypt.into(),
-        nsegs: 1,
-        reserved: [0; 6],
-        segs,
-    };
+    let request = Request::over(0, 0, CipherOp::Encrypt, &[(0, len as u32)]);
     validate(&request, region, mode)
 }
 

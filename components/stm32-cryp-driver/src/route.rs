@@ -49,23 +49,12 @@ mod tests {
         pio_dma_driver::route::choose(path, segs, dma_capable(segs, phys), from)
     }
     use cipher_service::validate;
-    use pd_idl::cipher::{CipherOp, Mode, Request, Segment};
+    use pd_idl::cipher::{CipherOp, Mode, Request};
 
     const PHYS: Option<u64> = Some(0xc010_0000);
 
     fn segs(list: &[(u32, u32)]) -> Segments {
-        let mut segs = [Segment { offset: 0, len: 0 }; 6];
-        for (i, &(offset, len)) in list.iter().enumerate() {
-            segs[i] = Segment { offset, len };
-        }
-        let request = Request {
-            id: 0,
-            session: 0,
-            op: CipherOp::Encrypt.into(),
-            nsegs: list.len() as u8,
-            reserved: [0; 6],
-            segs,
-        };
+        let request = Request::over(0, 0, CipherOp::Encrypt, list);
         validate(&request, 1 << 16, Mode::Ctr).unwrap()
     }
 

@@ -5,7 +5,7 @@
 mod rig;
 
 use cipher_service::{ClientData, MAX_IN_FLIGHT, Service, Session, Sessions};
-use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request, Response, Segment};
+use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request, Response};
 use pd_idl::wire::Caller;
 use rig::{Dev, hex, rig, session};
 use virtio_crypto_driver::dma::DATA_SLOTS;
@@ -45,16 +45,7 @@ const DATAQ: usize = 0;
 const CTRLQ: usize = 1;
 
 fn request(id: u32, session: u32, op: CipherOp, offset: u32) -> Request {
-    let mut segs = [Segment { offset: 0, len: 0 }; 6];
-    segs[0] = Segment { offset, len: 64 };
-    Request {
-        id,
-        session,
-        op: op.into(),
-        nsegs: 1,
-        reserved: [0; 6],
-        segs,
-    }
+    Request::over(id, session, op, &[(offset, 64)])
 }
 
 /// Opens one session per vector and starts its request over its own 64 bytes.

@@ -67,17 +67,7 @@ fn crypt<B: RegisterBus>(
     op: CipherOp,
     segs: &[(u32, u32)],
 ) -> Result<Path, CipherError> {
-    let mut req = Request {
-        id: 0,
-        session: 0,
-        op: op.into(),
-        nsegs: segs.len() as u8,
-        reserved: [0; 6],
-        segs: [Segment { offset: 0, len: 0 }; 6],
-    };
-    for (d, &(offset, len)) in req.segs.iter_mut().zip(segs) {
-        *d = Segment { offset, len };
-    }
+    let req = Request::over(0, 0, op, segs);
     let valid = validate(&req, data.len(), s.mode)?;
     let job = Job {
         session: *s,

@@ -11,7 +11,7 @@
 //! (calls and notifications handled while busy) rather than these PDs' words.
 use crypto_client::{CipherLink, Completion};
 use crypto_pds::client::{DRIVER, Data, link};
-use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request, Segment};
+use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{Channel, ChannelSet, Handler, debug_println, exit, memory_region, pd_name};
 use pd_trace::Snapshot;
@@ -38,21 +38,8 @@ fn pattern(i: u32) -> u8 {
 }
 
 fn request(id: u32, session: u32, op: CipherOp, segments: u32, len: u32) -> Request {
-    let mut segs = [Segment { offset: 0, len: 0 }; 6];
-    for (k, s) in segs.iter_mut().enumerate().take(segments as usize) {
-        *s = Segment {
-            offset: k as u32 * len,
-            len,
-        };
-    }
-    Request {
-        id,
-        session,
-        op: op.into(),
-        nsegs: segments as u8,
-        reserved: [0; 6],
-        segs,
-    }
+    let list: [(u32, u32); 6] = core::array::from_fn(|k| (k as u32 * len, len));
+    Request::over(id, session, op, &list[..segments as usize])
 }
 
 impl Busy {

@@ -8,7 +8,7 @@
 use crypto_client::{CipherLink, Completion};
 use crypto_pds::client::{DRIVER, Data, link};
 use kat_vectors::hex;
-use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request, Segment};
+use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit, pd_name};
 
@@ -41,16 +41,7 @@ impl ComeBack {
 
     fn encrypt_first_block(&mut self, session: u32) {
         self.data.write(0, &array::<16>(PLAIN));
-        let mut segs = [Segment { offset: 0, len: 0 }; 6];
-        segs[0].len = 16;
-        let req = Request {
-            id: 1,
-            session,
-            op: CipherOp::Encrypt.into(),
-            nsegs: 1,
-            reserved: [0; 6],
-            segs,
-        };
+        let req = Request::over(1, session, CipherOp::Encrypt, &[(0, 16)]);
         if self.link.submit(req).expect("room for one request") {
             DRIVER.notify();
         }

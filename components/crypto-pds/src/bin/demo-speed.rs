@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use cost_ledger::{CostTable, Counts, Event, Ledger};
-use crypto_client::{Completion, Link, cipher_request};
+use crypto_client::{Completion, Link};
 use crypto_pds::client::{data_at, link_at};
 use crypto_pds::shared::ledger_at;
 use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY};
@@ -111,7 +111,8 @@ impl Speed {
 
     fn submit(&mut self) {
         let c = self.current.as_mut().expect("a run");
-        let req = cipher_request(c.done, c.session, CipherOp::Encrypt, &[(0, SIZES[c.size])]);
+        let req =
+            cipher::Request::over(c.done, c.session, CipherOp::Encrypt, &[(0, SIZES[c.size])]);
         if c.link.submit(req).expect("an empty queue takes a request") {
             ENGINES[self.engine].channel.notify();
         }

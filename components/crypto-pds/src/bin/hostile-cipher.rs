@@ -4,7 +4,6 @@
 //! breaks its request queue so the driver cuts it off. What it cannot do by
 //! construction: name another client's data (segments are offsets into its own region,
 //! and it maps no other) or use another client's session (sessions answer their owner).
-use crypto_client::cipher_request;
 use crypto_pds::client::{DRIVER, Data, link};
 use crypto_pds::hostile::{Check, Hostile};
 use kat_vectors::{K128, hex};
@@ -20,7 +19,7 @@ use pd_runtime::ipc::PpcTransport;
 const FLOOD: u64 = 20_000;
 
 fn flood(id: u32, session: u32) -> Request {
-    cipher_request(id, session, CipherOp::Encrypt, &[(0, 64)])
+    Request::over(id, session, CipherOp::Encrypt, &[(0, 64)])
 }
 
 fn status(r: &Response) -> Option<Result<(), CipherError>> {
@@ -80,22 +79,22 @@ fn init() -> Hostile<Request, Response, CipherError> {
     let size = data.0.size as u32;
     let check = |name, e| Check { name, want: Err(e) };
     h.send(
-        cipher_request(1, ecb ^ 0x4000_0000, CipherOp::Encrypt, &[(0, 16)]),
+        Request::over(1, ecb ^ 0x4000_0000, CipherOp::Encrypt, &[(0, 16)]),
         check("unknown session", CipherError::UnknownSession),
     );
     h.send(
-        cipher_request(2, cbc, CipherOp::Encrypt, &[(0, 17)]),
+        Request::over(2, cbc, CipherOp::Encrypt, &[(0, 17)]),
         check("CBC length not a multiple of 16", CipherError::BadLength),
     );
     h.send(
-        cipher_request(3, ecb, CipherOp::Encrypt, &[(size - 8, 16)]),
+        Request::over(3, ecb, CipherOp::Encrypt, &[(size - 8, 16)]),
         check(
             "segment past the end of its region",
             CipherError::SegmentOutOfRange,
         ),
     );
     h.send(
-        cipher_request(4, ecb, CipherOp::Encrypt, &[(u32::MAX - 3, 16)]),
+        Request::over(4, ecb, CipherOp::Encrypt, &[(u32::MAX - 3, 16)]),
         check(
             "segment whose end overflows",
             CipherError::SegmentOutOfRange,
@@ -103,7 +102,7 @@ fn init() -> Hostile<Request, Response, CipherError> {
     );
     h.send(
         // Where the other client's data lies relative to ours (data1 - 0x10000).
-        cipher_request(
+        Request::over(
             5,
             ecb,
             CipherOp::Encrypt,
@@ -114,10 +113,13 @@ fn init() -> Hostile<Request, Response, CipherError> {
             CipherError::SegmentOutOfRange,
         ),
     );
-    let mut seven = cipher_request(6, ecb, CipherOp::Encrypt, &[(0, 16)]);
-    seven.nsegs = 7;
-    h.send(seven, check("seven segments", CipherError::TooManySegments));
-    let mut bad_op = cipher_request(7, ecb, CipherOp::Encrypt, &[(0, 16)]);
+    // Built as any client builds one: the list is not cut to the six the descriptor holds.
+    let seven: [(u32, u32); 7] = core::array::from_fn(|i| (16 * i as u32, 16));
+    h.send(
+        Request::over(6, ecb, CipherOp::Encrypt, &seven),
+        check("seven segments", CipherError::TooManySegments),
+    );
+    let mut bad_op = Request::over(7, ecb, CipherOp::Encrypt, &[(0, 16)]);
     bad_op.op = CipherOpRaw(9);
     h.send(bad_op, check("unknown op", CipherError::BadRequest));
     // Session ids are `generation << 16 | slot`: guess every slot of the first two
@@ -129,7 +131,7 @@ fn init() -> Hostile<Request, Response, CipherError> {
         }
         sent += 1;
         h.send(
-            cipher_request(sent as u32, guess, CipherOp::Encrypt, &[(0, 16)]),
+            Request::over(sent as u32, guess, CipherOp::Encrypt, &[(0, 16)]),
             check("a session id that is not ours", CipherError::UnknownSession),
         );
     }

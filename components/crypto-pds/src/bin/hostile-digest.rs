@@ -3,7 +3,6 @@
 //! bad request gets its typed error (and prints it), that every flooded request is
 //! answered exactly once, and finally breaks its request queue so the driver cuts it
 //! off. Exits 0 only if every answer was as expected.
-use crypto_client::digest_request;
 use crypto_pds::client::{DRIVER, Data, link};
 use crypto_pds::hostile::{Check, Hostile};
 use pd_idl::digest::{
@@ -18,7 +17,7 @@ use pd_runtime::ipc::PpcTransport;
 const FLOOD: u64 = 5_000;
 
 fn flood(id: u32, session: u32) -> Request {
-    digest_request(id, session, DigestOp::Update, &[(0, 64)])
+    Request::over(id, session, DigestOp::Update, &[(0, 64)])
 }
 
 fn status(r: &Response) -> Option<Result<(), DigestError>> {
@@ -61,38 +60,38 @@ fn init() -> Hostile<Request, Response, DigestError> {
     let size = data.0.size as u32;
     let check = |name, want| Check { name, want };
     h.send(
-        digest_request(1, session ^ 0x4000_0000, DigestOp::Update, &[(0, 16)]),
+        Request::over(1, session ^ 0x4000_0000, DigestOp::Update, &[(0, 16)]),
         check("unknown session", Err(DigestError::UnknownSession)),
     );
     h.send(
-        digest_request(2, session, DigestOp::Update, &[(size - 8, 16)]),
+        Request::over(2, session, DigestOp::Update, &[(size - 8, 16)]),
         check(
             "segment past the end of its region",
             Err(DigestError::SegmentOutOfRange),
         ),
     );
     h.send(
-        digest_request(3, session, DigestOp::Update, &[(u32::MAX - 3, 16)]),
+        Request::over(3, session, DigestOp::Update, &[(u32::MAX - 3, 16)]),
         check(
             "segment whose end overflows",
             Err(DigestError::SegmentOutOfRange),
         ),
     );
-    let mut seven = digest_request(4, session, DigestOp::Update, &[(0, 16)]);
-    seven.nsegs = 7;
+    // Built as any client builds one: the list is not cut to the six the descriptor holds.
+    let seven: [(u32, u32); 7] = core::array::from_fn(|i| (16 * i as u32, 16));
     h.send(
-        seven,
+        Request::over(4, session, DigestOp::Update, &seven),
         check("seven segments", Err(DigestError::TooManySegments)),
     );
-    let mut bad_op = digest_request(5, session, DigestOp::Update, &[(0, 16)]);
+    let mut bad_op = Request::over(5, session, DigestOp::Update, &[(0, 16)]);
     bad_op.op = DigestOpRaw(9);
     h.send(bad_op, check("unknown op", Err(DigestError::BadRequest)));
     h.send(
-        digest_request(6, finished, DigestOp::Final, &[(0, 3)]),
+        Request::over(6, finished, DigestOp::Final, &[(0, 3)]),
         check("a final", Ok(())),
     );
     h.send(
-        digest_request(7, finished, DigestOp::Update, &[(0, 16)]),
+        Request::over(7, finished, DigestOp::Update, &[(0, 16)]),
         check("an update after the final (a new message)", Ok(())),
     );
     h.start();

@@ -4,7 +4,7 @@
 
 use cipher_service::{CipherEngine, ClientData, Job, Session, run_polled, validate};
 use engine_models::phys::PhysMap;
-use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request, Segment};
+use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request};
 use pd_idl::wire::Caller;
 use shm_queue::SharedRegion;
 use virtio_crypto_driver::{DmaArea, Error, VirtioCrypto, dma};
@@ -101,17 +101,7 @@ impl Rig {
         op: CipherOp,
         segs: &[(u32, u32)],
     ) -> Result<Path, CipherError> {
-        let mut req = Request {
-            id: 1,
-            session: 0,
-            op: op.into(),
-            nsegs: segs.len() as u8,
-            reserved: [0; 6],
-            segs: [Segment { offset: 0, len: 0 }; 6],
-        };
-        for (d, &(offset, len)) in req.segs.iter_mut().zip(segs) {
-            *d = Segment { offset, len };
-        }
+        let req = Request::over(1, 0, op, segs);
         let valid = validate(&req, DATA_LEN, s.mode)?;
         // SAFETY: the region is live (leaked); reached only by copies and the model's DMA.
         let region = unsafe { SharedRegion::from_raw(self.data, DATA_LEN) };

@@ -3,12 +3,11 @@
 //! region, opens three sessions on the hasher by PPC, queues the requests (the
 //! million-'a' message as five scatter-gather segments), checks each digest against the
 //! published value, closes the sessions and exits 0.
-use pd_idl::digest::{Algorithm, Client, DigestOp, HashPath, Request, Response, Segment};
+use pd_idl::digest::{Algorithm, Client, DigestOp, HashPath, Request, Response};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{Channel, ChannelSet, Handler, debug_println, memory_region};
 use runtime_examples::queues;
 use shm_queue::{Consumer, Producer, QueueError};
-use zerocopy::FromZeros;
 
 const HASHER: Channel = Channel::new(0);
 /// The id of the scatter-gather update request (finals use their vector's index).
@@ -81,16 +80,6 @@ fn write(region: pd_runtime::MemoryRegion, offset: u32, bytes: impl Iterator<Ite
         // reads it.
         unsafe { region.vaddr.add(at).write_volatile(b) };
     }
-}
-
-fn request(id: u32, session: u32, op: DigestOp, segs: &[Segment]) -> Request {
-    let mut r = Request::new_zeroed();
-    r.id = id;
-    r.session = session;
-    r.op = op.into();
-    r.nsegs = segs.len() as u8;
-    r.segs[..segs.len()].copy_from_slice(segs);
-    r
 }
 
 impl DemoClient {
@@ -182,20 +171,25 @@ fn init() -> DemoClient {
         matched: 0,
     };
     for (id, v) in VECTORS.iter().enumerate().take(2) {
-        let seg = Segment {
-            offset: v.offset,
-            len: v.len,
-        };
-        client.send(request(id as u32, sessions[id], DigestOp::Final, &[seg]));
+        let seg = (v.offset, v.len);
+        client.send(Request::over(
+            id as u32,
+            sessions[id],
+            DigestOp::Final,
+            &[seg],
+        ));
     }
     // The long message as a scatter-gather list, then a final with no data.
     let part = MILLION / 5;
-    let segs: [Segment; 5] = core::array::from_fn(|i| Segment {
-        offset: VECTORS[2].offset + i as u32 * part,
-        len: part,
-    });
-    client.send(request(UPDATE_ID, sessions[2], DigestOp::Update, &segs));
-    client.send(request(2, sessions[2], DigestOp::Final, &[]));
+    let segs: [(u32, u32); 5] =
+        core::array::from_fn(|i| (VECTORS[2].offset + i as u32 * part, part));
+    client.send(Request::over(
+        UPDATE_ID,
+        sessions[2],
+        DigestOp::Update,
+        &segs,
+    ));
+    client.send(Request::over(2, sessions[2], DigestOp::Final, &[]));
     if client.tx.take_signal_request() {
         HASHER.notify();
     }

@@ -7,7 +7,7 @@ use std::fs::File;
 
 use crypto_client::{Completion, DigestLink};
 use crypto_pds::client::{DRIVER, link};
-use pd_idl::digest::{self, DigestOp, REQUEST_QUEUE_CAPACITY, Request, Segment};
+use pd_idl::digest::{self, DigestOp, REQUEST_QUEUE_CAPACITY, Request};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use pd_tools::algs::{DataPath, digest_alg};
@@ -66,26 +66,15 @@ impl Client {
             let at = chunk * self.buf.len();
             self.data.write(at, &self.buf[..n]);
             self.finishing = n == 0;
-            let (op, nsegs) = if n > 0 {
-                (DigestOp::Update, 1)
+            let whole = [(at as u32, n as u32)];
+            let (op, segs): (_, &[_]) = if n > 0 {
+                (DigestOp::Update, &whole)
             } else {
-                (DigestOp::Final, 0)
-            };
-            let mut segs = [Segment { offset: 0, len: 0 }; 6];
-            segs[0] = Segment {
-                offset: at as u32,
-                len: n as u32,
+                (DigestOp::Final, &[])
             };
             self.next_id += 1;
             self.in_flight.push_back((self.next_id, chunk));
-            let req = Request {
-                id: self.next_id,
-                session: self.session,
-                op: op.into(),
-                nsegs,
-                reserved: [0; 6],
-                segs,
-            };
+            let req = Request::over(self.next_id, self.session, op, segs);
             notify |= self
                 .link
                 .submit(req)

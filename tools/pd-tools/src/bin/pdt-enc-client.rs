@@ -9,7 +9,7 @@ use std::io::Write;
 
 use crypto_client::{CipherLink, Completion};
 use crypto_pds::client::{DRIVER, link};
-use pd_idl::cipher::{self, CipherOp, REQUEST_QUEUE_CAPACITY, Request, Segment};
+use pd_idl::cipher::{self, CipherOp, REQUEST_QUEUE_CAPACITY, Request};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, exit};
 use pd_tools::algs::{CipherAlg, DataPath};
@@ -74,21 +74,14 @@ impl Client {
             }
             let at = chunk * CHUNK;
             self.data.write(at, &self.buf[..n]);
-            let mut segs = [Segment { offset: 0, len: 0 }; 6];
-            segs[0] = Segment {
-                offset: at as u32,
-                len: n as u32,
-            };
             self.next_id += 1;
             self.in_flight.push_back((self.next_id, chunk, n));
-            let req = Request {
-                id: self.next_id,
-                session: self.session,
-                op: self.op.into(),
-                nsegs: 1,
-                reserved: [0; 6],
-                segs,
-            };
+            let req = Request::over(
+                self.next_id,
+                self.session,
+                self.op,
+                &[(at as u32, n as u32)],
+            );
             notify |= self
                 .link
                 .submit(req)
@@ -119,14 +112,7 @@ impl Client {
     fn fail_soon(&mut self, what: String) -> bool {
         self.failing = Some(what);
         self.next_id += 1;
-        let req = Request {
-            id: self.next_id,
-            session: self.session,
-            op: self.op.into(),
-            nsegs: 0,
-            reserved: [0; 6],
-            segs: [Segment { offset: 0, len: 0 }; 6],
-        };
+        let req = Request::over(self.next_id, self.session, self.op, &[]);
         self.link
             .submit(req)
             .unwrap_or_else(|e| fail(format!("submit: {e:?}")))

@@ -127,12 +127,6 @@ struct Speed {
     windows: Option<(u64, u64)>,
 }
 
-fn segs1(len: usize) -> [cipher::Segment; 6] {
-    let mut s = [cipher::Segment { offset: 0, len: 0 }; 6];
-    s[0].len = len as u32;
-    s
-}
-
 /// Queues `req` (the batch's flushes notify the driver).
 fn submit<Req: Tagged, Resp: Tagged>(link: &mut Link<'static, Req, Resp>, req: Req) {
     link.queue(req)
@@ -258,20 +252,13 @@ impl Speed {
         }
         match &mut self.calls {
             Calls::Cipher { link, .. } => {
-                let mut segs = segs1(r.size);
-                segs[0].offset = (r.place * r.size) as u32;
+                let at = (r.place * r.size) as u32;
                 r.place += 1;
                 if r.place == r.places {
                     r.place = 0;
                 }
-                let req = cipher::Request {
-                    id,
-                    session: r.session,
-                    op: CipherOp::Encrypt.into(),
-                    nsegs: 1,
-                    reserved: [0; 6],
-                    segs,
-                };
+                let req =
+                    cipher::Request::over(id, r.session, CipherOp::Encrypt, &[(at, r.size as u32)]);
                 submit(link, req)
             }
             Calls::Digest { link, .. } => {
@@ -287,16 +274,9 @@ impl Speed {
                 } else {
                     (DigestOp::Final, r.size)
                 };
-                let mut segs = [digest::Segment { offset: 0, len: 0 }; 6];
-                segs[0].len = len as u32;
-                let req = digest::Request {
-                    id,
-                    session: r.session,
-                    op: op.into(),
-                    nsegs: u8::from(len > 0),
-                    reserved: [0; 6],
-                    segs,
-                };
+                let whole = [(0, len as u32)];
+                let segs: &[_] = if len > 0 { &whole } else { &[] };
+                let req = digest::Request::over(id, r.session, op, segs);
                 submit(link, req)
             }
         }

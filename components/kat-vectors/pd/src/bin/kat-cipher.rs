@@ -6,7 +6,7 @@
 //! Prints a summary per path (paths taken, CPU-copied bytes on DMA from the ledger) and
 //! exits 0 only when every answer matches the published one.
 use crypto_client::pd::{DRIVER, Data, link};
-use crypto_client::{CipherLink, Completion, cipher_request};
+use crypto_client::{CipherLink, Completion};
 use kat_client_pd::Meter;
 use kat_client_pd::cases::{self as kat, Case, MAX_INPUT, PATHS};
 use kat_vectors::{PLAIN, SP800_38A, hex};
@@ -112,7 +112,7 @@ impl Kat {
                     }
                     let id = self.fresh_id();
                     let before = self.meter.now();
-                    self.submit(cipher_request(id, session, c.op, &segs[..n]));
+                    self.submit(Request::over(id, session, c.op, &segs[..n]));
                     self.case = Some(Running {
                         case: c,
                         session,
@@ -254,7 +254,7 @@ impl Kat {
             let off = 8192 + 64 * i as u32;
             self.data.write(off, &plain);
             let id = 1_000_000 + i as u32;
-            self.submit(cipher_request(id, session, CipherOp::Encrypt, &[(off, 64)]));
+            self.submit(Request::over(id, session, CipherOp::Encrypt, &[(off, 64)]));
         }
         self.burst = Some((session, 0));
     }

@@ -7,11 +7,11 @@
 //! only when every digest matches the published one.
 use cost_ledger::{Counts, Event};
 use crypto_client::pd::{DRIVER, Data, link};
-use crypto_client::{Completion, DigestLink, digest_request};
+use crypto_client::{Completion, DigestLink};
 use kat_client_pd::Meter;
 use kat_vectors::{FIPS180_4, MILLION, RFC1321, digest_len, fips_message, hex};
 use pd_idl::digest::{
-    self, Algorithm, DigestError, DigestOp, HashPath, REQUEST_QUEUE_CAPACITY, Response,
+    self, Algorithm, DigestError, DigestOp, HashPath, REQUEST_QUEUE_CAPACITY, Request, Response,
 };
 use pd_idl::wire::CallError;
 use pd_runtime::ipc::PpcTransport;
@@ -222,7 +222,7 @@ impl Kat {
         self.next_id += 1;
         match self
             .link
-            .submit(digest_request(self.next_id, session, op, &segs[..n]))
+            .submit(Request::over(self.next_id, session, op, &segs[..n]))
         {
             Ok(true) => DRIVER.notify(),
             Ok(false) => {}

@@ -10,7 +10,7 @@
 use crypto_client::pd::{DRIVER, Data, link};
 use crypto_client::{CipherLink, Completion};
 use kat_vectors::{PLAIN, SP800_38A, hex};
-use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request, Segment};
+use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 
@@ -59,19 +59,7 @@ impl Stream {
             }
             let at = slot * 64;
             self.data.write(at, &self.plain);
-            let mut segs = [Segment { offset: 0, len: 0 }; 6];
-            segs[0] = Segment {
-                offset: at,
-                len: 64,
-            };
-            let req = Request {
-                id: self.next_id,
-                session,
-                op: CipherOp::Encrypt.into(),
-                nsegs: 1,
-                reserved: [0; 6],
-                segs,
-            };
+            let req = Request::over(self.next_id, session, CipherOp::Encrypt, &[(at, 64)]);
             match self.link.submit(req) {
                 Ok(a) => ask |= a,
                 Err(_) => break,
