@@ -62,7 +62,7 @@ impl Sessions {
     /// of this driver (see `session_table::Table::starting_at`).
     pub fn for_incarnation(incarnation: u32) -> Self {
         Sessions {
-            table: Table::starting_at(incarnation as u16),
+            table: Table::starting_at(incarnation),
         }
     }
     /// Shares the table among `clients` clients: none may hold more than its share, so

@@ -1,10 +1,14 @@
 //! A fixed-size table of sessions, each owned by the client (caller) that opened it.
 //!
-//! A session id is `generation << 16 | slot`: closing a session bumps its slot's
-//! generation, so a stale id is refused instead of silently naming someone else's later
-//! session in the same slot. Lookups check the owner, so a client can never use (or learn
-//! by probing whether it names a live session) another client's session: both answer
-//! [`Unknown`].
+//! A session id is `generation << SLOT_BITS | slot`, the slot taking as few bits as `N`
+//! needs. A generation is the table's incarnation (a restarted server's count, its low
+//! [`INCARNATION_BITS`]) above a count of the slot's closes (its low [`CLOSE_BITS`]):
+//! closing a session bumps the count, so a stale id is refused instead of silently naming
+//! a later session in the same slot (until that slot has been closed 65536 times), and a
+//! restarted server's ids never name a session of any of its last 4095 predecessors,
+//! however often they closed theirs. Lookups check the owner, so a client can never use
+//! (or learn by probing whether it names a live session) another client's session: both
+//! answer [`Unknown`].
 //!
 //! The slot index is handed to the session's constructor at open time, so an engine can
 //! keep per-session hardware state (a saved context, a buffered block) in a fixed array of
@@ -25,11 +29,19 @@ use pd_idl::wire::Caller;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unknown;
 
-/// Up to `N` sessions of type `S` (`N` at most 65536: the slot is the id's low half).
+/// Bits of a generation that count a slot's closes within one incarnation.
+pub const CLOSE_BITS: u32 = 16;
+/// Bits of a generation that hold the incarnation, at the least (a table of fewer slots
+/// keeps more).
+pub const INCARNATION_BITS: u32 = 12;
+
+/// Up to `N` sessions of type `S` (`N` at most 16: the id holds the slot, a close count
+/// and the incarnation).
 #[derive(Debug)]
 pub struct Table<S, const N: usize> {
     slots: [Option<(Caller, S)>; N],
-    generation: [u16; N],
+    /// Each slot's generation: the incarnation above the slot's close count.
+    generation: [u32; N],
     /// Most sessions one owner may hold at once.
     quota: usize,
 }
@@ -41,22 +53,37 @@ impl<S, const N: usize> Default for Table<S, N> {
 }
 
 impl<S, const N: usize> Table<S, N> {
-    const FITS: () = assert!(N <= 1 << 16, "slot must fit the id's low 16 bits");
+    /// Bits of an id that hold the slot.
+    const SLOT_BITS: u32 = usize::BITS - N.saturating_sub(1).leading_zeros();
+    const FITS: () = assert!(
+        Self::SLOT_BITS + CLOSE_BITS + INCARNATION_BITS <= u32::BITS,
+        "an id must hold the slot, the close count and the incarnation"
+    );
 
     pub const fn new() -> Self {
         Self::starting_at(0)
     }
 
-    /// A table whose ids start at `generation`: a restarted server passes its
-    /// incarnation, so no id it hands out names a session of its predecessor that a
-    /// client may still hold.
-    pub const fn starting_at(generation: u16) -> Self {
+    /// A table for incarnation `incarnation` of its server: no id it hands out names a
+    /// session of an earlier incarnation (one of the last 2^[`INCARNATION_BITS`] - 1)
+    /// that a client may still hold.
+    pub const fn starting_at(incarnation: u32) -> Self {
         let () = Self::FITS;
+        let incarnation_bits = u32::BITS - Self::SLOT_BITS - CLOSE_BITS;
+        let incarnation = incarnation & ((1 << incarnation_bits) - 1);
         Table {
             slots: [const { None }; N],
-            generation: [generation; N],
+            generation: [incarnation << CLOSE_BITS; N],
             quota: N,
         }
+    }
+
+    /// Counts a close of slot `i`: the close count wraps within its bits, the
+    /// incarnation stays.
+    fn bump(&mut self, i: usize) {
+        let g = self.generation[i];
+        let count = (g.wrapping_add(1)) & ((1 << CLOSE_BITS) - 1);
+        self.generation[i] = (g & !((1 << CLOSE_BITS) - 1)) | count;
     }
 
     /// From now on one owner may hold at most `quota` sessions (at least 1); those it
@@ -90,7 +117,7 @@ impl<S, const N: usize> Table<S, N> {
             return Err(full);
         };
         self.slots[i] = Some((owner, make(i)?));
-        Ok(u32::from(self.generation[i]) << 16 | i as u32)
+        Ok(self.generation[i] << Self::SLOT_BITS | i as u32)
     }
 
     /// The session `id` of `owner`, and its slot index.
@@ -104,7 +131,7 @@ impl<S, const N: usize> Table<S, N> {
 
     pub fn close(&mut self, owner: Caller, id: u32) -> Result<S, Unknown> {
         let i = self.index(owner, id)?;
-        self.generation[i] = self.generation[i].wrapping_add(1);
+        self.bump(i);
         self.slots[i].take().map(|(_, s)| s).ok_or(Unknown)
     }
 
@@ -122,7 +149,7 @@ impl<S, const N: usize> Table<S, N> {
                 if let Some((_, s)) = self.slots[i].take() {
                     closed(s);
                 }
-                self.generation[i] = self.generation[i].wrapping_add(1);
+                self.bump(i);
                 n += 1;
             }
         }
@@ -134,8 +161,8 @@ impl<S, const N: usize> Table<S, N> {
     }
 
     fn index(&self, owner: Caller, id: u32) -> Result<usize, Unknown> {
-        let i = (id & 0xFFFF) as usize;
-        let generation = (id >> 16) as u16;
+        let i = (id & ((1 << Self::SLOT_BITS) - 1)) as usize;
+        let generation = id.checked_shr(Self::SLOT_BITS).unwrap_or(0);
         match self.slots.get(i) {
             Some(Some((o, _))) if *o == owner && self.generation[i] == generation => Ok(i),
             _ => Err(Unknown),
@@ -160,15 +187,95 @@ mod tests {
         t.open(owner, E::Full, |_| Ok(v))
     }
 
+    extern crate std;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+    use std::vec::Vec;
+
+    /// Every id incarnation `incarnation` of a table of `N` hands out over `cycles`
+    /// opens and closes of all its slots.
+    fn ids_of<const N: usize>(incarnation: u32, cycles: usize) -> BTreeSet<u32> {
+        let mut t = Table::<u8, N>::starting_at(incarnation);
+        let mut ids = BTreeSet::new();
+        for _ in 0..cycles {
+            let open_now: Vec<u32> = (0..N).map(|_| open(&mut t, A, 0).unwrap()).collect();
+            for id in open_now {
+                ids.insert(id);
+                t.close(A, id).unwrap();
+            }
+        }
+        ids
+    }
+
     #[test]
     fn a_restarted_table_does_not_reissue_its_predecessors_ids() {
-        let mut before = Table::<u8, 2>::new();
-        let old = open(&mut before, A, 1).unwrap();
-        let mut after = Table::<u8, 2>::starting_at(1);
-        let new = open(&mut after, A, 1).unwrap();
-        assert_eq!(new & 0xFFFF, old & 0xFFFF, "same slot");
-        assert_ne!(new, old);
-        assert_eq!(after.get_mut(A, old).err(), Some(Unknown));
+        // However often the predecessor closed its sessions: a generation that was
+        // only a count let incarnation 0's second session in a slot have incarnation
+        // 1's first id.
+        let before = ids_of::<16>(0, 300);
+        let after = ids_of::<16>(1, 300);
+        assert_eq!((before.len(), after.len()), (16 * 300, 16 * 300));
+        assert!(before.is_disjoint(&after));
+        let mut t = Table::<u8, 16>::starting_at(1);
+        let old = *before.iter().next().unwrap();
+        open(&mut t, A, 0).unwrap();
+        assert_eq!(t.get_mut(A, old).err(), Some(Unknown));
+    }
+
+    #[test]
+    fn incarnations_repeat_ids_only_after_their_bits_wrap() {
+        let wrap = 1 << (u32::BITS - 4 - CLOSE_BITS);
+        assert!(wrap >= 1 << INCARNATION_BITS);
+        assert_eq!(ids_of::<16>(0, 2), ids_of::<16>(wrap, 2));
+        assert!(ids_of::<16>(0, 2).is_disjoint(&ids_of::<16>(wrap - 1, 2)));
+    }
+
+    #[test]
+    fn a_slots_close_count_wraps_within_its_incarnation() {
+        let mut t = Table::<u8, 1>::starting_at(5);
+        let first = open(&mut t, A, 0).unwrap();
+        t.close(A, first).unwrap();
+        for _ in 1..1 << CLOSE_BITS {
+            let id = open(&mut t, A, 0).unwrap();
+            assert_ne!(id, first);
+            t.close(A, id).unwrap();
+        }
+        assert_eq!(open(&mut t, A, 0).unwrap(), first, "65536 closes later");
+    }
+
+    /// The ids a table of incarnation `incarnation` hands out over `ops`: (open?, which
+    /// live session to close, by A?).
+    fn ids_over(incarnation: u32, ops: &[(bool, usize, bool)]) -> BTreeSet<u32> {
+        let mut t = Table::<u8, 4>::starting_at(incarnation);
+        let mut live: Vec<(Caller, u32)> = Vec::new();
+        let mut ids = BTreeSet::new();
+        for &(opens, pick, by_a) in ops {
+            let owner = if by_a { A } else { B };
+            if opens {
+                if let Ok(id) = open(&mut t, owner, 0) {
+                    ids.insert(id);
+                    live.push((owner, id));
+                }
+            } else if !live.is_empty() {
+                let (o, id) = live.swap_remove(pick % live.len());
+                assert_eq!(t.close(o, id), Ok(0));
+            }
+        }
+        ids
+    }
+
+    proptest! {
+        /// Any opens and closes by two incarnations of a table, as a restarted
+        /// server's clients would make them: no id of one is an id of the other.
+        #[test]
+        fn two_incarnations_never_share_an_id(
+            first in 0u32..5000,
+            later in prop_oneof![1u32..8, 8u32..4096],
+            ops in prop::collection::vec((any::<bool>(), 0usize..4, any::<bool>()), 1..200),
+        ) {
+            let seen = [ids_over(first, &ops), ids_over(first + later, &ops)];
+            prop_assert!(seen[0].is_disjoint(&seen[1]));
+        }
     }
 
     #[test]
@@ -180,10 +287,10 @@ mod tests {
         assert_eq!(t.close(B, a), Err(Unknown));
         assert_eq!(t.close(A, a), Ok(7));
         let again = open(&mut t, A, 8).unwrap();
-        assert_eq!(again & 0xFFFF, a & 0xFFFF, "same slot");
+        assert_eq!(again & 1, a & 1, "same slot");
         assert_ne!(again, a, "new generation");
         assert_eq!(t.get_mut(A, a).err(), Some(Unknown));
-        assert_eq!(t.get_mut(A, 0xFFFF).err(), Some(Unknown));
+        assert_eq!(t.get_mut(A, u32::MAX).err(), Some(Unknown));
     }
 
     #[test]

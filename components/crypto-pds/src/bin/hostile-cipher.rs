@@ -122,10 +122,13 @@ fn init() -> Hostile<Request, Response, CipherError> {
     let mut bad_op = Request::over(7, ecb, CipherOp::Encrypt, &[(0, 16)]);
     bad_op.op = CipherOpRaw(9);
     h.send(bad_op, check("unknown op", CipherError::BadRequest));
-    // Session ids are `generation << 16 | slot`: guess every slot of the first two
-    // generations, which is where the other client's live sessions are.
+    // Session ids are `generation << 4 | slot` (16 slots), a generation the driver's
+    // incarnation above 16 bits counting the slot's closes: guess every slot of the first
+    // two generations of this incarnation (read off our own id), which is where the other
+    // client's live sessions are.
+    let incarnation = (ecb >> 4) & !0xFFFF;
     let mut sent = 7;
-    for guess in (0..2u32).flat_map(|g| (0..16u32).map(move |slot| g << 16 | slot)) {
+    for guess in (0..2u32).flat_map(|g| (0..16u32).map(move |slot| (incarnation | g) << 4 | slot)) {
         if guess == ecb || guess == cbc {
             continue;
         }
