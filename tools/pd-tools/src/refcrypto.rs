@@ -62,7 +62,9 @@ pub enum Keyed {
     A256(Aes256),
 }
 
-/// One run over an expanded key `$c` (a clone per call: modes take the cipher by value).
+/// One run over an expanded key `$c`, borrowed (RustCrypto's modes take `&C` as a
+/// cipher): a clone per call copied hundreds of bytes of round keys, more than a 16-byte
+/// request's AES, which the CPU engine does not do either.
 macro_rules! run_keyed {
     ($c:expr, $alg:expr, $encrypt:expr, $iv:expr, $data:expr) => {{
         let iv = cipher::generic_array::GenericArray::from_slice($iv);
@@ -70,13 +72,14 @@ macro_rules! run_keyed {
             (Mode::Ecb, true) => $c.encrypt_blocks(blocks($data)),
             (Mode::Ecb, false) => $c.decrypt_blocks(blocks($data)),
             (Mode::Cbc, true) => {
-                cbc::Encryptor::inner_iv_init($c.clone(), iv).encrypt_blocks_mut(blocks($data))
+                cbc::Encryptor::inner_iv_init($c, iv).encrypt_blocks_mut(blocks($data))
             }
             (Mode::Cbc, false) => {
-                cbc::Decryptor::inner_iv_init($c.clone(), iv).decrypt_blocks_mut(blocks($data))
+                cbc::Decryptor::inner_iv_init($c, iv).decrypt_blocks_mut(blocks($data))
             }
-            (Mode::Ctr, _) => ctr::Ctr128BE::from_core(ctr::CtrCore::inner_iv_init($c.clone(), iv))
-                .apply_keystream($data),
+            (Mode::Ctr, _) => {
+                ctr::Ctr128BE::from_core(ctr::CtrCore::inner_iv_init($c, iv)).apply_keystream($data)
+            }
         }
     }};
 }
@@ -103,10 +106,22 @@ impl Keyed {
 
 /// The digest of `data`.
 pub fn digest(alg: Algorithm, data: &[u8]) -> Vec<u8> {
+    let mut out = [0; 32];
+    let n = digest_into(alg, data, &mut out);
+    out[..n].to_vec()
+}
+
+/// The digest of `data` in `out`, its length returned; allocates nothing, as a program
+/// hashing many messages would not (`speed --host-limit` times this).
+pub fn digest_into(alg: Algorithm, data: &[u8], out: &mut [u8; 32]) -> usize {
+    fn put(d: &[u8], out: &mut [u8; 32]) -> usize {
+        out[..d.len()].copy_from_slice(d);
+        d.len()
+    }
     match alg {
-        Algorithm::Md5 => md5::Md5::digest(data).to_vec(),
-        Algorithm::Sha1 => sha1::Sha1::digest(data).to_vec(),
-        Algorithm::Sha256 => sha2::Sha256::digest(data).to_vec(),
+        Algorithm::Md5 => put(&md5::Md5::digest(data), out),
+        Algorithm::Sha1 => put(&sha1::Sha1::digest(data), out),
+        Algorithm::Sha256 => put(&sha2::Sha256::digest(data), out),
     }
 }
 
