@@ -69,15 +69,7 @@ pub fn hex(s: &str) -> Vec<u8> {
 
 /// An encrypt request for `segs` of (offset, length).
 pub fn request(id: u32, session: u32, segs: &[(u32, u32)]) -> Request {
-    let mut r = Request::new_zeroed();
-    r.id = id;
-    r.session = session;
-    r.op = CipherOp::Encrypt.into();
-    r.nsegs = segs.len() as u8;
-    for (i, &(offset, len)) in segs.iter().enumerate() {
-        r.segs[i] = Segment { offset, len };
-    }
-    r
+    Request::over(id, session, CipherOp::Encrypt, segs)
 }
 
 /// A response's status, which must be one the interface defines.

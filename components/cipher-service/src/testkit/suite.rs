@@ -4,7 +4,7 @@ use std::vec::Vec;
 
 use super::{CLIENT, DATA, Layout, Rig, hex, request, status};
 use crate::CipherEngine;
-use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
+use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Response};
 
 const KEY: &str = "2b7e151628aed2a6abf7158809cf4f3c";
 
@@ -229,6 +229,132 @@ pub fn a_longest_join_and_one_more<E: CipherEngine>(
             "a join of {} and one alone, two channels each",
             n - 1
         );
+    }
+}
+
+/// Queued runs split where the session changes and at a bad request, and a failure fails
+/// only the run it touched. Sessions A and B (CBC, keys and IVs of their own) queued
+/// interleaved as A A B A A x A A B, x being A's request past the region's end: each is
+/// answered once, in order, with its own status, and each session's bytes are what its
+/// requests give one at a time; on `path` Dma the runs take five transfers, two channel
+/// starts each (`dma_starts`), where a join across B or across x would take fewer. Then,
+/// with the region's physical address outside every DMA window, A on DMA and B on PIO
+/// queued as A A B A B: each of A's requests fails with `EngineFault`, each of B's is
+/// served, with B's bytes.
+pub fn runs_split_at_another_session_and_at_a_bad_request<E: CipherEngine>(
+    rig: &mut Rig<E>,
+    path: Path,
+    per: u32,
+    dma_starts: &dyn Fn() -> u64,
+) {
+    const STRIDE: u32 = 128;
+    assert!(per <= STRIDE && 9 * STRIDE as usize <= DATA);
+    let keys = [
+        hex(KEY),
+        hex("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4"),
+    ];
+    let ivs = [[3u8; 16], [11u8; 16]];
+    let plain = |i: u32| -> Vec<u8> { (0..per).map(|b| (i * 31 + b * 7) as u8).collect() };
+    let bad = (DATA as u32 - 8, 16);
+    // (session: 0 for A, 1 for B; out of the region?) in queue order.
+    let order = [
+        (0, false),
+        (0, false),
+        (1, false),
+        (0, false),
+        (0, false),
+        (0, true),
+        (0, false),
+        (0, false),
+        (1, false),
+    ];
+    let paths = [path, path];
+    // Queues `order` at once (or one at a time) on fresh sessions; returns each
+    // request's status and output bytes, and the DMA starts taken.
+    let run = |rig: &mut Rig<E>, order: &[(usize, bool)], paths: [Path; 2], at_once: bool| {
+        let s: Vec<u32> = (0..2)
+            .map(|k| {
+                let key = &keys[k];
+                rig.open(Mode::Cbc, paths[k], key, &ivs[k]).unwrap()
+            })
+            .collect();
+        let reqs: Vec<_> = order
+            .iter()
+            .enumerate()
+            .map(|(i, &(k, out_of_region))| {
+                let at = STRIDE * i as u32;
+                rig.bytes()[at as usize..][..per as usize].copy_from_slice(&plain(i as u32));
+                let seg = if out_of_region { bad } else { (at, per) };
+                request(500 + i as u32, s[k], &[seg])
+            })
+            .collect();
+        let before = dma_starts();
+        let got: Vec<Response> = if at_once {
+            rig.exchange(CLIENT, &reqs)
+        } else {
+            reqs.iter()
+                .flat_map(|r| rig.exchange(CLIENT, &[*r]))
+                .collect()
+        };
+        let starts = dma_starts() - before;
+        assert_eq!(got.len(), reqs.len(), "one answer per request: {got:?}");
+        let answers: Vec<_> = reqs
+            .iter()
+            .zip(&got)
+            .enumerate()
+            .map(|(i, (r, a))| {
+                assert_eq!(a.id, r.id, "answers in order");
+                let at = STRIDE as usize * i;
+                (
+                    status(a),
+                    a.bytes_done,
+                    rig.bytes()[at..][..per as usize].to_vec(),
+                )
+            })
+            .collect::<Vec<_>>();
+        for k in s {
+            rig.service.sessions.close(CLIENT, k).unwrap();
+        }
+        (answers, starts)
+    };
+    let (queued, starts) = run(rig, &order, paths, true);
+    let (alone, _) = run(rig, &order, paths, false);
+    for (i, (q, a)) in queued.iter().zip(&alone).enumerate() {
+        let (k, out_of_region) = order[i];
+        let want = if out_of_region {
+            (Err(CipherError::SegmentOutOfRange), 0)
+        } else {
+            (Ok(()), per)
+        };
+        assert_eq!((q.0, q.1), want, "{path:?} request {i} (session {k})");
+        assert_eq!(q, a, "{path:?} request {i} (session {k}): as one at a time");
+    }
+    if path == Path::Dma {
+        assert_eq!(
+            starts, 10,
+            "runs A A | B | A A | x | A A | B, two channels each"
+        );
+    }
+    if path != Path::Pio {
+        // A failed transfer: only its own requests fail.
+        let good = rig.phys;
+        rig.phys = Some(0x1000);
+        let order = [(0, false), (0, false), (1, false), (0, false), (1, false)];
+        let (queued, _) = run(rig, &order, [Path::Dma, Path::Pio], true);
+        rig.phys = good;
+        let (alone, _) = run(rig, &order, [Path::Pio, Path::Pio], false);
+        for (i, (q, a)) in queued.iter().zip(&alone).enumerate() {
+            if order[i].0 == 0 {
+                assert_eq!(
+                    (q.0, q.1),
+                    (Err(CipherError::EngineFault), 0),
+                    "A's request {i}"
+                );
+            } else {
+                assert_eq!(q, a, "B's request {i}: served, as one at a time");
+                assert_eq!(q.0, Ok(()));
+            }
+        }
     }
 }
 
