@@ -242,7 +242,7 @@ fn host_limit_rounds_give_a_ratio_per_round_and_their_range() {
         "3",
     ]);
     assert!(
-        out.contains("; 3 rounds, each the PD runs then in process"),
+        out.contains(", 3 rounds, each the PD runs then in process, a ratio per round; each figure the median of the rounds' own medians"),
         "{out}"
     );
     let rows: Vec<&str> = out
@@ -433,13 +433,16 @@ fn the_plot_labels_its_axes_and_keeps_the_legend_off_the_lines() {
     assert!(legend.iter().all(|&y| y > 560.0), "{legend:?}");
 }
 
-/// Requests in flight (`--depth`): every op of the budget is answered and counted at
-/// depth 1 and depth 32 alike. On the CPU engine the modelled cost per request does not
-/// depend on how many wait in the queue; on a modelled DMA engine requests of a session
-/// queued together run as one transfer, which never costs more than one at a time and
-/// on the DMA path costs less (one DMA start for several requests).
+/// Requests in flight (`--depth`): a run ends only once every request it submitted is
+/// answered, and the speed client fails on an answer its link drops as stray (a request
+/// answered twice, or an id never sent) or on a driver restart, so a run that succeeds
+/// was answered exactly once per request; it stops submitting once the budget is met,
+/// so it overshoots by less than its depth. On a modelled DMA engine requests of a
+/// session queued together run as one transfer, which never costs more than one at a
+/// time and on the DMA path costs less (one DMA start for several requests); the
+/// modelled table then says its figures vary with the host's timing.
 #[test]
-fn a_deep_client_is_answered_every_op_and_models_cost_the_same() {
+fn a_deep_client_is_answered_every_op_and_coalescing_never_loses() {
     let rows = |depth: &str, engine: &str| -> Vec<Vec<String>> {
         let csv = ok(&[
             "--engine",
@@ -463,20 +466,40 @@ fn a_deep_client_is_answered_every_op_and_models_cost_the_same() {
         let (one, deep) = (rows("1", engine), rows("32", engine));
         assert_eq!(one.len(), deep.len(), "{engine}");
         for (a, b) in one.iter().zip(&deep) {
+            let ops: u64 = a[5].parse().unwrap();
+            assert_eq!(ops, 100, "{engine} depth 1: {a:?}");
             let ops: u64 = b[5].parse().unwrap();
-            assert!(ops >= 100, "{engine} depth 32: {b:?}");
+            assert!((100..100 + 32).contains(&ops), "{engine} depth 32: {b:?}");
+            if engine == "cpu" {
+                // The CPU driver counts no events (the tool prices its requests).
+                continue;
+            }
             // Modelled ns/op (column 6): the ledger's events per request.
             let (alone, joined): (f64, f64) = (a[6].parse().unwrap(), b[6].parse().unwrap());
-            if engine == "cpu" {
-                assert_eq!(alone, joined, "{engine}: {a:?} vs {b:?}");
-            } else {
-                assert!(joined <= alone, "coalescing lost: {a:?} vs {b:?}");
-                if a[2] == "dma" {
-                    assert!(joined < alone, "no DMA start saved: {a:?} vs {b:?}");
-                }
+            assert!(joined <= alone, "coalescing lost: {a:?} vs {b:?}");
+            if a[2] == "dma" {
+                assert!(joined < alone, "no DMA start saved: {a:?} vs {b:?}");
             }
         }
     }
+    let table = ok(&[
+        "--engine",
+        "omap-aes",
+        "--sizes",
+        "256",
+        "--seconds",
+        "0",
+        "--min-ops",
+        "40",
+        "--depth",
+        "32",
+    ]);
+    assert!(
+        table.contains(
+            "modelled board time: with requests in flight, joins depend on the host's timing"
+        ),
+        "{table}"
+    );
     let refused = run(EXE, &["--depth", "0"], None);
     assert_eq!(refused.status.code(), Some(2), "clap refuses depth 0");
 }

@@ -395,6 +395,18 @@ impl Speed {
             (Some(p50), Some(p99)) => format!(" lat_p50={p50} lat_p99={p99}"),
             _ => String::new(),
         };
+        // An answer the link dropped as stray is a request answered twice, or an id
+        // never sent: the run's count would be wrong, and the driver broken.
+        let stats = match &self.calls {
+            Calls::Cipher { link, .. } => link.stats(),
+            Calls::Digest { link, .. } => link.stats(),
+        };
+        if stats.stray > 0 || stats.restarts > 0 {
+            fail(format!(
+                "size {}: {} stray answer(s), {} driver restart(s)",
+                r.size, stats.stray, stats.restarts
+            ));
+        }
         let after = self.meter.now();
         let counts = |c: &Counts| c.0.map(|v| v.to_string()).join(",");
         if let (Some(f), Some(h), Some(u)) = (r.first, r.half, r.updates) {

@@ -151,21 +151,25 @@ pub fn tables(rounds: &[HostLimit]) -> String {
     for (k, (depth, m)) in first.runs.iter().enumerate() {
         let keyed = matches!(m.job.alg, Alg::Cipher(_));
         out += &format!(
-            "host limit: {} through the isolated CPU driver PD ({depth} request(s) in flight) vs in-process RustCrypto{} (host real time; {}{})\n",
+            "host limit: {} through the isolated CPU driver PD ({depth} request(s) in flight) vs in-process RustCrypto{} (host real time; {}, {})\n",
             m.job.alg.name(),
             if keyed {
                 " with the key expanded once and reused (the per-op-key column: expanded for every buffer)"
             } else {
                 ""
             },
-            bench_stats::context(),
+            bench_stats::machine(),
             if several {
                 format!(
-                    "; {} rounds, each the PD runs then in process, a ratio per round",
+                    "{} rounds, each the PD runs then in process, a ratio per round; each figure the median of the rounds' own medians, its spread across the rounds",
                     rounds.len()
                 )
             } else {
-                String::new()
+                format!(
+                    "PD: {}; in process: the median of {} timed slices",
+                    super::report::slices_said(std::slice::from_ref(m)),
+                    bench_stats::RUNS
+                )
             }
         );
         out += &format!(
