@@ -249,6 +249,11 @@ impl<'a, E: DigestEngine> Service<'a, E> {
 
     /// The watchdog: the job in flight is cancelled and each of its requests answered
     /// `EngineFault` (its session failed). Nothing in flight: `None`.
+    ///
+    /// Unfinished: no driver PD calls this yet. It needs a timer the drivers do not
+    /// have (the seL4 image has no timer driver); until then an engine whose interrupt
+    /// never comes holds its requests until the driver is restarted (ARCHITECTURE's
+    /// known gaps). The tests call it as a timer would.
     pub fn expire(&mut self) -> Option<(Caller, Answers)> {
         let f = self.in_flight.take()?;
         self.engine.cancel(&f.job);

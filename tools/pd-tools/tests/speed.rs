@@ -618,7 +618,7 @@ fn files_sets_the_file_tools_beside_openssl_and_sha256sum() {
         assert!(r.contains(theirs), "{r}");
         // The ratio is the medians' quotient (within the rounding of the printed
         // medians, to the millisecond, and of the ratio, to 0.01).
-        let (figures, _target) = r.rsplit_once("x  ").expect("ratio, then the target");
+        let (figures, target) = r.rsplit_once("x  ").expect("ratio, then the target");
         let nums: Vec<f64> = figures
             .split_whitespace()
             .filter_map(|w| w.trim_end_matches('x').parse().ok())
@@ -630,6 +630,14 @@ fn files_sets_the_file_tools_beside_openssl_and_sha256sum() {
         );
         let (lo, hi) = ((a - 5e-4) / (b + 5e-4), (a + 5e-4) / (b - 5e-4));
         assert!(lo - 0.005 <= ratio && ratio <= hi + 0.005, "{r}");
+        // The verdict follows from the ratio (limits 1.5 and 1.0); a ratio printed
+        // at the limit itself may round either way.
+        let (words, verdict) = target.rsplit_once(": ").expect("target: verdict");
+        let limit = if words.starts_with("pd-enc") { 1.5 } else { 1.0 };
+        if (ratio - limit).abs() > 0.005 {
+            let want = if ratio < limit { "met" } else { "missed" };
+            assert_eq!(verdict, want, "{r}");
+        }
     }
     assert!(
         t.contains("pd-enc's output is byte for byte openssl's"),
