@@ -95,32 +95,37 @@ impl Handler for Ping {
 pub struct Pong {
     rx: Consumer<'static, u64>,
     tx: Producer<'static, u64>,
+    /// Ping corrupted the queues: they are served no more.
+    cut_off: bool,
 }
 
 impl Pong {
     pub fn init() -> Pong {
         let (rx, tx) = queues::side_b(queues::shared(memory_region!(ring)));
-        let mut pong = Pong { rx, tx };
+        let mut pong = Pong {
+            rx,
+            tx,
+            cut_off: false,
+        };
         HELLO.notify();
         pong.drain();
         pong
     }
 
     fn drain(&mut self) {
-        loop {
-            while self.tx.free() != Ok(0) {
-                match self.rx.dequeue() {
-                    Ok(v) => self.tx.enqueue(v + 1).expect("room was checked"),
-                    Err(QueueError::Empty) => break,
-                    Err(e) => panic!("request queue: {e}"),
-                }
-            }
-            if self.tx.take_signal_request() {
-                TO_PING.notify();
-            }
-            if self.rx.arm_signal().expect("request queue") {
-                return;
-            }
+        if self.cut_off {
+            return;
+        }
+        // Wrapping: the value is the client's, and an overflow must not end the server.
+        let served = queues::serve(
+            &mut self.rx,
+            &mut self.tx,
+            |v| v.wrapping_add(1),
+            || TO_PING.notify(),
+        );
+        if let Err(e) = served {
+            debug_println!("{}: ping's queues are corrupt ({e}): cut off", pd_name());
+            self.cut_off = true;
         }
     }
 }

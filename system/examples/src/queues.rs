@@ -2,7 +2,9 @@
 //! cache line after it.
 
 use pd_runtime::MemoryRegion;
-use shm_queue::{CACHE_LINE, Consumer, Descriptor, Producer, SharedRegion, region_size};
+use shm_queue::{
+    CACHE_LINE, Consumer, Descriptor, Producer, QueueError, SharedRegion, region_size,
+};
 
 /// Slots in each queue.
 pub const CAPACITY: u32 = 64;
@@ -53,6 +55,35 @@ pub fn side_b<A: Descriptor, B: Descriptor>(
     (rx, tx)
 }
 
+/// A server's pass over its client's queues: answers each request with `answer`
+/// while the answer queue has room, tells the client (`notify`) if it asked, and
+/// returns once the request queue is empty and armed for the next notification.
+///
+/// A queue the client corrupted (an index out of range) is `Err`, never a panic: the
+/// server stops serving that client and lives on (a client cannot crash its server).
+pub fn serve<Req: Descriptor, Resp: Descriptor>(
+    rx: &mut Consumer<'_, Req>,
+    tx: &mut Producer<'_, Resp>,
+    mut answer: impl FnMut(&Req) -> Resp,
+    notify: impl Fn(),
+) -> Result<(), QueueError> {
+    loop {
+        while tx.free()? != 0 {
+            match rx.dequeue() {
+                Ok(req) => tx.enqueue(answer(&req))?,
+                Err(QueueError::Empty) => break,
+                Err(e) => return Err(e),
+            }
+        }
+        if tx.take_signal_request() {
+            notify();
+        }
+        if rx.arm_signal()? {
+            return Ok(());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,5 +101,40 @@ mod tests {
         assert_eq!(b_rx.dequeue(), Ok(7));
         b_tx.enqueue([9; 24]).unwrap();
         assert_eq!(a_rx.dequeue(), Ok([9; 24]));
+    }
+
+    #[test]
+    fn a_server_answers_each_request_and_a_corrupt_queue_is_an_error() {
+        #[repr(C, align(64))]
+        struct Page([u8; 8192]);
+        let mut page = Page([0; 8192]);
+        let region = SharedRegion::new(&mut page.0);
+        let (mut a_tx, mut a_rx) = side_a::<u64, u64>(region);
+        let (mut b_rx, mut b_tx) = side_b::<u64, u64>(region);
+        for v in 0..3 {
+            a_tx.enqueue(v).unwrap();
+        }
+        let told = core::cell::Cell::new(0);
+        a_rx.arm_signal().unwrap();
+        serve(&mut b_rx, &mut b_tx, |v| v + 1, || told.set(told.get() + 1)).unwrap();
+        let mut answers = [0u64; 3];
+        for a in &mut answers {
+            *a = a_rx.dequeue().unwrap();
+        }
+        assert_eq!(a_rx.dequeue(), Err(QueueError::Empty));
+        assert_eq!(answers, [1, 2, 3]);
+        assert_eq!(told.get(), 1, "one notification for the pass");
+        // The client moves its tail past the capacity: the server's error, typed.
+        // (The a-to-b queue's tail is the region's first word.)
+        let tail = region.atomic_u32(0).expect("in the region");
+        tail.store(
+            tail.load(core::sync::atomic::Ordering::Relaxed) + CAPACITY + 1,
+            core::sync::atomic::Ordering::Release,
+        );
+        let (mut b_rx, mut b_tx) = side_b::<u64, u64>(region);
+        assert!(matches!(
+            serve(&mut b_rx, &mut b_tx, |v| *v, || {}),
+            Err(QueueError::Corrupt { .. })
+        ));
     }
 }

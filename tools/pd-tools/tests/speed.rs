@@ -633,7 +633,11 @@ fn files_sets_the_file_tools_beside_openssl_and_sha256sum() {
         // The verdict follows from the ratio (limits 1.5 and 1.0); a ratio printed
         // at the limit itself may round either way.
         let (words, verdict) = target.rsplit_once(": ").expect("target: verdict");
-        let limit = if words.starts_with("pd-enc") { 1.5 } else { 1.0 };
+        let limit = if words.starts_with("pd-enc") {
+            1.5
+        } else {
+            1.0
+        };
         if (ratio - limit).abs() > 0.005 {
             let want = if ratio < limit { "met" } else { "missed" };
             assert_eq!(verdict, want, "{r}");

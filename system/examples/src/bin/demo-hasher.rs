@@ -15,7 +15,7 @@ use pd_runtime::{
 };
 use runtime_examples::queues;
 use sha2::{Digest as _, Sha256};
-use shm_queue::{Consumer, Producer, QueueError};
+use shm_queue::{Consumer, Producer};
 use zerocopy::FromZeros;
 
 const CLIENT: Channel = Channel::new(0);
@@ -34,12 +34,21 @@ struct Hasher {
     sessions: [Option<Session>; SESSIONS],
     power: PowerClient<PpcTransport>,
     grant: Option<Grant>,
+    /// The client corrupted its queues: they are served no more.
+    cut_off: bool,
 }
 
 impl Hasher {
     fn session(&mut self, id: u32) -> Result<&mut Session, DigestError> {
+        Self::session_in(&mut self.sessions, id)
+    }
+
+    fn session_in(
+        sessions: &mut [Option<Session>; SESSIONS],
+        id: u32,
+    ) -> Result<&mut Session, DigestError> {
         let i = (id as usize).wrapping_sub(1);
-        self.sessions
+        sessions
             .get_mut(i)
             .and_then(Option::as_mut)
             .ok_or(DigestError::UnknownSession)
@@ -73,17 +82,21 @@ impl Hasher {
         Ok(())
     }
 
-    fn handle(&mut self, req: &Request) -> Response {
+    /// The answer to `req`, over the client's region `data`.
+    fn handle(
+        data: MemoryRegion,
+        sessions: &mut [Option<Session>; SESSIONS],
+        req: &Request,
+    ) -> Response {
         let mut resp = Response::new_zeroed();
         resp.id = req.id;
-        let data = self.data;
         let result = (|| {
             let op = req.op.get().map_err(|_| DigestError::BadRequest)?;
             let segs = req
                 .segs
                 .get(..usize::from(req.nsegs))
                 .ok_or(DigestError::TooManySegments)?;
-            let session = self.session(req.session)?;
+            let session = Self::session_in(sessions, req.session)?;
             if session.finished {
                 return Err(DigestError::SessionFinished);
             }
@@ -104,23 +117,20 @@ impl Hasher {
     }
 
     fn drain(&mut self) {
-        loop {
-            while self.tx.free() != Ok(0) {
-                match self.rx.dequeue() {
-                    Ok(req) => {
-                        let resp = self.handle(&req);
-                        self.tx.enqueue(resp).expect("room was checked");
-                    }
-                    Err(QueueError::Empty) => break,
-                    Err(e) => panic!("hasher: request queue: {e}"),
-                }
-            }
-            if self.tx.take_signal_request() {
-                CLIENT.notify();
-            }
-            if self.rx.arm_signal().expect("request queue") {
-                return;
-            }
+        if self.cut_off {
+            return;
+        }
+        let (data, sessions) = (self.data, &mut self.sessions);
+        let served = queues::serve(
+            &mut self.rx,
+            &mut self.tx,
+            |req| Self::handle(data, sessions, req),
+            || CLIENT.notify(),
+        );
+        if let Err(e) = served {
+            // A client that corrupts its queues is served no more; its calls still are.
+            debug_println!("hasher: the client's queues are corrupt ({e}): cut off");
+            self.cut_off = true;
         }
     }
 }
@@ -191,6 +201,7 @@ fn init() -> Hasher {
         sessions: [const { None }; SESSIONS],
         power: PowerClient::new(PpcTransport(POWER)),
         grant: None,
+        cut_off: false,
     }
 }
 
