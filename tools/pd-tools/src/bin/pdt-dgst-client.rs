@@ -1,7 +1,10 @@
 //! The client PD `pd-dgst` boots: hashes each input (`PDT_INPUTS` of them, granted by
-//! the tool as files `input-0`, `input-1`...) through its Digest driver, streamed
-//! through the data region in updates of a quarter of it, four in flight, then an empty
-//! final. Prints `digest I HEX` per input I and exits 0, or `error: ...` and exits 1.
+//! the tool as files `input-0`, `input-1`...) through its Digest driver in one session
+//! (which starts the next message after each final), streamed through the data region
+//! in updates of a quarter of it, four in flight; the chunk the input ends in is the
+//! final itself, so an input shorter than a chunk is one request, with no call (an
+//! input of whole chunks ends with an empty final). Prints `digest I HEX` per input I
+//! and exits 0, or `error: ...` and exits 1.
 use std::collections::VecDeque;
 use std::fs::File;
 
@@ -23,8 +26,6 @@ struct Client {
     link: DigestLink<'static>,
     data: Data,
     buf: Vec<u8>,
-    alg: digest::Algorithm,
-    path: digest::HashPath,
     inputs: usize,
     index: usize,
     file: Option<File>,
@@ -38,16 +39,16 @@ struct Client {
 }
 
 impl Client {
-    /// Opens a session and the file for input `index`, or exits after the last.
+    /// Opens the file for input `index`, or closes the session and exits after the
+    /// last.
     fn start(&mut self) {
         if self.index == self.inputs {
+            if let Err(e) = self.calls.close_session(self.session) {
+                fail(format!("close_session: {e:?}"));
+            }
             exit(0)
         }
         self.file = Some(granted(&format!("input-{}", self.index)));
-        self.session = self
-            .calls
-            .open_session(self.alg, self.path)
-            .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));
         self.finishing = false;
         self.fill();
     }
@@ -65,12 +66,14 @@ impl Client {
                 fill(file, &mut self.buf).unwrap_or_else(|e| fail(format!("reading input: {e}")));
             let at = chunk * self.buf.len();
             self.data.write(at, &self.buf[..n]);
-            self.finishing = n == 0;
+            // A short chunk is the input's end (`fill` reads until the chunk is full).
+            self.finishing = n < self.buf.len();
             let whole = [(at as u32, n as u32)];
-            let (op, segs): (_, &[_]) = if n > 0 {
-                (DigestOp::Update, &whole)
+            let segs: &[_] = if n > 0 { &whole } else { &[] };
+            let op = if self.finishing {
+                DigestOp::Final
             } else {
-                (DigestOp::Final, &[])
+                DigestOp::Update
             };
             self.next_id += 1;
             self.in_flight.push_back((self.next_id, chunk));
@@ -99,9 +102,6 @@ impl Client {
         // The final's answer: the digest of this input.
         let d = &r.digest[..usize::from(r.digest_len).min(32)];
         debug_println!("digest {} {}", self.index, hexfmt::encode(d));
-        if let Err(e) = self.calls.close_session(self.session) {
-            fail(format!("close_session: {e:?}"));
-        }
         self.index += 1;
         self.start();
     }
@@ -141,8 +141,6 @@ fn init() -> Client {
         // A chunk per request in flight.
         buf: vec![0; data.size() / DEPTH],
         data,
-        alg,
-        path,
         inputs: param("INPUTS")
             .parse()
             .unwrap_or_else(|_| fail("PDT_INPUTS is not a count")),
@@ -153,6 +151,10 @@ fn init() -> Client {
         finishing: false,
         next_id: 0,
     };
+    c.session = c
+        .calls
+        .open_session(alg, path)
+        .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));
     c.start();
     c
 }
