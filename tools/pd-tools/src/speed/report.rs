@@ -224,8 +224,8 @@ pub fn depth_gain(one: &Measured, deep: &Measured) -> String {
     );
     let _ = writeln!(
         out,
-        "{:>7} {:>12} {:>12} {:>8} {:>8} {:>6}",
-        "size", "depth 1", "deep", "gain", "limit", "own"
+        "{:>7} {:>12} {:>12} {:>8} {:>8} {:>6} {:>16}",
+        "size", "depth 1", "deep", "gain", "limit", "own", "DMA starts/req"
     );
     let request_ns = deep.board.costs.request_ps as f64 / 1e3;
     let mut never_slower = true;
@@ -255,9 +255,16 @@ pub fn depth_gain(one: &Measured, deep: &Measured) -> String {
         } else {
             "-".into()
         };
+        // What joining saved, in the ledger's own count: channel starts per request.
+        let starts = |s: &Sample| s.counts.get(Event::DmaStart) as f64 / s.ops.max(1) as f64;
+        let saved = if o.counts.get(Event::DmaStart) + d.counts.get(Event::DmaStart) > 0 {
+            format!("{:.2} -> {:.2}", starts(o), starts(d))
+        } else {
+            "-".into()
+        };
         let _ = writeln!(
             out,
-            "{:>7} {:>12.2} {:>12.2} {:>7.2}x {limit:>8} {own:>6}",
+            "{:>7} {:>12.2} {:>12.2} {:>7.2}x {limit:>8} {own:>6} {saved:>16}",
             d.size,
             o_ns / 1e3,
             d_ns / 1e3,
@@ -271,7 +278,7 @@ pub fn depth_gain(one: &Measured, deep: &Measured) -> String {
     );
     let _ = writeln!(
         out,
-        "  limit: the gain if joining removed all but each request's own cost ({:.2} us on {}); own: that cost's share of the time in flight",
+        "  limit: the gain if joining removed all but each request's own cost ({:.2} us on {}); own: that cost's share of the time in flight; DMA starts/req: the ledger's channel starts per request, one at a time -> in flight",
         request_ns / 1e3,
         deep.board.name
     );
@@ -432,6 +439,16 @@ mod tests {
         counted.samples[0].counts.0[Event::Request as usize] = 10;
         let own = depth_gain(&one, &counted);
         assert!(own.contains("    66%"), "{own}");
+        // Starts counted: per request one at a time, then in flight.
+        let mut started = deep.clone();
+        started.samples[0].counts.0[Event::DmaStart as usize] = 5;
+        let mut alone = one.clone();
+        alone.samples[0].counts.0[Event::DmaStart as usize] = 20;
+        assert!(depth_gain(&alone, &started).contains("2.00 -> 0.50"));
+        assert!(
+            t.ends_with("in flight\n") && t.lines().nth(2).unwrap().ends_with(" -"),
+            "{t}"
+        );
         let t = depth_gain(&deep, &one);
         assert!(t.contains("   0.50x"), "{t}");
         assert!(t.contains("one at a time: NO"), "{t}");
