@@ -15,6 +15,7 @@
 pub mod am335x;
 pub mod host;
 pub mod mpc885;
+pub mod published;
 pub mod stm32mp1;
 
 pub use cost_ledger::CostTable;

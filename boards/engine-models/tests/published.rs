@@ -27,14 +27,14 @@ fn pages(base: u32, len: usize) -> Vec<(u32, u32)> {
         .collect()
 }
 
-const DMA_PIO_SIZES: [usize; 5] = [16, 64, 256, 1024, 8192];
+use boards::published::{omap_dma_pio, omap_idle_start, stm32_dma, talitos_chain};
+
+const DMA_PIO_SIZES: [usize; 5] = omap_dma_pio::SIZES;
 
 /// The omap-aes DMA/PIO series, am335x tcrypt ops/s: PIO, DMA with direct SG, DMA with the old bounce copy.
 #[test]
 fn omap_dma_pio_series_pio_and_dma_operations_per_size() {
-    const PIO: [f64; 5] = [20585.0, 8106.0, 2359.0, 605.0, 79.0];
-    const DMA: [f64; 5] = [4318.0, 4360.0, 3609.0, 3418.0, 1766.0];
-    const OLD: [f64; 5] = [4417.0, 4221.0, 3528.0, 3281.0, 1460.0];
+    use omap_dma_pio::{DMA_OLD as OLD, DMA_REWRITE as DMA, PIO};
     let (gates, ledger) = (GateBlock::new(), Ledger::new());
     set_clock(&gates, &ledger, am335x::AES0.gate.unwrap(), true);
     set_clock(&gates, &ledger, am335x::EDMA.gate.unwrap(), true);
@@ -130,8 +130,7 @@ fn omap_dma_pio_series_pio_and_dma_operations_per_size() {
 /// The omap-aes idle/start patch, am335x openssl speed (3 s per size): power per request vs per session.
 #[test]
 fn omap_idle_start_patch_power_per_request_vs_per_session() {
-    const BEFORE: [f64; 5] = [13310.0, 13040.0, 9134.0, 8939.0, 4299.0];
-    const AFTER: [f64; 5] = [18911.0, 18878.0, 11878.0, 11538.0, 4857.0];
+    use omap_idle_start::{AFTER_OPS_3S as AFTER, BEFORE_OPS_3S as BEFORE};
     let (gates, ledger) = (GateBlock::new(), Ledger::new());
     let gate = am335x::AES0.gate.unwrap();
     set_clock(&gates, &ledger, am335x::EDMA.gate.unwrap(), true);
@@ -152,7 +151,7 @@ fn omap_idle_start_patch_power_per_request_vs_per_session() {
         .iter()
         .fold((f64::MAX, 0f64), |(l, h), &d| (l.min(d), h.max(d)));
     println!("size  modelled extra us/op  published");
-    for (i, &n) in DMA_PIO_SIZES.iter().enumerate() {
+    for (i, &n) in omap_idle_start::SIZES.iter().enumerate() {
         let request = || {
             let (s, t) = (pages(src, n), pages(dst, n));
             common::omap::dma_bounce(
@@ -199,9 +198,7 @@ fn omap_idle_start_patch_power_per_request_vs_per_session() {
 /// The stm32-cryp DMA change, stm32mp1 openssl speed via AF_ALG, AES-256-CBC: DMA (upstream's rules) vs CPU.
 #[test]
 fn stm32_cryp_dma_change_dma_vs_cpu_throughput_per_size() {
-    const SIZES: [usize; 6] = [16, 64, 256, 1024, 8192, 16384];
-    const DMA_KBPS: [f64; 6] = [120.02, 406.78, 1588.82, 5873.32, 26020.52, 34258.94];
-    const CPU_KBPS: [f64; 6] = [121.06, 419.95, 1112.23, 1897.47, 2362.03, 2386.60];
+    use stm32_dma::{CPU_KBS as CPU_KBPS, DMA_KBS as DMA_KBPS, SIZES};
     let (gates, ledger) = (GateBlock::new(), Ledger::new());
     set_clock(&gates, &ledger, stm32mp1::CRYP1.gate.unwrap(), true);
     set_clock(&gates, &ledger, stm32mp1::DMA.gate.unwrap(), true);
@@ -273,7 +270,7 @@ fn stm32_cryp_dma_change_dma_vs_cpu_throughput_per_size() {
 /// in, one block kept), so the scaling is exact up to the first and final updates.
 #[test]
 fn talitos_chaining_change_md5_of_90_mb_copy_vs_chained() {
-    const FILE: f64 = 90e6;
+    use talitos_chain::{CHAINED_S, COPY_S, FILE_BYTES as FILE};
     const PAGE: usize = 4096;
     const UPDATES: usize = 64;
     let (gates, ledger) = (GateBlock::new(), Ledger::new());
@@ -308,17 +305,17 @@ fn talitos_chaining_change_md5_of_90_mb_copy_vs_chained() {
         seconds[k] = us * 1e-6 * FILE / (UPDATES * PAGE) as f64;
     }
     println!(
-        "md5sum 90 MB: copy {:.2} s (published 6), chained {:.2} s (published 3)",
+        "md5sum 90 MB: copy {:.2} s (published {COPY_S}), chained {:.2} s (published {CHAINED_S})",
         seconds[0], seconds[1]
     );
     // The source says "approximately" 6 s and 3 s; SOURCES.md states no error, we allow 5%.
     assert!(
-        rel_err(seconds[0], 6.0) <= 0.05,
+        rel_err(seconds[0], COPY_S) <= 0.05,
         "copy path {} s",
         seconds[0]
     );
     assert!(
-        rel_err(seconds[1], 3.0) <= 0.05,
+        rel_err(seconds[1], CHAINED_S) <= 0.05,
         "chained path {} s",
         seconds[1]
     );

@@ -34,9 +34,14 @@ use shm_queue::{Consumer, Producer, QueueError};
 
 pub use pair::{Control, Epoch};
 
-/// Requests one client may have in flight: the request queue, the response queue and
-/// the one the driver holds between them.
-pub const MAX_IN_FLIGHT: usize = 128;
+/// Requests one client may have in flight: a full request queue and a full response
+/// queue (a driver takes a request only when its answer has room, so it holds none
+/// beyond them).
+pub const MAX_IN_FLIGHT: usize =
+    (cipher::REQUEST_QUEUE_CAPACITY + cipher::RESPONSE_QUEUE_CAPACITY) as usize;
+const _: () = assert!(
+    (digest::REQUEST_QUEUE_CAPACITY + digest::RESPONSE_QUEUE_CAPACITY) as usize <= MAX_IN_FLIGHT
+);
 
 /// A descriptor that carries a request id.
 pub trait Tagged: shm_queue::Descriptor {

@@ -7,15 +7,15 @@ use pd_idl::wire::{Caller, MSG_WORDS, Message, ServerDied, Transport};
 
 use crate::{Channel, MessageInfo, backend};
 
-/// Sets message word `i` (`microkit_mr_set`). Panics if `i` is 64 or more.
+/// Sets message word `i` (`microkit_mr_set`). Panics if `i` is `MSG_WORDS` (64) or more.
 pub fn set_mr(i: usize, value: u64) {
-    assert!(i < MSG_WORDS, "message word {i}; there are 64");
+    assert!(i < MSG_WORDS, "message word {i}; there are {MSG_WORDS}");
     backend::set_mr(i, value)
 }
 
-/// Reads message word `i` (`microkit_mr_get`). Panics if `i` is 64 or more.
+/// Reads message word `i` (`microkit_mr_get`). Panics if `i` is `MSG_WORDS` (64) or more.
 pub fn get_mr(i: usize) -> u64 {
-    assert!(i < MSG_WORDS, "message word {i}; there are 64");
+    assert!(i < MSG_WORDS, "message word {i}; there are {MSG_WORDS}");
     backend::get_mr(i)
 }
 

@@ -99,7 +99,10 @@ pub struct MessageInfo {
 impl MessageInfo {
     /// Panics if `count` is above 64, Microkit's limit.
     pub fn new(label: u64, count: usize) -> Self {
-        assert!(count <= MSG_WORDS, "{count} message words; the limit is 64");
+        assert!(
+            count <= MSG_WORDS,
+            "{count} message words; the limit is {MSG_WORDS}"
+        );
         MessageInfo {
             label,
             count: count as u8,

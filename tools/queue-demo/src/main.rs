@@ -4,8 +4,9 @@
 //! crossed. The server sleeps when idle and is woken through the signalling protocol
 //! (a futex on the host stands in for a seL4 notification).
 //!
-//! This is the largest real thing until the PD runtime exists: the queues, the IDL's
-//! descriptor types and the signalling protocol, between two address spaces.
+//! It is the queues, the IDL's descriptor types and the signalling protocol between two
+//! address spaces and nothing else: no PD runtime, no driver (the first thing built, kept
+//! as the smallest demonstration of the queues; the PDs use them the same way).
 
 use std::process::ExitCode;
 use std::sync::atomic::AtomicU32;

@@ -72,7 +72,10 @@ impl Busy {
                 {
                     fail("decrypting the PIO answer did not restore the data");
                 }
-                debug_println!("loader: 16384 bytes through PIO and back: ok");
+                debug_println!(
+                    "loader: {} bytes through PIO and back: ok",
+                    SEGMENTS * SEGMENT
+                );
                 exit(0);
             }
         }

@@ -19,40 +19,30 @@
 
 use std::fmt::Write;
 
+use boards::published::{omap_dma_pio, omap_idle_start, stm32_dma, talitos_chain};
 use cost_ledger::{Counts, Event};
 
 use super::measure::{Alg, Budget, Job, Measured, Sample, measure};
 use crate::algs::{DataPath, Engine};
 
-/// The omap-aes idle/start patch (Kevin Hilman's reply quoting Joel Fernandes' patch, 2013-05-14):
-/// `openssl speed -evp aes-128-cbc` on a BeagleBone, operations in 3 s, before
-/// (runtime PM per request) and after (per session).
-const IDLE_START_SIZES: [usize; 5] = [16, 64, 256, 1024, 8192];
-const IDLE_START_BEFORE_OPS_3S: [f64; 5] = [13310.0, 13040.0, 9134.0, 8939.0, 4299.0];
-const IDLE_START_AFTER_OPS_3S: [f64; 5] = [18911.0, 18878.0, 11878.0, 11538.0, 4857.0];
-
-/// The omap-aes DMA/PIO series ( "[PATCH 00/10] crypto: omap-aes: DMA and PIO mode
-/// improvements", am335x): tcrypt, operations in 1 s, AES-128-CBC.
-const DMA_PIO_SIZES: [usize; 5] = [16, 64, 256, 1024, 8192];
-const DMA_PIO_DMA_REWRITE: [f64; 5] = [4318.0, 4360.0, 3609.0, 3418.0, 1766.0];
-const DMA_PIO_DMA_OLD: [f64; 5] = [4417.0, 4221.0, 3528.0, 3281.0, 1460.0];
-const DMA_PIO_PIO: [f64; 5] = [20585.0, 8106.0, 2359.0, 605.0, 79.0];
-
-/// The stm32-cryp DMA change ( linux-next fb11a4f6af "use dma when possible"): `openssl speed
-/// -evp aes-256-cbc -engine afalg -elapsed`, 1000s of bytes per second.
-const STM32_SIZES: [usize; 6] = [16, 64, 256, 1024, 8192, 16384];
-const STM32_DMA_KBS: [f64; 6] = [120.02, 406.78, 1588.82, 5873.32, 26020.52, 34258.94];
-const STM32_CPU_KBS: [f64; 6] = [121.06, 419.95, 1112.23, 1897.47, 2362.03, 2386.60];
-/// The same change's `tcrypt mode=500`, cbc(aes) 256-bit encryption, cycles per op.
-const STM32_TCRYPT_SIZES: [usize; 7] = [16, 64, 128, 256, 1024, 1424, 4096];
-const STM32_TCRYPT_DMA: [f64; 7] = [1679.0, 1893.0, 1760.0, 2154.0, 2132.0, 2466.0, 4040.0];
-const STM32_TCRYPT_CPU: [f64; 7] = [1671.0, 2263.0, 2881.0, 4270.0, 11537.0, 15025.0, 40747.0];
-
-/// The talitos chaining change ( commit 37b5e8897eb5 "chain in buffered data for ahash on
-/// SEC1"): md5sum of a 90 MB file, 6 s copying, ~3 s chained.
-const TALITOS_BYTES: f64 = 90e6;
-const TALITOS_COPY_S: f64 = 6.0;
-const TALITOS_CHAINED_S: f64 = 3.0;
+// The published tables, as `boards::published` holds them (written once there, for the
+// models' tests too).
+const IDLE_START_SIZES: [usize; 5] = omap_idle_start::SIZES;
+const IDLE_START_BEFORE_OPS_3S: [f64; 5] = omap_idle_start::BEFORE_OPS_3S;
+const IDLE_START_AFTER_OPS_3S: [f64; 5] = omap_idle_start::AFTER_OPS_3S;
+const DMA_PIO_SIZES: [usize; 5] = omap_dma_pio::SIZES;
+const DMA_PIO_DMA_REWRITE: [f64; 5] = omap_dma_pio::DMA_REWRITE;
+const DMA_PIO_DMA_OLD: [f64; 5] = omap_dma_pio::DMA_OLD;
+const DMA_PIO_PIO: [f64; 5] = omap_dma_pio::PIO;
+const STM32_SIZES: [usize; 6] = stm32_dma::SIZES;
+const STM32_DMA_KBS: [f64; 6] = stm32_dma::DMA_KBS;
+const STM32_CPU_KBS: [f64; 6] = stm32_dma::CPU_KBS;
+const STM32_TCRYPT_SIZES: [usize; 7] = stm32_dma::TCRYPT_SIZES;
+const STM32_TCRYPT_DMA: [f64; 7] = stm32_dma::TCRYPT_DMA;
+const STM32_TCRYPT_CPU: [f64; 7] = stm32_dma::TCRYPT_CPU;
+const TALITOS_BYTES: f64 = talitos_chain::FILE_BYTES;
+const TALITOS_COPY_S: f64 = talitos_chain::COPY_S;
+const TALITOS_CHAINED_S: f64 = talitos_chain::CHAINED_S;
 /// AF_ALG's splice hands the hash one page per update (boards::mpc885's fit).
 const TALITOS_UPDATE: usize = 4096;
 /// Bytes we hash through the system; the 90 MB figure is scaled from it.
