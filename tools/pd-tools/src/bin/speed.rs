@@ -355,7 +355,7 @@ fn main_result(a: &Args) -> Result<(), String> {
         }
         pb.finish_and_clear();
         if let (Some(path), Some(first)) = (&a.svg, limits.first()) {
-            first.svg(path)?;
+            first.svg(path, limits.len())?;
         }
         print!("{}", host_limit::tables(&limits));
         let window = std::time::Duration::from_secs_f64(a.seconds.clamp(0.5, 2.0));

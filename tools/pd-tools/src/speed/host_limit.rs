@@ -93,7 +93,9 @@ impl HostLimit {
 
     /// Throughput against size: through the PDs at each depth, and in process, on one
     /// chart.
-    pub fn svg(&self, path: &std::path::Path) -> Result<(), String> {
+    /// Draws this round's figures; `rounds`: how many were run (the caption says which
+    /// one this is, where the tables give every round's).
+    pub fn svg(&self, path: &std::path::Path, rounds: usize) -> Result<(), String> {
         let Some((_, first)) = self.runs.first() else {
             return Ok(());
         };
@@ -116,7 +118,14 @@ impl HostLimit {
                 .collect(),
         );
         labels.push("in process (RustCrypto, key expanded once)".into());
-        let caption = format!("{}: host real time", first.job.alg.name());
+        let caption = if rounds > 1 {
+            format!(
+                "{}: host real time, the first of {rounds} rounds",
+                first.job.alg.name()
+            )
+        } else {
+            format!("{}: host real time", first.job.alg.name())
+        };
         let panels = [(caption.as_str(), series)];
         super::plot::plot(
             path,
