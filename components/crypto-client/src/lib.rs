@@ -43,6 +43,11 @@ const _: () = assert!(
     (digest::REQUEST_QUEUE_CAPACITY + digest::RESPONSE_QUEUE_CAPACITY) as usize <= MAX_IN_FLIGHT
 );
 
+/// Most answers one [`Link::poll`] takes: every request in flight and a response queue
+/// of stray answers (a restarted driver's predecessor's, at most a queue's worth).
+pub const MAX_POLL: usize = MAX_IN_FLIGHT + cipher::RESPONSE_QUEUE_CAPACITY as usize;
+const _: () = assert!(digest::RESPONSE_QUEUE_CAPACITY <= cipher::RESPONSE_QUEUE_CAPACITY);
+
 /// A descriptor that carries a request id.
 pub trait Tagged: shm_queue::Descriptor {
     fn id(&self) -> u32;
@@ -100,6 +105,9 @@ pub struct LinkStats {
     pub stray: u64,
     /// Driver restarts seen.
     pub restarts: u32,
+    /// Polls that stopped at [`MAX_POLL`] answers with more queued (a driver answering
+    /// more than was asked).
+    pub overruns: u64,
 }
 
 /// The client side of one queue pair.
@@ -209,11 +217,31 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
     /// driver must be notified: requests wait for it and it asked to be told (it stops
     /// at a full response queue rather than drop an answer, and pauses after a number
     /// of batches so as to answer calls).
-    pub fn poll(&mut self, mut f: impl FnMut(Completion<Resp>)) -> Result<bool, QueueError> {
+    ///
+    /// A call takes at most [`MAX_POLL`] answers: no honest driver gives more while
+    /// nothing new is submitted, so a driver that keeps refilling the queue (with stray
+    /// answers, say) cannot hold its client here; what it left is counted in
+    /// [`LinkStats::overruns`] and read at the next call.
+    pub fn poll(&mut self, f: impl FnMut(Completion<Resp>)) -> Result<bool, QueueError> {
+        self.poll_at_most(MAX_POLL, f)
+    }
+
+    /// [`poll`](Self::poll), taking at most `most` answers.
+    fn poll_at_most(
+        &mut self,
+        most: usize,
+        mut f: impl FnMut(Completion<Resp>),
+    ) -> Result<bool, QueueError> {
         // Read the epoch first: a driver publishes its epoch only after it has settled
         // the queues, so every answer of the old incarnation is in the queue by now.
         let epoch = self.control.epoch().0;
+        let mut taken = 0;
         loop {
+            if taken == most {
+                self.stats.overruns += 1;
+                break;
+            }
+            taken += 1;
             match self.rx.dequeue() {
                 Ok(resp) => {
                     if self.take(resp.id()) {

@@ -153,3 +153,30 @@ fn ids_sharing_a_slot_are_tracked_apart() {
     }
     assert_eq!(link.in_flight(), 4);
 }
+
+/// A driver that keeps the response queue full of answers nobody asked for cannot hold
+/// its client in `poll`: a call takes at most so many answers (`MAX_POLL`, more than an
+/// honest driver can give while nothing new is submitted) and returns, counting the
+/// overrun; what is left is taken at the next call.
+#[test]
+fn a_driver_flooding_stray_answers_cannot_hold_its_client() {
+    assert!(MAX_POLL >= MAX_IN_FLIGHT + CAP as usize);
+    let mut page = Page([0; 16384]);
+    let region = SharedRegion::new(&mut page.0);
+    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
+    let (_d_rx, mut d_tx, d_control) = pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    d_control.publish_next();
+    let mut link = Link::new(tx, rx, control);
+    while d_tx.enqueue(resp(999)).is_ok() {}
+    let nothing = |c: Completion<Response>| panic!("a stray answer delivered: {:?}", c);
+    link.poll_at_most(16, nothing).unwrap();
+    let s = link.stats();
+    assert_eq!((s.stray, s.overruns), (16, 1), "{s:?}");
+    link.poll_at_most(100, nothing).unwrap();
+    let s = link.stats();
+    assert_eq!(
+        (s.stray, s.overruns),
+        (u64::from(CAP), 1),
+        "the rest, then empty: {s:?}"
+    );
+}
