@@ -65,12 +65,13 @@ fn sec1_through_its_device_pd_chains_and_copies_at_most_two_blocks_per_update() 
 }
 
 /// A device PD serves each side only its own windows: the driver the engine and DMA,
-/// the power manager the clock controller; a window the board lacks and an offset past a
-/// window are refused with their errors.
+/// the power manager the clock controller; a gated engine answers `Gated`; a window the
+/// board lacks, an offset past a window and one not word-aligned are refused with their
+/// errors.
 #[test]
 fn a_device_pd_serves_each_caller_only_its_own_windows() {
     let _turn = common::serial();
     let out = run_to_exit("device-prober.system", "prober");
-    assert_eq!(lines(&out, "prober", "as owed").len(), 8, "{out:?}");
+    assert_eq!(lines(&out, "prober", "as owed").len(), 9, "{out:?}");
     assert!(lines(&out, "prober", "WRONG").is_empty(), "{out:?}");
 }

@@ -1,8 +1,9 @@
 //! Knocks on a device PD's windows from both sides (`system/device-prober.system`): on
 //! the channel where it stands as the driver it may read the engine window but not the
-//! clock window, on the one where it stands as the power manager the reverse, and a
-//! window the board does not have is refused everywhere. Exits 0 only if each answer is
-//! the one the device PD owes.
+//! clock window, on the one where it stands as the power manager the reverse (a gated
+//! engine answers `Gated`), and a window the board does not have, an offset outside a
+//! window or one not word-aligned is refused with its own error. Exits 0 only if each
+//! answer is the one the device PD owes.
 use pd_idl::regbus::{BusError, Client};
 use pd_idl::wire::CallError;
 use pd_runtime::ipc::PpcTransport;
@@ -31,10 +32,9 @@ fn init() -> Done {
     };
     // The engine is gated until the power manager's side ungates it: the device
     // answers (Gated), it does not refuse the driver.
-    let engine = driver.read32(window::ENGINE, 0);
     check(
-        "driver reads the engine window",
-        engine != refused(BusError::NotYours),
+        "driver reads the gated engine window",
+        driver.read32(window::ENGINE, 0) == refused(BusError::Gated),
     );
     check(
         "driver reads the clock window",
@@ -63,6 +63,11 @@ fn init() -> Done {
     check(
         "an offset outside the engine window",
         driver.read32(window::ENGINE, 0x10_0000) == refused(BusError::OutOfWindow),
+    );
+    check(
+        "a register offset not word-aligned",
+        driver.read32(window::ENGINE, 2) == refused(BusError::Misaligned)
+            && driver.write32(window::ENGINE, 6, 1) == refused(BusError::Misaligned),
     );
     // What a register access costs through the device PD on this machine (one call
     // each way): the price of the register-bus design, for the record, not a check.
