@@ -148,13 +148,19 @@ fn a_full_table_of_sessions_expands_each_key_once() {
     let before = rig.service.engine.expansions;
     for round in 0..3u8 {
         for (s, k) in sessions.iter().zip(&keys) {
-            let got = rig.crypt(*s, CipherOp::Encrypt, &[round; 16], &[16]).unwrap();
+            let got = rig
+                .crypt(*s, CipherOp::Encrypt, &[round; 16], &[16])
+                .unwrap();
             let mut want = [round; 16];
             aes_ecb(k, &mut want);
             assert_eq!(got, want, "round {round}");
         }
     }
-    assert_eq!(rig.service.engine.expansions - before, n as u64, "one per key");
+    assert_eq!(
+        rig.service.engine.expansions - before,
+        n as u64,
+        "one per key"
+    );
 }
 
 /// AES-128-ECB of one block with RustCrypto, the reference.

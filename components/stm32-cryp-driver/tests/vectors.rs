@@ -263,32 +263,17 @@ fn queued_requests_of_a_session_run_as_one_transfer() {
     );
 }
 
-/// Runs of one session split where another session's request or a bad one comes
-/// between (32-byte requests, as above), and a failed transfer fails only its own requests: each session's
-/// bytes as one at a time, five transfers where there are five runs.
+/// How the driver joins queued requests, on every path (32-byte requests: upstream's rule gives DMA nothing of 16 bytes or fewer): the longest join it
+/// makes (`MAX_JOINED` requests, its link sets all used) and one more, two transfers on
+/// DMA; runs split where another session's request or a bad one comes between, and a
+/// failed transfer fails only its own requests; always each session's bytes as one at a
+/// time.
 #[test]
-fn runs_split_at_another_session_and_at_a_bad_request() {
+fn joins_on_every_path() {
     let board = Board::new();
     let mut rig = rig::rig(&board, board.driver());
-    for path in [Path::Dma, Path::Adaptive, Path::Pio] {
-        let starts = || board.ledger.get(Event::DmaStart);
-        cipher_service::testkit::suite::runs_split_at_another_session_and_at_a_bad_request(
-            &mut rig, path, 32, &starts,
-        );
-    }
-}
-
-/// The longest join a driver makes (`MAX_JOINED` requests, its link sets all used) and
-/// one more: the bytes of one at a time, two transfers on the DMA path (32-byte
-/// requests: upstream's rule gives DMA nothing of 16 bytes or fewer).
-#[test]
-fn a_longest_join_and_one_more() {
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    for path in [Path::Dma, Path::Adaptive, Path::Pio] {
-        let starts = || board.ledger.get(Event::DmaStart);
-        cipher_service::testkit::suite::a_longest_join_and_one_more(&mut rig, path, 32, &starts);
-    }
+    let starts = || board.ledger.get(Event::DmaStart);
+    cipher_service::testkit::suite::joins_on_every_path(&mut rig, 32, &starts);
 }
 
 /// The engine keeps a session's key (prepared, for a decryption) and IV between its

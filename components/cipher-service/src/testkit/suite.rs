@@ -232,6 +232,21 @@ pub fn a_longest_join_and_one_more<E: CipherEngine>(
     }
 }
 
+/// How a driver joins queued requests, on every path (DMA, adaptive, PIO): the longest
+/// join and one more ([`a_longest_join_and_one_more`]), and runs split by session and by
+/// a bad request ([`runs_split_at_another_session_and_at_a_bad_request`]); `per`: the
+/// requests' size (one the driver's DMA takes), `dma_starts`: the ledger's DMA starts.
+pub fn joins_on_every_path<E: CipherEngine>(
+    rig: &mut Rig<E>,
+    per: u32,
+    dma_starts: &dyn Fn() -> u64,
+) {
+    for path in [Path::Dma, Path::Adaptive, Path::Pio] {
+        a_longest_join_and_one_more(rig, path, per, dma_starts);
+        runs_split_at_another_session_and_at_a_bad_request(rig, path, per, dma_starts);
+    }
+}
+
 /// Queued runs split where the session changes and at a bad request, and a failure fails
 /// only the run it touched. Sessions A and B (CBC, keys and IVs of their own) queued
 /// interleaved as A A B A A x A A B, x being A's request past the region's end: each is
