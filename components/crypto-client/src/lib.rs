@@ -105,8 +105,8 @@ pub struct LinkStats {
     pub stray: u64,
     /// Driver restarts seen.
     pub restarts: u32,
-    /// Polls that stopped at [`MAX_POLL`] answers with more queued (a driver answering
-    /// more than was asked).
+    /// Polls that stopped at [`MAX_POLL`] answers (a driver answering more than was
+    /// asked).
     pub overruns: u64,
 }
 
@@ -220,8 +220,9 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
     ///
     /// A call takes at most [`MAX_POLL`] answers: no honest driver gives more while
     /// nothing new is submitted, so a driver that keeps refilling the queue (with stray
-    /// answers, say) cannot hold its client here; what it left is counted in
-    /// [`LinkStats::overruns`] and read at the next call.
+    /// answers, say) cannot hold its client here. Such a call is counted in
+    /// [`LinkStats::overruns`] and leaves the rest queued, unarmed: the client reads it
+    /// at its next poll, which only that driver's next notification brings.
     pub fn poll(&mut self, f: impl FnMut(Completion<Resp>)) -> Result<bool, QueueError> {
         self.poll_at_most(MAX_POLL, f)
     }
@@ -235,15 +236,20 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
         // Read the epoch first: a driver publishes its epoch only after it has settled
         // the queues, so every answer of the old incarnation is in the queue by now.
         let epoch = self.control.epoch().0;
+        // Answers taken, not passes: an empty look that finds an answer arrived while
+        // arming costs none of the budget.
         let mut taken = 0;
-        loop {
+        let drained = loop {
             if taken == most {
+                // Stopped with answers still queued: a driver answering more than was
+                // asked. It is not armed for, and its restart (if any) waits until its
+                // answers are read, so that they still come first.
                 self.stats.overruns += 1;
-                break;
+                break false;
             }
-            taken += 1;
             match self.rx.dequeue() {
                 Ok(resp) => {
+                    taken += 1;
                     if self.take(resp.id()) {
                         self.stats.answered += 1;
                         f(Completion::Answered(resp));
@@ -253,13 +259,13 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
                 }
                 Err(QueueError::Empty) => {
                     if self.rx.arm_signal()? {
-                        break;
+                        break true;
                     }
                 }
                 Err(e) => return Err(e),
             }
-        }
-        if epoch != self.epoch {
+        };
+        if drained && epoch != self.epoch {
             // Epoch 0 -> n is the driver's first start, not a restart: it serves what we
             // queued before it came up.
             if self.epoch != 0 {

@@ -1,11 +1,12 @@
 //! A fixed-size table of sessions, each owned by the client (caller) that opened it.
 //!
 //! A session id is `generation << SLOT_BITS | slot`, the slot taking as few bits as `N`
-//! needs. A generation is the table's incarnation (a restarted server's count, its low
-//! [`INCARNATION_BITS`]) above a count of the slot's closes (its low [`CLOSE_BITS`]):
-//! closing a session bumps the count, so a stale id is refused instead of silently naming
-//! a later session in the same slot (until that slot has been closed 65536 times), and a
-//! restarted server's ids never name a session of any of its last 4095 predecessors,
+//! needs. A generation is the table's incarnation (a restarted server's count, in the
+//! bits the slot and the count leave, at least [`INCARNATION_BITS`]) above a count of the
+//! slot's closes (its low [`CLOSE_BITS`]): closing a session bumps the count, so a stale
+//! id is refused instead of silently naming a later session in the same slot (until that
+//! slot has been closed 65536 times), and a restarted server's ids never name a session
+//! of any of its last 4095 predecessors (more for a table of fewer than 16 slots),
 //! however often they closed theirs. Lookups check the owner, so a client can never use
 //! (or learn by probing whether it names a live session) another client's session: both
 //! answer [`Unknown`].
@@ -224,7 +225,7 @@ mod tests {
 
     #[test]
     fn incarnations_repeat_ids_only_after_their_bits_wrap() {
-        let wrap = 1 << (u32::BITS - 4 - CLOSE_BITS);
+        let wrap = 1 << (u32::BITS - Table::<u8, 16>::SLOT_BITS - CLOSE_BITS);
         assert!(wrap >= 1 << INCARNATION_BITS);
         assert_eq!(ids_of::<16>(0, 2), ids_of::<16>(wrap, 2));
         assert!(ids_of::<16>(0, 2).is_disjoint(&ids_of::<16>(wrap - 1, 2)));
@@ -246,7 +247,7 @@ mod tests {
     /// The ids a table of incarnation `incarnation` hands out over `ops`: (open?, which
     /// live session to close, by A?).
     fn ids_over(incarnation: u32, ops: &[(bool, usize, bool)]) -> BTreeSet<u32> {
-        let mut t = Table::<u8, 4>::starting_at(incarnation);
+        let mut t = Table::<u8, 16>::starting_at(incarnation);
         let mut live: Vec<(Caller, u32)> = Vec::new();
         let mut ids = BTreeSet::new();
         for &(opens, pick, by_a) in ops {
@@ -271,7 +272,7 @@ mod tests {
         fn two_incarnations_never_share_an_id(
             first in 0u32..5000,
             later in prop_oneof![1u32..8, 8u32..4096],
-            ops in prop::collection::vec((any::<bool>(), 0usize..4, any::<bool>()), 1..200),
+            ops in prop::collection::vec((any::<bool>(), 0usize..16, any::<bool>()), 1..300),
         ) {
             let seen = [ids_over(first, &ops), ids_over(first + later, &ops)];
             prop_assert!(seen[0].is_disjoint(&seen[1]));
@@ -290,7 +291,9 @@ mod tests {
         assert_eq!(again & 1, a & 1, "same slot");
         assert_ne!(again, a, "new generation");
         assert_eq!(t.get_mut(A, a).err(), Some(Unknown));
-        assert_eq!(t.get_mut(A, u32::MAX).err(), Some(Unknown));
+        // The live slot under a generation never handed out.
+        assert_eq!(t.get_mut(A, again + (5 << 1)).err(), Some(Unknown));
+        assert_eq!(t.get_mut(A, again).map(|(_, v)| *v), Ok(8));
     }
 
     #[test]

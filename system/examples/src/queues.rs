@@ -57,7 +57,9 @@ pub fn side_b<A: Descriptor, B: Descriptor>(
 
 /// A server's pass over its client's queues: answers each request with `answer`
 /// while the answer queue has room, tells the client (`notify`) if it asked, and
-/// returns once the request queue is empty and armed for the next notification.
+/// returns once the request queue is empty and armed for the next notification, or
+/// once the answer queue is full (armed too: the client, draining its answers, sees
+/// requests waiting and notifies), never spinning on a client that does not drain.
 ///
 /// A queue the client corrupted (an index out of range) is `Err`, never a panic: the
 /// server stops serving that client and lives on (a client cannot crash its server).
@@ -78,7 +80,7 @@ pub fn serve<Req: Descriptor, Resp: Descriptor>(
         if tx.take_signal_request() {
             notify();
         }
-        if rx.arm_signal()? {
+        if rx.arm_signal()? || tx.free()? == 0 {
             return Ok(());
         }
     }
@@ -136,5 +138,31 @@ mod tests {
             serve(&mut b_rx, &mut b_tx, |v| *v, || {}),
             Err(QueueError::Corrupt { .. })
         ));
+    }
+
+    #[test]
+    fn a_server_whose_client_does_not_drain_returns() {
+        #[repr(C, align(64))]
+        struct Page([u8; 8192]);
+        let mut page = Page([0; 8192]);
+        let region = SharedRegion::new(&mut page.0);
+        let (mut a_tx, mut a_rx) = side_a::<u64, u64>(region);
+        let (mut b_rx, mut b_tx) = side_b::<u64, u64>(region);
+        // As many requests as answers fit: the answer queue fills.
+        for v in 0..CAPACITY as u64 {
+            a_tx.enqueue(v).unwrap();
+        }
+        serve(&mut b_rx, &mut b_tx, |v| *v, || {}).unwrap();
+        assert_eq!(b_tx.free(), Ok(0));
+        // More requests with no room for their answers: the pass returns (it spun here).
+        for v in 0..8u64 {
+            a_tx.enqueue(v).unwrap();
+        }
+        serve(&mut b_rx, &mut b_tx, |v| *v, || {}).unwrap();
+        assert_eq!(b_rx.len(), Ok(8), "waiting for room");
+        // The client drains: the rest is served at the next pass.
+        while a_rx.dequeue().is_ok() {}
+        serve(&mut b_rx, &mut b_tx, |v| *v, || {}).unwrap();
+        assert_eq!(b_tx.free(), Ok(CAPACITY - 8));
     }
 }

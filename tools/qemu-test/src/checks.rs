@@ -4,7 +4,7 @@
 use crate::reference::{Rng, expect};
 use cipher_service::{CipherEngine, ClientData, Job, Session, run_polled, validate};
 use mmio::RegisterBus;
-use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request, Segment};
+use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request};
 use pd_idl::wire::Caller;
 use shm_queue::SharedRegion;
 use virtio_crypto_driver::{Direction, DmaBuf, VirtioCrypto, algo_of};
