@@ -36,11 +36,13 @@ use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
 /// bytes ran 16 KiB a few percent faster than 128, 512 or 1024).
 pub const CHUNK: usize = 256;
 
-/// Expanded keys the engine keeps: one per session the table can hold, so every open
-/// session's key stays expanded from its first request until it closes (as Linux's
-/// setkey expands once), however many are open (with 4, a fifth session's requests
-/// evicted the others' and re-expanded them in turn). ~0.5 KiB each.
-pub const CACHED_KEYS: usize = cipher_service::MAX_SESSIONS;
+/// Expanded keys the engine keeps (sessions' keys, expanded once as Linux's setkey does),
+/// the least recently used evicted: up to this many sessions with keys of their own keep
+/// theirs expanded; more, taking turns, re-expand in turn. Not one per session the table
+/// holds (16): RustCrypto's AES types with CPU detection hold ~1 KiB each, and the
+/// engine, built in the PD's init and moved onto its event loop's stack, would take
+/// 16.7 KiB; the seL4 image's CPU driver then overflowed its 32 KiB stack at start-up.
+pub const CACHED_KEYS: usize = 4;
 
 /// An expanded AES key.
 #[derive(Clone)]
@@ -71,7 +73,7 @@ impl Cached {
 }
 
 /// The CPU engine. The session carries key and IV; the engine keeps the expansion of
-/// each open session's key ([`CACHED_KEYS`]), so a session's key is expanded once, not
+/// the last few keys it used ([`CACHED_KEYS`]), so a session's key is expanded once, not
 /// per request, and forgets a key when a session with it closes.
 #[derive(Default)]
 pub struct CpuEngine {

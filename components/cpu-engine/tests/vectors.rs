@@ -132,34 +132,41 @@ fn a_sessions_key_is_expanded_once_and_forgotten_when_it_closes() {
     assert_eq!(rig.service.engine.expansions, 3);
 }
 
-/// As many sessions as the table holds, each with a key of its own, taking turns: each
-/// key is expanded once (the engine keeps one expansion per session, evicting none), and
-/// each session's answers are its own key's.
+/// As many sessions as the engine keeps keys for, each with a key of its own, taking
+/// turns: each key is expanded once, and each session's answers are its own key's; one
+/// session more, and every turn re-expands (the least recently used goes), still with
+/// the right answers.
 #[test]
-fn a_full_table_of_sessions_expands_each_key_once() {
+fn sessions_taking_turns_expand_each_key_once_up_to_the_cache() {
     let mut rig = Rig::new();
-    rig.service.sessions.share_among(1);
-    let n = cipher_service::MAX_SESSIONS;
-    let keys: Vec<[u8; 16]> = (0..n).map(|i| [i as u8 + 1; 16]).collect();
-    let sessions: Vec<u32> = keys
-        .iter()
-        .map(|k| rig.open(Mode::Ecb, k, &[0; 16]).unwrap())
-        .collect();
-    let before = rig.service.engine.expansions;
-    for round in 0..3u8 {
-        for (s, k) in sessions.iter().zip(&keys) {
-            let got = rig
-                .crypt(*s, CipherOp::Encrypt, &[round; 16], &[16])
-                .unwrap();
-            let mut want = [round; 16];
-            aes_ecb(k, &mut want);
-            assert_eq!(got, want, "round {round}");
+    let turns = |rig: &mut Rig, n: usize| -> u64 {
+        let keys: Vec<[u8; 16]> = (0..n).map(|i| [i as u8 + 1; 16]).collect();
+        let sessions: Vec<u32> = keys
+            .iter()
+            .map(|k| rig.open(Mode::Ecb, k, &[0; 16]).unwrap())
+            .collect();
+        let before = rig.service.engine.expansions;
+        for round in 0..3u8 {
+            for (s, k) in sessions.iter().zip(&keys) {
+                let got = rig
+                    .crypt(*s, CipherOp::Encrypt, &[round; 16], &[16])
+                    .unwrap();
+                let mut want = [round; 16];
+                aes_ecb(k, &mut want);
+                assert_eq!(got, want, "round {round}");
+            }
         }
-    }
+        for s in sessions {
+            rig.service.close(rig::CLIENT, s).unwrap();
+        }
+        rig.service.engine.expansions - before
+    };
+    let n = cpu_engine::CACHED_KEYS;
+    assert_eq!(turns(&mut rig, n), n as u64, "one per key");
     assert_eq!(
-        rig.service.engine.expansions - before,
-        n as u64,
-        "one per key"
+        turns(&mut rig, n + 1),
+        3 * (n as u64 + 1),
+        "one per request"
     );
 }
 
