@@ -41,7 +41,8 @@ pub const CHUNK: usize = 256;
 /// theirs expanded; more, taking turns, re-expand in turn. Not one per session the table
 /// holds (16): RustCrypto's AES types with CPU detection hold ~1 KiB each, and the
 /// engine, built in the PD's init and moved onto its event loop's stack, would take
-/// 16.7 KiB; the seL4 image's CPU driver then overflowed its 32 KiB stack at start-up.
+/// 16.7 KiB; the seL4 image's CPU driver then overflowed its 32 KiB stack at start-up
+/// (`driver_pd::MAX_STATE` now refuses such a driver at build time).
 pub const CACHED_KEYS: usize = 4;
 
 /// An expanded AES key.
@@ -88,12 +89,6 @@ pub struct CpuEngine {
     /// The request's IV as it runs (see `start`).
     iv: Iv,
 }
-
-// The engine lives in its driver PD's state, on the stack of the PD's event loop (the
-// seL4 image gives driver PDs 32 KiB stacks, and init moves the state before the loop
-// owns it): kept well under a quarter of that. With a key per session it was 16.7 KiB,
-// and the image's CPU driver overflowed its stack at start-up.
-const _: () = assert!(core::mem::size_of::<CpuEngine>() <= 8 * 1024);
 
 /// An IV on a 16-byte boundary: read and written as one vector.
 #[derive(Default)]

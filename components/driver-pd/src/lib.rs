@@ -33,7 +33,7 @@ pub mod power;
 use pd_runtime::Channel;
 
 pub use clients::{Clients, MAX_CLIENTS};
-pub use pd::{DriverPd, Serving};
+pub use pd::{DriverPd, MAX_STATE, Serving};
 pub use power::PowerHold;
 
 /// The channel to the power manager (`pp="true"` at this end).

@@ -53,6 +53,13 @@ pub trait Serving {
     fn open_sessions(&self) -> usize;
 }
 
+/// Most bytes a driver PD's state may take. It lives on the stack of the PD's event loop
+/// (32 KiB in the seL4 image), built in init and moved there, so twice it and the loop's
+/// frames must fit: today's largest, the CPU cipher driver's, is ~8 KiB on the host. A
+/// CPU engine keeping a key per session (16.7 KiB of engine alone) overflowed the
+/// image's stack at start-up; over this, a driver now fails to build instead.
+pub const MAX_STATE: usize = 12 * 1024;
+
 /// A driver PD: its service (engine and sessions), its clients, the engine's interrupt
 /// channels, and the power grant (`None` for an engine with no clock gate, the CPU).
 pub struct DriverPd<S: Serving> {
@@ -71,6 +78,7 @@ impl<S: Serving> DriverPd<S> {
     /// interrupts are the PD's `<irq>` channels. Call after the engine's self-test
     /// passed: from here on the PD serves.
     pub fn new(make: impl FnOnce(u32) -> S, power: Option<PowerHold>) -> Self {
+        const { assert!(core::mem::size_of::<Self>() <= MAX_STATE) };
         let clients = Clients::from_system(S::CAPACITY, S::WRITES_DATA);
         let irqs = pd_runtime::irq_channels();
         debug_println!(
