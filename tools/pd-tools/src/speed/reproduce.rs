@@ -25,24 +25,6 @@ use cost_ledger::{Counts, Event};
 use super::measure::{Alg, Budget, Job, Measured, Sample, measure};
 use crate::algs::{DataPath, Engine};
 
-// The published tables, as `boards::published` holds them (written once there, for the
-// models' tests too).
-const IDLE_START_SIZES: [usize; 5] = omap_idle_start::SIZES;
-const IDLE_START_BEFORE_OPS_3S: [f64; 5] = omap_idle_start::BEFORE_OPS_3S;
-const IDLE_START_AFTER_OPS_3S: [f64; 5] = omap_idle_start::AFTER_OPS_3S;
-const DMA_PIO_SIZES: [usize; 5] = omap_dma_pio::SIZES;
-const DMA_PIO_DMA_REWRITE: [f64; 5] = omap_dma_pio::DMA_REWRITE;
-const DMA_PIO_DMA_OLD: [f64; 5] = omap_dma_pio::DMA_OLD;
-const DMA_PIO_PIO: [f64; 5] = omap_dma_pio::PIO;
-const STM32_SIZES: [usize; 6] = stm32_dma::SIZES;
-const STM32_DMA_KBS: [f64; 6] = stm32_dma::DMA_KBS;
-const STM32_CPU_KBS: [f64; 6] = stm32_dma::CPU_KBS;
-const STM32_TCRYPT_SIZES: [usize; 7] = stm32_dma::TCRYPT_SIZES;
-const STM32_TCRYPT_DMA: [f64; 7] = stm32_dma::TCRYPT_DMA;
-const STM32_TCRYPT_CPU: [f64; 7] = stm32_dma::TCRYPT_CPU;
-const TALITOS_BYTES: f64 = talitos_chain::FILE_BYTES;
-const TALITOS_COPY_S: f64 = talitos_chain::COPY_S;
-const TALITOS_CHAINED_S: f64 = talitos_chain::CHAINED_S;
 /// AF_ALG's splice hands the hash one page per update (boards::mpc885's fit).
 const TALITOS_UPDATE: usize = 4096;
 /// Bytes we hash through the system; the 90 MB figure is scaled from it.
@@ -130,14 +112,14 @@ fn ops_per_s(ns: f64) -> f64 {
 fn omap_idle_start(budget: Budget) -> Result<String, String> {
     let dma = measure(
         job(Engine::OmapAes, "aes-128-cbc", DataPath::Dma),
-        &IDLE_START_SIZES,
+        &omap_idle_start::SIZES,
         budget,
         None,
         &mut |_| {},
     )?;
     let adaptive = measure(
         job(Engine::OmapAes, "aes-128-cbc", DataPath::Adaptive),
-        &IDLE_START_SIZES,
+        &omap_idle_start::SIZES,
         budget,
         None,
         &mut |_| {},
@@ -162,10 +144,10 @@ fn omap_idle_start(budget: Budget) -> Result<String, String> {
         "model ours",
         "ours/bef"
     );
-    for (i, &size) in IDLE_START_SIZES.iter().enumerate() {
+    for (i, &size) in omap_idle_start::SIZES.iter().enumerate() {
         let (before, after) = (
-            IDLE_START_BEFORE_OPS_3S[i] / 3.0,
-            IDLE_START_AFTER_OPS_3S[i] / 3.0,
+            omap_idle_start::BEFORE_OPS_3S[i] / 3.0,
+            omap_idle_start::AFTER_OPS_3S[i] / 3.0,
         );
         let s = need(&dma, size)?;
         let session = ops_per_s(modelled_with(&dma, s, bounce_copy));
@@ -194,7 +176,7 @@ fn omap_dma_pio(budget: Budget) -> Result<String, String> {
     for path in [DataPath::Pio, DataPath::Dma, DataPath::Adaptive] {
         ms.push(measure(
             job(Engine::OmapAes, "aes-128-cbc", path),
-            &DMA_PIO_SIZES,
+            &omap_dma_pio::SIZES,
             budget,
             None,
             &mut |_| {},
@@ -222,22 +204,22 @@ fn omap_dma_pio(budget: Budget) -> Result<String, String> {
         "vs old",
         "vs best"
     );
-    for (i, &size) in DMA_PIO_SIZES.iter().enumerate() {
+    for (i, &size) in omap_dma_pio::SIZES.iter().enumerate() {
         let d = need(dma, size)?;
         let old = ops_per_s(modelled_with(dma, d, bounce_copy));
         let mdma = ops_per_s(d.modelled_ns_per_op(dma.board));
         let mpio = ops_per_s(need(pio, size)?.modelled_ns_per_op(pio.board));
         let a = need(adaptive, size)?;
         let mad = ops_per_s(a.modelled_ns_per_op(adaptive.board));
-        let best_published = DMA_PIO_DMA_REWRITE[i]
-            .max(DMA_PIO_PIO[i])
-            .max(DMA_PIO_DMA_OLD[i]);
+        let best_published = omap_dma_pio::DMA_REWRITE[i]
+            .max(omap_dma_pio::PIO[i])
+            .max(omap_dma_pio::DMA_OLD[i]);
         let _ = writeln!(
             out,
             "{size:>6} | {:>9.0} {old:>9.0} | {:>9.0} {mdma:>9.0} | {:>9.0} {mpio:>9.0} | {mad:>9.0} {:>5} {:>7.2}x {:>7.2}x",
-            DMA_PIO_DMA_OLD[i],
-            DMA_PIO_DMA_REWRITE[i],
-            DMA_PIO_PIO[i],
+            omap_dma_pio::DMA_OLD[i],
+            omap_dma_pio::DMA_REWRITE[i],
+            omap_dma_pio::PIO[i],
             a.taken(),
             mad / old,
             mad / best_published
@@ -248,9 +230,9 @@ fn omap_dma_pio(budget: Budget) -> Result<String, String> {
 }
 
 fn stm32_dma(budget: Budget) -> Result<String, String> {
-    let mut sizes: Vec<usize> = STM32_SIZES
+    let mut sizes: Vec<usize> = stm32_dma::SIZES
         .iter()
-        .chain(&STM32_TCRYPT_SIZES)
+        .chain(&stm32_dma::TCRYPT_SIZES)
         .copied()
         .collect();
     sizes.sort_unstable();
@@ -289,15 +271,15 @@ fn stm32_dma(budget: Budget) -> Result<String, String> {
         "vs old",
         "vs pub."
     );
-    for (i, &size) in STM32_SIZES.iter().enumerate() {
+    for (i, &size) in stm32_dma::SIZES.iter().enumerate() {
         let (p, d, a) = (kbs(pio, size), kbs(dma, size), kbs(adaptive, size));
-        let best_published = STM32_DMA_KBS[i].max(STM32_CPU_KBS[i]);
+        let best_published = stm32_dma::DMA_KBS[i].max(stm32_dma::CPU_KBS[i]);
         let _ = writeln!(
             out,
             "{size:>6} | {:>9.2}k {} | {:>9.2}k {} | {} {:>5} {} {}",
-            STM32_CPU_KBS[i],
+            stm32_dma::CPU_KBS[i],
             opt(p, 10, 2, "k"),
-            STM32_DMA_KBS[i],
+            stm32_dma::DMA_KBS[i],
             opt(d, 10, 2, "k"),
             opt(a, 10, 2, "k"),
             sample(adaptive, size).map_or("-".into(), |s| s.taken()),
@@ -321,13 +303,13 @@ fn stm32_dma(budget: Budget) -> Result<String, String> {
         "{:>6} | {:>9} {:>9} | {:>9} {:>9} | {:>9} {:>5}",
         "size", "pub. CPU", "model PIO", "pub. DMA", "model DMA", "adaptive", "took"
     );
-    for (i, &size) in STM32_TCRYPT_SIZES.iter().enumerate() {
+    for (i, &size) in stm32_dma::TCRYPT_SIZES.iter().enumerate() {
         let _ = writeln!(
             out,
             "{size:>6} | {:>9.0} {} | {:>9.0} {} | {} {:>5}",
-            STM32_TCRYPT_CPU[i],
+            stm32_dma::TCRYPT_CPU[i],
             opt(tick(pio, size), 9, 0, ""),
-            STM32_TCRYPT_DMA[i],
+            stm32_dma::TCRYPT_DMA[i],
             opt(tick(dma, size), 9, 0, ""),
             opt(tick(adaptive, size), 9, 0, ""),
             sample(adaptive, size).map_or("-".into(), |s| s.taken())
@@ -347,12 +329,14 @@ fn talitos_chain() -> Result<String, String> {
     };
     let mut out = format!(
         "\"crypto: talitos - chain in buffered data for ahash on SEC1\" (Christophe Leroy, commit 37b5e8897eb5, Oct 2017):\n talitos SEC1 (mpc885) md5 of 90 MB: copy into one buffer vs chained descriptors\n\
-         published: md5sum of a 90 MB file, {TALITOS_COPY_S} s copying, {TALITOS_CHAINED_S} s chained\n\
+         published: md5sum of a 90 MB file, {} s copying, {} s chained\n\
          model: our sec1-hash driver PD on the mpc885 model, one session, {TALITOS_UPDATE}-byte updates (AF_ALG's page per\n\
          update) of {} MiB through the queues, then the final; the 90 MB figure is the per-update events\n\
          scaled to 90e6 bytes (the first update measured as is, each later one at the measured per-update events),\n\
          which holds only if every update after the first has identical events: checked below, per event kind,\n\
          between the two halves of the run.\n\n",
+        talitos_chain::COPY_S,
+        talitos_chain::CHAINED_S,
         TALITOS_MEASURED >> 20
     );
     let _ = writeln!(
@@ -362,8 +346,8 @@ fn talitos_chain() -> Result<String, String> {
     );
     let mut model = [0.0f64; 2];
     for (k, (path, published_s)) in [
-        (DataPath::Copy, TALITOS_COPY_S),
-        (DataPath::Chained, TALITOS_CHAINED_S),
+        (DataPath::Copy, talitos_chain::COPY_S),
+        (DataPath::Chained, talitos_chain::CHAINED_S),
     ]
     .into_iter()
     .enumerate()
@@ -395,11 +379,11 @@ fn talitos_chain() -> Result<String, String> {
         let per_update_ps = steady.modelled_ps(&m.board.costs) as f64 / (n - 1) as f64;
         let first_ps = first.modelled_ps(&m.board.costs) as f64;
         let final_ps = s.counts.since(&updates).modelled_ps(&m.board.costs) as f64;
-        let updates_90 = TALITOS_BYTES / TALITOS_UPDATE as f64;
+        let updates_90 = talitos_chain::FILE_BYTES / TALITOS_UPDATE as f64;
         let secs = (first_ps + per_update_ps * (updates_90 - 1.0) + final_ps) / 1e12;
         model[k] = secs;
         let copied = steady.get(Event::CpuCopyByte) as f64 / (n - 1) as f64;
-        let scale = TALITOS_BYTES / TALITOS_MEASURED as f64;
+        let scale = talitos_chain::FILE_BYTES / TALITOS_MEASURED as f64;
         let _ = writeln!(
             out,
             "{:>8} | {published_s:>8.1} {secs:>10.3} {:>6.2}x | {:>12} {copied:>14.1} {:>16.2}",
@@ -413,7 +397,7 @@ fn talitos_chain() -> Result<String, String> {
         out,
         "\ncopy / chained: published {:.2}x, model {:.2}x (ratio column: model / published; host s: real time here for the same\n\
          updates through the PDs, scaled to 90 MB like the model)",
-        TALITOS_COPY_S / TALITOS_CHAINED_S,
+        talitos_chain::COPY_S / talitos_chain::CHAINED_S,
         model[0] / model[1]
     );
     Ok(out)
