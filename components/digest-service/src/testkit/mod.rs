@@ -6,9 +6,7 @@ pub mod suite;
 pub mod vectors;
 
 use crate::{ClientData, DigestEngine, Service, Sessions};
-use pd_idl::digest::{
-    self, Algorithm, DigestError, DigestOp, HashPath, Request, Response, Segment,
-};
+use pd_idl::digest::{self, Algorithm, DigestError, DigestOp, HashPath, Request, Response};
 use pd_idl::wire::Caller;
 use shm_queue::{Consumer, Producer, SharedRegion};
 use std::boxed::Box;
@@ -143,16 +141,9 @@ impl<E: DigestEngine> Rig<E> {
 
     /// A request with the next id.
     pub fn request(&mut self, session: u32, op: DigestOp, segs: &[(u32, u32)]) -> Request {
-        let mut r = Request::new_zeroed();
-        r.id = self.next_id;
+        let id = self.next_id;
         self.next_id += 1;
-        r.session = session;
-        r.op = op.into();
-        r.nsegs = segs.len() as u8;
-        for (i, &(offset, len)) in segs.iter().enumerate().take(r.segs.len()) {
-            r.segs[i] = Segment { offset, len };
-        }
-        r
+        Request::over(id, session, op, segs)
     }
 
     /// Sends raw requests as `caller` and serves them once; returns the responses.

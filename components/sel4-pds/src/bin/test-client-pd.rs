@@ -37,7 +37,6 @@ use pd_runtime::{Channel, ChannelSet, Handler, MemoryRegion, debug_println, memo
 use pd_trace::{Kind, Snapshot};
 use sel4_pds::{QUEUE_CAPACITY, queue_region};
 use vboot_client_pd::Hex;
-use zerocopy::FromZeros;
 
 /// The clients whose verdicts this one collects: name, the channel they notify, and
 /// (by index, see [`report_region`]) the region they write.
@@ -265,12 +264,8 @@ impl TestClient {
 
     fn submit(&mut self, d: usize, v: usize, op: CipherOp, session: u32) -> bool {
         let (segs, n) = segments(d, v);
-        let mut r = Request::new_zeroed();
-        r.id = request_id(d, v, op);
-        r.session = session;
-        r.op = op.into();
-        r.nsegs = n as u8;
-        r.segs[..n].copy_from_slice(&segs[..n]);
+        let list = segs.map(|s| (s.offset, s.len));
+        let r = Request::over(request_id(d, v, op), session, op, &list[..n]);
         match self.links[d].submit(r) {
             Ok(notify) => notify,
             Err(e) => {
