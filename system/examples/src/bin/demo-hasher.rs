@@ -39,11 +39,7 @@ struct Hasher {
 }
 
 impl Hasher {
-    fn session(&mut self, id: u32) -> Result<&mut Session, DigestError> {
-        Self::session_in(&mut self.sessions, id)
-    }
-
-    fn session_in(
+    fn session(
         sessions: &mut [Option<Session>; SESSIONS],
         id: u32,
     ) -> Result<&mut Session, DigestError> {
@@ -96,7 +92,7 @@ impl Hasher {
                 .segs
                 .get(..usize::from(req.nsegs))
                 .ok_or(DigestError::TooManySegments)?;
-            let session = Self::session_in(sessions, req.session)?;
+            let session = Self::session(sessions, req.session)?;
             if session.finished {
                 return Err(DigestError::SessionFinished);
             }
@@ -167,7 +163,7 @@ impl digest::Server for Hasher {
     }
 
     fn close_session(&mut self, _: Caller, session: u32) -> Result<(), DigestError> {
-        self.session(session)?;
+        Self::session(&mut self.sessions, session)?;
         self.sessions[session as usize - 1] = None;
         if self.sessions.iter().all(Option::is_none)
             && let Some(grant) = self.grant.take()
