@@ -90,10 +90,12 @@ pub fn serve<Req: Descriptor, Resp: Descriptor>(
 mod tests {
     use super::*;
 
+    /// A page of queue memory, aligned as a mapped region is.
+    #[repr(C, align(64))]
+    struct Page([u8; 8192]);
+
     #[test]
     fn both_sides_see_the_same_queues() {
-        #[repr(C, align(64))]
-        struct Page([u8; 8192]);
         let mut page = Page([0; 8192]);
         assert!(bytes::<u64, [u8; 24]>() <= page.0.len());
         let region = SharedRegion::new(&mut page.0);
@@ -107,8 +109,6 @@ mod tests {
 
     #[test]
     fn a_server_answers_each_request_and_a_corrupt_queue_is_an_error() {
-        #[repr(C, align(64))]
-        struct Page([u8; 8192]);
         let mut page = Page([0; 8192]);
         let region = SharedRegion::new(&mut page.0);
         let (mut a_tx, mut a_rx) = side_a::<u64, u64>(region);
@@ -142,8 +142,6 @@ mod tests {
 
     #[test]
     fn a_server_whose_client_does_not_drain_returns() {
-        #[repr(C, align(64))]
-        struct Page([u8; 8192]);
         let mut page = Page([0; 8192]);
         let region = SharedRegion::new(&mut page.0);
         let (mut a_tx, mut a_rx) = side_a::<u64, u64>(region);
