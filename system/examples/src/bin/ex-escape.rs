@@ -2,7 +2,8 @@
 //! A PD that tries to leave its sandbox, as a hostile client would on the host backend:
 //! open another process's memory through /proc, any file at all, signal or trace
 //! another process, read its memory directly, undo "not dumpable", map executable
-//! memory, exec a shell, open a socket, make a new memfd: each must fail with EPERM
+//! memory, exec a shell, open a socket, make a new memfd, fork (by clone or clone3),
+//! requeue a peer's futex waiters: each must fail with EPERM (clone3: ENOSYS)
 //! (pd-runtime's seccomp filter). Then it tries to make each kernel page it maps
 //! read-only (its peers' PD pages and channel ends, the words they send it) writable,
 //! to forge what they send: `mprotect` must be refused. It prints `refused: NAME` or `ESCAPED: NAME`
@@ -23,7 +24,24 @@ fn attempts() -> (usize, usize) {
         i64::from(unsafe { libc::open(path.as_ptr(), libc::O_RDWR) })
     }
     let ppid = 1;
-    let tries: [(&str, &dyn Fn() -> i64); 11] = [
+    // The first word of a peer's page mapped read-only here (a PD page or a channel
+    // end: each begins with a word a PD sleeps on), and a word of our own.
+    let peer_word = pd_runtime::host::kernel_pages()
+        .into_iter()
+        .find(|&(_, writable)| !writable)
+        .map(|(page, _)| page)
+        .expect("a peer's page");
+    let own_word = core::sync::atomic::AtomicU32::new(0);
+    let own = own_word.as_ptr();
+    let fork = |r: libc::c_long| {
+        if r == 0 {
+            // A child, were a fork let through: gone at once; the parent reports it.
+            // SAFETY: _exit ends this process without touching shared state.
+            unsafe { libc::_exit(0) }
+        }
+        r
+    };
+    let tries: [(&str, &dyn Fn() -> i64); 14] = [
         ("open /proc/self/mem", &|| open(c"/proc/self/mem")),
         ("open /proc/1/mem", &|| open(c"/proc/1/mem")),
         ("open /etc/hostname", &|| open(c"/etc/hostname")),
@@ -71,6 +89,33 @@ fn attempts() -> (usize, usize) {
         ("memfd_create", &|| unsafe {
             i64::from(libc::memfd_create(c"escape".as_ptr(), 0))
         }),
+        ("fork (clone without CLONE_THREAD)", &|| unsafe {
+            fork(libc::syscall(libc::SYS_clone, libc::SIGCHLD, 0, 0, 0, 0))
+        }),
+        ("fork by clone3", &|| unsafe {
+            #[repr(C)]
+            struct CloneArgs([u64; 11]);
+            // Only exit_signal set: a fork.
+            let mut args = CloneArgs([0; 11]);
+            args.0[4] = libc::SIGCHLD as u64;
+            fork(libc::syscall(
+                libc::SYS_clone3,
+                &mut args as *mut CloneArgs,
+                core::mem::size_of::<CloneArgs>(),
+            ))
+        }),
+        ("futex requeue off a peer's page", &|| unsafe {
+            let seen = core::ptr::read_volatile(peer_word as *const u32);
+            libc::syscall(
+                libc::SYS_futex,
+                peer_word,
+                libc::FUTEX_CMP_REQUEUE,
+                0,
+                1usize,
+                own,
+                seen,
+            )
+        }),
     ];
     let mut refused = 0;
     let mut tried = tries.len();
@@ -92,7 +137,13 @@ fn attempts() -> (usize, usize) {
     for (name, attempt) in tries {
         let r = attempt();
         let errno = std::io::Error::last_os_error().raw_os_error();
-        if r < 0 && errno == Some(libc::EPERM) {
+        // clone3 is refused as a kernel without it would (glibc then uses clone).
+        let refusal = if name.contains("clone3") {
+            libc::ENOSYS
+        } else {
+            libc::EPERM
+        };
+        if r < 0 && errno == Some(refusal) {
             refused += 1;
             debug_println!("refused: {name}");
         } else {

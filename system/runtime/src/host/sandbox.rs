@@ -4,11 +4,13 @@
 //! * No new privileges and not dumpable: no set-uid gain through exec, and no other
 //!   process of the same user may open this one's `/proc/<pid>/mem` or descriptors.
 //! * A seccomp filter (seccompiler) that allows only the system calls the runtime and
-//!   Rust's `std` make after boot: memory management without `PROT_EXEC`, futexes,
-//!   reads and writes on descriptors already held, threads (device models), time, exit.
-//!   Everything else fails with `EPERM`: `open`/`openat` (so no `/proc` of another PD,
-//!   no memfd of the runner), `ptrace`, `process_vm_readv`/`writev`, `kill` (signals go
-//!   only to this process), `execve`, sockets, `prctl` but for thread names.
+//!   Rust's `std` make after boot: memory management without `PROT_EXEC`, futexes
+//!   (wait and wake only), reads and writes on descriptors already held, threads
+//!   (device models; `clone` with `CLONE_THREAD`, so no fork), time, exit. Everything
+//!   else fails with `EPERM`: `open`/`openat` (so no `/proc` of another PD, no memfd of
+//!   the runner), `ptrace`, `process_vm_readv`/`writev`, `kill` (signals go only to
+//!   this process), `execve`, sockets, `prctl` but for thread names, futex requeues;
+//!   `clone3` fails with `ENOSYS`.
 //!
 //! Every descriptor a PD holds after boot is one it was granted: the console and
 //! monitor pipes, standard output and error (to the runner), and the host files a tool
@@ -41,7 +43,6 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_mremap,
     libc::SYS_madvise,
     libc::SYS_brk,
-    libc::SYS_futex,
     libc::SYS_futex_waitv,
     libc::SYS_sched_yield,
     libc::SYS_sched_getaffinity,
@@ -57,10 +58,6 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_rt_sigprocmask,
     libc::SYS_rt_sigreturn,
     libc::SYS_sigaltstack,
-    // Threads for device models. clone3's flags sit in memory a filter cannot read, so
-    // a PD could fork: the child inherits this filter and gains nothing.
-    libc::SYS_clone,
-    libc::SYS_clone3,
     libc::SYS_set_robust_list,
     libc::SYS_rseq,
     libc::SYS_exit,
@@ -83,6 +80,41 @@ fn program(pid: i32) -> Result<BpfProgram, String> {
     // Memory, but never executable: a PD runs only the code it was started with.
     rules.insert(libc::SYS_mmap, vec![rule(vec![no_exec()])]);
     rules.insert(libc::SYS_mprotect, vec![rule(vec![no_exec()])]);
+    // Threads for device models, never a new process: a fork would lose the runner's
+    // parent-death signal, keep the PD's pipes open (the runner waits for them to close)
+    // and its writable mappings after the PD died and restarted, a second writer of its
+    // pages. clone3's flags sit in memory a filter cannot read, so it fails with ENOSYS
+    // (the second filter, `no_clone3`) and glibc falls back to clone.
+    rules.insert(
+        libc::SYS_clone,
+        vec![rule(vec![arg(
+            0,
+            SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
+            libc::CLONE_THREAD as u64,
+        )])],
+    );
+    rules.insert(libc::SYS_clone3, vec![]);
+    // Futexes to wait and wake only. The others act on words of other PDs' pages that
+    // this one maps read-only: a requeue (needing only read access) would move a
+    // sleeping peer's waiter off its own wake word, so that its interrupts and faults
+    // no longer wake it.
+    let futex_op = |op: i32| {
+        let flags = (libc::FUTEX_PRIVATE_FLAG | libc::FUTEX_CLOCK_REALTIME) as u32;
+        let cmp = SeccompCmpOp::MaskedEq(u64::from(!flags));
+        SeccompCondition::new(1, SeccompCmpArgLen::Dword, cmp, op as u64).expect("valid argument")
+    };
+    rules.insert(
+        libc::SYS_futex,
+        [
+            libc::FUTEX_WAIT,
+            libc::FUTEX_WAKE,
+            libc::FUTEX_WAIT_BITSET,
+            libc::FUTEX_WAKE_BITSET,
+        ]
+        .into_iter()
+        .map(|op| rule(vec![futex_op(op)]))
+        .collect(),
+    );
     // abort() raises SIGABRT on itself; no signal to any other process.
     rules.insert(
         libc::SYS_tgkill,
@@ -96,16 +128,34 @@ fn program(pid: i32) -> Result<BpfProgram, String> {
             rule(vec![arg(0, SeccompCmpOp::Eq, libc::PR_GET_NAME as u64)]),
         ],
     );
-    let arch = std::env::consts::ARCH
-        .try_into()
-        .map_err(|e: seccompiler::BackendError| e.to_string())?;
-    let filter = SeccompFilter::new(
+    compile(
         rules,
         SeccompAction::Errno(libc::EPERM as u32),
         SeccompAction::Allow,
-        arch,
     )
-    .map_err(|e| e.to_string())?;
+}
+
+/// A filter stacked on [`program`]'s: `clone3` fails with ENOSYS, so that glibc
+/// creates threads with `clone`, whose flags the first filter checks (the strictest
+/// answer of all filters stands, and the first one allows `clone3`).
+fn no_clone3() -> Result<BpfProgram, String> {
+    let rules = BTreeMap::from([(libc::SYS_clone3, vec![])]);
+    compile(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+    )
+}
+
+fn compile(
+    rules: BTreeMap<i64, Vec<SeccompRule>>,
+    mismatch: SeccompAction,
+    matched: SeccompAction,
+) -> Result<BpfProgram, String> {
+    let arch = std::env::consts::ARCH
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    let filter = SeccompFilter::new(rules, mismatch, matched, arch).map_err(|e| e.to_string())?;
     filter
         .try_into()
         .map_err(|e: seccompiler::BackendError| e.to_string())
@@ -118,6 +168,9 @@ pub fn enter() -> Result<(), String> {
     rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
         .map_err(|e| std::format!("not dumpable: {e}"))?;
     let pid = rustix::process::getpid().as_raw_nonzero().get();
-    let program = program(pid)?;
-    seccompiler::apply_filter(&program).map_err(|e| std::format!("seccomp: {e}"))
+    // The main filter last: it refuses the prctl that installs a filter.
+    for program in [no_clone3()?, program(pid)?] {
+        seccompiler::apply_filter(&program).map_err(|e| std::format!("seccomp: {e}"))?;
+    }
+    Ok(())
 }
