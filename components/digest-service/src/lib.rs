@@ -44,7 +44,7 @@ pub mod testkit;
 pub use calls::Calls;
 use segments::validate_into;
 pub use segments::{MAX_JOINED, MAX_SEGMENTS, Segments, from_slice, validate};
-pub use service::{Answers, MAX_COALESCED, Service};
+pub use service::{MAX_COALESCED, Service};
 pub use sessions::{MAX_SESSIONS, Session, Sessions, State};
 
 use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};

@@ -225,16 +225,21 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         Ok(())
     }
 
-    /// The engine's interrupt: advances the job in flight. When it finishes, returns
-    /// the client to answer and the answers, one per request the job carried (`None`
-    /// also when its client was cut off meanwhile).
-    pub fn interrupt(&mut self) -> Option<(Caller, Answers)> {
-        let flight = self.in_flight.as_mut()?;
-        let DigestStep::Done(result) = self.engine.interrupt(&mut flight.ctx, &flight.job) else {
-            return None;
+    /// The engine's interrupt: advances the job in flight. When it finishes, gives
+    /// `answer` its client and its answers, one per request the job carried (none if
+    /// the client was cut off meanwhile). Returns how many jobs finished (0 or 1),
+    /// answered or not: either way the engine is free for any client's requests.
+    pub fn interrupt(&mut self, mut answer: impl FnMut(Caller, Response)) -> usize {
+        let Some(flight) = self.in_flight.as_mut() else {
+            return 0;
         };
-        let f = self.in_flight.take()?;
-        let mut out = Answers::default();
+        let DigestStep::Done(result) = self.engine.interrupt(&mut flight.ctx, &flight.job) else {
+            return 0;
+        };
+        let Some(f) = self.in_flight.take() else {
+            return 0;
+        };
+        let to = f.answer.then_some(f.caller);
         self.finish(
             f.caller,
             &f.parts,
@@ -242,27 +247,36 @@ impl<'a, E: DigestEngine> Service<'a, E> {
             &f.job,
             Some(f.ctx),
             result,
-            |r| out.push(r),
+            |r| {
+                if let Some(caller) = to {
+                    answer(caller, r);
+                }
+            },
         );
-        f.answer.then_some((f.caller, out))
+        1
     }
 
     /// The watchdog: the job in flight is cancelled and each of its requests answered
-    /// `EngineFault` (its session failed). Nothing in flight: `None`.
+    /// `EngineFault` (its session failed), given to `answer` as
+    /// [`interrupt`](Self::interrupt) gives them. Returns how many jobs were in flight.
     ///
     /// Unfinished: no driver PD calls this yet. It needs a timer the drivers do not
     /// have (the seL4 image has no timer driver); until then an engine whose interrupt
     /// never comes holds its requests until the driver is restarted (ARCHITECTURE's
     /// known gaps). The tests call it as a timer would.
-    pub fn expire(&mut self) -> Option<(Caller, Answers)> {
-        let f = self.in_flight.take()?;
+    pub fn expire(&mut self, mut answer: impl FnMut(Caller, Response)) -> usize {
+        let Some(f) = self.in_flight.take() else {
+            return 0;
+        };
         self.engine.cancel(&f.job);
+        let to = f.answer.then_some(f.caller);
         let result = Err(DigestError::EngineFault);
-        let mut out = Answers::default();
         self.finish(f.caller, &f.parts, f.session, &f.job, None, result, |r| {
-            out.push(r)
+            if let Some(caller) = to {
+                answer(caller, r);
+            }
         });
-        f.answer.then_some((f.caller, out))
+        1
     }
 
     /// Moves the session on (its state, its byte count, the context of a request that
@@ -321,28 +335,6 @@ impl<'a, E: DigestEngine> Service<'a, E> {
             f.answer = false;
         }
         self.sessions.close_all(caller)
-    }
-}
-
-/// The responses of one finished job: one per request it carried.
-#[derive(Default)]
-pub struct Answers {
-    list: [Option<Response>; MAX_COALESCED],
-}
-
-impl Answers {
-    fn push(&mut self, r: Response) {
-        if let Some(free) = self.list.iter_mut().find(|x| x.is_none()) {
-            *free = Some(r);
-        }
-    }
-}
-
-impl IntoIterator for Answers {
-    type Item = Response;
-    type IntoIter = core::iter::Flatten<core::array::IntoIter<Option<Response>, MAX_COALESCED>>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.list.into_iter().flatten()
     }
 }
 

@@ -80,10 +80,7 @@ impl<E: DigestEngine> Serving for Service<'static, E> {
     }
 
     fn interrupt(&mut self, answer: &mut dyn FnMut(Caller, Response)) -> usize {
-        // One job finished (however many requests it carried): one place freed.
-        Service::interrupt(self)
-            .map(|(caller, answers)| answers.into_iter().for_each(|r| answer(caller, r)))
-            .is_some() as usize
+        Service::interrupt(self, answer)
     }
 
     fn cut_off(&mut self, caller: Caller) -> usize {

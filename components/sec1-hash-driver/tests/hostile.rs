@@ -42,6 +42,14 @@ fn bad_requests_get_typed_errors_chained_and_copy() {
 }
 
 #[test]
+fn a_cut_off_clients_job_frees_the_engine_chained_and_copy() {
+    sec1!(rig, ledger);
+    for path in [HashPath::Chained, HashPath::Copy] {
+        suite::a_cut_off_clients_job_frees_the_engine(&mut rig, path);
+    }
+}
+
+#[test]
 fn a_self_test_failure_refuses_service() {
     let stall = Cell::new(false);
     sec1!(rig, ledger, init, |bus| Breakable {

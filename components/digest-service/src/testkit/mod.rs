@@ -148,6 +148,29 @@ impl<E: DigestEngine> Rig<E> {
 
     /// Sends raw requests as `caller` and serves them once; returns the responses.
     pub fn exchange(&mut self, caller: Caller, requests: &[Request]) -> Vec<Response> {
+        self.run(caller, requests, true)
+    }
+
+    /// Sends raw requests as `caller` and makes one serving pass, taking no interrupt
+    /// (a job it starts stays in flight); returns the responses given at once.
+    pub fn serve_once(&mut self, caller: Caller, requests: &[Request]) -> Vec<Response> {
+        self.run(caller, requests, false)
+    }
+
+    /// Takes the engine's interrupt once: how many jobs finished, and the answers
+    /// given (queued for the client, and returned with the client they went to).
+    pub fn interrupt(&mut self) -> (usize, Vec<(Caller, Response)>) {
+        let cap = digest::RESPONSE_QUEUE_CAPACITY;
+        let mut out = Producer::<Response>::attach(queue(&mut self.resps), cap).unwrap();
+        let mut given = Vec::new();
+        let finished = self.service.interrupt(|to, response| {
+            out.enqueue(response).expect("room was checked");
+            given.push((to, response));
+        });
+        (finished, given)
+    }
+
+    fn run(&mut self, caller: Caller, requests: &[Request], interrupts: bool) -> Vec<Response> {
         let cap = digest::REQUEST_QUEUE_CAPACITY;
         let mut tx = Producer::<Request>::attach(queue(&mut self.reqs), cap).unwrap();
         assert_eq!(tx.enqueue_many(requests).unwrap(), requests.len());
@@ -167,26 +190,24 @@ impl<E: DigestEngine> Rig<E> {
         let mut polls = 0u32;
         loop {
             self.service.serve(caller, &mut rx, &mut out, data).unwrap();
-            if !self.service.busy() {
+            if !interrupts || !self.service.busy() {
                 break;
             }
             polls += 1;
             // The watchdog a PD would run: an engine whose interrupt never comes.
-            let finished = if polls < POLLS {
-                self.service.interrupt()
+            let answer = |to: Caller, response: Response| {
+                assert_eq!(to, caller, "answers go to the requester");
+                out.enqueue(response).expect("room was checked");
+            };
+            if polls < POLLS {
+                self.service.interrupt(answer);
             } else {
                 polls = 0;
-                self.service.expire()
-            };
-            if let Some((to, answers)) = finished {
-                assert_eq!(to, caller, "answers go to the requester");
-                for response in answers {
-                    out.enqueue(response).expect("room was checked");
-                }
+                self.service.expire(answer);
             }
         }
         let mut back = Consumer::<Response>::attach(queue(&mut self.resps), cap).unwrap();
-        let mut got = vec![Response::new_zeroed(); requests.len() + 1];
+        let mut got = vec![Response::new_zeroed(); cap as usize];
         let n = back.dequeue_many(&mut got).unwrap();
         got.truncate(n);
         got

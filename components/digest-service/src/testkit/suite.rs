@@ -3,7 +3,7 @@
 //! these with a rig over that engine.
 
 use super::vectors::{self, FIPS180_4, MD5_MILLION_A, RFC1321, hex, pattern, reference};
-use super::{CLIENT, Rig};
+use super::{CLIENT, FIRST, Rig};
 use crate::{DigestEngine, MAX_SEGMENTS};
 use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
 use pd_idl::wire::Caller;
@@ -316,4 +316,32 @@ pub fn queued_updates_match_one_at_a_time<E: DigestEngine>(
         }
     }
     sent
+}
+
+/// A job whose client is cut off while the engine runs it (the client died, came back
+/// or broke its queues) still frees the engine: the interrupt that ends it counts it
+/// finished and answers no one, and another client's request is served next. For an
+/// engine that finishes on its interrupt (a job left in flight by a serving pass).
+pub fn a_cut_off_clients_job_frees_the_engine<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
+    let other = Caller(CLIENT.0 + 1);
+    let a = rig.open(Algorithm::Sha256, path).unwrap();
+    let b = rig.open_as(other, Algorithm::Sha256, path).unwrap();
+    rig.data.write(FIRST as usize, b"abc");
+    let final_a = rig.request(a, DigestOp::Final, &[(FIRST, 3)]);
+    assert!(rig.serve_once(CLIENT, &[final_a]).is_empty());
+    assert!(rig.service.busy(), "the job waits for its interrupt");
+    rig.service.cut_off(CLIENT);
+    let (finished, given) = rig.interrupt();
+    assert_eq!(
+        (finished, given.len()),
+        (1, 0),
+        "finished, answered to no one"
+    );
+    assert!(!rig.service.busy());
+    let final_b = rig.request(b, DigestOp::Final, &[(FIRST, 3)]);
+    let got = rig.exchange(other, &[final_b]);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].status.check(), Ok(Ok(())));
+    let digest = &got[0].digest[..usize::from(got[0].digest_len)];
+    assert_eq!(digest, &reference(Algorithm::Sha256, b"abc")[..]);
 }
