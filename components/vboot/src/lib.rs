@@ -9,9 +9,15 @@
 //! 1. the manifest decodes (`CorruptManifest` otherwise);
 //! 2. the signature verifies under the trusted key (`BadSignature`);
 //! 3. the version is not below the rollback floor (`Rollback`);
-//! 4. the image holds as many bytes as the manifest says (`TruncatedImage`);
+//! 4. the image holds as many bytes as the manifest says (`TruncatedImage`); an image
+//!    that is a whole file holds no more ([`check_whole`], `TrailingData`);
 //! 5. the SHA-256 of those bytes, computed by the caller's digest engine (on a board,
 //!    the Digest driver PD), equals the manifest's (`DigestMismatch`).
+//!
+//! [`check`] takes the image's container as holding *at least* the image: a boot
+//! region is sized for the largest image, and what lies past the signed length is never
+//! loaded as the image. A file is the image whole: whoever uses it uses every byte, so
+//! a byte past the signed length is unsigned content and [`check_whole`] refuses it.
 //!
 //! Assumes the verifying key is trusted (built into the verifier's image). `no_std`.
 #![no_std]
@@ -115,6 +121,8 @@ pub enum VbootError {
     Rollback { version: u32, floor: u32 },
     /// The image holds fewer bytes than the manifest says.
     TruncatedImage { have: u64, want: u64 },
+    /// A whole image ([`check_whole`]) holds more bytes than the manifest signs.
+    TrailingData { have: u64, want: u64 },
     /// The image's SHA-256 is not the manifest's.
     DigestMismatch,
     /// The digest engine failed (the string says which way).
@@ -132,6 +140,9 @@ impl core::fmt::Display for VbootError {
             VbootError::TruncatedImage { have, want } => {
                 write!(f, "truncated image: {have} bytes, manifest says {want}")
             }
+            VbootError::TrailingData { have, want } => {
+                write!(f, "trailing data: {have} bytes, manifest signs {want}")
+            }
             VbootError::DigestMismatch => f.write_str("digest mismatch"),
             VbootError::Digest(why) => write!(f, "digest engine failed: {why}"),
         }
@@ -148,6 +159,27 @@ pub fn check(
     sha256: impl FnOnce(u64) -> Result<[u8; 32], &'static str>,
 ) -> Result<ManifestBody, VbootError> {
     let body = precheck(manifest, trusted_key, floor, image_len)?;
+    let digest = sha256(body.length).map_err(VbootError::Digest)?;
+    compare(&body, &digest)?;
+    Ok(body)
+}
+
+/// [`check`] for an image that is its container whole (a file): refuses bytes past
+/// the signed length too (`TrailingData`), before hashing.
+pub fn check_whole(
+    manifest: &[u8],
+    trusted_key: &[u8; 32],
+    floor: u32,
+    image_len: u64,
+    sha256: impl FnOnce(u64) -> Result<[u8; 32], &'static str>,
+) -> Result<ManifestBody, VbootError> {
+    let body = precheck(manifest, trusted_key, floor, image_len)?;
+    if image_len != body.length {
+        return Err(VbootError::TrailingData {
+            have: image_len,
+            want: body.length,
+        });
+    }
     let digest = sha256(body.length).map_err(VbootError::Digest)?;
     compare(&body, &digest)?;
     Ok(body)

@@ -2,7 +2,7 @@
 //! and the image is hashed only when everything else checked out.
 
 use ed25519_dalek::{Signer, SigningKey};
-use vboot::{Manifest, ManifestBody, VbootError, check};
+use vboot::{Manifest, ManifestBody, VbootError, check, check_whole};
 
 fn signed(key: &SigningKey, body: ManifestBody) -> [u8; vboot::MANIFEST_LEN] {
     Manifest {
@@ -46,6 +46,17 @@ fn order_of_checks() {
             want: 100
         })
     );
+    // A region may hold more than its image; a file must be the image whole, refused
+    // before hashing.
+    assert!(check(&good, &trusted, 0, 101, |_| Ok(DIGEST)).is_ok());
+    assert_eq!(
+        check_whole(&good, &trusted, 0, 101, never_hash),
+        Err(VbootError::TrailingData {
+            have: 101,
+            want: 100
+        })
+    );
+    assert!(check_whole(&good, &trusted, 0, 100, |_| Ok(DIGEST)).is_ok());
     // An attacker's manifest claiming a huge length is refused on its signature, before
     // its length is believed.
     let other = SigningKey::from_bytes(&[1; 32]);

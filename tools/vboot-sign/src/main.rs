@@ -227,7 +227,7 @@ fn run(cli: Cli) -> Result<(), String> {
             let data = read(&image)?;
             let m = read(&manifest)?;
             let hash = |n: u64| Ok(Sha256::digest(&data[..n as usize]).into());
-            match vboot::check(&m, &key, floor, data.len() as u64, hash) {
+            match vboot::check_whole(&m, &key, floor, data.len() as u64, hash) {
                 Ok(body) => {
                     println!(
                         "{}: verified ({}, version {}, {} bytes)",

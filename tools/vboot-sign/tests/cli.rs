@@ -1,6 +1,6 @@
 //! The signer and the host-side verifier: a good image verifies; a flipped bit, a
-//! truncated image, a wrong key, a corrupted manifest and a rollback each fail with their
-//! own reason.
+//! truncated image, one with bytes after it, a wrong key, a corrupted manifest and a
+//! rollback each fail with their own reason.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -130,6 +130,16 @@ fn each_failure_has_its_reason() {
     let e = verify(&public, 0, &d.path("short.bin"), &manifest).unwrap_err();
     assert!(
         e.contains("truncated image: 9999 bytes, manifest says 10000"),
+        "{e}"
+    );
+
+    // A signed image with anything after it is not the signed image.
+    let mut long = data.clone();
+    long.push(0);
+    std::fs::write(d.path("long.bin"), &long).unwrap();
+    let e = verify(&public, 0, &d.path("long.bin"), &manifest).unwrap_err();
+    assert!(
+        e.contains("trailing data: 10001 bytes, manifest signs 10000"),
         "{e}"
     );
 
