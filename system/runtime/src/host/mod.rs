@@ -160,6 +160,9 @@ pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
     host.page.state.store(RUNNING, SeqCst);
     let page = host.page;
     let mut words = [0u64; MSG_WORDS];
+    // Calls are taken round-robin (`page::next_call`): from the peer after the last
+    // one served.
+    let mut first_caller = 0;
     loop {
         let (faults, call, notes) = wait(page, host.info.spin, &host.bells, || {
             // Load before swapping: a spinning PD must not keep writing the lines its
@@ -170,16 +173,21 @@ pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
             };
             let faults = take(&page.faults);
             let mut notes = take(&page.irqs);
-            let mut call = None;
             for (id, p) in &host.peers {
                 if p.takes_notes && page.take_notes(*id, p.link.inp) {
                     notes |= 1 << (id & 63);
                 }
-                if call.is_none() && p.takes_calls {
-                    call = p.link.take_call(&mut words).map(|c| (*id, p.link, c));
-                }
             }
+            let call = page::next_call(host.peers.len(), first_caller, |i| {
+                let (id, p) = &host.peers[i];
+                let c = p.takes_calls.then(|| p.link.take_call(&mut words))??;
+                Some((*id, p.link, c))
+            });
             (faults != 0 || call.is_some() || notes != 0).then_some((faults, call, notes))
+        });
+        let call = call.map(|(i, c)| {
+            first_caller = i + 1;
+            c
         });
         for id in ChannelSet(faults).iter().map(Channel::index) {
             let info = page.fault_info[usize::from(id)].load(SeqCst);

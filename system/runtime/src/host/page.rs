@@ -28,7 +28,7 @@
 //! # Protected procedure calls
 //!
 //! Each caller has its own request slot (its end's page), so callers need no lock and a
-//! server takes them one at a time, lowest channel first. `call` and `reply` hold
+//! server takes them one at a time, round-robin ([`next_call`]). `call` and `reply` hold
 //! `seq << 3 | state`:
 //!
 //! ```text
@@ -360,6 +360,22 @@ impl Link<'_> {
             wake(&self.out.reply, self.peer);
         }
     }
+}
+
+/// Server side: the first pending call of `n` channels, looked for round-robin from
+/// channel `first` (`take(i)`: channel i's call, if pending); with its channel. Taking
+/// the lowest channel first would let a caller that publishes its next call as soon as
+/// the last is copied be served for ever, and the server's other callers never (seL4
+/// queues an endpoint's callers in order); the caller passes the channel after the one
+/// it served last.
+pub fn next_call<T>(
+    n: usize,
+    first: usize,
+    mut take: impl FnMut(usize) -> Option<T>,
+) -> Option<(usize, T)> {
+    (0..n)
+        .map(|k| (first + k) % n)
+        .find_map(|i| take(i).map(|c| (i, c)))
 }
 
 /// Whether reply word `reply` answers call `seq` (replied, or failed by the runner).

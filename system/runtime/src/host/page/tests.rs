@@ -219,3 +219,51 @@ fn a_sleeping_receiver_is_woken_by_a_notification() {
     });
     assert_eq!(p.b.sleepers.load(SeqCst), 0);
 }
+
+/// A caller whose next call is always pending the moment its last is answered (a
+/// hostile one: it publishes before it reads the reply) does not keep the server from
+/// its other callers: calls are taken round-robin.
+#[test]
+fn a_caller_always_calling_does_not_starve_the_others() {
+    let (hog, other) = (Pair::new(), Pair::new());
+    let publish = |p: &Pair, seq: u32| {
+        p.a_end.req.count.store(0, SeqCst);
+        p.a_end.call.store(pack(seq, CALL), SeqCst);
+    };
+    let servers = [hog.server(), other.server()];
+    publish(&hog, 1);
+    publish(&other, 1);
+    let mut words = [0u64; MSG_WORDS];
+    let mut first = 0;
+    let mut served = std::vec::Vec::new();
+    for _ in 0..4 {
+        let Some((i, (seq, label, _))) =
+            next_call(servers.len(), first, |i| servers[i].take_call(&mut words))
+        else {
+            break;
+        };
+        servers[i].reply(seq, label, &[]);
+        served.push(i);
+        first = i + 1;
+        if i == 0 {
+            publish(&hog, seq + 1);
+        }
+    }
+    // The other caller's one call is served second, not never.
+    assert_eq!(served, [0, 1, 0, 0]);
+    // Lowest channel first (the old scan), the hog is served every time.
+    publish(&other, 2);
+    let lowest = (0..4)
+        .map(|_| {
+            let (i, (seq, label, _)) =
+                next_call(servers.len(), 0, |i| servers[i].take_call(&mut words)).unwrap();
+            servers[i].reply(seq, label, &[]);
+            if i == 0 {
+                let next = unpack(hog.a_end.call.load(SeqCst)).0 + 1;
+                publish(&hog, next);
+            }
+            i
+        })
+        .collect::<std::vec::Vec<_>>();
+    assert_eq!(lowest, [0, 0, 0, 0]);
+}
