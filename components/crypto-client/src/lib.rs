@@ -123,6 +123,9 @@ pub struct Link<'a, Req, Resp> {
     /// any free slot: sequential ids always find theirs, so a submit and an answer cost
     /// a look at one slot, not a scan.
     in_flight: [Option<u32>; MAX_IN_FLIGHT],
+    /// The request queue index each request in flight was queued at (beside its id), to
+    /// judge it against a restarted driver's boundary (see [`pair`]).
+    queued_at: [u32; MAX_IN_FLIGHT],
     /// Ids in flight away from their home slot (while none is, an id not at its home
     /// is not in flight).
     displaced: usize,
@@ -143,6 +146,7 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
             epoch,
             incarnation,
             in_flight: [None; MAX_IN_FLIGHT],
+            queued_at: [0; MAX_IN_FLIGHT],
             displaced: 0,
             count: 0,
             stats: LinkStats::default(),
@@ -188,12 +192,14 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
                 .position(Option::is_none)
                 .ok_or(SubmitError::Full)?
         };
+        let at = self.tx.tail();
         match self.tx.enqueue(req) {
             Ok(()) => {}
             Err(QueueError::Full) => return Err(SubmitError::Full),
             Err(e) => return Err(SubmitError::Corrupt(e)),
         }
         self.in_flight[slot] = Some(id);
+        self.queued_at[slot] = at;
         self.displaced += usize::from(slot != home);
         self.count += 1;
         self.stats.submitted += 1;
@@ -233,9 +239,11 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
         most: usize,
         mut f: impl FnMut(Completion<Resp>),
     ) -> Result<bool, QueueError> {
-        // Read the epoch first: a driver publishes its epoch only after it has settled
-        // the queues, so every answer of the old incarnation is in the queue by now.
+        // Read the epoch (and the boundary that came with it) first: a driver publishes
+        // them only after it has settled the queues, so every answer of the old
+        // incarnation is in the queue by now.
         let epoch = self.control.epoch().0;
+        let boundary = self.control.boundary();
         // Answers taken, not passes: an empty look that finds an answer arrived while
         // arming costs none of the budget.
         let mut taken = 0;
@@ -266,18 +274,25 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
             }
         };
         if drained && epoch != self.epoch {
-            // Epoch 0 -> n is the driver's first start, not a restart: it serves what we
-            // queued before it came up.
-            if self.epoch != 0 {
+            // Epoch 0 -> 1 is the driver's first start, not a restart (0 -> 2: its
+            // first incarnation came and went before we looked).
+            if self.epoch != 0 || epoch != 1 {
                 self.stats.restarts += 1;
-                for slot in &mut self.in_flight {
-                    if let Some(id) = slot.take() {
-                        self.stats.restarted += 1;
-                        f(Completion::Restarted(id));
-                    }
+            }
+            // Unanswered and queued before the boundary: taken by a dead incarnation or
+            // discarded. At or after it (queued before we knew of the restart): the new
+            // incarnation serves it, and it stays in flight. A first start's boundary
+            // is where we began, so it reports none.
+            for slot in 0..MAX_IN_FLIGHT {
+                let Some(id) = self.in_flight[slot] else {
+                    continue;
+                };
+                let ahead = boundary.wrapping_sub(self.queued_at[slot]);
+                if ahead != 0 && ahead <= u32::MAX / 2 {
+                    self.take(id);
+                    self.stats.restarted += 1;
+                    f(Completion::Restarted(id));
                 }
-                self.count = 0;
-                self.displaced = 0;
             }
             self.epoch = epoch;
         }

@@ -3,15 +3,19 @@
 //! ```text
 //! offset 0                       request queue   (client produces, driver consumes)
 //! next cache line                response queue  (driver produces, client consumes)
-//! next cache line                control: epoch  (written by the driver only)
-//!                                         client (written by the client only)
+//! next cache line                control: epoch    (written by the driver only)
+//!                                         client   (written by the client only)
+//!                                         boundary (written by the driver only)
 //! ```
 //!
 //! The epoch says which incarnation of the driver serves the pair: 0 before the driver
 //! first starts, then incremented by each incarnation once it has settled the queues
-//! (a restarted driver discards the requests its predecessor left, which the client
-//! reports as restarted). The client only reads it; a client scribbling on it hurts only
-//! its own bookkeeping.
+//! (a restarted driver discards the requests its predecessor left). The boundary, set
+//! with it, is the request queue's index from which that incarnation serves: a request
+//! queued before it was taken by a dead incarnation or discarded, and its client reports
+//! it restarted unless it was answered; one queued at or after it (the client did not
+//! know of the restart yet) is served. The client only reads both; a client scribbling
+//! on them hurts only its own bookkeeping.
 //!
 //! The client word says which incarnation of the client uses the pair: each incarnation
 //! announces itself when it attaches ([`Control::announce_client`], done by
@@ -47,6 +51,7 @@ pub struct Epoch(pub u32);
 pub struct Control<'a> {
     epoch: &'a AtomicU32,
     client: &'a AtomicU32,
+    boundary: &'a AtomicU32,
 }
 
 impl Control<'_> {
@@ -56,8 +61,17 @@ impl Control<'_> {
         Epoch(self.epoch.load(Ordering::Acquire))
     }
 
-    /// Driver side: announces the next incarnation; returns it.
-    pub fn publish_next(&self) -> Epoch {
+    /// The request queue's index from which the incarnation of the epoch read before it
+    /// serves (or a later incarnation's: read after the epoch, with Acquire, it is at
+    /// least that one's).
+    pub fn boundary(&self) -> u32 {
+        self.boundary.load(Ordering::Acquire)
+    }
+
+    /// Driver side: announces the next incarnation, which serves the request queue from
+    /// index `boundary` (its consumer's head once it has settled the queue); returns it.
+    pub fn publish_next(&self, boundary: u32) -> Epoch {
+        self.boundary.store(boundary, Ordering::Release);
         let next = self.epoch.load(Ordering::Relaxed).wrapping_add(1).max(1);
         self.epoch.store(next, Ordering::Release);
         Epoch(next)
@@ -102,7 +116,16 @@ fn split<'a, Req: Descriptor, Resp: Descriptor>(
             // region shm-queue requires to be 64-byte aligned: an AtomicU32 fits there.
             let epoch = ctl.atomic_u32(0).ok_or(too_small)?;
             let client = ctl.atomic_u32(4).ok_or(too_small)?;
-            Ok((req, resp, Control { epoch, client }))
+            let boundary = ctl.atomic_u32(8).ok_or(too_small)?;
+            Ok((
+                req,
+                resp,
+                Control {
+                    epoch,
+                    client,
+                    boundary,
+                },
+            ))
         }
         _ => Err(too_small),
     }

@@ -66,7 +66,7 @@ fn a_restart_reports_each_unanswered_request_once_and_drops_late_answers() {
         pair::driver_side::<Request, Response>(region, CAP).unwrap();
     // The driver comes up after the client attached: not a restart.
     let mut link = Link::new(tx, rx, control);
-    assert_eq!(d_control.publish_next(), Epoch(1));
+    assert_eq!(d_control.publish_next(d_rx.head()), Epoch(1));
     for id in 0..5 {
         link.submit(req(id)).unwrap();
     }
@@ -86,7 +86,7 @@ fn a_restart_reports_each_unanswered_request_once_and_drops_late_answers() {
     let (mut d_rx, mut d_tx, d_control) =
         pair::driver_side::<Request, Response>(region, CAP).unwrap();
     while d_rx.dequeue().is_ok() {}
-    assert_eq!(d_control.publish_next(), Epoch(2));
+    assert_eq!(d_control.publish_next(d_rx.head()), Epoch(2));
     let got = collect(&mut link);
     assert_eq!(
         got,
@@ -119,7 +119,7 @@ fn ids_sharing_a_slot_are_tracked_apart() {
     let (mut d_rx, mut d_tx, d_control) =
         pair::driver_side::<Request, Response>(region, CAP).unwrap();
     let mut link = Link::new(tx, rx, control);
-    d_control.publish_next();
+    d_control.publish_next(d_rx.head());
     let n = MAX_IN_FLIGHT as u32;
     let ids = [5, 5 + n, 5 + 2 * n, 6];
     for id in ids {
@@ -166,14 +166,14 @@ fn a_driver_flooding_stray_answers_cannot_hold_its_client() {
     let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
     let (mut d_rx, mut d_tx, d_control) =
         pair::driver_side::<Request, Response>(region, CAP).unwrap();
-    d_control.publish_next();
+    d_control.publish_next(d_rx.head());
     let mut link = Link::new(tx, rx, control);
     assert_eq!(collect(&mut link), []);
     link.submit(req(7)).unwrap();
     assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(7));
     // Strays up to the brim, then the driver dies and its successor comes up.
     while d_tx.enqueue(resp(999)).is_ok() {}
-    d_control.publish_next();
+    d_control.publish_next(d_rx.head());
     let mut got = Vec::new();
     link.poll_at_most(16, |c| got.push(c)).unwrap();
     let s = link.stats();
@@ -187,4 +187,72 @@ fn a_driver_flooding_stray_answers_cannot_hold_its_client() {
         "the rest, then empty: {s:?}"
     );
     assert_eq!(got, [Completion::Restarted(7)]);
+}
+
+/// A driver whose first incarnation comes and goes before the client first looks (epoch
+/// 0 -> 2) was restarted: what the dead one took, and what its successor discarded, is
+/// reported, not waited for for ever.
+#[test]
+fn a_first_incarnation_gone_before_the_client_looked_is_a_restart() {
+    let mut page = Page([0; 16384]);
+    let region = SharedRegion::new(&mut page.0);
+    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
+    let mut link = Link::new(tx, rx, control);
+    for id in 0..3 {
+        link.submit(req(id)).unwrap();
+    }
+    let (mut d_rx, _, d_control) = pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    d_control.publish_next(d_rx.head());
+    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(0));
+    // It dies holding 0; the next one discards 1 and 2.
+    let (mut d_rx, _, d_control) = pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    while d_rx.dequeue().is_ok() {}
+    assert_eq!(d_control.publish_next(d_rx.head()), Epoch(2));
+    assert_eq!(
+        collect(&mut link),
+        [
+            Completion::Restarted(0),
+            Completion::Restarted(1),
+            Completion::Restarted(2)
+        ]
+    );
+    assert_eq!((link.in_flight(), link.stats().restarts), (0, 1));
+}
+
+/// A request queued after a restarted driver settled the queue, but before the client
+/// saw the new epoch (a client reopening its session after `ServerRestarted`, say), is
+/// the new incarnation's to serve: it is answered, not reported restarted with its
+/// answer then dropped as stray (for a cipher, its data was changed in place, and a
+/// client that sent it again would encrypt it twice).
+#[test]
+fn a_request_queued_after_the_restart_is_answered_not_reported() {
+    let mut page = Page([0; 16384]);
+    let region = SharedRegion::new(&mut page.0);
+    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
+    let (mut d_rx, _, d_control) = pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    d_control.publish_next(d_rx.head());
+    let mut link = Link::new(tx, rx, control);
+    link.submit(req(1)).unwrap();
+    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(1));
+    // The driver dies holding 1; its successor settles the (empty) queue and publishes.
+    let (mut d_rx, mut d_tx, d_control) =
+        pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    while d_rx.dequeue().is_ok() {}
+    d_control.publish_next(d_rx.head());
+    // Not having polled, the client sends 2, which the new incarnation serves.
+    link.submit(req(2)).unwrap();
+    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(2));
+    d_tx.enqueue(resp(2)).unwrap();
+    assert_eq!(
+        collect(&mut link),
+        [Completion::Answered(2), Completion::Restarted(1)]
+    );
+    let s = link.stats();
+    assert_eq!((s.answered, s.restarted, s.stray, s.restarts), (1, 1, 0, 1));
+    // Queued after the boundary but not yet answered, it would stay in flight.
+    link.submit(req(3)).unwrap();
+    let (_, _, d_control) = pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    d_control.publish_next(2);
+    assert_eq!(collect(&mut link), []);
+    assert_eq!(link.in_flight(), 1);
 }

@@ -157,7 +157,7 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                     pd_name()
                 );
             }
-            let epoch = control.publish_next();
+            let epoch = control.publish_next(rx.head());
             incarnation = incarnation.max(epoch.0);
             if epoch.0 > 1 {
                 channel.notify();

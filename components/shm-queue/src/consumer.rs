@@ -43,6 +43,12 @@ impl<'a, T: Descriptor> Consumer<'a, T> {
         self.capacity
     }
 
+    /// The index of the next item it takes (free-running, as the producer's
+    /// [`tail`](crate::Producer::tail)): every item before it is taken.
+    pub fn head(&self) -> u32 {
+        self.head
+    }
+
     /// Items ready, judged against the producer's published tail (read now).
     pub fn len(&self) -> Result<u32, QueueError> {
         let tail = self.region.word(TAIL).load(Ordering::Acquire);

@@ -42,6 +42,13 @@ impl<'a, T: Descriptor> Producer<'a, T> {
         self.capacity
     }
 
+    /// The index the next item takes (free-running: it wraps, and the slot is it modulo
+    /// the capacity). Beside the consumer's [`head`](crate::Consumer::head), which items
+    /// it has taken.
+    pub fn tail(&self) -> u32 {
+        self.tail
+    }
+
     /// Free slots, judged against the consumer's published head (read now).
     pub fn free(&self) -> Result<u32, QueueError> {
         Ok(self.capacity - self.read_head()?.1)
