@@ -71,6 +71,16 @@ pub enum ConfigError {
     Duplicate(Engine),
 }
 
+/// What a [`PowerManager::poll`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Polled {
+    /// The earliest deadline still ahead, or passed but not yet met (an engine the
+    /// controller failed to gate): for the PD to set its timer.
+    pub next: Option<u64>,
+    /// The first controller fault met while gating.
+    pub fault: Option<BusFault>,
+}
+
 pub struct PowerManager<B> {
     bus: B,
     slots: [Slot; Engine::ALL.len()],
@@ -157,12 +167,15 @@ impl<B: RegisterBus> PowerManager<B> {
             self.stats.power_on += 1;
         }
         if !self.slots[i].functional {
-            if !self.is_functional(config.gate)? {
+            let ready = self.is_functional(config.gate);
+            if ready != Ok(true) {
+                // Clocked and granted to no one, waking or behind a controller that
+                // did not answer: autosuspend gates it unless an acquire comes back.
                 let slot = &mut self.slots[i];
                 if slot.holders == 0 {
                     slot.suspend_at = Some(self.now_ms.saturating_add(config.autosuspend_ms));
                 }
-                return Err(PowerError::Waking);
+                return Err(ready.err().unwrap_or(PowerError::Waking));
             }
             self.slots[i].functional = true;
         }
@@ -204,29 +217,34 @@ impl<B: RegisterBus> PowerManager<B> {
         }
     }
 
-    /// Gates every engine whose autosuspend deadline has passed; returns the next
-    /// deadline, for the PD to set its timer.
-    pub fn poll(&mut self, now_ms: u64) -> Result<Option<u64>, BusFault> {
+    /// Gates every engine whose autosuspend deadline has passed. An engine the
+    /// controller failed to gate stays due, tried again at the next poll, and the
+    /// engines after it are still gated.
+    pub fn poll(&mut self, now_ms: u64) -> Polled {
         self.now_ms = now_ms;
-        let mut next: Option<u64> = None;
+        let mut polled = Polled::default();
         for i in 0..self.slots.len() {
             let Some(at) = self.slots[i].suspend_at else {
                 continue;
             };
             if at <= now_ms {
                 let gate = self.slots[i].config.map_or(0, |c| c.gate);
-                self.bus
-                    .write32(clkctrl::clkctrl(gate), MODULEMODE.val(MODULEMODE_DISABLED))?;
+                let off = MODULEMODE.val(MODULEMODE_DISABLED);
+                if let Err(e) = self.bus.write32(clkctrl::clkctrl(gate), off) {
+                    polled.fault.get_or_insert(e);
+                    polled.next = Some(polled.next.map_or(at, |n| n.min(at)));
+                    continue;
+                }
                 let slot = &mut self.slots[i];
                 slot.clocked = false;
                 slot.functional = false;
                 slot.suspend_at = None;
                 self.stats.power_off += 1;
             } else {
-                next = Some(next.map_or(at, |n| n.min(at)));
+                polled.next = Some(polled.next.map_or(at, |n| n.min(at)));
             }
         }
-        Ok(next)
+        polled
     }
 
     fn caller_index(&self, caller: Caller) -> Result<usize, PowerError> {

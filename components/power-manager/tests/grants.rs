@@ -1,6 +1,8 @@
 //! The power manager against the clock-controller model: transitions happen once per
 //! session burst, autosuspend gates later, faulted holders lose their grants.
 
+use core::cell::Cell;
+
 use cost_ledger::{Event, Ledger};
 use engine_models::power::{ClockController, GateBlock};
 use mmio::clkctrl::{IDLEST, MODULEMODE, MODULEMODE_ENABLE};
@@ -64,14 +66,14 @@ fn one_power_cycle_per_session_burst() {
         let grant = pm.acquire(DRIVER, Engine::OmapAes).unwrap();
         assert!(rig.gates.is_clocked(OMAP.gate));
         pm.release(DRIVER, grant, burst * 10).unwrap();
-        assert_eq!(pm.poll(burst * 10 + 5).unwrap(), Some(burst * 10 + 1000));
+        assert_eq!(pm.poll(burst * 10 + 5).next, Some(burst * 10 + 1000));
     }
     assert_eq!(rig.ledger.get(Event::PowerOn), 1);
     assert_eq!(rig.ledger.get(Event::PowerOff), 0);
     // Quiet for the autosuspend delay: gated once.
-    assert_eq!(pm.poll(990 + 999).unwrap(), Some(990 + 1000));
+    assert_eq!(pm.poll(990 + 999).next, Some(990 + 1000));
     assert!(rig.gates.is_clocked(OMAP.gate));
-    assert_eq!(pm.poll(990 + 1000).unwrap(), None);
+    assert_eq!(pm.poll(990 + 1000).next, None);
     assert!(!rig.gates.is_clocked(OMAP.gate));
     assert_eq!(rig.ledger.get(Event::PowerOff), 1);
     assert_eq!(pm.stats().power_on, 1);
@@ -97,14 +99,14 @@ fn holders_are_counted_and_acquire_is_idempotent() {
         "released twice"
     );
     assert_eq!(
-        pm.poll(10_000).unwrap(),
+        pm.poll(10_000).next,
         None,
         "still held by OTHER: no deadline"
     );
     assert!(pm.is_clocked(Engine::Stm32Cryp));
     pm.release(OTHER, b, 100).unwrap();
-    assert_eq!(pm.poll(149).unwrap(), Some(150));
-    assert_eq!(pm.poll(150).unwrap(), None);
+    assert_eq!(pm.poll(149).next, Some(150));
+    assert_eq!(pm.poll(150).next, None);
     assert!(!rig.gates.is_clocked(STM.gate));
     assert_eq!(rig.ledger.get(Event::PowerOn), 1);
 }
@@ -212,7 +214,7 @@ fn slow_manager(rig: &Rig, reads: u32) -> PowerManager<SlowWake<ClockController<
 fn a_module_still_waking_is_not_granted_and_nothing_waits_for_it() {
     let rig = Rig::new();
     let mut pm = slow_manager(&rig, 1);
-    pm.poll(100).unwrap();
+    assert_eq!(pm.poll(100).fault, None);
     assert_eq!(
         pm.acquire(DRIVER, Engine::OmapAes),
         Err(PowerError::Waking),
@@ -230,9 +232,9 @@ fn a_module_still_waking_is_not_granted_and_nothing_waits_for_it() {
 fn a_waking_engine_nobody_comes_back_for_is_gated_at_its_autosuspend_deadline() {
     let rig = Rig::new();
     let mut pm = slow_manager(&rig, 1);
-    pm.poll(100).unwrap();
+    assert_eq!(pm.poll(100).fault, None);
     assert_eq!(pm.acquire(DRIVER, Engine::OmapAes), Err(PowerError::Waking));
-    pm.poll(100 + OMAP.autosuspend_ms).unwrap();
+    assert_eq!(pm.poll(100 + OMAP.autosuspend_ms).fault, None);
     assert!(!pm.is_clocked(Engine::OmapAes));
     assert!(!rig.gates.is_clocked(OMAP.gate));
     assert_eq!(pm.stats().power_off, 1);
@@ -257,18 +259,105 @@ fn a_restarted_manager_adopts_what_is_clocked_and_gates_it_unless_re_acquired() 
     // The OMAP driver re-acquires (told to by the restarted manager); STM32's does not.
     let grant = pm.acquire(DRIVER, Engine::OmapAes).unwrap();
     assert_eq!(pm.stats().power_on, 0, "still clocked: no transition");
-    pm.poll(1000 + STM.autosuspend_ms).unwrap();
+    assert_eq!(pm.poll(1000 + STM.autosuspend_ms).fault, None);
     assert!(
         !rig.gates.is_clocked(STM.gate),
         "nobody came back for STM32"
     );
     assert!(rig.gates.is_clocked(OMAP.gate), "held again");
-    pm.poll(1000 + OMAP.autosuspend_ms).unwrap();
+    assert_eq!(pm.poll(1000 + OMAP.autosuspend_ms).fault, None);
     assert!(
         rig.gates.is_clocked(OMAP.gate),
         "a holder: never gated under it"
     );
     pm.release(DRIVER, grant, 5000).unwrap();
-    pm.poll(5000 + OMAP.autosuspend_ms).unwrap();
+    assert_eq!(pm.poll(5000 + OMAP.autosuspend_ms).fault, None);
     assert!(!rig.gates.is_clocked(OMAP.gate));
+}
+
+/// A controller that fails the next `reads` reads, or the next `gate_writes` writes
+/// that gate a module.
+struct Flaky<'c, B> {
+    bus: B,
+    reads: &'c Cell<u32>,
+    gate_writes: &'c Cell<u32>,
+}
+
+/// Takes one from `left` if any is left.
+fn spend(left: &Cell<u32>) -> bool {
+    let n = left.get();
+    left.set(n.saturating_sub(1));
+    n > 0
+}
+
+impl<B: RegisterBus> RegisterBus for Flaky<'_, B> {
+    fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
+        if spend(self.reads) {
+            return Err(BusFault::NoDevice);
+        }
+        self.bus.read32(offset)
+    }
+    fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
+        if MODULEMODE.get(value) != MODULEMODE_ENABLE && spend(self.gate_writes) {
+            return Err(BusFault::NoDevice);
+        }
+        self.bus.write32(offset, value)
+    }
+}
+
+fn flaky_manager<'c>(
+    rig: &'c Rig,
+    reads: &'c Cell<u32>,
+    gate_writes: &'c Cell<u32>,
+) -> PowerManager<Flaky<'c, ClockController<'c>>> {
+    let bus = Flaky {
+        bus: ClockController::new(&rig.gates, &rig.ledger),
+        reads,
+        gate_writes,
+    };
+    PowerManager::new(bus, &[OMAP, STM]).unwrap()
+}
+
+/// The ungate went through and the read that follows it failed: the acquire fails
+/// typed, and the engine it left clocked, held by no one, is still gated by autosuspend
+/// (it was left clocked for good).
+#[test]
+fn an_engine_ungated_behind_a_failed_read_is_still_autosuspended() {
+    let (rig, reads, gate_writes) = (Rig::new(), Cell::new(0), Cell::new(0));
+    let mut pm = flaky_manager(&rig, &reads, &gate_writes);
+    assert_eq!(pm.poll(100).fault, None);
+    reads.set(1);
+    assert_eq!(
+        pm.acquire(DRIVER, Engine::OmapAes),
+        Err(PowerError::ControllerFault)
+    );
+    assert!(rig.gates.is_clocked(OMAP.gate), "the ungate stands");
+    assert_eq!(pm.holders(Engine::OmapAes), 0);
+    assert_eq!(pm.poll(100 + OMAP.autosuspend_ms - 1).next, Some(1100));
+    assert_eq!(pm.poll(100 + OMAP.autosuspend_ms).fault, None);
+    assert!(!rig.gates.is_clocked(OMAP.gate));
+    assert_eq!(pm.stats().power_off, 1);
+}
+
+/// A gate write that fails leaves that engine due (tried at the next poll, which the
+/// deadline returned asks for) and does not keep the engines after it from being gated.
+#[test]
+fn a_failed_gate_is_tried_again_and_stops_no_other() {
+    let (rig, reads, gate_writes) = (Rig::new(), Cell::new(0), Cell::new(0));
+    let mut pm = flaky_manager(&rig, &reads, &gate_writes);
+    assert_eq!(pm.poll(0).fault, None);
+    for (engine, at) in [(Engine::OmapAes, 0), (Engine::Stm32Cryp, 950)] {
+        let grant = pm.acquire(DRIVER, engine).unwrap();
+        pm.release(DRIVER, grant, at).unwrap();
+    }
+    // Both due at 1000; the first gate write (OMAP's, the first slot) fails.
+    gate_writes.set(1);
+    let polled = pm.poll(1000);
+    assert_eq!(polled.fault, Some(BusFault::NoDevice));
+    assert_eq!(polled.next, Some(1000), "OMAP is still due");
+    assert!(rig.gates.is_clocked(OMAP.gate));
+    assert!(!rig.gates.is_clocked(STM.gate), "gated all the same");
+    assert_eq!(pm.poll(1001), Default::default());
+    assert!(!rig.gates.is_clocked(OMAP.gate));
+    assert_eq!(pm.stats().power_off, 2);
 }

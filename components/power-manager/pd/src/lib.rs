@@ -153,13 +153,14 @@ impl<C: RegisterBus> PowerPd<C> {
     fn poll(&mut self) {
         let now = self.clock.now_ms();
         let before = self.pm.stats().power_off;
-        let next = match self.pm.poll(now) {
-            Ok(next) => next,
-            Err(e) => {
-                debug_println!("{}: clock controller fault while gating: {e:?}", pd_name());
-                None
-            }
-        };
+        let polled = self.pm.poll(now);
+        if let Some(e) = polled.fault {
+            debug_println!(
+                "{}: clock controller fault while gating (tried again at the next tick): {e:?}",
+                pd_name()
+            );
+        }
+        let next = polled.next;
         let gated = self.pm.stats().power_off - before;
         for _ in 0..gated {
             self.trace.record(Kind::Gated, now as u32);
