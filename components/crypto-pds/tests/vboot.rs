@@ -30,3 +30,24 @@ fn the_shipped_image_verifies_through_the_sec1_engine_on_mpc885() {
     // The hash really ran on the SEC1: its driver held the engine for the session.
     assert!(!lines(&out, "sec1", "Sec1 acquired").is_empty(), "{out:?}");
 }
+
+/// The Digest driver dies with the image's hash request queued (its test build faults
+/// on the verifier's first notification) and is restarted by its parent: the verifier,
+/// told the request was lost with its session, hashes again in a new session and still
+/// reaches its verdict, every check as expected.
+#[test]
+fn the_verifier_hashes_again_when_its_digest_driver_restarts() {
+    let _turn = common::serial();
+    let out = verifies("vboot-crash.system");
+    assert_eq!(
+        lines(&out, "digest_crash", "TEST FAULT").len(),
+        1,
+        "{out:?}"
+    );
+    assert_eq!(
+        lines(&out, "vboot", "driver restarted; lost request").len(),
+        1,
+        "{out:?}"
+    );
+    assert_eq!(lines(&out, "vboot", "4 of 4 checks as expected").len(), 1);
+}

@@ -14,6 +14,7 @@
 //!   request), over `pd-idl` Power on channel [`POWER`].
 //! * [`cipher`], [`digest`]: each interface's calls over its service, dispatched to the
 //!   generated server.
+//! * [`crash_test`]: a driver PD that faults once, for test builds only.
 //!
 //! Restart: each client's queue region carries the driver's epoch (`crypto_client::pair`).
 //! A starting driver that finds a non-zero epoch is a restarted one: it discards the
@@ -26,6 +27,7 @@
 
 pub mod cipher;
 pub mod clients;
+pub mod crash_test;
 pub mod digest;
 pub mod pd;
 pub mod power;

@@ -7,8 +7,9 @@
 //! its manifest was signed with the published demo key, and only the manifest and the
 //! public key are in this PD. Checks, each of which must come out as stated:
 //! 1. the genuine manifest passes `vboot::precheck` (signature, rollback floor, length)
-//!    and the image's SHA-256 from the Digest driver (8 scattered segments) matches it
-//!    (`vboot::compare`);
+//!    and the image's SHA-256 from the Digest driver (in as many scattered segments as
+//!    a request carries) matches it (`vboot::compare`); a driver that restarts under
+//!    the hash is asked again in a new session, at most twice;
 //! 2. a manifest with one signature bit flipped is refused (`BadSignature`), and the
 //!    genuine one under a higher rollback floor is refused (`Rollback`);
 //! 3. the image with one byte changed hashes to something else (`DigestMismatch`).

@@ -40,12 +40,16 @@ struct Vboot {
     session: Option<u32>,
     /// Checks that came out as they must.
     good: u32,
+    /// Hashes sent again after a driver restart.
+    rehashes: u32,
     /// The boot loader's channel: its notification says the image is in place.
     loaded: Channel,
 }
 
 /// Checks the verdict needs.
 const CHECKS: u32 = 4;
+/// Times a hash is sent again after the Digest driver restarted under it.
+const MAX_REHASHES: u32 = 2;
 
 impl Vboot {
     /// Opens a SHA-256 session and queues one Final over the image in as many segments as a request
@@ -76,6 +80,25 @@ impl Vboot {
             Err(_) => return Err("submit failed"),
         }
         Ok(())
+    }
+
+    /// The Digest driver restarted with request `id` unanswered: its session went with
+    /// it, so hash again in a new one, a bounded number of times (a driver that keeps
+    /// dying ends in a failed verdict, not a wait for ever).
+    fn rehash(&mut self, id: u32) {
+        self.session = None;
+        if self.rehashes == MAX_REHASHES {
+            debug_println!(
+                "{}: the Digest driver restarted {MAX_REHASHES} times; giving up",
+                pd_name()
+            );
+            return self.done();
+        }
+        self.rehashes += 1;
+        if let Err(e) = self.hash(id) {
+            debug_println!("{}: hashing again after a restart: {e}", pd_name());
+            self.done();
+        }
     }
 
     fn digest_of(&mut self, resp: &Response) -> Option<[u8; 32]> {
@@ -191,6 +214,13 @@ impl Vboot {
 
     fn done(&mut self) {
         self.phase = Phase::Done;
+        // A session still open (a check that ended early) is closed, not left to the
+        // driver with its grant.
+        if let Some(s) = self.session.take()
+            && let Err(e) = self.digest.close_session(s)
+        {
+            debug_println!("{}: close_session({s}): {e:?}", pd_name());
+        }
         let passed = self.good == CHECKS;
         let mut text = Text::default();
         let _ = core::fmt::Write::write_fmt(
@@ -225,10 +255,15 @@ impl Handler for Vboot {
         }
         let mut answers = [None; 2];
         let mut n = 0;
+        let mut lost = None;
         let result = self.link.poll(|c| match c {
             Completion::Answered(r) if n < answers.len() => {
                 answers[n] = Some(r);
                 n += 1;
+            }
+            Completion::Restarted(id) => {
+                debug_println!("{}: {:?}", pd_name(), c.map_id());
+                lost = Some(id);
             }
             other => debug_println!("{}: {:?}", pd_name(), other.map_id()),
         });
@@ -241,6 +276,11 @@ impl Handler for Vboot {
             if self.phase != Phase::Done {
                 self.answered(r);
             }
+        }
+        if let Some(id) = lost
+            && self.phase != Phase::Done
+        {
+            self.rehash(id);
         }
     }
 }
@@ -306,6 +346,7 @@ fn init() -> Vboot {
         phase: Phase::Loading,
         session: None,
         good,
+        rehashes: 0,
         loaded,
     }
 }
