@@ -21,7 +21,7 @@ fn maps(pid: u32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/maps")).expect("procfs")
 }
 
-/// What `pid` holds open besides stdio: it must be the system console pipe alone.
+/// What `pid` holds open besides stdio: it must be the system console socket alone.
 fn console_of(pid: u32) -> String {
     let fds = open_fds(&pid.to_string());
     let extra: Vec<&String> = fds
@@ -31,11 +31,11 @@ fn console_of(pid: u32) -> String {
     assert_eq!(extra.len(), 1, "PD {pid} holds {fds:?}");
     let target = std::fs::read_link(format!("/proc/{pid}/fd/{}", extra[0])).expect("procfs");
     let target = target.to_string_lossy().into_owned();
-    assert!(target.starts_with("pipe:"), "PD {pid} holds {target}");
+    assert!(target.starts_with("socket:"), "PD {pid} holds {target}");
     target
 }
 
-/// Checks `pid`'s descriptors and maps; returns its console pipe.
+/// Checks `pid`'s descriptors and maps; returns its console socket.
 fn check_pd(pid: u32, own: &str, peer: &str) -> String {
     let console = console_of(pid);
     let maps = maps(pid);

@@ -35,6 +35,23 @@ fn every_way_out_of_the_sandbox_is_refused() {
             "{pd}: {out:?}"
         );
     }
+    // Console records naming another PD are filed under their writer, as written; one
+    // that is not UTF-8 ends nothing.
+    for (pd, other) in [("escape", "peer"), ("peer", "escape")] {
+        let out = system.output(pd);
+        let forged = |by: &str| {
+            out.iter()
+                .filter(|l| l.ends_with(&format!(":FORGED by {by}")))
+                .count()
+        };
+        assert_eq!((forged(pd), forged(other)), (8, 0), "{pd}: {out:?}");
+        assert!(
+            out.iter()
+                .any(|l| l == "console: still read after a record that is not UTF-8"),
+            "{pd}: {out:?}"
+        );
+    }
+    assert!(system.output("?").is_empty());
     system.shutdown();
 }
 

@@ -3,17 +3,42 @@
 //! line under its PD. One pipe keeps lines from all PDs in the order they were written,
 //! which a pipe per PD cannot.
 
-use std::io::Write;
+//! The system console: one socket every PD's debug output goes to, a record per
+//! message, read by one thread that files each line under the PD that wrote it. One
+//! queue keeps lines from all PDs in the order they were written, which a pipe per PD
+//! cannot.
+//!
+//! Which PD wrote a record is the kernel's word, not the record's: the reading end has
+//! `SO_PASSCRED`, so each record comes with its writer's pid (a PD cannot send another
+//! process's credentials: `sendmsg` is outside its sandbox, and only CAP_SYS_ADMIN may
+//! name another pid), which the runner knows as one of its PDs'. (Records had been
+//! `<index>:<line>` on a pipe, and a PD that wrote another's index filed lines, a
+//! verdict among them, under that PD; and one record that was not UTF-8 ended the
+//! reader, and every PD's output with it.) A `SOCK_SEQPACKET` pair: records keep their
+//! bounds, and a burst waits only for room in the socket's buffer.
+
+use std::io::{IoSliceMut, Write};
+use std::mem::MaybeUninit;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use rustix::pipe::{PipeFlags, pipe_with};
+use rustix::net::{
+    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SocketFlags, SocketType,
+    recvmsg, socketpair, sockopt,
+};
 
-use crate::spawn::copy_lines;
 use crate::system::Shared;
+
+/// Longest record kept: a longer one is cut here (the runtime writes at most 4000
+/// bytes of a line at once).
+const RECORD_MAX: usize = 4096;
+
+/// How long a record from a pid not yet filed as a PD's waits for the runner to file it
+/// (a PD may write before the runner has noted the pid its spawn returned).
+const UNKNOWN_PID_WAIT: Duration = Duration::from_secs(2);
 
 pub(crate) struct Console {
     write: OwnedFd,
@@ -24,17 +49,27 @@ pub(crate) struct Console {
 }
 
 impl Console {
-    /// `names[i]` is the PD with index `i + 1`.
+    /// `names[i]` is the PD whose pid the runner keeps at `Status::pids[i]`.
     pub(crate) fn open(
         names: Vec<String>,
         shared: Arc<Shared>,
         echo: Echo,
     ) -> std::io::Result<Self> {
-        let (r, write) = pipe_with(PipeFlags::CLOEXEC)?;
+        let (read, write) = socketpair(
+            AddressFamily::UNIX,
+            SocketType::SEQPACKET,
+            SocketFlags::CLOEXEC,
+            None,
+        )?;
+        sockopt::set_socket_passcred(&read, true)?;
         let (marks, passed) = channel();
         let reader = std::thread::Builder::new()
             .name("console".into())
-            .spawn(move || copy_lines(r, |rec| record(&shared, &echo, &names, &marks, rec)))?;
+            .spawn(move || {
+                read_records(read, |pid, rec| {
+                    record(&shared, &echo, &names, &marks, pid, rec)
+                })
+            })?;
         Ok(Console {
             write,
             reader,
@@ -49,12 +84,12 @@ impl Console {
     }
 
     /// Returns once the reader has taken every record written so far, so a dead PD's
-    /// last lines are filed before its death is reported. Writes a marker (index 0,
-    /// which no PD has) and waits, at most a second, for the reader to pass it.
+    /// last lines are filed before its death is reported. Writes a marker (a record
+    /// from the runner itself) and waits, at most a second, for the reader to pass it.
     pub(crate) fn sync(&mut self) {
         self.marks += 1;
         let mark = self.marks;
-        if rustix::io::write(&self.write, format!("0:{mark}\n").as_bytes()).is_err() {
+        if rustix::io::write(&self.write, format!("{mark}").as_bytes()).is_err() {
             return;
         }
         let deadline = Instant::now() + Duration::from_secs(1);
@@ -71,6 +106,35 @@ impl Console {
     pub(crate) fn close(self) {
         drop(self.write);
         let _ = self.reader.join();
+    }
+}
+
+/// Takes records from `from` until every write end is closed, giving `sink` each one
+/// with its writer's pid (none if the kernel gave no credentials), as text (a byte that
+/// is not UTF-8 becomes U+FFFD: a record is never dropped for its bytes).
+fn read_records(from: OwnedFd, mut sink: impl FnMut(Option<u32>, String)) {
+    let mut buf = vec![0u8; RECORD_MAX];
+    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmCredentials(1))];
+    loop {
+        let mut control = RecvAncillaryBuffer::new(&mut space);
+        let got = recvmsg(
+            &from,
+            &mut [IoSliceMut::new(&mut buf)],
+            &mut control,
+            RecvFlags::CMSG_CLOEXEC,
+        );
+        let n = match got {
+            Ok(r) if r.bytes == 0 => return,
+            Ok(r) => r.bytes.min(buf.len()),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(_) => return,
+        };
+        let pid = control.drain().find_map(|m| match m {
+            RecvAncillaryMessage::ScmCredentials(c) => Some(c.pid.as_raw_nonzero().get() as u32),
+            _ => None,
+        });
+        let text = String::from_utf8_lossy(&buf[..n]);
+        sink(pid, text.trim_end_matches('\n').to_string());
     }
 }
 
@@ -103,19 +167,30 @@ pub(crate) fn emit(shared: &Shared, echo: &Echo, pd: &str, line: String) {
     shared.update(|st| st.output.push((pd.to_string(), line)));
 }
 
-/// Files one record, `<index>:<line>`, or passes a marker on.
-fn record(shared: &Shared, echo: &Echo, names: &[String], marks: &Sender<u64>, rec: String) {
-    let Some((index, line)) = rec.split_once(':') else {
+/// Files one record under the PD whose pid wrote it, or passes the runner's own marker
+/// on. A record from no PD of the system (none should come) is still shown, as `?`.
+fn record(
+    shared: &Shared,
+    echo: &Echo,
+    names: &[String],
+    marks: &Sender<u64>,
+    pid: Option<u32>,
+    rec: String,
+) {
+    let Some(pid) = pid else {
         return emit(shared, echo, "?", rec);
     };
-    match index.parse::<usize>() {
-        Ok(0) => {
-            if let Ok(mark) = line.parse() {
-                let _ = marks.send(mark);
-            }
+    if pid == std::process::id() {
+        if let Ok(mark) = rec.parse() {
+            let _ = marks.send(mark);
         }
-        Ok(i) if i <= names.len() => emit(shared, echo, &names[i - 1], line.to_string()),
-        // Only PDs write here; a malformed record is still shown, not lost.
-        _ => emit(shared, echo, "?", rec),
+        return;
+    }
+    let at = shared.wait(UNKNOWN_PID_WAIT, |st| {
+        st.pids.iter().position(|p| *p == Some(pid))
+    });
+    match at.and_then(|i| names.get(i)) {
+        Some(name) => emit(shared, echo, name, rec),
+        None => emit(shared, echo, "?", rec),
     }
 }

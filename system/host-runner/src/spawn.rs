@@ -2,7 +2,7 @@
 //! settings that keep it from outliving the runner.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::FileExt;
 use std::os::unix::process::CommandExt;
@@ -216,15 +216,26 @@ fn child_setup(runner: Pid, keep: &[i32], cpu: Option<&CpuSet>) -> io::Result<()
     Ok(())
 }
 
-/// Hands each line read from `from` to `sink`, until end of file.
+/// Longest line kept from a PD's standard output: a PD that writes without a newline
+/// gets its output cut into lines this long, not the runner's memory filled.
+const LINE_MAX: u64 = 4096;
+
+/// Hands each line read from `from` to `sink`, until end of file (a byte that is not
+/// UTF-8 becomes U+FFFD: nothing a PD writes ends the copy before it closes).
 pub fn copy_lines(from: OwnedFd, mut sink: impl FnMut(String)) {
     let mut lines = BufReader::new(File::from(from));
-    let mut line = String::new();
+    let mut line = Vec::new();
     loop {
         line.clear();
-        match lines.read_line(&mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => sink(line.trim_end_matches('\n').to_string()),
+        match (&mut lines).take(LINE_MAX).read_until(b'\n', &mut line) {
+            Ok(0) => return,
+            Ok(_) => sink(
+                String::from_utf8_lossy(&line)
+                    .trim_end_matches('\n')
+                    .to_string(),
+            ),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
         }
     }
 }

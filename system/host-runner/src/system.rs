@@ -107,7 +107,11 @@ impl Shared {
     }
 
     /// Waits until `f` returns `Some`, or `timeout` passes.
-    fn wait<T>(&self, timeout: Duration, mut f: impl FnMut(&mut Status) -> Option<T>) -> Option<T> {
+    pub(crate) fn wait<T>(
+        &self,
+        timeout: Duration,
+        mut f: impl FnMut(&mut Status) -> Option<T>,
+    ) -> Option<T> {
         // Duration::MAX means "no timeout" (no Instant that far ahead exists).
         let end = Instant::now().checked_add(timeout);
         let mut st = self.lock();

@@ -7,7 +7,8 @@
 //! (pd-runtime's seccomp filter). Then it tries to make each kernel page it maps
 //! read-only (its peers' PD pages and channel ends, the words they send it) writable,
 //! to forge what they send: `mprotect` must be refused. It prints `refused: NAME` or `ESCAPED: NAME`
-//! per attempt, then `escape: R of N refused`, and idles. On seL4 there is no host to
+//! per attempt, then `escape: R of N refused`, and idles. Before that it writes console
+//! records that name another PD, and one that is not UTF-8 (`forge_console`). On seL4 there is no host to
 //! escape to, and it says so.
 use pd_runtime::{Handler, debug_println};
 
@@ -153,6 +154,35 @@ fn attempts() -> (usize, usize) {
     (refused, tried)
 }
 
+/// Writes records to the console as another PD, in the format records had when the
+/// writer named itself (`<index>:<line>`, for every index), then one that is not UTF-8:
+/// the runner files each under this PD, as written, and reads on.
+#[cfg(not(target_os = "none"))]
+fn forge_console() {
+    let me = pd_runtime::pd_name();
+    for fd in 3..64 {
+        // SAFETY: fstat into a zeroed struct; a descriptor that is not open fails. The
+        // system call itself: glibc's fstat is newfstatat, which the sandbox refuses.
+        let mut st: libc::stat = unsafe { core::mem::zeroed() };
+        let r = unsafe { libc::syscall(libc::SYS_fstat, fd, &mut st) };
+        if r != 0 || st.st_mode & libc::S_IFMT != libc::S_IFSOCK {
+            continue;
+        }
+        for index in 0..8 {
+            let rec = std::format!("{index}:FORGED by {me}");
+            // SAFETY: a write from a buffer we own to a descriptor we hold.
+            unsafe { libc::write(fd, rec.as_ptr().cast(), rec.len()) };
+        }
+        let bad = b"\xff\xfe not UTF-8";
+        // SAFETY: as above.
+        unsafe { libc::write(fd, bad.as_ptr().cast(), bad.len()) };
+    }
+    debug_println!("console: still read after a record that is not UTF-8");
+}
+
+#[cfg(target_os = "none")]
+fn forge_console() {}
+
 #[cfg(target_os = "none")]
 fn attempts() -> (usize, usize) {
     debug_println!("escape: seL4 has no host to escape to");
@@ -160,6 +190,7 @@ fn attempts() -> (usize, usize) {
 }
 
 fn init() -> Idle {
+    forge_console();
     let (refused, tried) = attempts();
     debug_println!("escape: {refused} of {tried} refused");
     Idle

@@ -33,9 +33,9 @@ pub struct BootInfo {
     pub page_fd: i32,
     /// Write end of the pipe to the runner, for requests about children; -1 if none.
     pub monitor_fd: i32,
-    /// Write end of the system console, shared by every PD: debug output goes there as
-    /// `<index>:<line>` records, one write each, so lines from all PDs stay in the order
-    /// they were written; -1: write to stdout.
+    /// Write end of the system console, shared by every PD: debug output goes there a
+    /// line a record, one write each, so lines from all PDs stay in the order they were
+    /// written (the runner knows each record's writer by its pid); -1: write to stdout.
     pub console_fd: i32,
     pub regions: Vec<RegionInfo>,
     pub channels: Vec<ChannelInfo>,

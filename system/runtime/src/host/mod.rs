@@ -395,7 +395,7 @@ pub(crate) fn get_mr(i: usize) -> u64 {
 /// The debug line being assembled (debug output may arrive in pieces).
 static CONSOLE: Mutex<Vec<u8>> = Mutex::new(Vec::new());
 
-/// Longest record written at once: below PIPE_BUF (4096), so a write is atomic.
+/// Longest record written at once (the runner reads up to 4096 bytes a record).
 const RECORD_MAX: usize = 4000;
 
 pub(crate) fn debug_puts(s: &str) {
@@ -418,16 +418,12 @@ pub(crate) fn debug_puts(s: &str) {
     }
 }
 
-/// Writes `<index>:<line>\n` to the console in one write.
+/// Writes one line to the console, one record (the runner knows the writer by its pid).
 fn console_record(fd: i32, line: &[u8]) {
-    let index = host().info.index;
-    let mut rec = std::format!("{index}:").into_bytes();
-    rec.extend_from_slice(line);
-    rec.push(b'\n');
     // SAFETY: the console descriptor is inherited, owned by the runtime for the life of
     // the process and never closed.
     let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-    let _ = rustix::io::write(fd, &rec);
+    let _ = rustix::io::write(fd, line);
 }
 
 pub(crate) fn exit(code: i32) -> ! {
