@@ -32,6 +32,9 @@ struct Entry {
     enc: u64,
     dec: u64,
     last_use: u32,
+    /// Its session closed while a request of it still waited for the pair: destroyed
+    /// once no request needs it ([`VirtioCrypto::end`]).
+    orphan: bool,
 }
 
 impl Entry {
@@ -127,6 +130,17 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         let e = cache.entries.iter_mut().flatten().find(|e| e.matches(s))?;
         e.last_use = now;
         Some((e.enc, e.dec))
+    }
+
+    /// Whether a request uses or waits for `e`'s pair.
+    fn needed(&self, e: &Entry) -> bool {
+        self.in_use(e.enc)
+            || self.in_use(e.dec)
+            || self
+                .engine
+                .places
+                .iter()
+                .any(|p| matches!(p, Place::NeedsSessions(s) if e.matches(s)))
     }
 
     fn in_use(&self, id: u64) -> bool {
@@ -263,6 +277,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
                 enc: 0,
                 dec: 0,
                 last_use: 0,
+                orphan: false,
             };
             match self.post_create(algo_of(s.mode), Direction::Encrypt, s.key()) {
                 Ok(()) => {
@@ -321,6 +336,16 @@ impl<B: RegisterBus> VirtioCrypto<B> {
 
     fn end(&mut self, slot: usize, result: Result<[u8; 16], CipherError>) -> Step {
         self.engine.places[slot] = Place::Free;
+        // An orphan pair no request needs any more goes.
+        for i in 0..CACHED_SESSIONS {
+            if let Some(e) = self.engine.cache.entries[i]
+                && e.orphan
+                && !self.needed(&e)
+            {
+                self.engine.cache.entries[i] = None;
+                let _ = self.doom_entry(&e);
+            }
+        }
         // Sessions doomed while this request used them may go now. A device failing
         // here is broken and says so on the next request.
         let _ = self.progress();
@@ -409,18 +434,26 @@ impl<B: RegisterBus> CipherEngine for VirtioCrypto<B> {
     /// doomed now and destroyed as soon as nothing uses it (another session with the
     /// same key and mode creates it again).
     fn closed(&mut self, session: &Session) {
-        let entries = &mut self.engine.cache.entries;
-        if let Some(e) = entries
-            .iter_mut()
-            .find(|e| e.is_some_and(|e| e.matches(session)))
+        // A pair being created, or one a request still uses or waits for, serves that
+        // request first (accepted work runs): an orphan, destroyed once none needs it.
+        if let Ctrl::Creating { entry, .. } = &mut self.engine.ctrl
+            && entry.matches(session)
         {
-            let e = e.take();
-            // A device that fails here is broken, and says so on the next request.
-            let _ = e
-                .map(|e| self.doom_entry(&e))
-                .transpose()
-                .and_then(|_| self.progress());
+            entry.orphan = true;
         }
+        let cache = &self.engine.cache.entries;
+        let Some(i) = (0..CACHED_SESSIONS).find(|&i| cache[i].is_some_and(|e| e.matches(session)))
+        else {
+            return;
+        };
+        let Some(e) = cache[i] else { return };
+        if self.needed(&e) {
+            self.engine.cache.entries[i] = Some(Entry { orphan: true, ..e });
+            return;
+        }
+        self.engine.cache.entries[i] = None;
+        // A device that fails here is broken, and says so on the next request.
+        let _ = self.doom_entry(&e).and_then(|_| self.progress());
     }
 }
 

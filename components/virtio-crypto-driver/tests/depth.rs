@@ -238,3 +238,39 @@ fn a_closed_session_is_destroyed_only_after_its_request_in_flight_returns() {
     );
     assert_eq!(svc.engine.cached_sessions(), 0);
 }
+
+/// A session closed while its first request waits for the device sessions being
+/// created: the request still runs (accepted work), and then the pair is destroyed, no
+/// key left in the device for a session that is gone.
+#[test]
+fn a_session_closed_while_its_device_sessions_are_created_leaves_no_key() {
+    let (dev, data) = rig().into_parts();
+    let mut svc = Service::new(dev, Sessions::default());
+    data.region.write_bytes(0, &hex(PLAIN));
+    let (mode, key, iv, want) = VECTORS[1];
+    let id = svc
+        .sessions
+        .open(session(mode, &hex(key), &hex(iv)), |_| Ok(()))
+        .unwrap();
+    svc.engine.bus_mut().hold();
+    assert_eq!(
+        svc.begin(CLIENT, &request(1, id, CipherOp::Encrypt, 0), data),
+        None
+    );
+    assert_eq!(svc.engine.bus_mut().waiting(CTRLQ), 1, "the create is held");
+    svc.close(CLIENT, id).unwrap();
+    svc.engine.bus_mut().release();
+    let done = answers(&mut svc);
+    assert_eq!(
+        done[0].status.check().unwrap(),
+        Ok(()),
+        "accepted work is answered"
+    );
+    assert_eq!(region_bytes(&data, 0), hex(want));
+    assert_eq!(
+        svc.engine.bus_mut().sessions.open(),
+        0,
+        "then the pair was destroyed"
+    );
+    assert_eq!(svc.engine.cached_sessions(), 0);
+}
