@@ -128,6 +128,18 @@ pub struct Context {
 }
 
 impl Context {
+    /// Whether this is `other`, key and IV compared in constant time (as
+    /// `Session::has_key`): the held context is another client's key, and a compare
+    /// that stopped at the first differing byte would time how much of it a client's
+    /// own key shares.
+    pub fn is(&self, other: &Context) -> bool {
+        let bytes = |c: &Context| c.key.into_iter().chain(c.iv);
+        let diff = bytes(self)
+            .zip(bytes(other))
+            .fold(0u8, |d, (a, b)| d | (a ^ b));
+        diff == 0 && (self.op, self.mode, self.key_len) == (other.op, other.mode, other.key_len)
+    }
+
     /// The context `job` needs.
     pub fn of(job: &Job<'_>) -> Context {
         Context {
@@ -371,7 +383,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
     /// what the engine holds stays known.
     fn begin(&mut self, route: Route, job: &Job<'_>) -> HwStep<E::Error> {
         let runs = job.segs.total() > 0;
-        let kept = runs && self.held == Some(Context::of(job));
+        let kept = runs && self.held.is_some_and(|h| h.is(&Context::of(job)));
         if kept {
             self.meter.count(Event::ContextKept, 1);
         }
@@ -475,6 +487,38 @@ impl<E: PioDmaEngine, M: Meter> Driver<'_, E, M> {
                     .map(|next_iv| Finished::new(self.route.into(), next_iv))
                     .map_err(Into::into),
             ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_context_is_only_itself() {
+        let held = Context {
+            op: CipherOp::Encrypt,
+            mode: Mode::Cbc,
+            key_len: 16,
+            key: [7; 32],
+            iv: [9; 16],
+        };
+        assert!(held.is(&held));
+        let mut key = held;
+        key.key[15] ^= 1;
+        let mut iv = held;
+        iv.iv[15] ^= 1;
+        let op = Context {
+            op: CipherOp::Decrypt,
+            ..held
+        };
+        let len = Context {
+            key_len: 24,
+            ..held
+        };
+        for other in [key, iv, op, len] {
+            assert!(!held.is(&other) && !other.is(&held), "{other:?}");
         }
     }
 }
