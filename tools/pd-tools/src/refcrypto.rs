@@ -128,38 +128,79 @@ pub fn digest_into(alg: Algorithm, data: &[u8], out: &mut [u8; 32]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kat_vectors::{
+        ABC, FIPS180_4, FIPS197_C, FIPS197_PT, M448, M896, MILLION, PLAIN, RFC1321, SP800_38A, hex,
+    };
 
-    /// SP 800-38A F.2.1 (CBC-AES128 encrypt, first block) and FIPS 180-4 "abc".
+    fn bytes(s: &str) -> Vec<u8> {
+        let mut out = vec![0; s.len() / 2];
+        let n = hex(s, &mut out);
+        out.truncate(n);
+        out
+    }
+
+    /// Every SP 800-38A example of `kat-vectors` and FIPS-197 appendix C, both ways,
+    /// with the key expanded per call and once: the reference is itself checked
+    /// against the published answers, not only against the engines built on the same
+    /// crates.
     #[test]
-    fn published_answers() {
-        let key = crate::hexfmt::decode("2b7e151628aed2a6abf7158809cf4f3c").unwrap();
-        let iv = crate::hexfmt::decode("000102030405060708090a0b0c0d0e0f").unwrap();
-        let mut b = crate::hexfmt::decode("6bc1bee22e409f96e93d7e117393172a").unwrap();
-        let alg = CipherAlg::parse("aes-128-cbc").unwrap();
-        crypt(alg, true, &key, &iv, &mut b);
-        assert_eq!(
-            crate::hexfmt::encode(&b),
-            "7649abac8119b246cee98e9b12e9197d"
-        );
-        crypt(alg, false, &key, &iv, &mut b);
-        assert_eq!(
-            crate::hexfmt::encode(&b),
-            "6bc1bee22e409f96e93d7e117393172a"
-        );
-        // The same with the key expanded once, for each mode against the per-call path.
-        let keyed = Keyed::new(&key);
-        for name in ["aes-128-ecb", "aes-128-cbc", "aes-128-ctr"] {
-            let alg = CipherAlg::parse(name).unwrap();
-            let (mut once, mut each) = (b.clone(), b.clone());
-            keyed.crypt(alg, true, &iv, &mut once);
-            crypt(alg, true, &key, &iv, &mut each);
-            assert_eq!(once, each, "{name}");
-            keyed.crypt(alg, false, &iv, &mut once);
-            assert_eq!(once, b, "{name} round trip");
+    fn every_published_cipher_vector() {
+        let mut cases: Vec<(String, Mode, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>)> = SP800_38A
+            .iter()
+            .map(|&(name, mode, key, iv, ct)| {
+                let v = (bytes(key), bytes(iv), bytes(PLAIN), bytes(ct));
+                (name.to_string(), mode, v.0, v.1, v.2, v.3)
+            })
+            .collect();
+        for &(name, key, ct) in FIPS197_C {
+            let (key, pt, ct) = (bytes(key), bytes(FIPS197_PT), bytes(ct));
+            cases.push((name.to_string(), Mode::Ecb, key, vec![0; 16], pt, ct));
         }
-        assert_eq!(
-            crate::hexfmt::encode(&digest(Algorithm::Sha256, b"abc")),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
+        assert_eq!(cases.len(), 11);
+        for (name, mode, key, iv, pt, ct) in cases {
+            let alg = CipherAlg {
+                mode,
+                key_len: key.len(),
+            };
+            let keyed = Keyed::new(&key);
+            for (encrypt, from, to) in [(true, &pt, &ct), (false, &ct, &pt)] {
+                let mut each = from.clone();
+                crypt(alg, encrypt, &key, &iv, &mut each);
+                assert_eq!(&each, to, "{name} encrypt={encrypt}");
+                let mut once = from.clone();
+                keyed.crypt(alg, encrypt, &iv, &mut once);
+                assert_eq!(&once, to, "{name} encrypt={encrypt}, key set once");
+            }
+        }
+    }
+
+    /// FIPS 180-4's examples (SHA-1, SHA-256) and RFC 1321's suite (MD5).
+    #[test]
+    fn every_published_digest() {
+        let million = vec![b'a'; MILLION];
+        let message = |name: &str| -> &[u8] {
+            match name {
+                "abc" => ABC,
+                "448" => M448,
+                "896" => M896,
+                "million" => &million,
+                other => panic!("no message {other}"),
+            }
+        };
+        let cases = FIPS180_4
+            .iter()
+            .map(|&(alg, name, want)| (alg, message(name), want))
+            .chain(RFC1321.iter().map(|&(m, want)| (Algorithm::Md5, m, want)));
+        let mut n = 0;
+        for (alg, msg, want) in cases {
+            assert_eq!(
+                digest(alg, msg),
+                bytes(want),
+                "{alg:?} of {} bytes",
+                msg.len()
+            );
+            n += 1;
+        }
+        assert_eq!(n, FIPS180_4.len() + RFC1321.len());
     }
 }
