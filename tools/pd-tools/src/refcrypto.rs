@@ -145,7 +145,9 @@ mod tests {
     /// crates.
     #[test]
     fn every_published_cipher_vector() {
-        let mut cases: Vec<(String, Mode, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>)> = SP800_38A
+        // (name, mode, key, iv, plaintext, ciphertext)
+        type Case = (String, Mode, Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>);
+        let mut cases: Vec<Case> = SP800_38A
             .iter()
             .map(|&(name, mode, key, iv, ct)| {
                 let v = (bytes(key), bytes(iv), bytes(PLAIN), bytes(ct));
