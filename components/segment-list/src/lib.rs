@@ -317,25 +317,54 @@ mod tests {
         );
     }
 
-    proptest! {
-        /// Accepted lists are inside the region, disjoint when asked, and add up.
-        #[test]
-        fn what_is_accepted_is_inside_and_disjoint(
-            list in proptest::collection::vec((0u32..300, 0u32..100), 0..=MAX_JOINED + 1),
-            region in 0usize..400,
-        ) {
-            let segs: std::vec::Vec<Segment> = list.iter().map(|&(o, l)| seg(o, l)).collect();
-            if let Ok(s) = from_slice(&segs, region, Overlaps::Refused) {
-                let mut seen = std::vec![false; region];
-                for g in s.as_slice() {
-                    prop_assert!((g.offset + g.len) as usize <= region);
-                    for b in g.offset..g.offset + g.len {
-                        prop_assert!(!seen[b as usize], "byte {} twice", b);
-                        seen[b as usize] = true;
+    /// The rules worked out another way: 64-bit sums, and a map of the region's bytes
+    /// for overlaps, in the order the checks are made (count, then each segment's end
+    /// and the running total in list order, then overlaps).
+    fn model(list: &[Segment], region: usize, overlaps: Overlaps) -> Result<u32, SegmentError> {
+        if list.len() > MAX_JOINED {
+            return Err(SegmentError::TooMany);
+        }
+        let mut total = 0u64;
+        for g in list {
+            if u64::from(g.offset) + u64::from(g.len) > region as u64 {
+                return Err(SegmentError::OutOfRange);
+            }
+            total += u64::from(g.len);
+            if total > u64::from(u32::MAX) {
+                return Err(SegmentError::TooLong);
+            }
+        }
+        if overlaps == Overlaps::Refused {
+            let mut seen = std::vec![false; region];
+            for g in list {
+                for b in g.offset..g.offset + g.len {
+                    if core::mem::replace(&mut seen[b as usize], true) {
+                        return Err(SegmentError::Overlap);
                     }
                 }
-                prop_assert_eq!(s.total(), segs.iter().map(|g| g.len).sum::<u32>());
             }
+        }
+        Ok(total as u32)
+    }
+
+    proptest! {
+        /// Accepted and refused as the model says, with the model's error, both ways
+        /// (a check that refused too much fails this as one that let too much through);
+        /// offsets near `u32::MAX` make ends overflow.
+        #[test]
+        fn the_checks_agree_with_a_model(
+            list in proptest::collection::vec(
+                (prop_oneof![0u32..300, (u32::MAX - 64)..=u32::MAX], 0u32..100),
+                0..=MAX_JOINED + 1,
+            ),
+            region in 0usize..400,
+            refused in any::<bool>(),
+        ) {
+            let overlaps = if refused { Overlaps::Refused } else { Overlaps::Allowed };
+            let segs: std::vec::Vec<Segment> = list.iter().map(|&(o, l)| seg(o, l)).collect();
+            let got = from_slice(&segs, region, overlaps).map(|s| (s.total(), s.as_slice().len()));
+            let want = model(&segs, region, overlaps).map(|t| (t, segs.len()));
+            prop_assert_eq!(got, want);
         }
     }
 }
