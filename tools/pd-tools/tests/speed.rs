@@ -202,7 +202,20 @@ fn host_limit_sets_the_pd_beside_in_process_rustcrypto() {
     for r in rows {
         let per_op_key = r.split_whitespace().last().unwrap();
         assert!(per_op_key.parse::<f64>().is_ok(), "{r}");
-        assert!(r.contains("x "), "a ratio: {r}");
+        // "size PD-ns spread proc-ns spread PD-MB/s proc-MB/s ratio per-op-key" (a
+        // spread may carry a "(!)"): the ratio is the throughputs' (the ns columns',
+        // inverted), to its two decimals.
+        let w: Vec<f64> = r
+            .split_whitespace()
+            .filter_map(|t| t.trim_end_matches('x').parse().ok())
+            .collect();
+        assert_eq!(w.len(), 7, "{r}");
+        let (pd_ns, proc_ns, ratio) = (w[1], w[2], w[5]);
+        let want = proc_ns / pd_ns;
+        assert!(
+            (ratio - want).abs() <= 0.005 + want * 0.01,
+            "ratio {ratio} for {proc_ns} / {pd_ns} ns: {r}"
+        );
     }
     // Idle-to-reply percentiles of the one-in-flight run, per size, p50 <= p99.
     let lat = out
@@ -527,6 +540,7 @@ fn clients_share_one_driver_in_the_same_windows() {
         .filter(|w| w.len() == 5 && w[0].parse::<usize>().is_ok())
         .collect();
     assert_eq!(rows.len(), 2, "{out}");
+    let mut gap: f64 = 0.0;
     for r in &rows {
         let ops: f64 = r[2].parse().unwrap();
         assert!(ops > 0.0, "both windows had answers: {out}");
@@ -539,11 +553,17 @@ fn clients_share_one_driver_in_the_same_windows() {
             "each client was served: {out}"
         );
         assert!((shares.iter().sum::<f64>() - 100.0).abs() < 0.2, "{out}");
+        gap = shares.iter().fold(gap, |g, s| g.max((s - 50.0).abs()));
     }
-    assert!(
-        out.contains("  fair: every client") || out.contains("  NOT fair: a client"),
-        "{out}"
-    );
+    // The verdict follows from the shares printed (a share is printed to 0.1 point: a
+    // gap within that of the limit could go either way).
+    let limit = pd_tools::speed::shared::FAIR_POINTS;
+    let fair = out.contains("  fair: every client");
+    let unfair = out.contains("  NOT fair: a client");
+    assert!(fair != unfair, "one verdict: {out}");
+    if (gap - limit).abs() > 0.1 {
+        assert_eq!(fair, gap < limit, "largest gap {gap:.1} points: {out}");
+    }
     let refused = run(EXE, &["--clients", "5"], None);
     assert!(!refused.status.success());
 }
