@@ -64,3 +64,23 @@ fn a_consumer_facing_indices_beyond_its_capacity() {
     region[..4].copy_from_slice(&1000u32.to_ne_bytes()); // tail far ahead of head 0
     fuzz_targets::queue_consumer(&region);
 }
+
+/// The serving target reaches the engine, not only validation: over inputs of random
+/// bytes (a fixed seed), its shaped requests are served with bytes.
+#[test]
+fn the_serving_target_reaches_the_engine() {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut served = 0;
+    for _ in 0..50 {
+        let data: Vec<u8> = (0..1024)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        served += fuzz_targets::driver_serve(&data);
+    }
+    assert!(served >= 50, "{served} requests of 800 served with bytes");
+}
