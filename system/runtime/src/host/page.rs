@@ -373,8 +373,10 @@ pub fn next_call<T>(
     first: usize,
     mut take: impl FnMut(usize) -> Option<T>,
 ) -> Option<(usize, T)> {
-    (0..n)
-        .map(|k| (first + k) % n)
+    // No division: this runs on every spin of a waiting PD.
+    let first = if first < n { first } else { 0 };
+    (first..n)
+        .chain(0..first)
         .find_map(|i| take(i).map(|c| (i, c)))
 }
 
