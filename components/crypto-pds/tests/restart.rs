@@ -20,6 +20,13 @@ fn a_killed_driver_is_restarted_and_every_request_in_flight_is_accounted_for() {
     });
     assert!(streaming.is_some(), "{:?}", system.output("stream"));
     let old = system.pid("omap_aes").expect("driver runs");
+    // The client scribbles the driver's epoch in its control line (its own page,
+    // written by the driver) so that the next one, 4097, wraps the incarnation's 12 bits
+    // to the dead driver's, 1: the restarted driver must not take its incarnation from
+    // it, or it hands out its predecessor's session ids again.
+    use pd_idl::cipher::{REQUEST_QUEUE_CAPACITY, Request, Response};
+    let control = crypto_client::pair::bytes::<Request, Response>(REQUEST_QUEUE_CAPACITY) - 64;
+    assert!(system.write_region("queues0", control as u64, &4096u32.to_ne_bytes()));
     assert!(system.signal("omap_aes", Signal::KILL));
 
     let done = system.wait_exit("stream", WAIT);
@@ -63,6 +70,11 @@ fn a_killed_driver_is_restarted_and_every_request_in_flight_is_accounted_for() {
     // discarded the queue its predecessor left (logged, for whoever reads the run).
     let driver = trace(&system, "omap_trace");
     assert_eq!(driver.count(Kind::Started), 2, "{driver:?}");
+    assert_eq!(
+        driver.last(Kind::Started),
+        Some(2),
+        "its incarnation: {driver:?}"
+    );
     assert_eq!(lines(&out, "omap_aes", "restarted: client 0").len(), 1);
     let sessions = lines(&out, "stream", "open");
     assert!(

@@ -60,7 +60,10 @@ impl<Req, Resp> Client<Req, Resp> {
 /// Every client of this PD.
 pub struct Clients<Req: 'static, Resp: 'static> {
     slots: [Option<Client<Req, Resp>>; MAX_CLIENTS],
-    /// The highest epoch published to a client: this driver's incarnation.
+    /// This driver's incarnation: its starts (`pd_runtime::starts`), not the epochs
+    /// its clients' control lines hold, which a client can write: one that set its
+    /// epoch so that the next incarnation's 12 bits wrapped to an earlier one's made a
+    /// restarted driver hand out its predecessor's session ids again.
     incarnation: u32,
     /// The client the next pass starts with (round robin across passes, so a client
     /// whose request keeps the engine busy does not always go first).
@@ -95,7 +98,6 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
     /// whether the engine writes client data (a cipher works in place).
     pub fn from_system(capacity: u32, writable_data: bool) -> Self {
         let mut slots = [const { None }; MAX_CLIENTS];
-        let mut incarnation = 0;
         for (k, (slot, regions)) in slots.iter_mut().zip(client_regions()).enumerate() {
             let (Some(q), Some(data)) = regions else {
                 continue;
@@ -158,7 +160,6 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                 );
             }
             let epoch = control.publish_next(rx.head());
-            incarnation = incarnation.max(epoch.0);
             if epoch.0 > 1 {
                 channel.notify();
             }
@@ -174,7 +175,7 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
         }
         Clients {
             slots,
-            incarnation,
+            incarnation: pd_runtime::starts(),
             next: 0,
         }
     }

@@ -239,6 +239,16 @@ impl System {
         Some(bytes)
     }
 
+    /// Writes `bytes` at `offset` of memory region `name`, as a PD that maps it
+    /// writable could: for tests that play a hostile client's scribbling. Whether it
+    /// went in whole.
+    pub fn write_region(&self, name: &str, offset: u64, bytes: &[u8]) -> bool {
+        let Some((_, fd)) = self.regions.iter().find(|(n, _)| n == name) else {
+            return false;
+        };
+        rustix::io::pwrite(fd, bytes, offset).is_ok_and(|n| n == bytes.len())
+    }
+
     /// The trace a driver PD keeps in region `name` (see `pd-trace`), read now.
     pub fn trace(&self, name: &str) -> Option<pd_trace::Snapshot> {
         pd_trace::Snapshot::parse(&self.read_region(name)?)

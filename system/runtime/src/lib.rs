@@ -97,6 +97,16 @@ pub fn pd_name() -> &'static str {
     backend::pd_name()
 }
 
+/// How many times this PD has been started, 1 the first time; a restart adds one.
+/// Counted where no other PD can write it: on the host in this PD's kernel page, which
+/// the runner bumps before each start (peers map it read-only); on seL4 in a word of
+/// `.data`, which `_start` does not clear and a Microkit restart does not reload. (A
+/// driver that took its incarnation from words its clients write let a client choose
+/// it.)
+pub fn starts() -> u32 {
+    backend::starts()
+}
+
 /// Whether this PD is passive: after `init` it runs only on its callers' behalf.
 pub fn is_passive() -> bool {
     backend::is_passive()

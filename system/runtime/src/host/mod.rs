@@ -338,6 +338,10 @@ pub(crate) fn child_stop(id: u8) {
     monitor(MONITOR_STOP, id)
 }
 
+pub(crate) fn starts() -> u32 {
+    host().page.starts.load(SeqCst)
+}
+
 pub(crate) fn pd_name() -> &'static str {
     HOST.get().map_or("?", |h| h.info.name.as_str())
 }

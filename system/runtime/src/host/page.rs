@@ -92,6 +92,8 @@ pub struct PdPage {
     pub sleepers: AtomicU32,
     /// [`BOOTING`], [`RUNNING`] or [`DEAD`]; written by the runner and the PD.
     pub state: AtomicU32,
+    /// Starts of the PD (1 at its first): bumped by the runner at each [`reset`](Self::reset).
+    pub starts: AtomicU32,
     /// Child ids with a fault not yet delivered (written by the runner).
     pub faults: AtomicU64,
     /// Interrupt channels raised and not yet delivered (written by the PD's models).
@@ -222,6 +224,7 @@ impl PdPage {
     /// and fault endpoint outlive a Microkit restart.
     pub fn reset(&self) {
         self.sleepers.store(0, SeqCst);
+        self.starts.fetch_add(1, SeqCst);
         self.state.store(BOOTING, SeqCst);
     }
 

@@ -175,6 +175,10 @@ fn fault_info(tag: Info) -> MessageInfo {
     MessageInfo::new(kind as u64, tag.length().clamp(1, MSG_WORDS))
 }
 
+pub(crate) fn starts() -> u32 {
+    start::starts()
+}
+
 pub(crate) fn pd_name() -> &'static str {
     symbols::name()
 }

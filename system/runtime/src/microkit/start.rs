@@ -16,7 +16,7 @@
 
 use core::arch::global_asm;
 use core::panic::PanicInfo;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use super::{sel4, symbols};
 use crate::{debug_println, pd_name};
@@ -64,6 +64,15 @@ pub fn stack_top() -> u64 {
     unsafe { STACK_TOP }
 }
 
+/// Starts of this PD (see `pd_runtime::starts`): in `.data`, so that neither `_start`'s
+/// clearing of `.bss` nor a Microkit restart, which reloads nothing, resets it.
+#[unsafe(link_section = ".data.starts")]
+static STARTS: AtomicU32 = AtomicU32::new(0);
+
+pub fn starts() -> u32 {
+    STARTS.load(Ordering::Relaxed)
+}
+
 /// Rust's side of `_start`.
 ///
 /// # Safety
@@ -72,6 +81,7 @@ unsafe extern "C" fn start(sp: u64) -> ! {
     // SAFETY: first code of the thread; single-threaded.
     unsafe {
         STACK_TOP = sp;
+        STARTS.fetch_add(1, Ordering::Relaxed);
         sel4::init_ipc_buffer(sp as usize);
         symbols::init_name();
     }

@@ -6,7 +6,8 @@
 //! `Restarted`. After a restart it opens a new session and goes on; once 500 more
 //! requests are answered it drains, prints its counts and hands its verdict on (see the
 //! crate docs): passed if no answer was wrong or stray, every request submitted came
-//! back once, and the driver restarted. Exits 0 if passed.
+//! back once, the driver restarted, and its new session's id is not the first one's.
+//! Exits 0 if passed.
 use crypto_client::pd::{DRIVER, Data, link};
 use crypto_client::{CipherLink, Completion};
 use kat_vectors::{PLAIN, SP800_38A, hex};
@@ -32,6 +33,10 @@ struct Stream {
     restarted: u64,
     since_restart: Option<u64>,
     draining: bool,
+    /// The first session's id, and whether a later session got it again (a restarted
+    /// driver must not hand out its predecessor's ids).
+    first_session: Option<u32>,
+    id_reused: bool,
 }
 
 impl Stream {
@@ -43,6 +48,8 @@ impl Stream {
             Ok(s) => {
                 debug_println!("stream: session {s:#x} open");
                 self.session = Some(s);
+                self.id_reused |= self.first_session.is_some_and(|f| f == s);
+                self.first_session.get_or_insert(s);
             }
             // The driver is restarting: it notifies us when it is back.
             Err(e) => debug_println!("stream: open_session: {e:?}; waiting for the driver"),
@@ -139,12 +146,23 @@ impl Handler for Stream {
             let passed = self.wrong == 0
                 && s.stray == 0
                 && s.restarts >= 1
-                && s.answered + s.restarted == s.submitted;
+                && s.answered + s.restarted == s.submitted
+                && !self.id_reused;
             kat_client_pd::report(
                 passed,
                 format_args!(
-                    "submitted {} = answered {} + restarted {}; stray {}, wrong {}, driver restarts {}",
-                    s.submitted, s.answered, s.restarted, s.stray, self.wrong, s.restarts
+                    "submitted {} = answered {} + restarted {}; stray {}, wrong {}, driver restarts {}; {}",
+                    s.submitted,
+                    s.answered,
+                    s.restarted,
+                    s.stray,
+                    self.wrong,
+                    s.restarts,
+                    if self.id_reused {
+                        "the restarted driver gave the first session's id again"
+                    } else {
+                        "a new session id after the restart"
+                    }
                 ),
             );
             exit(if passed { 0 } else { 1 });
@@ -172,6 +190,8 @@ fn init() -> Stream {
         restarted: 0,
         since_restart: None,
         draining: false,
+        first_session: None,
+        id_reused: false,
     };
     let (_, _, key, _, ct) = SP800_38A[0];
     hex(PLAIN, &mut s.plain);
