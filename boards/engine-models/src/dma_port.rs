@@ -31,6 +31,11 @@ pub trait DmaPort: RegisterBus {
     fn irq_line(&self) -> bool;
 }
 
+/// Most rounds of DMA events one register access runs ([`PortMachine`]'s settling):
+/// 256 Ki, four times the events of a 1 MiB request in 16-byte bursts each way, far
+/// past any a driver's job makes.
+pub const SETTLE_EVENTS: u32 = 1 << 18;
+
 /// An engine, its DMA controller and the memory the DMA reaches.
 pub struct PortMachine<'a, E> {
     pub engine: E,
@@ -61,10 +66,14 @@ impl<'a, E: DmaPort> PortMachine<'a, E> {
     }
 
     /// Serves DMA requests until none can make progress: input first, then output (an
-    /// input burst may fill the output).
+    /// input burst may fill the output); at most [`SETTLE_EVENTS`] rounds per register
+    /// access. Real EDMA runs a transfer beside the CPU; the model runs it inside the
+    /// access, so a driver's link loop (a set that links to a set that links to itself)
+    /// would otherwise hold the access, and on seL4 the device PD at its priority, for
+    /// ever. What is left goes on at the next access.
     fn settle(&mut self) {
         let (tx, rx) = self.device.dma.expect("a DMA port engine has DMA lines");
-        loop {
+        for _ in 0..SETTLE_EVENTS {
             let mut moved = false;
             if self.engine.dma_in_request() {
                 moved |= self.serve(tx);

@@ -149,8 +149,12 @@ impl<'a> Edma<'a> {
         }
         s[7] = ccnt;
         if ccnt == 0 {
-            if opt & p::OPT_TCINTEN != 0 {
-                self.ipr |= 1 << p::OPT_TCC.get(opt);
+            // TCC is six bits; the model's pending register has 32 (a driver's code of
+            // 32 or more raises nothing, rather than overflowing the shift).
+            if opt & p::OPT_TCINTEN != 0
+                && let Some(bit) = 1u32.checked_shl(p::OPT_TCC.get(opt))
+            {
+                self.ipr |= bit;
             }
             let link = p::LINK.get(s[5]);
             *s = NULL_SET;

@@ -59,7 +59,9 @@ impl<E: CipherEngine> Serving for Service<'static, E> {
         let region = unsafe { SharedRegion::from_raw(data.vaddr, data.size) };
         let data = ClientData {
             region,
-            phys: Some(data.paddr),
+            // No paddr setvar reads as 0: no physical address to give DMA (the CPU
+            // path), never DMA at physical 0.
+            phys: (data.paddr != 0).then_some(data.paddr),
         };
         let (answered, stopped) =
             Service::serve_observed(self, caller, rx, tx, data, crate::clients::BATCH, observe)?;

@@ -327,3 +327,19 @@ fn a_client_scribbling_on_its_data_mid_request_spoils_only_its_own_result() {
     job.data.region.read_bytes(512, &mut got);
     assert_eq!((got, again), (want, clean));
 }
+
+/// A scratch the engine's 32-bit DMA addresses cannot reach whole is refused at init:
+/// the self-test and calibration run DMA on it without the per-request check, and would
+/// have written to its address modulo 4 GiB.
+#[test]
+fn a_scratch_above_4_gib_is_refused() {
+    let straddling = (1 << 32) - omap_aes_driver::SCRATCH_BYTES as u64 + 16;
+    for phys in [1 << 32, straddling] {
+        let board = Board::new();
+        let mut driver = board.driver_with_scratch_at(board.soc.aes(), board.soc.edma(), phys);
+        assert!(
+            matches!(driver.init(), Err(InitError::Scratch)),
+            "scratch at {phys:#x}"
+        );
+    }
+}

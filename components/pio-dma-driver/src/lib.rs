@@ -244,8 +244,14 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
 
     /// Self-test on every route, then calibration; on success the driver serves.
     pub fn init(&mut self) -> Result<&Calibration, InitError<E::Error>> {
-        let aligned = self.scratch.phys.is_some_and(|p| p % E::DMA_ALIGN == 0);
-        if !aligned || self.scratch.len() < SCRATCH_BYTES {
+        // The self-test and calibration run DMA on the scratch without `dma_capable`:
+        // it must be aligned and below 4 GiB (the engines' DMA addresses are 32-bit).
+        let usable = self.scratch.phys.is_some_and(|p| {
+            p % E::DMA_ALIGN == 0
+                && p.checked_add(SCRATCH_BYTES as u64)
+                    .is_some_and(|end| end <= 1 << 32)
+        });
+        if !usable || self.scratch.len() < SCRATCH_BYTES {
             return Err(InitError::Scratch);
         }
         self.self_test().map_err(InitError::SelfTest)?;

@@ -69,13 +69,20 @@ impl Board {
         aes: A,
         dma: D,
     ) -> Driver<A, D> {
+        self.driver_with_scratch_at(aes, dma, SCRATCH_PHYS)
+    }
+
+    /// As [`driver_with_buses`](Self::driver_with_buses), the scratch at `phys`.
+    pub fn driver_with_scratch_at<A: RegisterBus, D: RegisterBus>(
+        &self,
+        aes: A,
+        dma: D,
+        phys: u64,
+    ) -> Driver<A, D> {
         let scratch = leak_bytes(SCRATCH_BYTES);
         // SAFETY: leaked, so it stays mapped for 'static; the driver touches it only
         // while EDMA is idle.
-        unsafe {
-            self.mem
-                .add_raw(SCRATCH_PHYS, scratch.as_mut_ptr(), scratch.len())
-        };
+        unsafe { self.mem.add_raw(phys, scratch.as_mut_ptr(), scratch.len()) };
         let meter = LedgerMeter {
             ledger: self.ledger,
             costs: &am335x::COSTS,
@@ -87,7 +94,7 @@ impl Board {
             meter,
             ClientData {
                 region: SharedRegion::new(scratch),
-                phys: Some(SCRATCH_PHYS),
+                phys: Some(phys),
             },
         )
     }
