@@ -121,7 +121,7 @@ DRIVER_FLASH    := 32768
 FLASH_BUDGETS   := $(foreach pd,omap-aes stm32-cryp sec1-hash virtio-crypto,--budget $(pd)=$(DRIVER_FLASH))
 
 sizes: pds
-	@$(CARGO) run --locked -q -p pd-sizes -- $(if $(filter release,$(MICROKIT_CONFIG)),$(FLASH_BUDGETS)) \
+	@$(CARGO) run --locked -q -p pd-sizes -- $(if $(filter release smp-release,$(MICROKIT_CONFIG)),$(FLASH_BUDGETS)) \
 	  $$(sed 's/$$/.elf/' $(PD_LIST))
 	@echo "(Hubris's hash server: 16 KiB flash, 4 KiB RAM)"
 

@@ -85,13 +85,33 @@ mod fault {
     pub const VM_FAULT_ADDR: usize = 1;
 }
 
-/// Whether the kernel has `seL4_DebugPutChar`: decided when the PD is built, by the
-/// Microkit config the image will use (`make pds MICROKIT_CONFIG=...`; cargo rebuilds
-/// when the variable changes, as `option_env!` is tracked).
-pub(crate) const PRINTING: bool = match option_env!("MICROKIT_CONFIG") {
-    Some(config) => !(bytes_eq(config, "release") || bytes_eq(config, "benchmark")),
-    None => true,
+/// The Microkit config the image will use (`make pds MICROKIT_CONFIG=...`; cargo
+/// rebuilds when the variable changes, as `option_env!` is tracked), without the `smp-`
+/// prefix of the multicore configs, which have the same kernel options otherwise.
+/// Unset: `debug`. A name the SDK does not have is a build error, not a guess.
+const CONFIG: &str = {
+    let c = match option_env!("MICROKIT_CONFIG") {
+        Some(c) => c,
+        None => "debug",
+    };
+    let c = match c.as_bytes() {
+        [b's', b'm', b'p', b'-', ..] => c.split_at(4).1,
+        _ => c,
+    };
+    assert!(
+        bytes_eq(c, "debug") || bytes_eq(c, "release") || bytes_eq(c, "benchmark"),
+        "MICROKIT_CONFIG must be debug, release or benchmark (or smp- of one)"
+    );
+    c
 };
+
+/// Whether the config's kernel is Microkit's `debug`: `CONFIG_PRINTING` (it has
+/// `seL4_DebugPutChar`) and `CONFIG_HARDWARE_DEBUG_API` (four TCB breakpoint methods,
+/// which shift the invocation labels after them: see `sel4::label`).
+pub(crate) const DEBUG_KERNEL: bool = bytes_eq(CONFIG, "debug");
+
+/// Whether the kernel has `seL4_DebugPutChar`.
+pub(crate) const PRINTING: bool = DEBUG_KERNEL;
 
 /// `a == b` in a const (`str` equality is not const yet).
 const fn bytes_eq(a: &str, b: &str) -> bool {

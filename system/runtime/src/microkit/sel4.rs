@@ -37,11 +37,16 @@ mod sys {
 }
 
 /// Invocation labels (`invocations_all.json` of the SDK build: generic labels from
-/// `libsel4/include/interfaces/object-api.xml` in order, MCS variant).
+/// `libsel4/include/interfaces/object-api.xml` in order, MCS variant). The kernel numbers
+/// only the methods its config enables: Microkit's `debug` config alone has
+/// `HardwareDebugAPI`, whose four TCB breakpoint methods come before the IRQ methods, so
+/// IRQAckIRQ is 31 there and 27 in `release` and `benchmark` (a fixed 31 made every
+/// acknowledgement an illegal operation outside `debug`, and each interrupt line went
+/// dead after its first interrupt). The labels before them are the same in each.
 mod label {
     pub const TCB_WRITE_REGISTERS: u64 = 3;
     pub const TCB_SUSPEND: u64 = 12;
-    pub const IRQ_ACK_IRQ: u64 = 31;
+    pub const IRQ_ACK_IRQ: u64 = if super::super::DEBUG_KERNEL { 31 } else { 27 };
 }
 
 /// Where the IPC buffer is, set once by [`init_ipc_buffer`] before any syscall.
