@@ -193,6 +193,48 @@ fn too_many_pds_counting_children() {
     assert!(parse(&at_limit, "t.system").is_ok());
 }
 
+/// Nesting far deeper than any system is one error, not a stack overflow (roxmltree's
+/// parser recursed per level); nesting at the limit parses, and is refused for its PDs.
+#[test]
+fn nesting_deeper_than_the_pd_limit_is_refused_without_recursing() {
+    let nested = |depth: usize| {
+        let mut xml = String::from("<system>\n<!-- <a><b><c> -->");
+        for i in 0..depth {
+            xml += &format!("<protection_domain name='p{i}' id='1' priority=\"1\">");
+        }
+        xml += &"</protection_domain>".repeat(depth);
+        xml += "\n</system>";
+        xml
+    };
+    let errors = parse(&nested(100_000), "t.system").expect_err("refused");
+    assert_eq!(errors.len(), 1, "{:?}", &errors[..3]);
+    assert_eq!(errors[0].kind, ErrorKind::Xml);
+    assert!(
+        errors[0].message.contains("nested deeper than 256"),
+        "{errors:?}"
+    );
+    let errors = parse(&nested(255), "t.system").expect_err("refused");
+    assert!(errors.iter().any(|e| e.kind == ErrorKind::TooManyPds));
+    assert!(
+        errors.iter().all(|e| e.kind != ErrorKind::Xml),
+        "{:?}",
+        &errors[..3]
+    );
+}
+
+/// An empty name is no name: refused where it is written, and never taken for a
+/// reference already reported (an end with `pd=""` passed, and the host runner then
+/// panicked looking for it).
+#[test]
+fn empty_names_are_refused() {
+    let xml = format!(
+        "<system>{TWO_PDS}\n<channel><end pd=\"a\" id=\"0\" /><end pd=\"\" id=\"0\" /></channel>\n</system>"
+    );
+    rejects(&xml, ErrorKind::MissingAttribute, "pd=\"\"");
+    let xml = "<system>\n<memory_region name=\"\" size=\"0x1000\" />\n<protection_domain name=\"a\"><program_image path=\"a\" /></protection_domain>\n</system>";
+    rejects(xml, ErrorKind::MissingAttribute, "memory_region");
+}
+
 #[test]
 fn monitor_is_reserved() {
     let xml = "<system>\n<protection_domain name='monitor'>\n<program_image path='a' />\n</protection_domain>\n</system>";

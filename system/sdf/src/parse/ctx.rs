@@ -101,9 +101,16 @@ impl<'a> Ctx<'a> {
         value
     }
 
-    /// A required string attribute; empty if missing (the error is recorded).
+    /// A required string attribute; empty if missing or empty (the error is recorded
+    /// either way: Microkit has no empty names, and the checks skip an empty one as
+    /// already reported, so `pd=""` must not pass as a name).
     pub fn req_str(&mut self, node: Node, name: &str) -> String {
-        self.required(node, name).unwrap_or_default().to_string()
+        let value = self.required(node, name).unwrap_or_default();
+        if value.is_empty() && node.attribute(name).is_some() {
+            let message = format!("attribute '{name}' is empty");
+            self.error(ErrorKind::MissingAttribute, node, message);
+        }
+        value.to_string()
     }
 
     pub fn opt_str(&self, node: Node, name: &str) -> Option<String> {

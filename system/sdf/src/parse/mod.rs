@@ -16,7 +16,21 @@ use crate::limits::Arch;
 use crate::model::SystemDescription;
 use ctx::Ctx;
 
+/// Deepest element nesting read: a valid system nests a few levels (at most 63 PDs,
+/// each a level, and their elements), and roxmltree's parser recurses per level, so a
+/// file nested a few thousand deep overflowed the stack before any check ran.
+const MAX_DEPTH: usize = 256;
+
 pub(crate) fn parse(xml: &str, file: &Path, arch: Arch) -> Result<SystemDescription, Vec<Error>> {
+    if let Some(line) = too_deep(xml, MAX_DEPTH) {
+        return Err(vec![Error {
+            kind: ErrorKind::Xml,
+            file: file.to_path_buf(),
+            loc: Loc { line, col: 1 },
+            element: String::new(),
+            message: format!("elements nested deeper than {MAX_DEPTH}"),
+        }]);
+    }
     let doc = match Document::parse(xml) {
         Ok(doc) => doc,
         Err(e) => return Err(vec![xml_error(xml, file, &e)]),
@@ -129,4 +143,58 @@ fn xml_error(xml: &str, file: &Path, e: &roxmltree::Error) -> Error {
         element: String::new(),
         message,
     }
+}
+
+/// The line where `xml`'s element nesting first passes `limit`, read as XML's tags are
+/// (comments, CDATA, processing instructions and declarations skipped; a quoted
+/// attribute value may hold `>`), without building a tree. Malformed text is left to
+/// the parser: this only counts.
+fn too_deep(xml: &str, limit: usize) -> Option<u32> {
+    let b = xml.as_bytes();
+    let find = |from: usize, end: &[u8]| {
+        b[from..]
+            .windows(end.len())
+            .position(|w| w == end)
+            .map_or(b.len(), |k| from + k + end.len())
+    };
+    let (mut i, mut depth) = (0, 0usize);
+    while let Some(off) = b[i..].iter().position(|&c| c == b'<') {
+        let at = i + off;
+        let rest = &b[at..];
+        i = if rest.starts_with(b"<!--") {
+            find(at, b"-->")
+        } else if rest.starts_with(b"<![CDATA[") {
+            find(at, b"]]>")
+        } else if rest.starts_with(b"<?") {
+            find(at, b"?>")
+        } else if rest.starts_with(b"<!") {
+            find(at, b">")
+        } else if rest.starts_with(b"</") {
+            depth = depth.saturating_sub(1);
+            find(at, b">")
+        } else {
+            let mut quote = None;
+            let mut j = at + 1;
+            while j < b.len() {
+                match (quote, b[j]) {
+                    (None, q @ (b'"' | b'\'')) => quote = Some(q),
+                    (Some(q), c) if c == q => quote = None,
+                    (None, b'>') => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            if b.get(j.wrapping_sub(1)) != Some(&b'/') {
+                depth += 1;
+                if depth > limit {
+                    return Some(xml[..at].lines().count().max(1) as u32);
+                }
+            }
+            j + 1
+        };
+        if i >= b.len() {
+            break;
+        }
+    }
+    None
 }

@@ -10,7 +10,7 @@ use super::ctx::Ctx;
 use super::{unknown_element, unsupported};
 use crate::error::ErrorKind;
 use crate::limits::{
-    DEFAULT_BUDGET_US, DEFAULT_PRIORITY, DEFAULT_STACK_SIZE, MAX_CHANNEL_ID, MAX_CHILD_ID,
+    DEFAULT_BUDGET_US, DEFAULT_PRIORITY, DEFAULT_STACK_SIZE, MAX_CHANNEL_ID, MAX_CHILD_ID, MAX_PDS,
     MAX_PRIORITY, MAX_STACK_SIZE, MIN_STACK_SIZE,
 };
 use crate::model::{Irq, Map, Perms, ProgramImage, ProtectionDomain, SetVar, Trigger};
@@ -144,6 +144,13 @@ fn read_contents(ctx: &mut Ctx, node: Node, pd: &mut ProtectionDomain) {
                     region_paddr: ctx.req_str(child, "region_paddr"),
                     loc: ctx.loc(child),
                 });
+            }
+            // Nesting deeper than a system may have PDs is refused here, without
+            // reading further: each level is a frame of this recursion, and an input
+            // nested 100,000 deep overflowed the stack.
+            "protection_domain" if child.ancestors().count() > MAX_PDS + 2 => {
+                let message = format!("protection domains nested deeper than {MAX_PDS}");
+                ctx.error(ErrorKind::TooManyPds, child, message);
             }
             "protection_domain" => pd.children.push(read_pd(ctx, child, true)),
             // Valid in Microkit 2.x (manual, `protection_domain`), not modelled here.
