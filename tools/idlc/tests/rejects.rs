@@ -255,3 +255,32 @@ fn imported_types_are_shared_in_queues_and_refused_in_calls() {
     let e = error_of(&queue);
     assert!(e.message.contains("compile_file"), "{e}");
 }
+
+/// A key given twice is refused, not merged (the last one had won: a struct with a
+/// field written twice was laid out smaller than the file reads).
+#[test]
+fn a_key_given_twice() {
+    for (what, source) in [
+        (
+            "field",
+            with_types(
+                r#""S": Struct(fields: {"x": "u32", "pad": "u32", "y": "u32", "pad": "u32"}),"#,
+            ),
+        ),
+        (
+            "variant",
+            with_types(r#""F": Enum(repr: "u8", variants: {"A": 1, "A": 2}),"#),
+        ),
+        (
+            "type",
+            with_types(r#""S": Struct(fields: {"x": "u32"}), "S": Struct(fields: {"y": "u64"}),"#),
+        ),
+    ] {
+        let e = error_of(&source);
+        assert!(
+            e.message.contains("is given twice"),
+            "{what}: {}",
+            e.message
+        );
+    }
+}
