@@ -180,6 +180,14 @@ pub fn check_whole(
             want: body.length,
         });
     }
+    hashed(body, sha256)
+}
+
+/// Step 5 with the caller's engine: `body` once its image's digest matches.
+fn hashed(
+    body: ManifestBody,
+    sha256: impl FnOnce(u64) -> Result<[u8; 32], &'static str>,
+) -> Result<ManifestBody, VbootError> {
     let digest = sha256(body.length).map_err(VbootError::Digest)?;
     compare(&body, &digest)?;
     Ok(body)

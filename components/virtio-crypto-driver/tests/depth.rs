@@ -223,20 +223,7 @@ fn a_closed_session_is_destroyed_only_after_its_request_in_flight_returns() {
         0,
         "no destroy under a posted request"
     );
-    svc.engine.bus_mut().release();
-    let done = answers(&mut svc);
-    assert_eq!(
-        done[0].status.check().unwrap(),
-        Ok(()),
-        "accepted work is answered"
-    );
-    assert_eq!(region_bytes(&data, 0), hex(want));
-    assert_eq!(
-        svc.engine.bus_mut().sessions.open(),
-        0,
-        "then both were destroyed"
-    );
-    assert_eq!(svc.engine.cached_sessions(), 0);
+    released_then_answered_and_destroyed(&mut svc, &data, want);
 }
 
 /// A session closed while its first request waits for the device sessions being
@@ -259,14 +246,24 @@ fn a_session_closed_while_its_device_sessions_are_created_leaves_no_key() {
     );
     assert_eq!(svc.engine.bus_mut().waiting(CTRLQ), 1, "the create is held");
     svc.close(CLIENT, id).unwrap();
+    released_then_answered_and_destroyed(&mut svc, &data, want);
+}
+
+/// Lets the held device go: the accepted request is answered with the published
+/// ciphertext `want`, and then no device session and no cached pair is left.
+fn released_then_answered_and_destroyed(
+    svc: &mut Service<'static, Dev>,
+    data: &ClientData<'_>,
+    want: &str,
+) {
     svc.engine.bus_mut().release();
-    let done = answers(&mut svc);
+    let done = answers(svc);
     assert_eq!(
         done[0].status.check().unwrap(),
         Ok(()),
         "accepted work is answered"
     );
-    assert_eq!(region_bytes(&data, 0), hex(want));
+    assert_eq!(region_bytes(data, 0), hex(want));
     assert_eq!(
         svc.engine.bus_mut().sessions.open(),
         0,
