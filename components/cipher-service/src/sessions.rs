@@ -86,17 +86,28 @@ impl Sessions {
     }
 
     pub fn get_mut(&mut self, owner: Caller, id: u32) -> Result<&mut Session, CipherError> {
+        let unknown = self.unknown(id);
         self.table
             .get_mut(owner, id)
             .map(|(_, s)| s)
-            .map_err(|_| CipherError::UnknownSession)
+            .map_err(|_| unknown)
     }
 
     /// Closes session `id`; the session as it was.
     pub fn close(&mut self, owner: Caller, id: u32) -> Result<Session, CipherError> {
-        self.table
-            .close(owner, id)
-            .map_err(|_| CipherError::UnknownSession)
+        let unknown = self.unknown(id);
+        self.table.close(owner, id).map_err(|_| unknown)
+    }
+
+    /// The refusal of an id no live session of the caller has: `ServerRestarted` if
+    /// it is not of this incarnation (its session died with an earlier one), else
+    /// `UnknownSession`.
+    fn unknown(&self, id: u32) -> CipherError {
+        if self.table.of_another_incarnation(id) {
+            CipherError::ServerRestarted
+        } else {
+            CipherError::UnknownSession
+        }
     }
 
     /// Closes every session of `owner` (a client that died or was cut off).

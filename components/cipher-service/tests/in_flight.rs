@@ -404,3 +404,29 @@ fn a_deep_engine_takes_no_request_whose_answer_would_have_no_room() {
     );
     assert_eq!(a.waiting(), 1);
 }
+
+/// A session id of an earlier incarnation of the driver is refused `ServerRestarted`
+/// (its session died with that incarnation; the client reports a restart), one of this
+/// incarnation that names no live session `UnknownSession`, on requests and on close.
+#[test]
+fn an_id_of_an_earlier_incarnation_is_server_restarted() {
+    let mut old = service(1);
+    old.sessions = Sessions::for_incarnation(1);
+    let stale = open(&mut old, A);
+    let mut svc = service(1);
+    svc.sessions = Sessions::for_incarnation(2);
+    let live = open(&mut svc, A);
+    assert_eq!(
+        svc.sessions.get_mut(A, stale).err(),
+        Some(CipherError::ServerRestarted)
+    );
+    assert_eq!(
+        svc.sessions.close(A, stale).err(),
+        Some(CipherError::ServerRestarted)
+    );
+    svc.sessions.close(A, live).unwrap();
+    assert_eq!(
+        svc.sessions.get_mut(A, live).err(),
+        Some(CipherError::UnknownSession)
+    );
+}

@@ -8,8 +8,11 @@
 //! * [`Link`]: the client side. It tracks the id of every request it submitted and has
 //!   not seen answered; when the driver's epoch moves on (the driver was restarted), the
 //!   answers the old incarnation published are delivered first, then every request still
-//!   in flight is reported [`Completion::Restarted`]: none silently dropped, none
-//!   answered twice (an answer for an id not in flight is counted as stray and dropped).
+//!   in flight that was queued before the new incarnation's boundary (see [`pair`]) is
+//!   reported [`Completion::Restarted`]; one queued after it is the new incarnation's,
+//!   which answers it (`ServerRestarted` if its session died with the old one, also
+//!   reported `Restarted`): none silently dropped, none answered twice (an answer for an
+//!   id not in flight is counted as stray and dropped).
 //! * [`pd`]: a client PD's end as the `.system` conventions give it (driver on channel
 //!   0, regions `queues` and `data`, found by symbol).
 //! * [`verdict`]: a test client's verdict, written to a region for another PD to read.
@@ -51,6 +54,11 @@ const _: () = assert!(digest::RESPONSE_QUEUE_CAPACITY <= cipher::RESPONSE_QUEUE_
 /// A descriptor that carries a request id.
 pub trait Tagged: shm_queue::Descriptor {
     fn id(&self) -> u32;
+    /// An answer saying its request's session died with an earlier incarnation of the
+    /// driver (`ServerRestarted`): reported as [`Completion::Restarted`].
+    fn restarted(&self) -> bool {
+        false
+    }
 }
 
 impl Tagged for cipher::Request {
@@ -62,6 +70,9 @@ impl Tagged for cipher::Response {
     fn id(&self) -> u32 {
         self.id
     }
+    fn restarted(&self) -> bool {
+        self.status.check() == Ok(Err(cipher::CipherError::ServerRestarted))
+    }
 }
 impl Tagged for digest::Request {
     fn id(&self) -> u32 {
@@ -72,6 +83,9 @@ impl Tagged for digest::Response {
     fn id(&self) -> u32 {
         self.id
     }
+    fn restarted(&self) -> bool {
+        self.status.check() == Ok(Err(digest::DigestError::ServerRestarted))
+    }
 }
 
 /// What became of a request.
@@ -79,7 +93,9 @@ impl Tagged for digest::Response {
 pub enum Completion<R> {
     /// The driver answered it.
     Answered(R),
-    /// The driver was restarted before answering request `id`; its sessions are gone.
+    /// The driver was restarted before answering request `id`, or answered it
+    /// `ServerRestarted` (its session died with an earlier incarnation); its sessions
+    /// are gone.
     Restarted(u32),
 }
 
@@ -115,8 +131,7 @@ pub struct Link<'a, Req, Resp> {
     tx: Producer<'a, Req>,
     rx: Consumer<'a, Resp>,
     control: Control<'a>,
-    /// The driver epoch our in-flight requests were submitted under (0: driver not up
-    /// yet when we attached).
+    /// The driver epoch this link last saw (0: driver not up yet when we attached).
     epoch: u32,
     incarnation: u32,
     /// Ids in flight, each at its home slot (`id % MAX_IN_FLIGHT`) when free, else in
@@ -218,8 +233,10 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
         self.tx.free()
     }
 
-    /// Delivers every answer waiting, then, if the driver restarted, a
-    /// [`Completion::Restarted`] for each request still in flight. Returns whether the
+    /// Delivers every answer waiting (an answer `ServerRestarted` as
+    /// [`Completion::Restarted`]), then, if the driver restarted, a
+    /// [`Completion::Restarted`] for each request still in flight that was queued before
+    /// the new incarnation's boundary. Returns whether the
     /// driver must be notified: requests wait for it and it asked to be told (it stops
     /// at a full response queue rather than drop an answer, and pauses after a number
     /// of batches so as to answer calls).
@@ -258,11 +275,14 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
             match self.rx.dequeue() {
                 Ok(resp) => {
                     taken += 1;
-                    if self.take(resp.id()) {
+                    if !self.take(resp.id()) {
+                        self.stats.stray += 1;
+                    } else if resp.restarted() {
+                        self.stats.restarted += 1;
+                        f(Completion::Restarted(resp.id()));
+                    } else {
                         self.stats.answered += 1;
                         f(Completion::Answered(resp));
-                    } else {
-                        self.stats.stray += 1;
                     }
                 }
                 Err(QueueError::Empty) => {

@@ -42,11 +42,12 @@ const fn control_at<Req, Resp>(capacity: u32) -> usize {
     response_at::<Req>(capacity) + region_size::<Resp>(capacity).next_multiple_of(CACHE_LINE)
 }
 
-/// A driver incarnation number (0: never started).
+/// The number of the driver's incarnations that have served this queue pair (0: none
+/// yet): one more each time one settles the queues.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Epoch(pub u32);
 
-/// The control line: the driver's epoch and the client's incarnation.
+/// The control line: the driver's epoch and boundary, and the client's incarnation.
 #[derive(Clone, Copy)]
 pub struct Control<'a> {
     epoch: &'a AtomicU32,

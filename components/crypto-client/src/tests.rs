@@ -239,14 +239,14 @@ fn a_request_queued_after_the_restart_is_answered_not_reported() {
         pair::driver_side::<Request, Response>(region, CAP).unwrap();
     while d_rx.dequeue().is_ok() {}
     d_control.publish_next(d_rx.head());
-    // Not having polled, the client sends 2, which the new incarnation serves.
+    // Not having polled, the client sends 2, which the new incarnation takes; the client
+    // polls before it is answered: 1 is reported, 2 is not.
     link.submit(req(2)).unwrap();
     assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(2));
+    assert_eq!(collect(&mut link), [Completion::Restarted(1)]);
+    assert_eq!(link.in_flight(), 1);
     d_tx.enqueue(resp(2)).unwrap();
-    assert_eq!(
-        collect(&mut link),
-        [Completion::Answered(2), Completion::Restarted(1)]
-    );
+    assert_eq!(collect(&mut link), [Completion::Answered(2)]);
     let s = link.stats();
     assert_eq!((s.answered, s.restarted, s.stray, s.restarts), (1, 1, 0, 1));
     // Queued after the boundary but not yet answered, it would stay in flight.
@@ -255,4 +255,26 @@ fn a_request_queued_after_the_restart_is_answered_not_reported() {
     d_control.publish_next(2);
     assert_eq!(collect(&mut link), []);
     assert_eq!(link.in_flight(), 1);
+}
+
+/// An answer `ServerRestarted` (a request on a session that died with an earlier
+/// incarnation, served by the new one because it was queued past the boundary) is
+/// reported as a restart, not as an answer the client would take for its own error.
+#[test]
+fn an_answer_server_restarted_is_reported_as_a_restart() {
+    let mut page = Page([0; 16384]);
+    let region = SharedRegion::new(&mut page.0);
+    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
+    let (mut d_rx, mut d_tx, d_control) =
+        pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    d_control.publish_next(d_rx.head());
+    let mut link = Link::new(tx, rx, control);
+    link.submit(req(4)).unwrap();
+    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(4));
+    let mut r = resp(4);
+    r.status = pd_idl::digest::DigestError::ServerRestarted.into();
+    d_tx.enqueue(r).unwrap();
+    assert_eq!(collect(&mut link), [Completion::Restarted(4)]);
+    let s = link.stats();
+    assert_eq!((s.answered, s.restarted, link.in_flight()), (0, 1, 0));
 }

@@ -9,6 +9,9 @@ use pd_runtime::{ChannelSet, Handler, debug_println, exit, memory_region};
 
 use crate::client::DRIVER;
 
+/// A request's id and status, as the link gave them.
+type Outcome<E> = (u32, Option<Result<(), E>>);
+
 /// Checks one batch can hold (request ids 1.. index it).
 pub const MAX_CHECKS: usize = 64;
 
@@ -39,8 +42,11 @@ pub struct Hostile<Req: 'static, Resp: 'static, E> {
     status: fn(&Resp) -> Option<Result<(), E>>,
 }
 
-impl<Req: Tagged, Resp: Tagged + core::fmt::Debug, E: Copy + PartialEq + core::fmt::Debug>
-    Hostile<Req, Resp, E>
+impl<
+    Req: Tagged,
+    Resp: Tagged + core::fmt::Debug,
+    E: Copy + PartialEq + core::fmt::Debug + pd_idl::wire::ErrorCode,
+> Hostile<Req, Resp, E>
 {
     /// `failed`: failures the caller already saw (e.g. in calls made before the batch).
     pub fn new(
@@ -77,12 +83,13 @@ impl<Req: Tagged, Resp: Tagged + core::fmt::Debug, E: Copy + PartialEq + core::f
         DRIVER.notify();
     }
 
-    fn answer(&mut self, resp: Resp) {
-        let got = (self.status)(&resp);
+    /// Judges the outcome of request `id`: `got` its status (a request the link
+    /// reports `Restarted`, which a driver's `ServerRestarted` answer is, as that error).
+    fn outcome(&mut self, id: u32, got: Option<Result<(), E>>) {
         match &mut self.phase {
             Phase::Checks { left } => {
                 *left -= 1;
-                match self.checks[resp.id() as usize % MAX_CHECKS].take() {
+                match self.checks[id as usize % MAX_CHECKS].take() {
                     Some(c) if got == Some(c.want) => match c.want {
                         Err(e) => {
                             debug_println!("hostile: {}: refused with {e:?} as expected", c.name)
@@ -95,7 +102,7 @@ impl<Req: Tagged, Resp: Tagged + core::fmt::Debug, E: Copy + PartialEq + core::f
                     }
                     None => {
                         self.failed += 1;
-                        debug_println!("hostile: FAIL answer {} to nothing asked", resp.id());
+                        debug_println!("hostile: FAIL answer {id} to nothing asked");
                     }
                 }
             }
@@ -103,7 +110,7 @@ impl<Req: Tagged, Resp: Tagged + core::fmt::Debug, E: Copy + PartialEq + core::f
                 *answered += 1;
                 if got != Some(Ok(())) {
                     self.failed += 1;
-                    debug_println!("hostile: FAIL flood request {}: {resp:?}", resp.id());
+                    debug_println!("hostile: FAIL flood request {id}: {got:?}");
                 }
             }
         }
@@ -148,19 +155,25 @@ impl<Req: Tagged, Resp: Tagged + core::fmt::Debug, E: Copy + PartialEq + core::f
     }
 }
 
-impl<Req: Tagged, Resp: Tagged + core::fmt::Debug, E: Copy + PartialEq + core::fmt::Debug> Handler
-    for Hostile<Req, Resp, E>
+impl<
+    Req: Tagged,
+    Resp: Tagged + core::fmt::Debug,
+    E: Copy + PartialEq + core::fmt::Debug + pd_idl::wire::ErrorCode,
+> Handler for Hostile<Req, Resp, E>
 {
     fn notified(&mut self, _: ChannelSet) {
-        let mut got: [Option<Resp>; 128] = [None; 128];
+        let mut got: [Option<Outcome<E>>; 128] = [None; 128];
         let mut n = 0;
+        let status = self.status;
         let notify = self
             .link
             .poll(|c| {
-                if let Completion::Answered(r) = c
-                    && n < got.len()
-                {
-                    got[n] = Some(r);
+                let outcome = match c {
+                    Completion::Answered(r) => (r.id(), status(&r)),
+                    Completion::Restarted(id) => (id, Some(Err(E::SERVER_RESTARTED))),
+                };
+                if n < got.len() {
+                    got[n] = Some(outcome);
                     n += 1;
                 }
             })
@@ -168,8 +181,8 @@ impl<Req: Tagged, Resp: Tagged + core::fmt::Debug, E: Copy + PartialEq + core::f
         if notify {
             DRIVER.notify();
         }
-        for r in got.into_iter().take(n).flatten() {
-            self.answer(r);
+        for (id, outcome) in got.into_iter().take(n).flatten() {
+            self.outcome(id, outcome);
         }
         match self.phase {
             Phase::Checks { left: 0 } => {

@@ -57,6 +57,7 @@ fn a_hostile_client_is_refused_contained_and_cut_off() {
         "key of 0 bytes: refused with BadKeySize",
         "key of 17 bytes: refused with BadKeySize",
         "unknown session: refused with UnknownSession",
+        "a session of another incarnation: refused with ServerRestarted",
         "CBC length not a multiple of 16: refused with BadLength",
         "segment past the end of its region: refused with SegmentOutOfRange",
         "segment whose end overflows: refused with SegmentOutOfRange",
@@ -127,6 +128,7 @@ fn a_hostile_digest_client_is_refused_and_cut_off_while_the_good_one_gets_its_di
     for what in [
         "algorithm 42: refused with BadValue",
         "unknown session: refused with UnknownSession",
+        "a session of another incarnation: refused with ServerRestarted",
         "segment past the end of its region: refused with SegmentOutOfRange",
         "segment whose end overflows: refused with SegmentOutOfRange",
         "seven segments: refused with TooManySegments",

@@ -93,16 +93,24 @@ impl<C> Sessions<C> {
         owner: Caller,
         id: u32,
     ) -> Result<(usize, &mut Session<C>), DigestError> {
-        self.table
-            .get_mut(owner, id)
-            .map_err(|_| DigestError::UnknownSession)
+        let unknown = self.unknown(id);
+        self.table.get_mut(owner, id).map_err(|_| unknown)
     }
 
     pub fn close(&mut self, owner: Caller, id: u32) -> Result<(), DigestError> {
-        self.table
-            .close(owner, id)
-            .map(drop)
-            .map_err(|_| DigestError::UnknownSession)
+        let unknown = self.unknown(id);
+        self.table.close(owner, id).map(drop).map_err(|_| unknown)
+    }
+
+    /// The refusal of an id no live session of the caller has: `ServerRestarted` if
+    /// it is not of this incarnation (its session died with an earlier one), else
+    /// `UnknownSession`.
+    fn unknown(&self, id: u32) -> DigestError {
+        if self.table.of_another_incarnation(id) {
+            DigestError::ServerRestarted
+        } else {
+            DigestError::UnknownSession
+        }
     }
 
     /// Closes every session of `owner` (a client that died or was cut off).

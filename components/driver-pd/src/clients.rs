@@ -142,9 +142,9 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                     // came up, served on the first pass (see `pending`).
                     Ok(true) => break,
                     // A client refilling as fast as we discard: what the predecessor
-                    // left is at most a queue's worth, so stop there; the rest is the
-                    // client's under the old epoch, which it reports restarted (an
-                    // answer to it is a stray it drops).
+                    // left is at most a queue's worth, so stop there; the rest is past
+                    // the boundary, served by this incarnation (a request on a session
+                    // of the old one is answered ServerRestarted).
                     Ok(false) if !restarted || left >= capacity => break,
                     Ok(false) => {}
                     Err(e) => {

@@ -19,7 +19,9 @@
 //! Restart: each client's queue region carries the driver's epoch (`crypto_client::pair`).
 //! A starting driver that finds a non-zero epoch is a restarted one: it discards the
 //! requests its predecessor left (their client reports them `ServerRestarted`), then
-//! publishes the next epoch and notifies the client. Sessions do not survive a restart.
+//! publishes the next epoch, with the request-queue index it serves from, and notifies
+//! the client. Sessions do not survive a restart: a request on a session of an earlier
+//! incarnation is answered `ServerRestarted`.
 //!
 //! Assumes the PD is single-threaded (Microkit's model), at most [`MAX_CLIENTS`]
 //! clients, and queue regions mapped read-write. No heap: fixed tables.

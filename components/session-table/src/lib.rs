@@ -45,6 +45,8 @@ pub struct Table<S, const N: usize> {
     generation: [u32; N],
     /// Most sessions one owner may hold at once.
     quota: usize,
+    /// The incarnation its ids carry (already cut to its bits).
+    incarnation: u32,
 }
 
 impl<S, const N: usize> Default for Table<S, N> {
@@ -76,7 +78,16 @@ impl<S, const N: usize> Table<S, N> {
             slots: [const { None }; N],
             generation: [incarnation << CLOSE_BITS; N],
             quota: N,
+            incarnation,
         }
+    }
+
+    /// Whether `id` is not of this table's incarnation: an unknown id that an earlier
+    /// incarnation of the server may have handed out (its session is gone with that
+    /// incarnation; services answer it `ServerRestarted`, not `UnknownSession`, so that a
+    /// client tells a restart from its own mistake).
+    pub fn of_another_incarnation(&self, id: u32) -> bool {
+        id.checked_shr(Self::SLOT_BITS + CLOSE_BITS).unwrap_or(0) != self.incarnation
     }
 
     /// Counts a close of slot `i`: the close count wraps within its bits, the
@@ -331,5 +342,20 @@ mod tests {
             Err(E::Full),
             "a quota is at least 1: A holds 1"
         );
+    }
+
+    #[test]
+    fn ids_of_another_incarnation_are_told_apart() {
+        let mut old: Table<u8, 16> = Table::starting_at(1);
+        let mut new: Table<u8, 16> = Table::starting_at(2);
+        let stale = old.open(A, (), |_| Ok(1)).unwrap();
+        let fresh = new.open(A, (), |_| Ok(2)).unwrap();
+        assert!(new.of_another_incarnation(stale));
+        assert!(!new.of_another_incarnation(fresh));
+        assert!(!old.of_another_incarnation(stale));
+        // Closes change the count, not the incarnation.
+        new.close(A, fresh).unwrap();
+        let again = new.open(A, (), |_| Ok(3)).unwrap();
+        assert!(!new.of_another_incarnation(again) && again != fresh);
     }
 }

@@ -198,6 +198,17 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     /// round takes one answer of a finite list of work.
     fn progress(&mut self) -> Result<(), Error> {
         loop {
+            // An orphan pair no request needs any more goes: after its request ended,
+            // was cancelled or failed, or once its creation was answered.
+            for i in 0..CACHED_SESSIONS {
+                if let Some(e) = self.engine.cache.entries[i]
+                    && e.orphan
+                    && !self.needed(&e)
+                {
+                    self.engine.cache.entries[i] = None;
+                    self.doom_entry(&e)?;
+                }
+            }
             if !matches!(self.engine.ctrl, Ctrl::Idle) {
                 let Some(done) = self.ctrl_poll()? else {
                     return Ok(());
@@ -336,18 +347,8 @@ impl<B: RegisterBus> VirtioCrypto<B> {
 
     fn end(&mut self, slot: usize, result: Result<[u8; 16], CipherError>) -> Step {
         self.engine.places[slot] = Place::Free;
-        // An orphan pair no request needs any more goes.
-        for i in 0..CACHED_SESSIONS {
-            if let Some(e) = self.engine.cache.entries[i]
-                && e.orphan
-                && !self.needed(&e)
-            {
-                self.engine.cache.entries[i] = None;
-                let _ = self.doom_entry(&e);
-            }
-        }
-        // Sessions doomed while this request used them may go now. A device failing
-        // here is broken and says so on the next request.
+        // Sessions doomed while this request used them, and orphans it needed, may go
+        // now. A device failing here is broken and says so on the next request.
         let _ = self.progress();
         Step::Done(result.map(|next_iv| Finished::new(Path::Dma, next_iv)))
     }
@@ -428,6 +429,8 @@ impl<B: RegisterBus> CipherEngine for VirtioCrypto<B> {
         if let Some(p) = self.engine.places.get_mut(job.slot) {
             *p = Place::Free;
         }
+        // A device failing here is broken and says so on the next request.
+        let _ = self.progress();
     }
 
     /// No key outlives its session in the device either: the session's device pair is

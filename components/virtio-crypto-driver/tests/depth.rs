@@ -271,3 +271,29 @@ fn released_then_answered_and_destroyed(
     );
     assert_eq!(svc.engine.cached_sessions(), 0);
 }
+
+/// The same close, but the waiting request is then cancelled (the watchdog's `expire`)
+/// before the device answers the create: the orphan pair is destroyed once created,
+/// with no later request needed to sweep it.
+#[test]
+fn an_orphan_whose_request_was_cancelled_is_destroyed_once_created() {
+    let (dev, data) = rig().into_parts();
+    let mut svc = Service::new(dev, Sessions::default());
+    let (mode, key, iv, _) = VECTORS[1];
+    let id = svc
+        .sessions
+        .open(session(mode, &hex(key), &hex(iv)), |_| Ok(()))
+        .unwrap();
+    svc.engine.bus_mut().hold();
+    assert_eq!(
+        svc.begin(CLIENT, &request(1, id, CipherOp::Encrypt, 0), data),
+        None
+    );
+    svc.close(CLIENT, id).unwrap();
+    assert_eq!(svc.expire(|_, _| {}), 1, "the request is cancelled");
+    svc.engine.bus_mut().release();
+    // The create's answer comes back with the next interrupt.
+    assert!(answers(&mut svc).is_empty());
+    assert_eq!(svc.engine.bus_mut().sessions.open(), 0, "nothing left");
+    assert_eq!(svc.engine.cached_sessions(), 0);
+}

@@ -1,8 +1,3 @@
-//! The system console: one pipe every PD's debug output goes to, as `<index>:<line>`
-//! records written whole (below PIPE_BUF, so atomic), read by one thread that files each
-//! line under its PD. One pipe keeps lines from all PDs in the order they were written,
-//! which a pipe per PD cannot.
-
 //! The system console: one socket every PD's debug output goes to, a record per
 //! message, read by one thread that files each line under the PD that wrote it. One
 //! queue keeps lines from all PDs in the order they were written, which a pipe per PD
@@ -124,7 +119,6 @@ fn read_records(from: OwnedFd, mut sink: impl FnMut(Option<u32>, String)) {
             RecvFlags::CMSG_CLOEXEC,
         );
         let n = match got {
-            Ok(r) if r.bytes == 0 => return,
             Ok(r) => r.bytes.min(buf.len()),
             Err(rustix::io::Errno::INTR) => continue,
             Err(_) => return,
@@ -133,6 +127,11 @@ fn read_records(from: OwnedFd, mut sink: impl FnMut(Option<u32>, String)) {
             RecvAncillaryMessage::ScmCredentials(c) => Some(c.pid.as_raw_nonzero().get() as u32),
             _ => None,
         });
+        // Every record carries its writer's credentials, the end of the stream (every
+        // write end closed) none: an empty record is an empty line, not the end.
+        if n == 0 && pid.is_none() {
+            return;
+        }
         let text = String::from_utf8_lossy(&buf[..n]);
         sink(pid, text.trim_end_matches('\n').to_string());
     }
@@ -186,8 +185,15 @@ fn record(
         }
         return;
     }
+    // The latest PD started with this pid: records a dead PD left are still its own
+    // (the runner forgets a dead PD's pid, not which PD it was); a pid never seen yet
+    // waits for its spawn to be noted.
     let at = shared.wait(UNKNOWN_PID_WAIT, |st| {
-        st.pids.iter().position(|p| *p == Some(pid))
+        st.started
+            .iter()
+            .rev()
+            .find(|(p, _)| *p == pid)
+            .map(|&(_, i)| i)
     });
     match at.and_then(|i| names.get(i)) {
         Some(name) => emit(shared, echo, name, rec),

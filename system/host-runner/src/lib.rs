@@ -18,7 +18,8 @@
 //!   `fault` handler, which may restart it; a top-level PD is restarted up to
 //!   [`Options::max_restarts`] times, then the system stops. A PD still in `init` after
 //!   [`Options::init_timeout`] is a boot error (or, after boot, a fault).
-//! * PD output: debug lines through one console pipe (in the order written), other
+//! * PD output: debug lines through one console socket (in the order written, each
+//!   filed under the PD whose pid wrote it), other
 //!   stdout/stderr through a pipe per PD; [`Options::echo`] prints them as `[pd] line`,
 //!   [`System::output`] keeps them. [`Options::pin_cpus`] runs each PD on the CPU its
 //!   `cpu` attribute names (the round-trip benchmark uses it).

@@ -122,7 +122,10 @@ impl Supervisor {
         st.timed_out = false;
         let incarnation = st.incarnation;
         st.proc = Some(proc);
-        self.shared.update(|s| s.pids[i] = Some(pid));
+        self.shared.update(|s| {
+            s.pids[i] = Some(pid);
+            s.started.push((pid, i));
+        });
         self.log(Event::Started {
             pd: self.plan.pds[i].name.clone(),
             pid,

@@ -92,6 +92,9 @@ pub(crate) struct Status {
     pub events: Vec<Event>,
     pub output: Vec<(String, String)>,
     pub pids: Vec<Option<u32>>,
+    /// Every (pid, PD index) the runner started, oldest first: the console files a
+    /// record by its writer's pid, which may have died since.
+    pub started: Vec<(u32, usize)>,
     pub boot: Option<Result<(), BootError>>,
     pub outcome: Option<Outcome>,
 }
@@ -187,6 +190,7 @@ impl System {
                 events: Vec::new(),
                 output: Vec::new(),
                 pids: vec![None; names.len()],
+                started: Vec::new(),
                 boot: None,
                 outcome: None,
             }),

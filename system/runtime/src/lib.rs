@@ -46,7 +46,7 @@
 //!   by `host-runner`, sandboxed (seccomp) before its `init`; regions are memfds,
 //!   notifications and calls go through shared pages that only their sender can write
 //!   (a page per channel end) with futexes (spin briefly, then sleep); debug output goes to
-//!   one console pipe shared by all PDs, so lines keep the order they were written in.
+//!   one console socket shared by all PDs, so lines keep the order they were written in.
 //!   A passive PD runs like any other after `init` (the host has no scheduling
 //!   contexts to take away); [`is_passive`] reports the attribute. Interrupts come from
 //!   device models in the PD's own process ([`host::raise_irq`]). Uses `std` inside

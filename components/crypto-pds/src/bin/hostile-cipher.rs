@@ -78,8 +78,9 @@ fn init() -> Hostile<Request, Response, CipherError> {
     );
     let size = data.0.size as u32;
     let check = |name, e| Check { name, want: Err(e) };
+    // Its own session's slot, 4096 closes on: of this incarnation, naming nothing.
     h.send(
-        Request::over(1, ecb ^ 0x4000_0000, CipherOp::Encrypt, &[(0, 16)]),
+        Request::over(1, ecb + (1 << 16), CipherOp::Encrypt, &[(0, 16)]),
         check("unknown session", CipherError::UnknownSession),
     );
     h.send(
@@ -122,12 +123,20 @@ fn init() -> Hostile<Request, Response, CipherError> {
     let mut bad_op = Request::over(7, ecb, CipherOp::Encrypt, &[(0, 16)]);
     bad_op.op = CipherOpRaw(9);
     h.send(bad_op, check("unknown op", CipherError::BadRequest));
+    // An id of another incarnation (its high bits): a session that died with a restart.
+    h.send(
+        Request::over(8, ecb ^ 0x4000_0000, CipherOp::Encrypt, &[(0, 16)]),
+        check(
+            "a session of another incarnation",
+            CipherError::ServerRestarted,
+        ),
+    );
     // Session ids are `generation << 4 | slot` (16 slots), a generation the driver's
     // incarnation above 16 bits counting the slot's closes: guess every slot of the first
     // two generations of this incarnation (read off our own id), which is where the other
     // client's live sessions are.
     let incarnation = (ecb >> 4) & !0xFFFF;
-    let mut sent = 7;
+    let mut sent = 8;
     for guess in (0..2u32).flat_map(|g| (0..16u32).map(move |slot| (incarnation | g) << 4 | slot)) {
         if guess == ecb || guess == cbc {
             continue;

@@ -59,8 +59,10 @@ fn init() -> Hostile<Request, Response, DigestError> {
     );
     let size = data.0.size as u32;
     let check = |name, want| Check { name, want };
+    // Its own session's slot, 4096 closes on: of this incarnation, naming nothing;
+    // then an id of another incarnation, a session that died with a restart.
     h.send(
-        Request::over(1, session ^ 0x4000_0000, DigestOp::Update, &[(0, 16)]),
+        Request::over(1, session + (1 << 16), DigestOp::Update, &[(0, 16)]),
         check("unknown session", Err(DigestError::UnknownSession)),
     );
     h.send(
@@ -93,6 +95,13 @@ fn init() -> Hostile<Request, Response, DigestError> {
     h.send(
         Request::over(7, finished, DigestOp::Update, &[(0, 16)]),
         check("an update after the final (a new message)", Ok(())),
+    );
+    h.send(
+        Request::over(8, session ^ 0x4000_0000, DigestOp::Update, &[(0, 16)]),
+        check(
+            "a session of another incarnation",
+            Err(DigestError::ServerRestarted),
+        ),
     );
     h.start();
     h

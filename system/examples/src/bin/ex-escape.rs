@@ -155,8 +155,8 @@ fn attempts() -> (usize, usize) {
 }
 
 /// Writes records to the console as another PD, in the format records had when the
-/// writer named itself (`<index>:<line>`, for every index), then one that is not UTF-8:
-/// the runner files each under this PD, as written, and reads on.
+/// writer named itself (`<index>:<line>`, for every index), then one that is not UTF-8
+/// and an empty one: the runner files each under this PD, as written, and reads on.
 #[cfg(not(target_os = "none"))]
 fn forge_console() {
     let me = pd_runtime::pd_name();
@@ -174,8 +174,11 @@ fn forge_console() {
             unsafe { libc::write(fd, rec.as_ptr().cast(), rec.len()) };
         }
         let bad = b"\xff\xfe not UTF-8";
-        // SAFETY: as above.
-        unsafe { libc::write(fd, bad.as_ptr().cast(), bad.len()) };
+        // SAFETY: as above; and an empty record, which is no end of the stream.
+        unsafe {
+            libc::write(fd, bad.as_ptr().cast(), bad.len());
+            libc::write(fd, bad.as_ptr().cast(), 0);
+        }
     }
     debug_println!("console: still read after a record that is not UTF-8");
 }

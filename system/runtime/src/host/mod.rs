@@ -12,9 +12,9 @@
 //! Message words are process globals, as the IPC buffer is on seL4: the PD is
 //! single-threaded as far as the API goes.
 //!
-//! Debug output ([`crate::debug_puts`]) goes to the console pipe named in the boot
-//! information as `<index>:<line>` records, one `write` each (atomic below PIPE_BUF), so
-//! the runner sees every PD's lines in the order they were written. Anything else a PD
+//! Debug output ([`crate::debug_puts`]) goes to the console socket named in the boot
+//! information, a line a record, one `write` each, so the runner sees every PD's lines
+//! in the order they were written (and knows each record's writer by its pid). Anything else a PD
 //! writes to stdout or stderr (a panic message) reaches the runner through its own pipe.
 
 pub mod boot;

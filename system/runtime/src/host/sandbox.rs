@@ -12,8 +12,8 @@
 //!   this process), `execve`, sockets, `prctl` but for thread names, futex requeues;
 //!   `clone3` fails with `ENOSYS`.
 //!
-//! Every descriptor a PD holds after boot is one it was granted: the console and
-//! monitor pipes, standard output and error (to the runner), and the host files a tool
+//! Every descriptor a PD holds after boot is one it was granted: the console socket
+//! and monitor pipe, standard output and error (to the runner), and the host files a tool
 //! granted it ([`crate::host::take_file`]). Regions and kernel pages are closed once
 //! mapped (see `map`), so `mmap` cannot map anything new but anonymous memory.
 //!
