@@ -118,7 +118,8 @@ pub trait PioDmaEngine {
 /// direction). The driver keeps the one its engine holds after a job that succeeded
 /// (the IV the engine's registers hold then), and forgets it while a job runs, after
 /// any failure or cancel, and when power may have been lost.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// No `PartialEq`: it holds a key; compare with `is`, in constant time.
+#[derive(Clone, Copy, Debug)]
 pub struct Context {
     pub op: CipherOp,
     pub mode: Mode,
