@@ -89,6 +89,9 @@ pub fn compile_with(
     let iface: Interface = ron::from_str(source).map_err(|e| err(origin, e.to_string()))?;
     let mut imports = Vec::new();
     for name in &iface.import {
+        // A module name in the generated code, and a file name beside this one: a plain
+        // identifier (no path, no `-`).
+        types::check_ident(name, &format!("{origin}, import `{name}`"))?;
         let text = import(name)?;
         let origin = format!("{name}.idl");
         let imported: Interface = ron::from_str(&text).map_err(|e| err(&origin, e.to_string()))?;

@@ -185,6 +185,14 @@ impl Model {
                     format!("error type `{e}` is not a declared enum"),
                 ));
             }
+            // An error enum is this interface's own: only here are its rules (values
+            // from 1, a `ServerRestarted`) checked and its error code generated.
+            if model.imported.contains_key(e) {
+                return Err(err(
+                    &ctx,
+                    format!("error type `{e}` is imported; declare the interface's errors in it"),
+                ));
+            }
             model.in_calls.insert(e.clone());
             let number = u16::try_from(i + 1).map_err(|_| err(&ctx, "too many ops"))?;
             model.ops.push(OpDef {
@@ -257,6 +265,12 @@ impl Model {
                 offset,
             });
             offset += l.size;
+            if offset > MAX_TYPE_BYTES {
+                return Err(err(
+                    &fctx,
+                    format!("the struct passes {MAX_TYPE_BYTES} bytes"),
+                ));
+            }
             align = align.max(l.align);
         }
         if offset % align != 0 {
@@ -331,6 +345,15 @@ impl Model {
                 };
                 if len == 0 {
                     return Err(err(ctx, "zero-length array"));
+                }
+                // Bounded so that no layout sum can overflow: a type is shared memory or
+                // message words, never near this big.
+                let bytes = self.layout(&elem).size.checked_mul(len);
+                if bytes.is_none_or(|b| b > MAX_TYPE_BYTES) {
+                    return Err(err(
+                        ctx,
+                        format!("`{text}` is larger than {MAX_TYPE_BYTES} bytes"),
+                    ));
                 }
                 Ok(Ty::Array(Box::new(elem), len))
             }
@@ -464,9 +487,15 @@ fn check_enum(
     })
 }
 
-fn check_ident(name: &str, ctx: &str) -> Result<(), Error> {
+/// Largest type (array or struct) an interface may declare: 1 MiB, past any queue
+/// region or message.
+const MAX_TYPE_BYTES: usize = 1 << 20;
+
+/// A plain Rust identifier: not a keyword and not raw (`r#type` parses as an `Ident`,
+/// and then broke the names the generator derives from it, such as `OP_R#TYPE`).
+pub(crate) fn check_ident(name: &str, ctx: &str) -> Result<(), Error> {
     match syn::parse_str::<syn::Ident>(name) {
-        Ok(_) => Ok(()),
-        Err(_) => Err(err(ctx, format!("`{name}` is not a valid identifier"))),
+        Ok(_) if !name.starts_with("r#") => Ok(()),
+        _ => Err(err(ctx, format!("`{name}` is not a valid identifier"))),
     }
 }

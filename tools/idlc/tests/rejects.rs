@@ -284,3 +284,38 @@ fn a_key_given_twice() {
         );
     }
 }
+
+/// Names the generator derives others from are plain identifiers: an op named
+/// `r#type` became `OP_R#TYPE` and panicked the generator.
+#[test]
+fn a_raw_identifier_is_refused() {
+    let source = format!(
+        "Interface(name: \"T\", types: {{ {ERR} }}, ops: {{\"r#type\": (reply: Result(ok: \"()\", err: CLike(\"E\")))}})"
+    );
+    assert_refused(&source, "op `r#type`", "not a valid identifier");
+}
+
+/// An array whose size overflows (or passes 1 MiB) is refused, not multiplied out.
+#[test]
+fn an_array_too_large_is_refused() {
+    assert_refused(
+        &with_types(r#""S": Struct(fields: {"a": "[u64; 2305843009213693952]"}),"#),
+        "type `S`, field `a`",
+        "larger than 1048576 bytes",
+    );
+}
+
+/// An import is named by a plain identifier (it becomes a module path and a file name),
+/// and an interface's error enum is its own, not an imported one (whose error rules and
+/// error code the importer never checks or generates).
+#[test]
+fn imports_by_plain_names_and_no_imported_errors() {
+    let dashed = format!(r#"Interface(name: "T", import: ["a-b"], types: {{ {ERR} }})"#);
+    let e = idlc::compile_with(&dashed, "t.idl", &|_| Ok(SHARED.to_string())).unwrap_err();
+    assert!(e.message.contains("not a valid identifier"), "{e}");
+    const SHARED_ERR: &str =
+        r#"Interface(name: "Shared", types: {"X": Enum(repr: "u16", variants: {"A": 0})})"#;
+    let uses = r#"Interface(name: "T", import: ["shared"], ops: {"f": (reply: Result(ok: "()", err: CLike("X")))})"#;
+    let e = idlc::compile_with(uses, "t.idl", &|_| Ok(SHARED_ERR.to_string())).unwrap_err();
+    assert!(e.message.contains("is imported"), "{e}");
+}
