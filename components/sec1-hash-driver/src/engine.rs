@@ -48,6 +48,8 @@ pub enum InitError {
 /// The talitos SEC1 hash driver for one engine (channel 0).
 pub struct Sec1Hash<'a, B, M> {
     pub(crate) ch: Channel<B, M>,
+    /// The scratch's length, which the engine reaches by physical address only.
+    scratch_len: usize,
     ledger: &'a Ledger,
     ready: bool,
     /// Chains of the request in flight that finished (see `channel` on replay).
@@ -78,9 +80,12 @@ fn client_phys(data: &ClientData<'_>) -> Option<u32> {
 impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
     /// A driver over channel 0 at `bus` and [`SCRATCH_BYTES`] of DMA memory at physical
     /// `scratch`. It serves nothing until [`Sec1Hash::init`] passes.
-    pub fn new(bus: B, mem: M, scratch: u32, ledger: &'a Ledger) -> Self {
+    /// `scratch`: the physical address of the driver's DMA scratch, `scratch_len`
+    /// bytes long (at least [`SCRATCH_BYTES`], checked at [`init`](Self::init)).
+    pub fn new(bus: B, mem: M, scratch: u32, scratch_len: usize, ledger: &'a Ledger) -> Self {
         Sec1Hash {
             ch: Channel::new(bus, mem, Scratch { base: scratch }),
+            scratch_len,
             ledger,
             ready: false,
             chains_done: 0,
@@ -94,7 +99,10 @@ impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
     pub fn init(&mut self) -> Result<(), InitError> {
         self.ready = false;
         let base = self.ch.scratch.base;
-        if !base.is_multiple_of(SCRATCH_ALIGN) || u64::from(base) + SCRATCH_BYTES as u64 > 1 << 32 {
+        if !base.is_multiple_of(SCRATCH_ALIGN)
+            || u64::from(base) + SCRATCH_BYTES as u64 > 1 << 32
+            || self.scratch_len < SCRATCH_BYTES
+        {
             return Err(InitError::Scratch);
         }
         self.ch.bring_up().map_err(InitError::Engine)?;

@@ -49,6 +49,16 @@ fn a_cut_off_clients_job_frees_the_engine_chained_and_copy() {
     }
 }
 
+/// A scratch shorter than the driver needs is refused at init (the engine reaches it
+/// by physical address only, so nothing else would notice until a chain overran it).
+#[test]
+fn a_short_scratch_is_refused() {
+    let short = sec1_hash_driver::SCRATCH_BYTES - 1;
+    sec1!(rig, ledger, init, |bus| bus, short);
+    assert!(matches!(init, Err(InitError::Scratch)), "{init:?}");
+    assert!(!rig.service.engine.ready());
+}
+
 #[test]
 fn a_self_test_failure_refuses_service() {
     let stall = Cell::new(false);

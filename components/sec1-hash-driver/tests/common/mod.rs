@@ -59,7 +59,8 @@ pub fn copied(ledger: &Ledger) -> u64 {
 
 /// A SEC1 driver, initialised, behind a digest-service rig: `sec1!(rig, ledger)` declares
 /// both in the caller's scope; `sec1!(rig, ledger, init, wrap)` wraps the register bus
-/// first and leaves `init`'s result to the caller.
+/// first and leaves `init`'s result to the caller; a fifth argument is the scratch length
+/// the driver is told.
 #[macro_export]
 macro_rules! sec1 {
     ($rig:ident, $ledger:ident) => {
@@ -67,6 +68,10 @@ macro_rules! sec1 {
         init.expect("self-tests pass");
     };
     ($rig:ident, $ledger:ident, $init:ident, $wrap:expr) => {
+        sec1!($rig, $ledger, $init, $wrap, sec1_hash_driver::SCRATCH_BYTES);
+    };
+    // The driver told its scratch is `$len` bytes (the region is mapped whole).
+    ($rig:ident, $ledger:ident, $init:ident, $wrap:expr, $len:expr) => {
         let gates = engine_models::power::GateBlock::new();
         let $ledger = cost_ledger::Ledger::new();
         common::clock(&gates, &$ledger, true);
@@ -79,6 +84,7 @@ macro_rules! sec1 {
             $wrap(soc.sec()),
             common::ModelMem(&mem),
             common::SCRATCH_PHYS,
+            $len,
             &$ledger,
         );
         let $init = driver.init();

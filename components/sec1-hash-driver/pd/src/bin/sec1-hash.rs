@@ -12,7 +12,8 @@ use soc_access::{Mpc885, Mpc885Bus};
 fn init() -> DigestPd<Sec1Hash<'static, Mpc885Bus, Mem>> {
     let soc = Mpc885::take();
     let scratch = u32::try_from(soc.common.scratch.phys).expect("SEC1 scratch below 4 GiB");
-    let driver = Sec1Hash::new(soc.sec, Mem(soc.dma), scratch, soc.common.ledger);
+    let len = soc.common.scratch.region.len();
+    let driver = Sec1Hash::new(soc.sec, Mem(soc.dma), scratch, len, soc.common.ledger);
     driver_pd::digest::bring_up(
         driver,
         Engine::Sec1,
