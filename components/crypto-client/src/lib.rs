@@ -309,7 +309,7 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
                 };
                 let ahead = boundary.wrapping_sub(self.queued_at[slot]);
                 if ahead != 0 && ahead <= u32::MAX / 2 {
-                    self.take(id);
+                    self.release(slot, id);
                     self.stats.restarted += 1;
                     f(Completion::Restarted(id));
                 }
@@ -341,10 +341,15 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
         let Some(slot) = self.find(id) else {
             return false;
         };
+        self.release(slot, id);
+        true
+    }
+
+    /// Frees `slot`, which holds `id`.
+    fn release(&mut self, slot: usize, id: u32) {
         self.in_flight[slot] = None;
         self.displaced -= usize::from(slot != id as usize % MAX_IN_FLIGHT);
         self.count -= 1;
-        true
     }
 
     /// The driver epoch this link last saw.

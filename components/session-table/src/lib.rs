@@ -31,7 +31,7 @@ use pd_idl::wire::Caller;
 pub struct Unknown;
 
 /// Bits of a generation that count a slot's closes within one incarnation.
-pub const CLOSE_BITS: u32 = 16;
+pub const CLOSE_BITS: u32 = u16::BITS;
 /// Bits of a generation that hold the incarnation, at the least (a table of fewer slots
 /// keeps more).
 pub const INCARNATION_BITS: u32 = 12;
@@ -41,8 +41,8 @@ pub const INCARNATION_BITS: u32 = 12;
 #[derive(Debug)]
 pub struct Table<S, const N: usize> {
     slots: [Option<(Caller, S)>; N],
-    /// Each slot's generation: the incarnation above the slot's close count.
-    generation: [u32; N],
+    /// Each slot's close count (wrapping): the low bits of its generation.
+    closes: [u16; N],
     /// Most sessions one owner may hold at once.
     quota: usize,
     /// The incarnation its ids carry (already cut to its bits).
@@ -76,7 +76,7 @@ impl<S, const N: usize> Table<S, N> {
         let incarnation = incarnation & ((1 << incarnation_bits) - 1);
         Table {
             slots: [const { None }; N],
-            generation: [incarnation << CLOSE_BITS; N],
+            closes: [0; N],
             quota: N,
             incarnation,
         }
@@ -90,12 +90,14 @@ impl<S, const N: usize> Table<S, N> {
         id.checked_shr(Self::SLOT_BITS + CLOSE_BITS).unwrap_or(0) != self.incarnation
     }
 
-    /// Counts a close of slot `i`: the close count wraps within its bits, the
-    /// incarnation stays.
+    /// Slot `i`'s generation: the incarnation above the slot's close count.
+    fn generation(&self, i: usize) -> u32 {
+        self.incarnation << CLOSE_BITS | u32::from(self.closes[i])
+    }
+
+    /// Counts a close of slot `i` (the count wraps within its bits).
     fn bump(&mut self, i: usize) {
-        let g = self.generation[i];
-        let count = (g.wrapping_add(1)) & ((1 << CLOSE_BITS) - 1);
-        self.generation[i] = (g & !((1 << CLOSE_BITS) - 1)) | count;
+        self.closes[i] = self.closes[i].wrapping_add(1);
     }
 
     /// From now on one owner may hold at most `quota` sessions (at least 1); those it
@@ -129,7 +131,7 @@ impl<S, const N: usize> Table<S, N> {
             return Err(full);
         };
         self.slots[i] = Some((owner, make(i)?));
-        Ok(self.generation[i] << Self::SLOT_BITS | i as u32)
+        Ok(self.generation(i) << Self::SLOT_BITS | i as u32)
     }
 
     /// The session `id` of `owner`, and its slot index.
@@ -176,7 +178,7 @@ impl<S, const N: usize> Table<S, N> {
         let i = (id & ((1 << Self::SLOT_BITS) - 1)) as usize;
         let generation = id.checked_shr(Self::SLOT_BITS).unwrap_or(0);
         match self.slots.get(i) {
-            Some(Some((o, _))) if *o == owner && self.generation[i] == generation => Ok(i),
+            Some(Some((o, _))) if *o == owner && self.generation(i) == generation => Ok(i),
             _ => Err(Unknown),
         }
     }
