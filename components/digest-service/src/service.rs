@@ -229,7 +229,7 @@ impl<'a, E: DigestEngine> Service<'a, E> {
     /// `answer` its client and its answers, one per request the job carried (none if
     /// the client was cut off meanwhile). Returns how many jobs finished (0 or 1),
     /// answered or not: either way the engine is free for any client's requests.
-    pub fn interrupt(&mut self, mut answer: impl FnMut(Caller, Response)) -> usize {
+    pub fn interrupt(&mut self, answer: impl FnMut(Caller, Response)) -> usize {
         let Some(flight) = self.in_flight.as_mut() else {
             return 0;
         };
@@ -239,20 +239,7 @@ impl<'a, E: DigestEngine> Service<'a, E> {
         let Some(f) = self.in_flight.take() else {
             return 0;
         };
-        let to = f.answer.then_some(f.caller);
-        self.finish(
-            f.caller,
-            &f.parts,
-            f.session,
-            &f.job,
-            Some(f.ctx),
-            result,
-            |r| {
-                if let Some(caller) = to {
-                    answer(caller, r);
-                }
-            },
-        );
+        self.land(f, true, result, answer);
         1
     }
 
@@ -264,19 +251,31 @@ impl<'a, E: DigestEngine> Service<'a, E> {
     /// have (the seL4 image has no timer driver); until then an engine whose interrupt
     /// never comes holds its requests until the driver is restarted (ARCHITECTURE's
     /// known gaps). The tests call it as a timer would.
-    pub fn expire(&mut self, mut answer: impl FnMut(Caller, Response)) -> usize {
+    pub fn expire(&mut self, answer: impl FnMut(Caller, Response)) -> usize {
         let Some(f) = self.in_flight.take() else {
             return 0;
         };
         self.engine.cancel(&f.job);
+        self.land(f, false, Err(DigestError::EngineFault), answer);
+        1
+    }
+
+    /// Finishes the job that was in flight with `result` (keeping its context for the
+    /// session if `keep_ctx`), its answers to its client unless that client was cut off.
+    fn land(
+        &mut self,
+        f: InFlight<'a, E::Context>,
+        keep_ctx: bool,
+        result: Result<Option<Digest>, DigestError>,
+        mut answer: impl FnMut(Caller, Response),
+    ) {
         let to = f.answer.then_some(f.caller);
-        let result = Err(DigestError::EngineFault);
-        self.finish(f.caller, &f.parts, f.session, &f.job, None, result, |r| {
+        let ctx = keep_ctx.then_some(f.ctx);
+        self.finish(f.caller, &f.parts, f.session, &f.job, ctx, result, |r| {
             if let Some(caller) = to {
                 answer(caller, r);
             }
         });
-        1
     }
 
     /// Moves the session on (its state, its byte count, the context of a request that

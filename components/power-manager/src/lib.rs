@@ -230,19 +230,22 @@ impl<B: RegisterBus> PowerManager<B> {
             if at <= now_ms {
                 let gate = self.slots[i].config.map_or(0, |c| c.gate);
                 let off = MODULEMODE.val(MODULEMODE_DISABLED);
-                if let Err(e) = self.bus.write32(clkctrl::clkctrl(gate), off) {
-                    polled.fault.get_or_insert(e);
-                    polled.next = Some(polled.next.map_or(at, |n| n.min(at)));
-                    continue;
+                match self.bus.write32(clkctrl::clkctrl(gate), off) {
+                    Ok(()) => {
+                        let slot = &mut self.slots[i];
+                        slot.clocked = false;
+                        slot.functional = false;
+                        slot.suspend_at = None;
+                        self.stats.power_off += 1;
+                        continue;
+                    }
+                    // Still due: the next poll tries again.
+                    Err(e) => {
+                        polled.fault.get_or_insert(e);
+                    }
                 }
-                let slot = &mut self.slots[i];
-                slot.clocked = false;
-                slot.functional = false;
-                slot.suspend_at = None;
-                self.stats.power_off += 1;
-            } else {
-                polled.next = Some(polled.next.map_or(at, |n| n.min(at)));
             }
+            polled.next = Some(polled.next.map_or(at, |n| n.min(at)));
         }
         polled
     }

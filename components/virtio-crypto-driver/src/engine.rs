@@ -32,8 +32,8 @@ struct Entry {
     enc: u64,
     dec: u64,
     last_use: u32,
-    /// Its session closed while a request of it still waited for the pair: destroyed
-    /// once no request needs it ([`VirtioCrypto::end`]).
+    /// Its session closed: destroyed once no request uses or waits for it (swept in
+    /// `progress`).
     orphan: bool,
 }
 
@@ -433,30 +433,21 @@ impl<B: RegisterBus> CipherEngine for VirtioCrypto<B> {
         let _ = self.progress();
     }
 
-    /// No key outlives its session in the device either: the session's device pair is
-    /// doomed now and destroyed as soon as nothing uses it (another session with the
-    /// same key and mode creates it again).
+    /// No key outlives its session in the device either: the session's device pair, or
+    /// the one being created for it, is an orphan, destroyed as soon as no request uses
+    /// or waits for it (accepted work runs first; another session with the same key and
+    /// mode creates it again).
     fn closed(&mut self, session: &Session) {
-        // A pair being created, or one a request still uses or waits for, serves that
-        // request first (accepted work runs): an orphan, destroyed once none needs it.
         if let Ctrl::Creating { entry, .. } = &mut self.engine.ctrl
             && entry.matches(session)
         {
             entry.orphan = true;
         }
-        let cache = &self.engine.cache.entries;
-        let Some(i) = (0..CACHED_SESSIONS).find(|&i| cache[i].is_some_and(|e| e.matches(session)))
-        else {
-            return;
-        };
-        let Some(e) = cache[i] else { return };
-        if self.needed(&e) {
-            self.engine.cache.entries[i] = Some(Entry { orphan: true, ..e });
-            return;
+        for e in self.engine.cache.entries.iter_mut().flatten() {
+            e.orphan |= e.matches(session);
         }
-        self.engine.cache.entries[i] = None;
         // A device that fails here is broken, and says so on the next request.
-        let _ = self.doom_entry(&e).and_then(|_| self.progress());
+        let _ = self.progress();
     }
 }
 
