@@ -314,6 +314,13 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
     }
 }
 
+/// Where DMA finds a client's data region: its `paddr` setvar, none if it has none
+/// (the runtime reads a missing one as 0: such a region takes the CPU path, never DMA
+/// at physical 0).
+pub fn dma_address(data: &MemoryRegion) -> Option<u64> {
+    (data.paddr != 0).then_some(data.paddr)
+}
+
 /// Drops up to `bound` requests from `rx` (a restarted driver's predecessor left them);
 /// how many. Bounded: a client may refill the queue as fast as it is drained.
 pub fn discard<Req: Descriptor>(rx: &mut Consumer<'_, Req>, bound: u32) -> Result<u32, QueueError> {

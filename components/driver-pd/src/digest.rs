@@ -60,9 +60,7 @@ impl<E: DigestEngine> Serving for Service<'static, E> {
         let region = unsafe { SharedRegion::from_raw(data.vaddr, data.size) };
         let data = ClientData {
             region,
-            // No paddr setvar reads as 0: no physical address to give DMA (the CPU
-            // path), never DMA at physical 0.
-            phys: (data.paddr != 0).then_some(data.paddr),
+            phys: crate::clients::dma_address(&data),
         };
         let limit = crate::clients::BATCH;
         let answered = Service::serve_observed(self, caller, rx, tx, data, limit, observe)?;
