@@ -158,15 +158,9 @@ fn a_failed_create_fails_the_requests_waiting_for_it_alone() {
     svc.engine.bus_mut().sessions.implemented &=
         !(1 << virtio_crypto_driver::wire::cipher_algo::AES_CTR);
     let (mode, key, iv, want) = VECTORS[1];
-    let cbc = svc
-        .sessions
-        .open(session(mode, &hex(key), &hex(iv)), |_| Ok(()))
-        .unwrap();
+    let cbc = open(&mut svc, mode, key, iv);
     let (mode, key, iv, _) = VECTORS[3];
-    let ctr = svc
-        .sessions
-        .open(session(mode, &hex(key), &hex(iv)), |_| Ok(()))
-        .unwrap();
+    let ctr = open(&mut svc, mode, key, iv);
     svc.engine.bus_mut().hold();
     assert_eq!(
         svc.begin(CLIENT, &request(1, ctr, CipherOp::Encrypt, 0), data),
@@ -198,10 +192,7 @@ fn a_closed_session_is_destroyed_only_after_its_request_in_flight_returns() {
     let mut svc = Service::new(dev, Sessions::default());
     data.region.write_bytes(0, &hex(PLAIN));
     let (mode, key, iv, want) = VECTORS[1];
-    let id = svc
-        .sessions
-        .open(session(mode, &hex(key), &hex(iv)), |_| Ok(()))
-        .unwrap();
+    let id = open(&mut svc, mode, key, iv);
     // A device that answers on the notify finishes a request at its start.
     let first = svc.begin(CLIENT, &request(1, id, CipherOp::Encrypt, 0), data);
     assert_eq!(first.map(|r| r.status.check().unwrap()), Some(Ok(())));
@@ -209,10 +200,7 @@ fn a_closed_session_is_destroyed_only_after_its_request_in_flight_returns() {
     assert_eq!(live, 2);
     svc.engine.bus_mut().hold();
     data.region.write_bytes(0, &hex(PLAIN));
-    let again = svc
-        .sessions
-        .open(session(mode, &hex(key), &hex(iv)), |_| Ok(()))
-        .unwrap();
+    let again = open(&mut svc, mode, key, iv);
     assert_eq!(
         svc.begin(CLIENT, &request(2, again, CipherOp::Encrypt, 0), data),
         None
@@ -235,10 +223,7 @@ fn a_session_closed_while_its_device_sessions_are_created_leaves_no_key() {
     let mut svc = Service::new(dev, Sessions::default());
     data.region.write_bytes(0, &hex(PLAIN));
     let (mode, key, iv, want) = VECTORS[1];
-    let id = svc
-        .sessions
-        .open(session(mode, &hex(key), &hex(iv)), |_| Ok(()))
-        .unwrap();
+    let id = open(&mut svc, mode, key, iv);
     svc.engine.bus_mut().hold();
     assert_eq!(
         svc.begin(CLIENT, &request(1, id, CipherOp::Encrypt, 0), data),
@@ -280,10 +265,7 @@ fn an_orphan_whose_request_was_cancelled_is_destroyed_once_created() {
     let (dev, data) = rig().into_parts();
     let mut svc = Service::new(dev, Sessions::default());
     let (mode, key, iv, _) = VECTORS[1];
-    let id = svc
-        .sessions
-        .open(session(mode, &hex(key), &hex(iv)), |_| Ok(()))
-        .unwrap();
+    let id = open(&mut svc, mode, key, iv);
     svc.engine.bus_mut().hold();
     assert_eq!(
         svc.begin(CLIENT, &request(1, id, CipherOp::Encrypt, 0), data),
@@ -296,4 +278,11 @@ fn an_orphan_whose_request_was_cancelled_is_destroyed_once_created() {
     assert!(answers(&mut svc).is_empty());
     assert_eq!(svc.engine.bus_mut().sessions.open(), 0, "nothing left");
     assert_eq!(svc.engine.cached_sessions(), 0);
+}
+
+/// Opens a session of `mode` under the published `key` and `iv` (hex).
+fn open(svc: &mut Service<'static, Dev>, mode: Mode, key: &str, iv: &str) -> u32 {
+    svc.sessions
+        .open(session(mode, &hex(key), &hex(iv)), |_| Ok(()))
+        .unwrap()
 }
