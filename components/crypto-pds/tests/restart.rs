@@ -20,13 +20,6 @@ fn a_killed_driver_is_restarted_and_every_request_in_flight_is_accounted_for() {
     });
     assert!(streaming.is_some(), "{:?}", system.output("stream"));
     let old = system.pid("omap_aes").expect("driver runs");
-    // The client scribbles the driver's epoch in its control line (its own page,
-    // written by the driver) so that the next one, 4097, wraps the incarnation's 12 bits
-    // to the dead driver's, 1: the restarted driver must not take its incarnation from
-    // it, or it hands out its predecessor's session ids again.
-    use pd_idl::cipher::{REQUEST_QUEUE_CAPACITY, Request, Response};
-    let control = crypto_client::pair::bytes::<Request, Response>(REQUEST_QUEUE_CAPACITY) - 64;
-    assert!(system.write_region("queues0", control as u64, &4096u32.to_ne_bytes()));
     assert!(system.signal("omap_aes", Signal::KILL));
 
     let done = system.wait_exit("stream", WAIT);
@@ -87,6 +80,42 @@ fn a_killed_driver_is_restarted_and_every_request_in_flight_is_accounted_for() {
     if std::env::var_os("SHOW").is_some() {
         eprintln!("{}", show(&out, &events));
     }
+}
+
+/// A client that scribbles the driver's epoch in its control line (its own queue
+/// region, which the driver writes) so that the next one, 4097, wraps the incarnation's
+/// 12 bits onto the dead driver's, 1, does not choose the restarted driver's
+/// incarnation: it is the driver's own count of starts, so its session ids are new.
+/// (A test of its own: the scribbled epoch is a change the client itself may take for
+/// a restart, so its own restart count is not asserted here.)
+#[test]
+fn a_scribbled_epoch_does_not_choose_the_restarted_drivers_incarnation() {
+    use pd_idl::cipher::{REQUEST_QUEUE_CAPACITY, Request, Response};
+    let _turn = common::serial();
+    let system = boot("restart.system");
+    let streaming = system.wait_until(WAIT, |_, out| {
+        out.iter()
+            .any(|(p, l)| p == "stream" && l.contains("progress answered 1000"))
+            .then_some(())
+    });
+    assert!(streaming.is_some(), "{:?}", system.output("stream"));
+    let control = crypto_client::pair::bytes::<Request, Response>(REQUEST_QUEUE_CAPACITY) - 64;
+    assert!(system.write_region("queues0", control as u64, &4096u32.to_ne_bytes()));
+    assert!(system.signal("omap_aes", Signal::KILL));
+    let done = system.wait_exit("stream", WAIT);
+    let out = system
+        .wait_until(WAIT, |_, out| Some(out.to_vec()))
+        .unwrap();
+    assert!(done, "{}", show(&out, &system.events()));
+    let driver = trace(&system, "omap_trace");
+    assert_eq!(
+        driver.last(Kind::Started),
+        Some(2),
+        "its incarnation: {driver:?}"
+    );
+    let sessions = lines(&out, "stream", "open");
+    assert!(sessions.len() >= 2, "{sessions:?}");
+    assert_ne!(sessions[0], sessions[1], "{sessions:?}");
 }
 
 /// A driver that faults by itself (the test build `cpu-cipher-crash-test`, a write to an
