@@ -14,7 +14,7 @@
 CARGO      ?= cargo
 NOSTD      := aarch64-unknown-none
 # Crates that must stay no_std: they run inside seL4 protection domains.
-NOSTD_PKGS := -p shm-queue -p pd-trace -p segment-list -p pd-idl -p mmio -p cost-ledger -p boards -p engine-models -p power-manager -p cipher-service -p cpu-engine -p session-table -p digest-service -p sec1-hash-driver -p vboot -p omap-aes-driver -p stm32-cryp-driver -p virtio-crypto-driver -p virtio-crypto-model -p pd-runtime
+NOSTD_PKGS := -p shm-queue -p pd-trace -p segment-list -p pd-idl -p mmio -p cost-ledger -p boards -p engine-models -p power-manager -p queued-service -p cipher-service -p cpu-engine -p session-table -p digest-service -p sec1-hash-driver -p vboot -p omap-aes-driver -p stm32-cryp-driver -p virtio-crypto-driver -p virtio-crypto-model -p pd-runtime
 BENCH_DIR  := target/bench
 # The driver and power-manager PDs the tools boot (they find them beside themselves).
 HOST_PD_PKGS := -p crypto-pds -p cpu-engine-pd -p omap-aes-pd -p stm32-cryp-pd -p sec1-hash-pd -p power-manager-pd -p vboot-client-pd -p kat-client-pd -p device-pd

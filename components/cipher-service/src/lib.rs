@@ -1,38 +1,26 @@
-//! The part of a Cipher driver that does not depend on its engine: the session table,
-//! validation of every request a client puts in shared memory, and the [`Service`] that
-//! turns clients' request queues into work for one engine and its results into
-//! responses. Engines plug in through [`CipherEngine`].
+//! The Cipher interface as an instance of `queued-service`: AES sessions whose requests
+//! encrypt or decrypt segments of the client's data region in place, the IV carried
+//! over from request to request. Here is what is Cipher's own: the engine trait every
+//! AES engine implements ([`CipherEngine`]), the job it runs ([`Job`]) and what it
+//! hands back ([`Finished`]), the session ([`Session`]: key, mode, path, the next IV),
+//! and [`Cipher`], which tells the one service how a request is checked (whole blocks
+//! for ECB and CBC, segments never overlapping, since the work is in place), which
+//! queued requests may join one job, and how an answer is built. `sg` gathers a piece
+//! of a request's stream for engines that compute on the CPU.
 //!
 //! Engines are event-driven, as Tock's `crypt` / `handle_interrupt` and sDDF's drivers:
-//! [`CipherEngine::start`] programs the engine and returns at once, finished
-//! ([`Step::Done`], the CPU engine) or [`Step::Pending`]; the engine's interrupt then
-//! reaches [`Service::interrupt`], which advances the request (a PIO block, a DMA
-//! completion) until it is done. Nothing here waits for a device. While requests are in
-//! flight the PD keeps answering calls and notifications. An engine holds as many
-//! requests as its [`CipherEngine::depth`] (one for the OMAP, STM32 and CPU engines;
-//! virtio-crypto's data queue holds several), at most one per session, since each of a
-//! session's requests starts from the IV the one before leaves; further requests stay in
-//! their clients' queues until a place frees. An engine that [coalesces](CipherEngine::coalesces)
-//! takes a session's consecutive queued requests as one job (one transfer, one context
-//! load), each request still answered on its own.
+//! [`CipherEngine::start`] programs the engine and returns at once, finished (the CPU
+//! engine) or pending; the engine's interrupt then advances the job (a PIO block, a DMA
+//! completion) until it is done. An engine holds as many jobs as its
+//! [`CipherEngine::depth`] (one for the OMAP, STM32 and CPU engines; virtio-crypto's
+//! data queue holds several), at most one per session, since each of a session's
+//! requests starts from the IV the one before leaves. An engine that
+//! [coalesces](CipherEngine::coalesces) takes a session's consecutive queued requests
+//! as one job (one transfer, one context load), each request still answered on its own.
 //!
-//! Guarantees, whatever a client writes into its queues and data region:
-//! * every request taken off the queue gets exactly one response: a request is taken
-//!   only when its answer has room beside the answers its client is already owed
-//!   (backpressure, never a dropped answer);
-//! * segments are checked against the client's data region before the engine sees them,
-//!   so an engine never touches memory outside it; the region is reached only by
-//!   volatile copies ([`ClientData`]), so a client scribbling on it mid-request spoils
-//!   only its own result;
-//! * a session is usable only by the client (channel) that opened it;
-//! * corrupt queue indices stop service to that client with [`QueueError::Corrupt`]
-//!   (the driver cuts it off) and affect no other client.
-//!
-//! In flight, defined here and tested: a request whose session is closed meanwhile is
-//! still answered with its result (the work was accepted), but the session's IV is not
-//! kept; a request of a client cut off meanwhile finishes and its answer is dropped (its
-//! queues are broken); an engine error fails the requests of that job alone (one, or
-//! the several of one session it carried: `EngineFault`, or `NoPower` for a gated
+//! In flight (the service's rules, tested here in `tests/in_flight.rs`): a request whose
+//! session is closed meanwhile is still answered but its IV is not kept; an engine
+//! error fails the requests of that job alone (`EngineFault`, or `NoPower` for a gated
 //! engine) and the engine is reset for the next.
 //!
 //! Assumes the data region stays mapped while the driver runs. `no_std`, no heap.
@@ -40,9 +28,8 @@
 // The library has no unsafe code; only the host-only testkit (raw test memory) does.
 #![deny(unsafe_code)]
 
+mod interface;
 mod segments;
-mod service;
-mod sessions;
 pub mod sg;
 #[cfg(feature = "testkit")]
 extern crate std;
@@ -50,37 +37,75 @@ extern crate std;
 #[allow(unsafe_code)]
 pub mod testkit;
 
-/// A client's data region as the driver sees it: shared memory the client may write at
-/// any moment, reached only through volatile copies (see [`sg`]), and where DMA finds it.
-#[derive(Clone, Copy)]
-pub struct ClientData<'a> {
-    pub region: SharedRegion<'a>,
-    /// Physical (bus) address of the region's first byte, if it is DMA-reachable; a
-    /// driver without it must use its CPU path.
-    pub phys: Option<u64>,
-}
-
-impl ClientData<'_> {
-    pub fn len(&self) -> usize {
-        self.region.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.region.is_empty()
-    }
-}
-
-pub use segment_list::{MAX_JOINED, MAX_SEGMENTS};
-use segments::validate_into;
+pub use interface::Cipher;
+pub use queued_service::{
+    ClientData, MAX_COALESCED, MAX_IN_FLIGHT, MAX_JOINED, MAX_SEGMENTS, MAX_SESSIONS, Stopped,
+};
 pub use segments::{BLOCK, Segments, validate};
-pub use service::{MAX_COALESCED, Service, Stopped};
-pub use sessions::{MAX_SESSIONS, Session, Sessions};
 
-use pd_idl::cipher::{CipherError, CipherOp, Path};
-use shm_queue::SharedRegion;
+use pd_idl::cipher::{CipherError, CipherOp, Mode, OpenSessionArgs, Path};
+use pd_idl::wire::Caller;
 
-/// Most requests an engine can hold at once (see [`CipherEngine::depth`]).
-pub const MAX_IN_FLIGHT: usize = 4;
+/// A Cipher driver's service: the one `queued-service` over a Cipher engine.
+pub type Service<'a, E> = queued_service::Service<'a, Cipher<E>>;
+/// A Cipher driver's sessions.
+pub type Sessions = queued_service::Sessions<Session>;
+/// Where a job stands after the engine was started or interrupted.
+pub type Step = queued_service::Step<Finished, CipherError>;
+
+/// One open session: the engine context that is saved here and loaded into the engine
+/// for each request, so sessions of different clients interleave.
+///
+/// IV and key first, at 16-byte-aligned offsets of a 16-byte-aligned struct: every copy
+/// of a session (into a job, out of a finished one) is then whole 16-byte moves. Left to
+/// the default layout the IV sat at an odd offset and was copied in overlapping 2- and
+/// 8-byte pieces, and reading it back stalled store-to-load forwarding on every request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(16))]
+pub struct Session {
+    /// The IV for the next request (chaining carries over between requests).
+    pub iv: [u8; 16],
+    pub key: [u8; 32],
+    pub owner: Caller,
+    pub mode: Mode,
+    pub path: Path,
+    pub key_len: u8,
+}
+
+impl Session {
+    /// A session of nothing: no key, owned by nobody (what a job is filled from).
+    pub const EMPTY: Session = Session {
+        iv: [0; 16],
+        key: [0; 32],
+        owner: Caller(0),
+        mode: Mode::Ecb,
+        path: Path::Adaptive,
+        key_len: 0,
+    };
+
+    pub fn key(&self) -> &[u8] {
+        &self.key[..usize::from(self.key_len).min(32)]
+    }
+
+    /// The `open_session` call that opens this session (for its owner).
+    pub fn open_args(&self) -> OpenSessionArgs {
+        OpenSessionArgs {
+            mode: self.mode,
+            path: self.path,
+            key_len: self.key_len,
+            key: self.key,
+            iv: self.iv,
+        }
+    }
+
+    /// Whether this session's key is `key_len` bytes of `key` (an engine's cached key
+    /// state, say): every byte compared whatever the first difference, so the time
+    /// says nothing about where keys differ.
+    pub fn has_key(&self, key_len: u8, key: &[u8; 32]) -> bool {
+        let diff = self.key.iter().zip(key).fold(0u8, |d, (a, b)| d | (a ^ b));
+        self.key_len == key_len && diff == 0
+    }
+}
 
 /// One validated request, as an engine runs it.
 #[derive(Clone, Copy)]
@@ -146,14 +171,6 @@ impl<'a> Job<'a> {
             requests: 0,
         }
     }
-}
-
-/// Where a request stands after the engine was started or interrupted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// The engine works on it; its interrupt will advance it.
-    Pending,
-    Done(Result<Finished, CipherError>),
 }
 
 /// An engine as the service drives it.

@@ -3,9 +3,11 @@
 //! place, so its segments must not overlap.
 
 use pd_idl::cipher::{CipherError, Mode, Request};
-use segment_list::{Overlaps, SegmentError, check_into};
+use segment_list::{Overlaps, check_into};
 
 pub use segment_list::Segments;
+
+use crate::interface::segment_error;
 
 /// AES block size.
 pub const BLOCK: u32 = 16;
@@ -34,12 +36,7 @@ pub(crate) fn validate_into(
         region_len,
         Overlaps::Refused,
     )
-    .map_err(|e| match e {
-        SegmentError::TooMany => CipherError::TooManySegments,
-        SegmentError::OutOfRange => CipherError::SegmentOutOfRange,
-        SegmentError::TooLong => CipherError::BadLength,
-        SegmentError::Overlap => CipherError::OverlappingSegments,
-    })?;
+    .map_err(segment_error)?;
     if mode != Mode::Ctr && !out.total().is_multiple_of(BLOCK) {
         return Err(CipherError::BadLength);
     }

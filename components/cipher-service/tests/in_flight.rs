@@ -5,12 +5,13 @@
 //! its `n`-th interrupt, holding one request or several, so every interleaving is
 //! reached on purpose.
 
-use cipher_service::testkit::{DATA, hex, request, status};
+use cipher_service::testkit::{DATA, hex, open_args, request, status};
 use cipher_service::{
     CipherEngine, ClientData, Finished, Job, MAX_IN_FLIGHT, Service, Session, Sessions, Step,
 };
 use pd_idl::cipher::{self, CipherError, Mode, Path, Request, Response};
 use pd_idl::wire::Caller;
+use queued_service::Refusal;
 use shm_queue::{Consumer, Producer, SharedRegion};
 
 const A: Caller = Caller(0);
@@ -149,7 +150,7 @@ impl Client {
 
 /// One interrupt: the answers it finished (the engines here finish one at most).
 fn int(svc: &mut Service<'static, Slow>) -> Option<(Caller, Response)> {
-    let all = answers_of(|answer| svc.interrupt(answer));
+    let all: Vec<_> = svc.interrupt().answers().collect();
     assert!(
         all.len() <= 1,
         "one request in flight at most: {}",
@@ -159,15 +160,7 @@ fn int(svc: &mut Service<'static, Slow>) -> Option<(Caller, Response)> {
 }
 
 fn expire(svc: &mut Service<'static, Slow>) -> Option<(Caller, Response)> {
-    answers_of(|answer| svc.expire(answer)).into_iter().next()
-}
-
-fn answers_of(
-    run: impl FnOnce(&mut dyn FnMut(Caller, Response)) -> usize,
-) -> Vec<(Caller, Response)> {
-    let mut all = Vec::new();
-    run(&mut |to, r| all.push((to, r)));
-    all
+    svc.expire().answers().next()
 }
 
 fn service(interrupts: u32) -> Service<'static, Slow> {
@@ -182,17 +175,8 @@ fn service(interrupts: u32) -> Service<'static, Slow> {
 
 fn open(service: &mut Service<'static, Slow>, owner: Caller) -> u32 {
     let key = hex("2b7e151628aed2a6abf7158809cf4f3c");
-    let mut k = [0; 32];
-    k[..16].copy_from_slice(&key);
-    let s = Session {
-        owner,
-        mode: Mode::Cbc,
-        path: Path::Adaptive,
-        key_len: 16,
-        key: k,
-        iv: [0; 16],
-    };
-    service.sessions.open(s, |_| Ok(())).unwrap()
+    let args = open_args(Mode::Cbc, Path::Adaptive, &key, &[0; 16]);
+    service.open(owner, args).unwrap()
 }
 
 #[test]
@@ -244,7 +228,7 @@ fn a_request_whose_session_closes_in_flight_is_answered_and_its_iv_dropped() {
     assert_eq!(answer.bytes_done, 16, "accepted work is answered");
     assert_eq!(
         svc.sessions.get_mut(A, s).err(),
-        Some(CipherError::UnknownSession)
+        Some(Refusal::UnknownSession)
     );
 }
 
@@ -356,7 +340,7 @@ fn a_deep_engine_holds_several_sessions_requests_and_runs_each_sessions_in_order
         (2, true),
         "B's request beside A's"
     );
-    let done = answers_of(|answer| svc.interrupt(answer));
+    let done: Vec<_> = svc.interrupt().answers().collect();
     let ids: Vec<_> = done.iter().map(|(to, r)| (*to, r.id)).collect();
     assert_eq!(ids, [(A, 1), (B, 7)], "one interrupt finished both");
     for (to, r) in done {
@@ -370,7 +354,7 @@ fn a_deep_engine_holds_several_sessions_requests_and_runs_each_sessions_in_order
     // Request 2 starts from request 1's IV; request 3 (another session) beside it.
     assert_eq!(a.serve(&mut svc), 0);
     assert_eq!((svc.in_flight(), a.waiting()), (2, 0));
-    let done = answers_of(|answer| svc.interrupt(answer));
+    let done: Vec<_> = svc.interrupt().answers().collect();
     let ids: Vec<_> = done.iter().map(|(to, r)| (*to, r.id)).collect();
     assert_eq!(ids, [(A, 2), (A, 3)]);
     assert!(!svc.busy());
@@ -418,15 +402,15 @@ fn an_id_of_an_earlier_incarnation_is_server_restarted() {
     let live = open(&mut svc, A);
     assert_eq!(
         svc.sessions.get_mut(A, stale).err(),
-        Some(CipherError::ServerRestarted)
+        Some(Refusal::ServerRestarted)
     );
     assert_eq!(
         svc.sessions.close(A, stale).err(),
-        Some(CipherError::ServerRestarted)
+        Some(Refusal::ServerRestarted)
     );
     svc.sessions.close(A, live).unwrap();
     assert_eq!(
         svc.sessions.get_mut(A, live).err(),
-        Some(CipherError::UnknownSession)
+        Some(Refusal::UnknownSession)
     );
 }

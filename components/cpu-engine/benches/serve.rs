@@ -1,4 +1,4 @@
-//! The CPU driver's own work per request, on one core: `Service::serve_observed` of the
+//! The CPU driver's own work per request, on one core: `Service::serve_batch` of the
 //! Cipher and Digest services over the CPU engine, timed over batches of requests a
 //! client wrote into queues in this process's memory. No second core, no notification,
 //! no cache line crossing between cores: what is left is the driver's per-request code
@@ -8,7 +8,6 @@
 
 use std::time::Instant;
 
-use cipher_service::CipherEngine;
 use cpu_engine::CpuEngine;
 use cpu_engine::hash::CpuDigest;
 use pd_idl::wire::Caller;
@@ -114,12 +113,9 @@ fn cipher_ns(size: usize) -> f64 {
         path: cipher::Path::Cpu,
         key_len: 16,
     };
-    let cipher_service::Service {
-        engine, sessions, ..
-    } = &mut service;
-    let sid = sessions
-        .open(session, |s| engine.supports(s))
-        .expect("open");
+    let sid = service.open(CALLER, session.open_args()).expect("open");
+    // A PD without a trace region records nothing: the serve alone is measured.
+    let untraced = pd_trace::Trace::new(None);
     let mut id = 0;
     q.per_request(
         |k| {
@@ -128,7 +124,7 @@ fn cipher_ns(size: usize) -> f64 {
         },
         |rx, out| {
             let (n, _) = service
-                .serve_observed(CALLER, rx, out, data, BATCH, |_| {})
+                .serve_batch(CALLER, rx, out, data, BATCH, &untraced)
                 .expect("sound queues");
             n
         },
@@ -145,23 +141,15 @@ fn digest_ns(size: usize) -> f64 {
         digest::RESPONSE_QUEUE_CAPACITY,
     );
     let data = data();
-    let data = digest_service::ClientData {
-        region: data.region,
-        phys: None,
-    };
     let mut service =
         digest_service::Service::new(CpuDigest::default(), digest_service::Sessions::default());
-    let digest_service::Service {
-        engine, sessions, ..
-    } = &mut service;
-    let sid = sessions
-        .open(
-            CALLER,
-            digest::Algorithm::Sha256,
-            digest::HashPath::Auto,
-            engine,
-        )
-        .expect("open");
+    let args = digest::OpenSessionArgs {
+        algorithm: digest::Algorithm::Sha256,
+        path: digest::HashPath::Auto,
+    };
+    let sid = service.open(CALLER, args).expect("open");
+    // A PD without a trace region records nothing: the serve alone is measured.
+    let untraced = pd_trace::Trace::new(None);
     let mut id = 0;
     q.per_request(
         |k| {
@@ -169,9 +157,10 @@ fn digest_ns(size: usize) -> f64 {
             digest::Request::over(id, sid, digest::DigestOp::Final, &one_segment(k, size))
         },
         |rx, out| {
-            service
-                .serve_observed(CALLER, rx, out, data, BATCH, |_| {})
-                .expect("sound queues")
+            let (n, _) = service
+                .serve_batch(CALLER, rx, out, data, BATCH, &untraced)
+                .expect("sound queues");
+            n
         },
         |r| r.status.check() == Ok(Ok(())) && r.digest_len == 32,
     )

@@ -11,7 +11,7 @@
 //! Assumes segments were validated by `digest-service`. `no_std`, no heap.
 
 use digest::Digest as _;
-use digest_service::{Digest, DigestEngine, DigestStep, Job};
+use digest_service::{DigestEngine, DigestStep, DigestValue, Job};
 use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
 
 /// One session's running hash.
@@ -33,11 +33,11 @@ impl Hasher {
 
     /// The digest so far; the session's hasher restarts (the service refuses further
     /// data after a final anyway).
-    fn finalize(&mut self) -> Digest {
+    fn finalize(&mut self) -> DigestValue {
         match self {
-            Hasher::Md5(h) => Digest::new(&h.finalize_reset()),
-            Hasher::Sha1(h) => Digest::new(&h.finalize_reset()),
-            Hasher::Sha256(h) => Digest::new(&h.finalize_reset()),
+            Hasher::Md5(h) => DigestValue::new(&h.finalize_reset()),
+            Hasher::Sha1(h) => DigestValue::new(&h.finalize_reset()),
+            Hasher::Sha256(h) => DigestValue::new(&h.finalize_reset()),
         }
     }
 }

@@ -26,11 +26,11 @@ fn sessions_belong_to_their_client() {
     let answers = rig.exchange(Caller(7), &[request(1, mine, &[(0, 16)])]);
     assert_eq!(status(&answers[0]), Err(CipherError::UnknownSession));
     assert_eq!(
-        rig.service.sessions.close(Caller(7), mine),
+        rig.service.close(Caller(7), mine),
         Err(CipherError::UnknownSession)
     );
     // A closed session's id is not reused by the next session in the same slot.
-    rig.service.sessions.close(CLIENT, mine).unwrap();
+    rig.service.close(CLIENT, mine).unwrap();
     let next = rig.open(Mode::Ctr, &hex(KEY), &[0; 16]).unwrap();
     assert_ne!(next, mine);
     let answers = rig.exchange(CLIENT, &[request(2, mine, &[(0, 16)])]);

@@ -1,29 +1,19 @@
-//! The part of a Digest driver that does not depend on its engine: the session table,
-//! validation of every request a client puts in shared memory, and the [`Service`] that
-//! turns clients' request queues into work for one engine and its results into
-//! responses. Engines plug in through [`DigestEngine`].
+//! The Digest interface as an instance of `queued-service`: hash sessions fed by
+//! update and final requests over segments of the client's data region, the final's
+//! answer carrying the digest. Here is what is Digest's own: the engine trait every
+//! hash engine implements ([`DigestEngine`]), the job it runs ([`Job`]) and the digest
+//! it hands back ([`DigestValue`]), the session ([`Session`]: algorithm, path, progress
+//! and the engine's context), and [`Digest`], which tells the one service how a request
+//! is checked (a hash only reads, so segments may overlap), which queued updates may
+//! join one job, and how an answer is built.
 //!
-//! Engines are event-driven, as `cipher-service`'s: [`DigestEngine::start`] programs
-//! the engine and returns, finished (the CPU) or [`DigestStep::Pending`]; the engine's
-//! interrupt reaches [`Service::interrupt`] until the request is done. While a request
-//! is in flight, calls and notifications are answered and further requests wait in
-//! their queues. An engine that [coalesces](DigestEngine::coalesces) takes a session's
-//! consecutive queued updates as one job. In flight: a request whose session closes
-//! meanwhile is still answered (the work was accepted) and its hash state dropped; a
-//! cut-off client's finishes unanswered; an engine error fails the requests of that job
-//! and marks its session `Failed`.
-//!
-//! Guarantees, whatever a client writes into its queues and data region:
-//! * every request taken off the queue gets exactly one response: a request is taken
-//!   only when there is room for its answer (backpressure, never a dropped answer);
-//! * segments are checked against the client's data region before the engine sees them,
-//!   so an engine never reads outside it (and never writes it: a hash only reads);
-//! * a session is usable only by the client (channel) that opened it;
-//! * after its final a session starts a new message (a message that fits one request
-//!   is one `Final`: no call, no session set-up per message), and a session whose
-//!   engine failed mid-request answers `EngineFault` rather than a wrong digest;
-//! * corrupt queue indices stop service to that client with [`QueueError::Corrupt`]
-//!   (the driver cuts it off) and affect no other client.
+//! Engines are event-driven, as `cipher-service`'s: [`DigestEngine::start`] programs the
+//! engine and returns, finished (the CPU) or pending; the engine's interrupt advances
+//! the job until it is done. A session's context is cloned while its job is in flight,
+//! so the job can finish even if its session closes meanwhile. After its final a
+//! session starts a new message with the engine's fresh state (a message that fits one
+//! request is one `Final`: no call, no session set-up per message); a session whose
+//! engine failed mid-request answers `EngineFault` rather than a wrong digest.
 //!
 //! Assumes the data region stays mapped while the driver runs. `no_std`, no heap.
 #![no_std]
@@ -34,58 +24,46 @@
 #[cfg(feature = "testkit")]
 extern crate std;
 
-mod calls;
+mod interface;
 mod segments;
-mod service;
-mod sessions;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 
-pub use calls::Calls;
-use segments::validate_into;
+pub use interface::{Digest, Flight};
+pub use queued_service::{ClientData, MAX_COALESCED, MAX_SESSIONS};
 pub use segments::{MAX_JOINED, MAX_SEGMENTS, Segments, from_slice, validate};
-pub use service::{MAX_COALESCED, Service};
-pub use sessions::{MAX_SESSIONS, Session, Sessions, State};
 
 use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
-use shm_queue::SharedRegion;
 
-/// A client's data region as the driver sees it: shared memory the client may write at
-/// any moment, reached only by volatile copies ([`SharedRegion::read_bytes`]) or DMA,
-/// and where DMA finds it.
-#[derive(Clone, Copy)]
-pub struct ClientData<'a> {
-    pub region: SharedRegion<'a>,
-    /// Physical (bus) address of the region's first byte, if it is DMA-reachable; a
-    /// driver without it must reach the data with the CPU.
-    pub phys: Option<u64>,
+/// A Digest driver's service: the one `queued-service` over a Digest engine.
+pub type Service<'a, E> = queued_service::Service<'a, Digest<E>>;
+/// A Digest driver's sessions, over its engine's context `C`.
+pub type Sessions<C> = queued_service::Sessions<Session<C>>;
+/// Where a job stands after the engine was started or interrupted: finished, with the
+/// digest of a final and nothing for an update.
+pub type DigestStep = queued_service::Step<Option<DigestValue>, DigestError>;
+
+/// Where a session is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// Takes updates and a final; after its final it starts a new message (so a client
+    /// hashes one message after another, each a single final request, with no call).
+    Open,
+    /// The engine failed in the middle of one of its requests, so its hash state is
+    /// unknown; further requests are `EngineFault`.
+    Failed,
 }
 
-impl ClientData<'_> {
-    pub fn len(&self) -> usize {
-        self.region.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.region.is_empty()
-    }
-
-    /// Calls `f` on the bytes of `segs`, in order, in pieces of at most `buf.len()`
-    /// copied into `buf` (private memory: a hash must not read bytes the client may
-    /// change under it twice).
-    pub fn for_each_piece(&self, segs: &Segments, buf: &mut [u8], mut f: impl FnMut(&[u8])) {
-        for s in segs.as_slice() {
-            let (mut at, end) = (s.offset as usize, (s.offset + s.len) as usize);
-            while at < end {
-                let n = (end - at).min(buf.len());
-                // Validated segments lie inside the region: the copy cannot fail.
-                let inside = self.region.read_bytes(at, &mut buf[..n]);
-                debug_assert!(inside);
-                f(&buf[..n]);
-                at += n;
-            }
-        }
-    }
+/// One open session.
+#[derive(Clone, Debug)]
+pub struct Session<C> {
+    pub algorithm: Algorithm,
+    pub path: HashPath,
+    /// Bytes hashed so far (every accepted update and final).
+    pub bytes: u64,
+    pub state: State,
+    /// What the engine keeps for this session between requests.
+    pub engine: C,
 }
 
 /// Longest digest of the interface's algorithms (SHA-256).
@@ -102,19 +80,19 @@ pub const fn digest_len(algorithm: Algorithm) -> usize {
 
 /// A finished digest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Digest {
+pub struct DigestValue {
     bytes: [u8; MAX_DIGEST],
     len: u8,
 }
 
-impl Digest {
+impl DigestValue {
     /// `bytes` must be at most [`MAX_DIGEST`] long (longer is cut: no algorithm has one).
     /// Inlined, so that an engine's fixed-size digest is copied in fixed-size moves, not
     /// through memcpy.
     #[inline]
     pub fn new(bytes: &[u8]) -> Self {
         let n = bytes.len().min(MAX_DIGEST);
-        let mut d = Digest {
+        let mut d = DigestValue {
             bytes: [0; MAX_DIGEST],
             len: n as u8,
         };
@@ -164,15 +142,6 @@ impl<'a> Job<'a> {
     }
 }
 
-/// Where a request stands after the engine was started or interrupted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DigestStep {
-    /// The engine works on it; its interrupt will advance it.
-    Pending,
-    /// Finished: the digest of a final, nothing for an update.
-    Done(Result<Option<Digest>, DigestError>),
-}
-
 /// An engine as the service drives it: one request at a time. The service has already
 /// checked ownership, session state and segment bounds; the engine hashes.
 pub trait DigestEngine {
@@ -208,9 +177,6 @@ pub trait DigestEngine {
         Ok(())
     }
 
-    /// Starts `job` on the session whose context is `ctx`, without waiting. `ctx` may
-    /// change only if the step is `Done`; while `Pending`, the service hands the same
-    /// context back to [`interrupt`](Self::interrupt).
     /// Whether `job` (one request, as it would run alone) may share a job with the
     /// session's requests queued next to it: consecutive updates (and a final after
     /// them) then run as one job over all their segments, which hashes the same stream
@@ -219,6 +185,10 @@ pub trait DigestEngine {
         let _ = job;
         false
     }
+
+    /// Starts `job` on the session whose context is `ctx`, without waiting. `ctx` may
+    /// change only if the step is `Done`; while `Pending`, the service hands a copy of
+    /// the context back to [`interrupt`](Self::interrupt).
     fn start(&mut self, ctx: &mut Self::Context, job: &Job<'_>) -> DigestStep;
 
     /// One of the engine's interrupts arrived while `job` is in flight: advances it.
@@ -238,11 +208,11 @@ mod tests {
 
     #[test]
     fn a_digest_is_padded_with_zeros_past_its_length() {
-        let d = Digest::new(&[0xab; 20]);
+        let d = DigestValue::new(&[0xab; 20]);
         assert_eq!(d.as_bytes(), &[0xab; 20]);
         assert_eq!(d.padded()[..20], [0xab; 20]);
         assert_eq!(d.padded()[20..], [0; MAX_DIGEST - 20]);
         // Longer than any algorithm's: cut, never past the array.
-        assert_eq!(Digest::new(&[1; 40]).as_bytes(), &[1; MAX_DIGEST]);
+        assert_eq!(DigestValue::new(&[1; 40]).as_bytes(), &[1; MAX_DIGEST]);
     }
 }

@@ -2,23 +2,17 @@
 //! shared `segment-list` check. A hash only reads, so segments may overlap.
 
 use pd_idl::digest::{DigestError, Request, Segment};
-use segment_list::{Overlaps, SegmentError};
+use segment_list::Overlaps;
 
 pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Segments};
 
-fn error(e: SegmentError) -> DigestError {
-    match e {
-        SegmentError::TooMany => DigestError::TooManySegments,
-        SegmentError::OutOfRange => DigestError::SegmentOutOfRange,
-        // The answer's `bytes_done` could not say how much was hashed.
-        SegmentError::TooLong | SegmentError::Overlap => DigestError::BadRequest,
-    }
-}
+use crate::interface::segment_error;
 
 /// Checks a request's segments against a data region of `region_len` bytes: count and
 /// bounds (with overflow), and a total that fits the response's `bytes_done`.
 pub fn validate(request: &Request, region_len: usize) -> Result<Segments, DigestError> {
-    segment_list::check(&request.segs, request.nsegs, region_len, Overlaps::Allowed).map_err(error)
+    segment_list::check(&request.segs, request.nsegs, region_len, Overlaps::Allowed)
+        .map_err(segment_error)
 }
 
 /// [`validate`] into `out` (see `segment_list::check_into`); `out` means nothing if
@@ -36,10 +30,10 @@ pub(crate) fn validate_into(
         region_len,
         Overlaps::Allowed,
     )
-    .map_err(error)
+    .map_err(segment_error)
 }
 
 /// Segments built by the driver itself (self-tests), checked like a client's.
 pub fn from_slice(segs: &[Segment], region_len: usize) -> Result<Segments, DigestError> {
-    segment_list::from_slice(segs, region_len, Overlaps::Allowed).map_err(error)
+    segment_list::from_slice(segs, region_len, Overlaps::Allowed).map_err(segment_error)
 }

@@ -6,6 +6,7 @@
 use crypto_client::pair::{self, Control};
 use pd_idl::wire::Caller;
 use pd_runtime::{Channel, ChannelSet, MemoryRegion, debug_println, pd_name};
+use queued_service::Stopped;
 use shm_queue::{Consumer, Descriptor, Producer, QueueError, SharedRegion};
 
 /// Clients one driver serves.
@@ -70,26 +71,13 @@ pub struct Clients<Req: 'static, Resp: 'static> {
     next: usize,
 }
 
-/// What one serving pass over a client's queue did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Served {
-    /// Requests answered now.
-    pub answered: usize,
-    /// The engine can take no more requests until one in flight finishes.
-    pub engine_full: bool,
-    /// The client's next request waits for its session's request in flight.
-    pub session_busy: bool,
-    /// The pass stopped at [`BATCH`] answers; more may be queued.
-    pub more: bool,
-}
-
 /// One serving pass over a client's queue.
 pub type ServeFn<'f, Req, Resp> = dyn FnMut(
         Caller,
         &mut Consumer<'static, Req>,
         &mut Producer<'static, Resp>,
         MemoryRegion,
-    ) -> Result<Served, QueueError>
+    ) -> Result<(usize, Stopped), QueueError>
     + 'f;
 
 impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
@@ -353,20 +341,17 @@ fn one_batch<Req: Descriptor, Resp: Descriptor>(
     last: bool,
 ) -> Result<Option<bool>, QueueError> {
     let caller = client.caller();
-    let served = serve(caller, &mut client.rx, &mut client.tx, client.data)?;
-    if served.answered > 0 && client.tx.take_signal_request() {
+    let (answered, stopped) = serve(caller, &mut client.rx, &mut client.tx, client.data)?;
+    if answered > 0 && client.tx.take_signal_request() {
         client.channel.notify();
     }
-    if served.engine_full {
-        return Ok(None);
-    }
-    if served.more && !last {
+    match stopped {
+        Stopped::EngineFull => return Ok(None),
         // Taken in the next round, no need to ask (the client may be refilling now).
-        return Ok(Some(true));
-    }
-    if served.session_busy {
-        // Served again when a request finishes (every client is, then).
-        return Ok(Some(false));
+        Stopped::Limit if !last => return Ok(Some(true)),
+        // Served again when a job finishes (every client is, then).
+        Stopped::SessionBusy => return Ok(Some(false)),
+        Stopped::Limit | Stopped::ClientsMove => {}
     }
     if client.tx.free()? == 0 {
         // Backpressure: nothing more is taken until the client makes room (its link

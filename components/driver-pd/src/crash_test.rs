@@ -6,7 +6,9 @@
 
 use pd_runtime::{Channel, ChannelSet, Handler, MessageInfo, debug_println, pd_name};
 
-use crate::pd::{DriverPd, Serving};
+use queued_service::Interface;
+
+use crate::pd::DriverPd;
 
 /// A driver PD `P` (a [`DriverPd`]) that faults once.
 pub struct FaultOnce<P> {
@@ -15,9 +17,9 @@ pub struct FaultOnce<P> {
     notifications: u32,
 }
 
-impl<S: Serving> FaultOnce<DriverPd<S>> {
+impl<I: Interface> FaultOnce<DriverPd<I>> {
     /// `pd`, faulting in its first incarnation on its clients' `at`th notification.
-    pub fn new(pd: DriverPd<S>, at: u32) -> Self {
+    pub fn new(pd: DriverPd<I>, at: u32) -> Self {
         FaultOnce {
             pd,
             at,
@@ -26,10 +28,7 @@ impl<S: Serving> FaultOnce<DriverPd<S>> {
     }
 }
 
-impl<S: Serving> Handler for FaultOnce<DriverPd<S>>
-where
-    DriverPd<S>: Handler,
-{
+impl<I: Interface> Handler for FaultOnce<DriverPd<I>> {
     fn protected(&mut self, channel: Channel, msg: MessageInfo) -> MessageInfo {
         self.pd.protected(channel, msg)
     }

@@ -1,9 +1,10 @@
-//! The engine-independent half of a driver PD entry: a Cipher or Digest driver PD is
-//! `cipher::pd(engine, power)` or `digest::pd(engine, power)` plus its engine.
+//! The engine-independent half of a driver PD: every driver PD, of any interface, is
+//! `DriverPd::<Interface>::start(engine, power, init)` (see [`DriverPd::start`]).
 //!
-//! * [`pd`]: the event handling, written once for both interfaces ([`DriverPd`]): a
-//!   client's notification starts work, the engine's interrupt (on the PD's `<irq>`
-//!   channels) finishes it, calls are answered meanwhile.
+//! * [`pd`]: the event handling, written once for every interface ([`DriverPd`] over
+//!   `queued-service`): a client's notification starts work, the engine's interrupt
+//!   (on the PD's `<irq>` channels) finishes it, calls are answered meanwhile and
+//!   dispatched by the interface to [`DriverPd`]'s `Calls`.
 //! * [`clients`]: the clients the `.system` file gives this PD. Client `k` (0..4) talks
 //!   on channel `k` (calls and notifications both) and has a queue-pair region mapped
 //!   with `setvar_vaddr="queues<k>"` and a data region with `setvar_vaddr="data<k>"`
@@ -12,8 +13,6 @@
 //! * [`power`]: the one grant held while any session is open (acquired by the first
 //!   open, released by the last close: a transition per session burst, never per
 //!   request), over `pd-idl` Power on channel [`POWER`].
-//! * [`cipher`], [`digest`]: each interface's calls over its service, dispatched to the
-//!   generated server.
 //! * [`crash_test`]: a driver PD that faults once, for test builds only.
 //!
 //! Restart: each client's queue region carries the driver's epoch (`crypto_client::pair`).
@@ -27,17 +26,15 @@
 //! clients, and queue regions mapped read-write. No heap: fixed tables.
 #![no_std]
 
-pub mod cipher;
 pub mod clients;
 pub mod crash_test;
-pub mod digest;
 pub mod pd;
 pub mod power;
 
 use pd_runtime::Channel;
 
 pub use clients::{Clients, MAX_CLIENTS};
-pub use pd::{DriverPd, MAX_STATE, Serving};
+pub use pd::{DriverPd, MAX_STATE};
 pub use power::PowerHold;
 
 /// The channel to the power manager (`pp="true"` at this end).

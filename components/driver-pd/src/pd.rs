@@ -1,57 +1,22 @@
-//! The driver PD's event handling, written once for Cipher and Digest: calls are
-//! answered at once, a client's notification starts work on the engine, the engine's
-//! interrupt finishes it; while a request is in flight, the PD goes on answering calls
-//! and notifications, and requests wait in their clients' queues.
+//! The driver PD's event handling, written once for every interface: calls are answered
+//! at once, a client's notification starts work on the engine, the engine's interrupt
+//! finishes it; while a job is in flight, the PD goes on answering calls and
+//! notifications, and requests wait in their clients' queues.
 
-use pd_idl::power::PowerError;
+use pd_idl::power::{self, PowerError};
 use pd_idl::wire::{CallError, Caller};
+use pd_runtime::{
+    Channel, ChannelSet, Handler, MemoryRegion, MessageInfo, debug_println, ipc, pd_name,
+};
+use pd_trace::{Kind, Trace};
+use queued_service::{Calls, ClientData, Interface, Refusal, Service, Sessions, record};
+use shm_queue::SharedRegion;
+
+use crate::clients::{BATCH, SessionCounts, dma_address};
+use crate::{Clients, PowerHold};
 
 /// Acquires tried at init while the engine's module is still waking.
 const WAKE_TRIES: u32 = 1000;
-use pd_runtime::{ChannelSet, MemoryRegion, debug_println, pd_name};
-use pd_trace::{Kind, Trace};
-use shm_queue::{Consumer, Descriptor, Producer, QueueError, SharedRegion};
-
-use crate::clients::{Served, SessionCounts};
-
-use crate::{Clients, PowerHold};
-
-/// A service (`cipher_service::Service`, `digest_service::Service`) as the PD drives it.
-pub trait Serving {
-    type Request: Descriptor + 'static;
-    type Response: Descriptor + 'static;
-    /// The interface's request queue capacity (both queues have it).
-    const CAPACITY: u32;
-    /// Whether the engine writes client data (a cipher works in place).
-    const WRITES_DATA: bool;
-
-    /// A request is in flight on the engine.
-    fn busy(&self) -> bool;
-    /// Takes `caller`'s requests until its queue is empty, its answers have no room, or
-    /// the engine (or the session of its next request) is busy; how many were answered,
-    /// each shown to `observe`, and whether the engine can take no more.
-    fn serve(
-        &mut self,
-        caller: Caller,
-        rx: &mut Consumer<'static, Self::Request>,
-        tx: &mut Producer<'static, Self::Response>,
-        data: MemoryRegion,
-        observe: &mut dyn FnMut(&Self::Response),
-    ) -> Result<Served, QueueError>;
-    /// How an answer goes in the trace: its kind and argument.
-    fn outcome(response: &Self::Response) -> (Kind, u32);
-    /// The engine's interrupt: gives `answer` each request in flight that finished;
-    /// returns how many finished (each freed a place in the engine).
-    fn interrupt(&mut self, answer: &mut dyn FnMut(Caller, Self::Response)) -> usize;
-    /// Closes `caller`'s sessions (and orphans its request in flight); how many.
-    fn cut_off(&mut self, caller: Caller) -> usize;
-    /// Shares the session table among `clients` clients (a quota each).
-    fn share_sessions(&mut self, clients: usize);
-    /// The engine was (re)acquired: it may have been gated meanwhile, which loses what
-    /// it held (keys, IVs), so it must load them again. Nothing by default.
-    fn powered_on(&mut self) {}
-    fn open_sessions(&self) -> usize;
-}
 
 /// Most bytes a driver PD's state may take. It lives on the stack of the PD's event loop
 /// (32 KiB in the seL4 image), built in init and moved there, so twice it and the loop's
@@ -60,26 +25,57 @@ pub trait Serving {
 /// image's stack at start-up; over this, a driver now fails to build instead.
 pub const MAX_STATE: usize = 12 * 1024;
 
-/// A driver PD: its service (engine and sessions), its clients, the engine's interrupt
-/// channels, and the power grant (`None` for an engine with no clock gate, the CPU).
-pub struct DriverPd<S: Serving> {
-    pub service: S,
-    pub(crate) clients: Clients<S::Request, S::Response>,
+/// A driver PD serving interface `I`: its service (engine and sessions), its clients,
+/// the engine's interrupt channels, and the power grant (`None` for an engine with no
+/// clock gate, the CPU).
+pub struct DriverPd<I: Interface> {
+    pub service: Service<'static, I>,
+    clients: Clients<I::Request, I::Response>,
     irqs: ChannelSet,
     power: Option<PowerHold>,
-    pub(crate) counts: SessionCounts,
+    counts: SessionCounts,
     /// Counters and the last events, in the region `trace` if the system maps one.
-    pub(crate) trace: Trace<'static>,
+    trace: Trace<'static>,
 }
 
-impl<S: Serving> DriverPd<S> {
-    /// Takes over the clients the `.system` file gives this PD (`make` builds the
-    /// service, given this incarnation's number for its session ids). The engine's
-    /// interrupts are the PD's `<irq>` channels. Call after the engine's self-test
-    /// passed: from here on the PD serves.
-    pub fn new(make: impl FnOnce(u32) -> S, power: Option<PowerHold>) -> Self {
+impl<I: Interface> DriverPd<I> {
+    /// The one way a driver PD starts. With a clock gate (`power`: the engine as the
+    /// power manager names it) the grant is taken for `init`, the engine's self-test
+    /// and calibration, which report to the trace and the log (a failed self-test
+    /// leaves the engine refusing every open). Then the PD takes over the clients the
+    /// `.system` file gives it, its session ids carrying this incarnation, and gives
+    /// the grant back until the first session opens. The engine's interrupts are the
+    /// PD's `<irq>` channels. From here on the PD serves.
+    pub fn start(
+        mut engine: I::Engine,
+        power: Option<power::Engine>,
+        init: impl FnOnce(&mut I::Engine, &Trace<'static>),
+    ) -> Self {
         const { assert!(core::mem::size_of::<Self>() <= MAX_STATE) };
-        let clients = Clients::from_system(S::CAPACITY, S::WRITES_DATA);
+        let trace = Trace::new(pd_runtime::maybe_memory_region!(trace).map(|r| {
+            // SAFETY: mapped read-write for the PD's life; written only through atomics.
+            unsafe { SharedRegion::from_raw(r.vaddr, r.size) }
+        }));
+        trace.record(Kind::Started, pd_runtime::starts());
+        let power = power.map(|engine| {
+            let mut hold = PowerHold::new(engine);
+            // BOUNDED POLL (init: the self-test needs the engine functional; the manager
+            // answers `Waking` while its module is not, looking once per acquire).
+            let mut tries = 0;
+            let powered = loop {
+                match hold.ensure() {
+                    Err(CallError::Server(PowerError::Waking)) if tries < WAKE_TRIES => tries += 1,
+                    r => break r,
+                }
+            };
+            match powered {
+                Ok(()) => trace.record(Kind::PowerAcquire, 0),
+                Err(e) => debug_println!("{}: no power for the self-test: {e:?}", pd_name()),
+            }
+            hold
+        });
+        init(&mut engine, &trace);
+        let clients = Clients::from_system(I::CAPACITY, I::WRITES_DATA);
         let irqs = pd_runtime::irq_channels();
         debug_println!(
             "{}: serving {} client(s); engine interrupts on channels {:#x}",
@@ -87,15 +83,10 @@ impl<S: Serving> DriverPd<S> {
             clients.count(),
             irqs.0
         );
-        let trace = Trace::new(pd_runtime::maybe_memory_region!(trace).map(|r| {
-            // SAFETY: mapped read-write for the PD's life; written only through atomics.
-            unsafe { SharedRegion::from_raw(r.vaddr, r.size) }
-        }));
-        trace.record(Kind::Started, clients.incarnation());
-        let mut service = make(clients.incarnation());
-        service.share_sessions(clients.count());
+        let mut sessions = Sessions::for_incarnation(clients.incarnation());
+        sessions.share_among(clients.count());
         let mut pd = DriverPd {
-            service,
+            service: Service::new(engine, sessions),
             clients,
             irqs,
             power,
@@ -106,45 +97,7 @@ impl<S: Serving> DriverPd<S> {
         if !pending.is_empty() {
             pd.on_notified(pending);
         }
-        pd
-    }
-
-    /// A driver whose engine has a clock gate: the grant is taken for `init` (the
-    /// engine's self-test and calibration need it clocked), `report` says what init
-    /// found (or the failure is reported and every open then gets `EngineFault` from
-    /// the engine), the PD is built by `make` over the driver, and the grant is given
-    /// back until the first session opens.
-    pub fn bring_up<D, T, E: core::fmt::Debug>(
-        mut driver: D,
-        engine: pd_idl::power::Engine,
-        init: impl FnOnce(&mut D) -> Result<T, E>,
-        report: impl FnOnce(&T),
-        make: impl FnOnce(D, u32) -> S,
-    ) -> Self {
-        let mut power = PowerHold::new(engine);
-        // BOUNDED POLL (init: the self-test needs the engine functional; the manager
-        // answers `Waking` while its module is not, looking once per acquire).
-        let mut tries = 0;
-        let powered = loop {
-            match power.ensure() {
-                Err(CallError::Server(PowerError::Waking)) if tries < WAKE_TRIES => tries += 1,
-                r => break r,
-            }
-        };
-        if let Err(e) = powered {
-            debug_println!("{}: no power for the self-test: {e:?}", pd_name());
-        }
-        match init(&mut driver) {
-            Ok(found) => report(&found),
-            Err(e) => debug_println!("{}: SELF-TEST FAILED: {e:?}; not serving", pd_name()),
-        }
-        let held = power.held();
-        let mut pd = DriverPd::new(|incarnation| make(driver, incarnation), Some(power));
-        if held {
-            // The self-test's grant, taken before the trace began.
-            pd.trace.record(Kind::PowerAcquire, 0);
-        }
-        pd.release_idle_power();
+        pd.follow_power();
         pd
     }
 
@@ -153,22 +106,12 @@ impl<S: Serving> DriverPd<S> {
         self.clients.incarnation()
     }
 
-    /// Records an event of the driver's own (what its init found, say) in its trace.
-    pub fn record(&self, kind: Kind, arg: u32) {
-        self.trace.record(kind, arg);
-    }
-
-    /// Gives the grant back if no session is open (after an init that needed it).
-    pub fn release_idle_power(&mut self) {
-        self.follow_power();
-    }
-
-    /// Keeps the grant while a session is open or a request is in flight (the engine
-    /// must stay clocked until it finishes, even if its session closed meanwhile).
-    pub(crate) fn follow_power(&mut self) {
+    /// Keeps the grant while a session is open or a job is in flight (the engine must
+    /// stay clocked until it finishes, even if its session closed meanwhile).
+    fn follow_power(&mut self) {
         if let Some(p) = &mut self.power {
             let held = p.held();
-            p.follow(self.service.open_sessions() + usize::from(self.service.busy()));
+            p.follow(self.service.sessions.open_count() + usize::from(self.service.busy()));
             if held && !p.held() {
                 self.trace.record(Kind::PowerRelease, 0);
             }
@@ -177,7 +120,7 @@ impl<S: Serving> DriverPd<S> {
     }
 
     /// Acquires the grant for a session about to open.
-    pub(crate) fn ensure_power(&mut self) -> bool {
+    fn ensure_power(&mut self) -> bool {
         let Some(p) = &mut self.power else {
             return true;
         };
@@ -185,35 +128,9 @@ impl<S: Serving> DriverPd<S> {
         let ok = p.ensure().is_ok();
         if !held && p.held() {
             self.trace.record(Kind::PowerAcquire, 0);
-            self.service.powered_on();
+            I::powered_on(&mut self.service.engine);
         }
         ok
-    }
-
-    /// Before a call is answered: counted if a request is in flight meanwhile.
-    pub(crate) fn on_call(&mut self, caller: u8) {
-        if self.service.busy() {
-            self.trace.record(Kind::CallWhileBusy, u32::from(caller));
-        }
-    }
-
-    /// A session opened or closed, for the trace and the interleaving report.
-    pub(crate) fn session_opened(&mut self, caller: Caller) {
-        let peak = self.counts.opened(caller);
-        self.trace.record(Kind::SessionOpened, caller.0);
-        if let Some(clients) = peak {
-            self.trace.record(Kind::ClientsAtOnce, clients as u32);
-        }
-    }
-
-    pub(crate) fn session_closed(&mut self, caller: Caller) {
-        self.counts.closed(caller, 1);
-        self.trace.record(Kind::SessionClosed, caller.0);
-    }
-
-    /// Whether `caller` is a client this PD serves (not cut off).
-    pub(crate) fn serves(&self, caller: Caller) -> bool {
-        self.clients.get(caller).is_some()
     }
 
     fn cut_off(&mut self, caller: Caller) {
@@ -226,7 +143,7 @@ impl<S: Serving> DriverPd<S> {
         );
     }
 
-    /// Closes every session of `caller` (its requests in flight finish unanswered).
+    /// Closes every session of `caller` (its jobs in flight finish unanswered).
     fn close_all(&mut self, caller: Caller) -> usize {
         let closed = self.service.cut_off(caller);
         self.counts.closed(caller, closed);
@@ -238,7 +155,7 @@ impl<S: Serving> DriverPd<S> {
 
     /// A client that died and came back (a new incarnation announced in its queue
     /// pair): what the dead one held goes, its sessions and with them the power grant.
-    pub(crate) fn check_client(&mut self, caller: Caller) {
+    fn check_client(&mut self, caller: Caller) {
         if self.clients.came_back(caller) {
             self.trace.record(Kind::ClientBack, caller.0);
             let closed = self.close_all(caller);
@@ -251,9 +168,9 @@ impl<S: Serving> DriverPd<S> {
         }
     }
 
-    /// `Handler::notified`: the engine's interrupts first (a request finishing frees
-    /// the engine for the clients' waiting requests), then the clients.
-    pub fn on_notified(&mut self, channels: ChannelSet) {
+    /// The engine's interrupts first (a job finishing frees the engine for the clients'
+    /// waiting requests), then the clients.
+    fn on_notified(&mut self, channels: ChannelSet) {
         let mut serve = channels;
         let irqs = ChannelSet(channels.0 & self.irqs.0);
         if channels.contains(crate::POWER)
@@ -263,7 +180,7 @@ impl<S: Serving> DriverPd<S> {
             // A power manager that restarted rebuilds its grants from ours; it may have
             // gated the engine before we came back.
             self.trace.record(Kind::PowerAcquire, 0);
-            self.service.powered_on();
+            I::powered_on(&mut self.service.engine);
         }
         let clients = ChannelSet(channels.0 & !self.irqs.0 & !(1 << crate::POWER.index()));
         for ch in clients.iter() {
@@ -279,22 +196,14 @@ impl<S: Serving> DriverPd<S> {
             for ch in irqs.iter() {
                 self.trace.record(Kind::Interrupt, u32::from(ch.index()));
             }
-            let (clients, trace) = (&mut self.clients, &self.trace);
-            let mut cut = [None; crate::clients::MAX_CLIENTS];
-            let finished = self.service.interrupt(&mut |caller, r| {
-                let (kind, arg) = S::outcome(&r);
-                trace.record(kind, if kind == Kind::Refused { arg } else { caller.0 });
-                if let Some(slot) = clients
-                    .answer(caller, r)
-                    .and_then(|c| cut.get_mut(c.0 as usize))
-                {
-                    *slot = Some(caller);
+            let landed = self.service.interrupt();
+            for (caller, r) in landed.answers() {
+                record::<I>(&self.trace, caller, &r);
+                if let Some(broken) = self.clients.answer(caller, r) {
+                    self.cut_off(broken);
                 }
-            });
-            for caller in cut.into_iter().flatten() {
-                self.cut_off(caller);
             }
-            if finished > 0 {
+            if landed.count() > 0 {
                 // Requests may have waited for the engine in any client's queue.
                 serve = ChannelSet(serve.0 | self.clients.all().0);
             }
@@ -303,16 +212,75 @@ impl<S: Serving> DriverPd<S> {
             }
         }
         let (service, trace) = (&mut self.service, &self.trace);
-        let cut = self.clients.serve(serve, &mut |caller, rx, tx, region| {
-            let mut observe = |r: &S::Response| {
-                let (kind, arg) = S::outcome(r);
-                trace.record(kind, if kind == Kind::Refused { arg } else { caller.0 });
-            };
-            service.serve(caller, rx, tx, region, &mut observe)
+        let cut = self.clients.serve(serve, &mut |caller, rx, tx, data| {
+            service.serve_batch(caller, rx, tx, client_data(data), BATCH, trace)
         });
         for caller in cut.into_iter().flatten() {
             self.cut_off(caller);
         }
         self.follow_power();
+    }
+}
+
+/// A client's data region as its engine reaches it.
+fn client_data(data: MemoryRegion) -> ClientData<'static> {
+    ClientData {
+        // SAFETY: the runtime mapped the region for the life of the PD (read-write if
+        // the interface writes it: checked when the client was taken on); engines reach
+        // it only through volatile copies or DMA, never through Rust references.
+        region: unsafe { SharedRegion::from_raw(data.vaddr, data.size) },
+        phys: dma_address(&data),
+    }
+}
+
+impl<I: Interface> Calls<I> for DriverPd<I> {
+    fn open(&mut self, caller: Caller, args: I::Open) -> Result<u32, I::Error> {
+        if self.clients.get(caller).is_none() {
+            return Err(I::refuse(Refusal::NotAClient));
+        }
+        // Refuse what is known to fail before touching power.
+        I::precheck(&self.service.engine, &args)?;
+        if !self.ensure_power() {
+            return Err(I::refuse(Refusal::NoPower));
+        }
+        let result = self.service.open(caller, args);
+        if result.is_ok() {
+            let peak = self.counts.opened(caller);
+            self.trace.record(Kind::SessionOpened, caller.0);
+            if let Some(clients) = peak {
+                self.trace.record(Kind::ClientsAtOnce, clients as u32);
+            }
+        }
+        self.follow_power();
+        result
+    }
+
+    fn close(&mut self, caller: Caller, session: u32) -> Result<(), I::Error> {
+        let result = self.service.close(caller, session);
+        if result.is_ok() {
+            self.counts.closed(caller, 1);
+            self.trace.record(Kind::SessionClosed, caller.0);
+        }
+        self.follow_power();
+        result
+    }
+}
+
+impl<I: Interface> Handler for DriverPd<I> {
+    fn protected(&mut self, channel: Channel, msg: MessageInfo) -> MessageInfo {
+        if self.service.busy() {
+            self.trace
+                .record(Kind::CallWhileBusy, u32::from(channel.index()));
+        }
+        ipc::serve(channel, msg, |caller, m| {
+            // The request is copied out of the message words by now: what this may
+            // call (the power manager) cannot overwrite it.
+            self.check_client(caller);
+            I::dispatch(self, caller, m)
+        })
+    }
+
+    fn notified(&mut self, channels: ChannelSet) {
+        self.on_notified(channels);
     }
 }

@@ -1,43 +1,25 @@
-//! A PIO/DMA driver in its PD (feature `pd`): the engine under the shared self-test,
-//! calibration and routing, brought up with its power grant held for init, the
-//! calibration reported, then served by `driver-pd`'s Cipher PD.
+//! A PIO/DMA driver in its PD (feature `pd`): what its init does under
+//! `driver_pd::DriverPd::start`, the self-test on every route and the crossover
+//! calibration, reported to the log and the trace.
 
-use cipher_service::ClientData;
-use driver_pd::cipher::CipherPd;
 use pd_idl::cipher::Mode;
-use pd_idl::power::Engine;
 use pd_runtime::{debug_println, pd_name};
-use pd_trace::Kind;
-use shm_queue::SharedRegion;
+use pd_trace::{Kind, Trace};
 
 use crate::{Driver, Meter, PioDmaEngine};
 
-/// The PD over `engine`, its `meter` and its DMA scratch (`scratch` at physical
-/// `scratch_phys`); `power` names the engine to the power manager.
-pub fn bring_up<E: PioDmaEngine + 'static, M: Meter + 'static>(
-    engine: E,
-    meter: M,
-    scratch: SharedRegion<'static>,
-    scratch_phys: u64,
-    power: Engine,
-) -> CipherPd<Driver<'static, E, M>> {
-    let scratch = ClientData {
-        region: scratch,
-        phys: Some(scratch_phys),
-    };
-    let pd = driver_pd::cipher::bring_up(
-        Driver::new(engine, meter, scratch),
-        power,
-        |d| d.init().copied(),
-        |cal| {
+/// The driver's init: self-test and calibration (a failure leaves the driver refusing
+/// every open with `EngineFault`); the crossover of AES-128-CBC goes in the trace, for
+/// whoever checks the calibration against the published figures from outside.
+pub fn init<E: PioDmaEngine, M: Meter>(driver: &mut Driver<'_, E, M>, trace: &Trace<'_>) {
+    match driver.init() {
+        Ok(cal) => {
             debug_println!("{}: self-test passed on every path", pd_name());
             for e in cal.entries() {
                 debug_println!("{}: {e}", pd_name());
             }
-        },
-    );
-    // For whoever checks the calibration against the published figures from outside.
-    let cbc128 = pd.service.engine.calibration().get(Mode::Cbc, 16);
-    pd.record(Kind::Calibrated, cbc128.dma_from_bytes);
-    pd
+            trace.record(Kind::Calibrated, cal.get(Mode::Cbc, 16).dma_from_bytes);
+        }
+        Err(e) => debug_println!("{}: SELF-TEST FAILED: {e:?}; not serving", pd_name()),
+    }
 }

@@ -6,7 +6,9 @@ use crate::layout::{BOUNCE_BYTES, SCRATCH_ALIGN, SCRATCH_BYTES, Scratch};
 use crate::plan::{self, Block, Split, Step};
 use crate::selftest::{self, SelfTestError};
 use cost_ledger::{Event, Ledger};
-use digest_service::{ClientData, Digest, DigestEngine, DigestStep, Job, Segments, digest_len};
+use digest_service::{
+    ClientData, DigestEngine, DigestStep, DigestValue, Job, Segments, digest_len,
+};
 use mmio::RegisterBus;
 use mmio::talitos::{Desc, HASH_BLOCK, MDEU_CONTEXT_SIZE, Ptr, hdr, slot};
 use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
@@ -151,7 +153,7 @@ impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
         &mut self,
         st: &mut HashState,
         job: &Job<'_>,
-    ) -> Result<Option<Digest>, Fault> {
+    ) -> Result<Option<DigestValue>, Fault> {
         let mut step = self.begin(st, job);
         // BOUNDED POLL (init: the self-test; a Microkit init gets no notifications).
         for _ in 0..INIT_POLLS {
@@ -413,13 +415,17 @@ impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
     }
 
     /// The digest at the head of `slot`'s context.
-    pub(crate) fn read_digest(&mut self, alg: Algorithm, slot: usize) -> Result<Digest, Fault> {
+    pub(crate) fn read_digest(
+        &mut self,
+        alg: Algorithm,
+        slot: usize,
+    ) -> Result<DigestValue, Fault> {
         let mut out = [0u8; digest_service::MAX_DIGEST];
         let n = digest_len(alg);
         self.ch
             .mem
             .read(self.ch.scratch.context(slot), &mut out[..n])?;
-        Ok(Digest::new(&out[..n]))
+        Ok(DigestValue::new(&out[..n]))
     }
 }
 

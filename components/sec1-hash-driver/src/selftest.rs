@@ -8,7 +8,7 @@ use crate::channel::Fault;
 use crate::engine::{HashState, Sec1Hash};
 use crate::hw::DmaMemory;
 use crate::layout::{KAT_BYTES, SELF_TEST_SLOT};
-use digest_service::{ClientData, Digest, Job, from_slice};
+use digest_service::{ClientData, DigestValue, Job, from_slice};
 use mmio::RegisterBus;
 use pd_idl::digest::{Algorithm, DigestOp, HashPath, Segment};
 use shm_queue::SharedRegion;
@@ -147,7 +147,7 @@ fn one<B: RegisterBus, M: DmaMemory>(
     d: &mut Sec1Hash<'_, B, M>,
     k: &Kat,
     path: HashPath,
-) -> Result<Digest, Fault> {
+) -> Result<DigestValue, Fault> {
     // The engine reads the message from scratch; the CPU reads the same bytes from a
     // private copy (both views of a "client region" hold the message).
     let at = d.ch.scratch.kat();

@@ -57,7 +57,7 @@ fn start_all(
 ) {
     for (i, (mode, key, iv, _)) in VECTORS.iter().enumerate() {
         let s: Session = session(*mode, &hex(key), &hex(iv));
-        let id = svc.sessions.open(s, |_| Ok(())).unwrap();
+        let id = svc.open(s.owner, s.open_args()).unwrap();
         let r = request(first_id + i as u32, id, op, 64 * i as u32);
         assert_eq!(
             svc.begin(CLIENT, &r, data),
@@ -69,10 +69,10 @@ fn start_all(
 
 fn answers(svc: &mut Service<'static, Dev>) -> Vec<Response> {
     let mut all = Vec::new();
-    svc.interrupt(|to, r| {
+    for (to, r) in svc.interrupt().answers() {
         assert_eq!(to, CLIENT);
         all.push(r);
-    });
+    }
     all.sort_by_key(|r| r.id);
     all
 }
@@ -272,7 +272,7 @@ fn an_orphan_whose_request_was_cancelled_is_destroyed_once_created() {
         None
     );
     svc.close(CLIENT, id).unwrap();
-    assert_eq!(svc.expire(|_, _| {}), 1, "the request is cancelled");
+    assert_eq!(svc.expire().count(), 1, "the request is cancelled");
     svc.engine.bus_mut().release();
     // The create's answer comes back with the next interrupt.
     assert!(answers(&mut svc).is_empty());
@@ -282,7 +282,6 @@ fn an_orphan_whose_request_was_cancelled_is_destroyed_once_created() {
 
 /// Opens a session of `mode` under the published `key` and `iv` (hex).
 fn open(svc: &mut Service<'static, Dev>, mode: Mode, key: &str, iv: &str) -> u32 {
-    svc.sessions
-        .open(session(mode, &hex(key), &hex(iv)), |_| Ok(()))
-        .unwrap()
+    let s = session(mode, &hex(key), &hex(iv));
+    svc.open(s.owner, s.open_args()).unwrap()
 }

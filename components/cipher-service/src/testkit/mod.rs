@@ -1,28 +1,23 @@
-//! Test support shared by every Cipher engine's tests (feature `testkit`, host only): an
-//! in-process stand-in for a client and a driver sharing queues and a data region, and
-//! helpers for building requests and reading answers. Each engine's tests add only what
-//! is theirs: the board their engine sits on and the paths they exercise.
+//! Test support shared by every Cipher engine's tests (feature `testkit`, host only):
+//! `queued-service`'s rig (a client and a driver sharing queues and a data region) with
+//! Cipher's calls and requests. Each engine's tests add only what is theirs: the board
+//! their engine sits on and the paths they exercise.
 
 pub mod suite;
 
-use std::boxed::Box;
+use std::ops::{Deref, DerefMut};
 use std::string::String;
-use std::vec;
 use std::vec::Vec;
 
-use crate::{CipherEngine, ClientData, Service, Session, Sessions};
-use pd_idl::cipher::{self, CipherError, CipherOp, Mode, Path, Request, Response, Segment};
+use crate::{Cipher, CipherEngine};
+use pd_idl::cipher::{
+    CipherError, CipherOp, Mode, OpenSessionArgs, Path, Request, Response, Segment,
+};
 use pd_idl::wire::Caller;
-use shm_queue::{Consumer, Producer, SharedRegion};
-use zerocopy::FromZeros;
+pub use queued_service::testkit::{CLIENT, Region};
 
-/// The client the rig plays by default.
-pub const CLIENT: Caller = Caller(4);
 /// Bytes in the client's data region.
 pub const DATA: usize = 4096;
-/// Interrupt polls per request before the rig's watchdog cancels it.
-const POLLS: u32 = 1 << 16;
-
 /// Where [`Rig::crypt`] puts a request's segments in the client's region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
@@ -77,46 +72,33 @@ pub fn status(r: &Response) -> Result<(), CipherError> {
     r.status.check().expect("a status the interface defines")
 }
 
-#[repr(C, align(64))]
-#[derive(Clone, Copy)]
-struct Line([u8; 64]);
-
-fn lines(bytes: usize) -> Vec<Line> {
-    vec![Line([0; 64]); bytes.div_ceil(64)]
-}
-
-fn region(lines: &mut [Line]) -> SharedRegion<'_> {
-    // SAFETY: `lines` is plain bytes the rig owns for the region's lifetime, reached
-    // only through the queue handles made here.
-    unsafe { SharedRegion::from_raw(lines.as_mut_ptr().cast(), lines.len() * 64) }
-}
-
-/// Client, queues, service and an engine. The data region is leaked so that a device
-/// model may reach it by physical address for the rest of the test (see [`Rig::data_ptr`]).
-pub struct Rig<E> {
-    reqs: Vec<Line>,
-    resps: Vec<Line>,
-    data: *mut u8,
-    /// The region's physical address as the driver is told it (`None`: no DMA).
-    pub phys: Option<u64>,
-    /// The engine behind the service the rig plays the driver with.
-    pub service: Service<'static, E>,
+/// Client, queues, service and an engine (`queued-service`'s rig, which it derefs to).
+/// The data region has no physical address; give it one by registering
+/// [`Rig::data_ptr`] with the board's DMA map and setting `phys`.
+pub struct Rig<E: CipherEngine> {
+    rig: queued_service::testkit::Rig<Cipher<E>>,
     next_id: u32,
     /// The path the driver reported for the last request [`Rig::crypt`] ran.
     pub last_path: Option<Path>,
 }
 
+impl<E: CipherEngine> Deref for Rig<E> {
+    type Target = queued_service::testkit::Rig<Cipher<E>>;
+    fn deref(&self) -> &Self::Target {
+        &self.rig
+    }
+}
+
+impl<E: CipherEngine> DerefMut for Rig<E> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.rig
+    }
+}
+
 impl<E: CipherEngine> Rig<E> {
-    /// A rig whose data region has no physical address; give it one by registering
-    /// [`Rig::data_ptr`] with the board's DMA map and setting `phys`.
     pub fn new(engine: E) -> Self {
-        let data = Box::leak(vec![0u8; DATA].into_boxed_slice()).as_mut_ptr();
         Rig {
-            reqs: lines(cipher::REQUEST_QUEUE_BYTES),
-            resps: lines(cipher::RESPONSE_QUEUE_BYTES),
-            data,
-            phys: None,
-            service: Service::new(engine, Sessions::default()),
+            rig: queued_service::testkit::Rig::new(engine, Region::new(DATA), None),
             next_id: 0,
             last_path: None,
         }
@@ -124,14 +106,12 @@ impl<E: CipherEngine> Rig<E> {
 
     /// The data region's base, valid for [`DATA`] bytes for the rest of the process.
     pub fn data_ptr(&self) -> *mut u8 {
-        self.data
+        self.rig.data.as_ptr()
     }
 
     /// The client's data region.
     pub fn bytes(&mut self) -> &mut [u8] {
-        // SAFETY: a leaked allocation of DATA bytes; `&mut self` makes this the only
-        // reference the test holds, and models reach it only inside the driver's calls.
-        unsafe { std::slice::from_raw_parts_mut(self.data, DATA) }
+        self.rig.data.bytes_mut()
     }
 
     pub fn open(
@@ -152,72 +132,7 @@ impl<E: CipherEngine> Rig<E> {
         key: &[u8],
         iv: &[u8],
     ) -> Result<u32, CipherError> {
-        let mut k = [0; 32];
-        let n = key.len().min(32);
-        k[..n].copy_from_slice(&key[..n]);
-        let session = Session {
-            owner,
-            mode,
-            path,
-            key_len: key.len() as u8,
-            key: k,
-            iv: iv.try_into().expect("a 16-byte IV"),
-        };
-        let Service {
-            engine, sessions, ..
-        } = &mut self.service;
-        sessions.open(session, |s| engine.supports(s))
-    }
-
-    /// Sends raw requests as `caller`, serves them once, returns the responses.
-    pub fn exchange(&mut self, caller: Caller, requests: &[Request]) -> Vec<Response> {
-        let mut tx =
-            Producer::<Request>::attach(region(&mut self.reqs), cipher::REQUEST_QUEUE_CAPACITY)
-                .expect("layout");
-        assert_eq!(tx.enqueue_many(requests).expect("queue"), requests.len());
-        let mut rx =
-            Consumer::<Request>::attach(region(&mut self.reqs), cipher::REQUEST_QUEUE_CAPACITY)
-                .expect("layout");
-        let mut out =
-            Producer::<Response>::attach(region(&mut self.resps), cipher::RESPONSE_QUEUE_CAPACITY)
-                .expect("layout");
-        // SAFETY: a leaked allocation of DATA bytes, for the rest of the process; the
-        // rig makes no reference to it while the driver works.
-        let shared = unsafe { SharedRegion::from_raw(self.data, DATA) };
-        let data = ClientData {
-            region: shared,
-            phys: self.phys,
-        };
-        // Interrupts are polled, bounded, as init code does: the models finish work on
-        // the register access that starts it and raise the line at once.
-        let mut polls = 0;
-        loop {
-            self.service
-                .serve(caller, &mut rx, &mut out, data)
-                .expect("the rig's queues are sound");
-            if !self.service.busy() {
-                break;
-            }
-            polls += 1;
-            let answer = |to, response| {
-                assert_eq!(to, caller, "answers go to the requester");
-                out.enqueue(response).expect("room was checked");
-            };
-            // The watchdog a PD would run: an engine whose interrupt never comes.
-            if polls < POLLS {
-                self.service.interrupt(answer);
-            } else {
-                polls = 0;
-                self.service.expire(answer);
-            }
-        }
-        let mut back =
-            Consumer::<Response>::attach(region(&mut self.resps), cipher::RESPONSE_QUEUE_CAPACITY)
-                .expect("layout");
-        let mut got = vec![Response::new_zeroed(); requests.len() + 1];
-        let n = back.dequeue_many(&mut got).expect("queue");
-        got.truncate(n);
-        got
+        self.rig.open_as(owner, open_args(mode, path, key, iv))
     }
 
     /// Puts `input` in the region as segments of `split` lengths placed by `layout` (never
@@ -256,5 +171,20 @@ impl<E: CipherEngine> Rig<E> {
             out.extend_from_slice(&self.bytes()[s.offset as usize..(s.offset + s.len) as usize]);
         }
         Ok(out)
+    }
+}
+
+/// `open_session`'s arguments for `key` (at most 32 bytes; its length is the key size
+/// asked for) and a 16-byte `iv`.
+pub fn open_args(mode: Mode, path: Path, key: &[u8], iv: &[u8]) -> OpenSessionArgs {
+    let mut k = [0; 32];
+    let n = key.len().min(32);
+    k[..n].copy_from_slice(&key[..n]);
+    OpenSessionArgs {
+        mode,
+        path,
+        key_len: key.len() as u8,
+        key: k,
+        iv: iv.try_into().expect("a 16-byte IV"),
     }
 }

@@ -207,7 +207,7 @@ pub fn hostile<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
     // The other client's session is intact too.
     rig.service.sessions.close(CLIENT, s).unwrap();
     assert_eq!(
-        rig.service.sessions.close(CLIENT, other),
+        rig.service.close(CLIENT, other),
         Err(DigestError::UnknownSession)
     );
     rig.service.sessions.close(Caller(7), other).unwrap();

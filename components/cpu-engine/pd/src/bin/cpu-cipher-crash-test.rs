@@ -3,15 +3,17 @@
 //! [`FAULT_AT`]th notification (`driver_pd::crash_test`). For the restart tests of whole
 //! systems; no release system names this binary, and the `cpu-cipher` binary has none
 //! of this code.
+use cipher_service::Cipher;
 use cpu_engine::CpuEngine;
-use driver_pd::cipher::CipherPd;
+use driver_pd::DriverPd;
 use driver_pd::crash_test::FaultOnce;
 
 /// The client notification on which the first incarnation faults.
 const FAULT_AT: u32 = 40;
 
-fn init() -> FaultOnce<CipherPd<CpuEngine>> {
-    FaultOnce::new(driver_pd::cipher::pd(CpuEngine::default(), None), FAULT_AT)
+fn init() -> FaultOnce<DriverPd<Cipher<CpuEngine>>> {
+    let pd = DriverPd::start(CpuEngine::default(), None, |_, _| {});
+    FaultOnce::new(pd, FAULT_AT)
 }
 
 pd_runtime::protection_domain!(init);

@@ -4,11 +4,12 @@
 //! (`driver_pd::crash_test`). For the restart tests of whole systems; no release system
 //! names this binary, and the `cpu-digest` binary has none of this code.
 use cpu_engine::hash::CpuDigest;
+use digest_service::Digest;
+use driver_pd::DriverPd;
 use driver_pd::crash_test::FaultOnce;
-use driver_pd::digest::DigestPd;
 
-fn init() -> FaultOnce<DigestPd<CpuDigest>> {
-    FaultOnce::new(driver_pd::digest::pd(CpuDigest::default(), None), 1)
+fn init() -> FaultOnce<DriverPd<Digest<CpuDigest>>> {
+    FaultOnce::new(DriverPd::start(CpuDigest::default(), None, |_, _| {}), 1)
 }
 
 pd_runtime::protection_domain!(init);

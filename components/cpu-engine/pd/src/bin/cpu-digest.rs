@@ -2,10 +2,11 @@
 //! The CPU engine (RustCrypto MD5, SHA-1, SHA-256; SHA-NI where present) as a Digest
 //! driver PD.
 use cpu_engine::hash::CpuDigest;
-use driver_pd::digest::DigestPd;
+use digest_service::Digest;
+use driver_pd::DriverPd;
 
-fn init() -> DigestPd<CpuDigest> {
-    driver_pd::digest::pd(CpuDigest::default(), None)
+fn init() -> DriverPd<Digest<CpuDigest>> {
+    DriverPd::start(CpuDigest::default(), None, |_, _| {})
 }
 
 pd_runtime::protection_domain!(init);

@@ -1,14 +1,14 @@
 #![cfg_attr(target_os = "none", no_std, no_main)]
 //! The virtio-crypto driver PD (see the `virtio-crypto-pd` crate docs): QEMU's
 //! `virtio-crypto-device` serving Cipher, requests finished by the device's interrupt.
-use driver_pd::PowerHold;
-use driver_pd::cipher::CipherPd;
+use cipher_service::Cipher;
+use driver_pd::DriverPd;
 use mmio::VolatileMmio;
 use pd_idl::power::Engine;
 use pd_runtime::{debug_println, memory_region};
 use virtio_crypto_driver::{DmaArea, VirtioCrypto, dma};
 
-fn init() -> CipherPd<VirtioCrypto<VolatileMmio>> {
+fn init() -> DriverPd<Cipher<VirtioCrypto<VolatileMmio>>> {
     if !virtio_crypto_pd::HAS_DEVICE {
         debug_println!(
             "virtio-crypto: needs QEMU's virtio-mmio device frame, which exists only on seL4 (make qemu); exiting"
@@ -35,9 +35,7 @@ fn init() -> CipherPd<VirtioCrypto<VolatileMmio>> {
         info.max_cipher_key_len,
         info.data_queues
     );
-    let mut pd = driver_pd::cipher::pd(dev, Some(PowerHold::new(Engine::VirtioCrypto)));
-    pd.release_idle_power();
-    pd
+    DriverPd::start(dev, Some(Engine::VirtioCrypto), |_, _| {})
 }
 
 pd_runtime::protection_domain!(init);

@@ -1,0 +1,249 @@
+//! What the one service needs to know of Cipher ([`queued_service::Interface`]).
+
+use core::marker::PhantomData;
+
+use pd_idl::cipher::{
+    self, CipherError, CipherErrorRaw, Mode, OpenSessionArgs, Path, Request, Response,
+};
+use pd_idl::wire::{Caller, Message};
+use pd_trace::Kind;
+use queued_service::{Calls, ClientData, Interface, Refusal, SegmentError, Sessions};
+use segment_list::{Overlaps, join};
+
+use crate::segments::validate_into;
+use crate::{BLOCK, CipherEngine, Finished, Job, Session, Step, validate};
+
+/// The Cipher interface over engine `E`: `Service<'_, Cipher<E>>` is a Cipher driver.
+pub struct Cipher<E>(PhantomData<E>);
+
+impl<E: CipherEngine> Interface for Cipher<E> {
+    type Engine = E;
+    type Request = Request;
+    type Response = Response;
+    type Error = CipherError;
+    type Session = Session;
+    type Job<'a> = Job<'a>;
+    type Done = Finished;
+    type Open = OpenSessionArgs;
+
+    const CAPACITY: u32 = cipher::REQUEST_QUEUE_CAPACITY;
+    const WRITES_DATA: bool = true;
+
+    fn refuse(refusal: Refusal) -> CipherError {
+        match refusal {
+            Refusal::UnknownSession => CipherError::UnknownSession,
+            Refusal::ServerRestarted => CipherError::ServerRestarted,
+            Refusal::TooManySessions => CipherError::TooManySessions,
+            Refusal::EngineFault => CipherError::EngineFault,
+            Refusal::Segments(e) => segment_error(e),
+            Refusal::NotAClient => CipherError::BadRequest,
+            Refusal::NoPower => CipherError::NoPower,
+        }
+    }
+
+    fn header(request: &Request) -> (u32, u32) {
+        (request.id, request.session)
+    }
+
+    fn depth(engine: &E) -> usize {
+        engine.depth()
+    }
+
+    fn empty_job(data: ClientData<'_>) -> Job<'_> {
+        Job::empty(data)
+    }
+
+    #[inline]
+    fn check<'a>(
+        _: &E,
+        sessions: &mut Sessions<Session>,
+        caller: Caller,
+        request: &Request,
+        job: &mut Job<'a>,
+        slot: usize,
+    ) -> Result<(), CipherError> {
+        job.op = request.op.get().map_err(|_| CipherError::BadRequest)?;
+        let session = sessions
+            .get_mut(caller, request.session)
+            .map_err(Self::refuse)?;
+        validate_into(&mut job.segs, request, job.data.len(), session.mode)?;
+        job.session = *session;
+        job.session_id = request.session;
+        job.slot = slot;
+        job.requests = 1;
+        Ok(())
+    }
+
+    fn bytes(job: &Job<'_>) -> u32 {
+        job.segs.total()
+    }
+
+    fn coalesces(engine: &E, job: &Job<'_>) -> bool {
+        engine.coalesces(job)
+    }
+
+    /// `next` joins if it may run in the same transfer: the same session and direction,
+    /// valid on its own, every request before it whole blocks (so a CTR counter runs on
+    /// across the join as the session's IV would), and the segments of both still one
+    /// job's worth and disjoint (a later request that rewrote an earlier one's bytes
+    /// must see its output, which one streamed transfer would not give it).
+    fn join<'a>(engine: &E, job: &mut Job<'a>, first: &Request, next: &Request) -> Option<u32> {
+        if next.session != first.session || next.op != first.op {
+            return None;
+        }
+        if !job.segs.total().is_multiple_of(BLOCK) {
+            return None;
+        }
+        let region = job.data.len();
+        let more = validate(next, region, job.session.mode).ok()?;
+        let alone = Job {
+            segs: more,
+            requests: 1,
+            ..*job
+        };
+        if !engine.coalesces(&alone) {
+            return None;
+        }
+        job.segs = join(&job.segs, &more, region, Overlaps::Refused).ok()?;
+        job.requests += 1;
+        Some(more.total())
+    }
+
+    fn start(engine: &mut E, _: &mut Sessions<Session>, _: Caller, job: &mut Job<'_>) -> Step {
+        engine.start(job)
+    }
+
+    fn interrupted(engine: &mut E) {
+        engine.interrupted();
+    }
+
+    fn interrupt(engine: &mut E, job: &mut Job<'_>) -> Step {
+        engine.interrupt(job)
+    }
+
+    fn cancel(engine: &mut E, job: &Job<'_>) {
+        engine.cancel(job);
+    }
+
+    /// Keeps the IV for the session's next request, if the session is still open.
+    fn finish(
+        _: &mut E,
+        sessions: &mut Sessions<Session>,
+        caller: Caller,
+        job: &mut Job<'_>,
+        result: &Result<Finished, CipherError>,
+    ) {
+        if let (Ok(done), Ok(s)) = (result, sessions.get_mut(caller, job.session_id)) {
+            s.iv = done.next_iv();
+        }
+    }
+
+    fn answer(
+        id: u32,
+        bytes: u32,
+        result: &Result<Finished, CipherError>,
+        _last: bool,
+    ) -> Response {
+        let mut r = Response {
+            id,
+            status: CipherErrorRaw::OK,
+            path: Path::Adaptive.into(),
+            reserved: 0,
+            bytes_done: 0,
+        };
+        match result {
+            Ok(done) => {
+                r.path = done.path.into();
+                r.bytes_done = bytes;
+            }
+            Err(e) => r.status = (*e).into(),
+        }
+        r
+    }
+
+    fn outcome(r: &Response) -> (Kind, u32) {
+        match (r.status.check(), r.path.get()) {
+            (Ok(Ok(())), Ok(Path::Pio)) => (Kind::DonePio, 0),
+            (Ok(Ok(())), Ok(Path::Dma)) => (Kind::DoneDma, 0),
+            (Ok(Ok(())), _) => (Kind::DoneCpu, 0),
+            _ => (Kind::Refused, u32::from(r.status.0)),
+        }
+    }
+
+    fn precheck(engine: &E, args: &OpenSessionArgs) -> Result<(), CipherError> {
+        if !matches!(args.key_len, 16 | 24 | 32) {
+            return Err(CipherError::BadKeySize);
+        }
+        engine.supports(&session(Caller(0), args))
+    }
+
+    fn open(
+        engine: &mut E,
+        caller: Caller,
+        _slot: usize,
+        args: OpenSessionArgs,
+    ) -> Result<Session, CipherError> {
+        Self::precheck(engine, &args)?;
+        Ok(session(caller, &args))
+    }
+
+    fn closed(engine: &mut E, session: &Session) {
+        engine.closed(session);
+    }
+
+    fn powered_on(engine: &mut E) {
+        engine.context_lost();
+    }
+
+    fn dispatch(calls: &mut impl Calls<Self>, caller: Caller, msg: &Message) -> Message {
+        cipher::dispatch(&mut Server(calls, PhantomData), caller, msg)
+    }
+}
+
+fn session(owner: Caller, args: &OpenSessionArgs) -> Session {
+    Session {
+        owner,
+        mode: args.mode,
+        path: args.path,
+        key_len: args.key_len,
+        key: args.key,
+        iv: args.iv,
+    }
+}
+
+/// The IDL's server over the PD's calls.
+struct Server<'c, C, E>(&'c mut C, PhantomData<E>);
+
+impl<E: CipherEngine, C: Calls<Cipher<E>>> cipher::Server for Server<'_, C, E> {
+    fn open_session(
+        &mut self,
+        caller: Caller,
+        mode: Mode,
+        path: Path,
+        key_len: u8,
+        key: [u8; 32],
+        iv: [u8; 16],
+    ) -> Result<u32, CipherError> {
+        let args = OpenSessionArgs {
+            mode,
+            path,
+            key_len,
+            key,
+            iv,
+        };
+        self.0.open(caller, args)
+    }
+
+    fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), CipherError> {
+        self.0.close(caller, session)
+    }
+}
+
+pub(crate) fn segment_error(e: SegmentError) -> CipherError {
+    match e {
+        SegmentError::TooMany => CipherError::TooManySegments,
+        SegmentError::OutOfRange => CipherError::SegmentOutOfRange,
+        SegmentError::TooLong => CipherError::BadLength,
+        SegmentError::Overlap => CipherError::OverlappingSegments,
+    }
+}

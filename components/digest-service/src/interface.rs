@@ -1,0 +1,341 @@
+//! What the one service needs to know of Digest ([`queued_service::Interface`]).
+
+use core::marker::PhantomData;
+
+use pd_idl::digest::{
+    self, Algorithm, DigestError, DigestErrorRaw, DigestOp, HashPath, OpenSessionArgs, Request,
+    Response,
+};
+use pd_idl::wire::{Caller, Message};
+use pd_trace::Kind;
+use queued_service::{Calls, ClientData, Interface, Refusal, SegmentError, Sessions, Step};
+use segment_list::{Overlaps, join};
+
+use crate::segments::validate_into;
+use crate::{DigestEngine, DigestStep, DigestValue, Job, MAX_DIGEST, Session, State, validate};
+
+/// The Digest interface over engine `E`: `Service<'_, Digest<E>>` is a Digest driver.
+pub struct Digest<E>(PhantomData<E>);
+
+/// A Digest job as the service holds it: the engine's [`Job`], the session it is of,
+/// and, while it is in flight, its own copy of the session's context (so it can finish
+/// if its session closes meanwhile).
+pub struct Flight<'a, C> {
+    pub job: Job<'a>,
+    session: u32,
+    ctx: Option<C>,
+}
+
+impl<E: DigestEngine> Interface for Digest<E> {
+    type Engine = E;
+    type Request = Request;
+    type Response = Response;
+    type Error = DigestError;
+    type Session = Session<E::Context>;
+    type Job<'a> = Flight<'a, E::Context>;
+    type Done = Option<DigestValue>;
+    type Open = OpenSessionArgs;
+
+    const CAPACITY: u32 = digest::REQUEST_QUEUE_CAPACITY;
+    const WRITES_DATA: bool = false;
+
+    fn refuse(refusal: Refusal) -> DigestError {
+        match refusal {
+            Refusal::UnknownSession => DigestError::UnknownSession,
+            Refusal::ServerRestarted => DigestError::ServerRestarted,
+            Refusal::TooManySessions => DigestError::TooManySessions,
+            Refusal::EngineFault => DigestError::EngineFault,
+            Refusal::Segments(e) => segment_error(e),
+            Refusal::NotAClient => DigestError::BadRequest,
+            Refusal::NoPower => DigestError::NoPower,
+        }
+    }
+
+    fn header(request: &Request) -> (u32, u32) {
+        (request.id, request.session)
+    }
+
+    fn empty_job(data: ClientData<'_>) -> Flight<'_, E::Context> {
+        Flight {
+            job: Job::empty(data),
+            session: 0,
+            ctx: None,
+        }
+    }
+
+    #[inline]
+    fn check<'a>(
+        _: &E,
+        sessions: &mut Sessions<Self::Session>,
+        caller: Caller,
+        request: &Request,
+        flight: &mut Flight<'a, E::Context>,
+        _slot: usize,
+    ) -> Result<(), DigestError> {
+        let job = &mut flight.job;
+        job.op = request.op.get().map_err(|_| DigestError::BadRequest)?;
+        let session = sessions
+            .get_mut(caller, request.session)
+            .map_err(Self::refuse)?;
+        if session.state == State::Failed {
+            return Err(DigestError::EngineFault);
+        }
+        validate_into(&mut job.segs, request, job.data.len())?;
+        job.algorithm = session.algorithm;
+        job.path = session.path;
+        job.requests = 1;
+        flight.session = request.session;
+        flight.ctx = None;
+        Ok(())
+    }
+
+    fn bytes(flight: &Flight<'_, E::Context>) -> u32 {
+        flight.job.segs.total()
+    }
+
+    fn coalesces(engine: &E, flight: &Flight<'_, E::Context>) -> bool {
+        engine.coalesces(&flight.job)
+    }
+
+    /// `next` joins if it may run in the same job: the same session, the job not yet
+    /// final, `next` an update or the final, valid on its own, and the segments of both
+    /// still one job's worth (a hash only reads, so they may overlap).
+    fn join<'a>(
+        engine: &E,
+        flight: &mut Flight<'a, E::Context>,
+        first: &Request,
+        next: &Request,
+    ) -> Option<u32> {
+        let job = &mut flight.job;
+        let op = next.op.get().ok()?;
+        if next.session != first.session || job.op == DigestOp::Final {
+            return None;
+        }
+        let region = job.data.len();
+        let more = validate(next, region).ok()?;
+        let alone = Job {
+            op,
+            segs: more,
+            requests: 1,
+            ..*job
+        };
+        if !engine.coalesces(&alone) {
+            return None;
+        }
+        job.segs = join(&job.segs, &more, region, Overlaps::Allowed).ok()?;
+        job.op = op;
+        job.requests += 1;
+        Some(more.total())
+    }
+
+    fn start(
+        engine: &mut E,
+        sessions: &mut Sessions<Self::Session>,
+        caller: Caller,
+        flight: &mut Flight<'_, E::Context>,
+    ) -> DigestStep {
+        // The check found the session open just now.
+        let Ok(session) = sessions.get_mut(caller, flight.session) else {
+            return Step::Done(Err(DigestError::UnknownSession));
+        };
+        let step = engine.start(&mut session.engine, &flight.job);
+        if step == Step::Pending {
+            flight.ctx = Some(session.engine.clone());
+        }
+        step
+    }
+
+    fn interrupt(engine: &mut E, flight: &mut Flight<'_, E::Context>) -> DigestStep {
+        match &mut flight.ctx {
+            Some(ctx) => engine.interrupt(ctx, &flight.job),
+            None => Step::Done(Err(DigestError::EngineFault)),
+        }
+    }
+
+    fn cancel(engine: &mut E, flight: &Flight<'_, E::Context>) {
+        engine.cancel(&flight.job);
+    }
+
+    /// Moves the session on, if it is still open: its state, its byte count, the
+    /// context of a job that was in flight, and after a final the engine's fresh state
+    /// for the next message.
+    fn finish(
+        engine: &mut E,
+        sessions: &mut Sessions<Self::Session>,
+        caller: Caller,
+        flight: &mut Flight<'_, E::Context>,
+        result: &Result<Option<DigestValue>, DigestError>,
+    ) {
+        let Ok((slot, s)) = sessions.slot_mut(caller, flight.session) else {
+            return;
+        };
+        if result.is_err() {
+            s.state = State::Failed;
+            return;
+        }
+        s.state = State::Open;
+        s.bytes += u64::from(flight.job.segs.total());
+        if let Some(ctx) = flight.ctx.take() {
+            s.engine = ctx;
+        }
+        if flight.job.op == DigestOp::Final {
+            // The digest is out: the session starts a new message.
+            s.bytes = 0;
+            if engine
+                .restart(slot, &mut s.engine, s.algorithm, s.path)
+                .is_err()
+            {
+                s.state = State::Failed;
+            }
+        }
+    }
+
+    /// Updates joined ahead of the last request have no digest of their own.
+    fn answer(
+        id: u32,
+        bytes: u32,
+        result: &Result<Option<DigestValue>, DigestError>,
+        last: bool,
+    ) -> Response {
+        let mut r = Response {
+            id,
+            status: DigestErrorRaw::OK,
+            digest_len: 0,
+            reserved: [0; 5],
+            bytes_done: 0,
+            digest: [0; MAX_DIGEST],
+        };
+        match result {
+            Ok(digest) => {
+                r.bytes_done = bytes;
+                if let Some(d) = digest.filter(|_| last) {
+                    r.digest_len = d.as_bytes().len() as u8;
+                    r.digest = *d.padded();
+                }
+            }
+            Err(e) => r.status = (*e).into(),
+        }
+        r
+    }
+
+    fn outcome(r: &Response) -> (Kind, u32) {
+        match r.status.check() {
+            Ok(Ok(())) => (Kind::Hashed, 0),
+            _ => (Kind::Refused, u32::from(r.status.0)),
+        }
+    }
+
+    fn open(
+        engine: &mut E,
+        _: Caller,
+        slot: usize,
+        args: OpenSessionArgs,
+    ) -> Result<Self::Session, DigestError> {
+        Ok(Session {
+            algorithm: args.algorithm,
+            path: args.path,
+            bytes: 0,
+            state: State::Open,
+            engine: engine.open(slot, args.algorithm, args.path)?,
+        })
+    }
+
+    fn dispatch(calls: &mut impl Calls<Self>, caller: Caller, msg: &Message) -> Message {
+        digest::dispatch(&mut Server(calls, PhantomData), caller, msg)
+    }
+}
+
+/// The IDL's server over the PD's calls.
+struct Server<'c, C, E>(&'c mut C, PhantomData<E>);
+
+impl<E: DigestEngine, C: Calls<Digest<E>>> digest::Server for Server<'_, C, E> {
+    fn open_session(
+        &mut self,
+        caller: Caller,
+        algorithm: Algorithm,
+        path: HashPath,
+    ) -> Result<u32, DigestError> {
+        self.0.open(caller, OpenSessionArgs { algorithm, path })
+    }
+
+    fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), DigestError> {
+        self.0.close(caller, session)
+    }
+}
+
+pub(crate) fn segment_error(e: SegmentError) -> DigestError {
+    match e {
+        SegmentError::TooMany => DigestError::TooManySegments,
+        SegmentError::OutOfRange => DigestError::SegmentOutOfRange,
+        // The answer's `bytes_done` could not say how much was hashed.
+        SegmentError::TooLong | SegmentError::Overlap => DigestError::BadRequest,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Service;
+    use pd_idl::digest::Client;
+    use pd_idl::wire::{CallError, ServerDied, Transport};
+
+    /// An engine that takes every algorithm on the `Auto` path and hashes nothing.
+    struct AutoOnly;
+
+    impl DigestEngine for AutoOnly {
+        type Context = ();
+        fn open(&mut self, _: usize, _: Algorithm, path: HashPath) -> Result<(), DigestError> {
+            match path {
+                HashPath::Auto => Ok(()),
+                _ => Err(DigestError::UnsupportedPath),
+            }
+        }
+        fn start(&mut self, _: &mut (), _: &Job<'_>) -> DigestStep {
+            Step::Done(Ok(None))
+        }
+        fn interrupt(&mut self, _: &mut (), _: &Job<'_>) -> DigestStep {
+            Step::Pending
+        }
+        fn cancel(&mut self, _: &Job<'_>) {}
+    }
+
+    /// The calls straight onto a service, as a PD answers them without power or trace.
+    struct Direct<'s>(&'s mut Service<'static, AutoOnly>);
+
+    impl Calls<Digest<AutoOnly>> for Direct<'_> {
+        fn open(&mut self, caller: Caller, args: OpenSessionArgs) -> Result<u32, DigestError> {
+            self.0.open(caller, args)
+        }
+        fn close(&mut self, caller: Caller, session: u32) -> Result<(), DigestError> {
+            self.0.close(caller, session)
+        }
+    }
+
+    /// A PPC straight into the server, as caller `Caller(3)`.
+    struct Ppc<'s>(Direct<'s>);
+
+    impl Transport for Ppc<'_> {
+        fn call(&mut self, msg: &Message) -> Result<Message, ServerDied> {
+            Ok(Digest::<AutoOnly>::dispatch(&mut self.0, Caller(3), msg))
+        }
+    }
+
+    #[test]
+    fn calls_reach_the_table_through_the_wire() {
+        let mut service = Service::new(AutoOnly, Sessions::default());
+        let mut client = Client::new(Ppc(Direct(&mut service)));
+        let id = client
+            .open_session(Algorithm::Sha1, HashPath::Auto)
+            .unwrap();
+        assert_eq!(
+            client.open_session(Algorithm::Sha1, HashPath::Copy),
+            Err(CallError::Server(DigestError::UnsupportedPath))
+        );
+        client.close_session(id).unwrap();
+        assert_eq!(
+            client.close_session(id),
+            Err(CallError::Server(DigestError::UnknownSession))
+        );
+        assert_eq!(service.sessions.open_count(), 0);
+    }
+}

@@ -1,0 +1,298 @@
+//! The one service every queued interface is an instance of. A driver PD serves an
+//! interface (Cipher, Digest, ...) by handing a [`Service`] its clients' queues; the
+//! interface says what is its own through [`Interface`]: its request, response and
+//! session types, how a request is checked and becomes a job, which requests may join
+//! one job, how its engine is started and interrupted, and how an answer is built.
+//! Everything else is written here, once: the serving pass with its backpressure, the
+//! session table, joining (coalescing) of a session's queued requests, the requests in
+//! flight, the watchdog, and what a client cut off or gone leaves behind.
+//!
+//! A request's way, from the PD's notification to the engine and back:
+//! [`Service::serve_batch`] copies each request out of the client's queue, has the
+//! interface [check](Interface::check) it into a job over the session it names, lets
+//! followers of the same session [join](Interface::join) it, and
+//! [starts](Interface::start) it. The engine finishes it at once (its answers are
+//! staged in the client's response queue right there) or later: its interrupt reaches
+//! [`Service::interrupt`], which returns what finished as a value ([`Landed`]) for the
+//! PD to deliver. Nothing here waits for a device.
+//!
+//! Guarantees, whatever a client writes into its queues and data region:
+//! * every request taken off a queue gets exactly one answer: a request is taken only
+//!   when its answer has room beside the answers its client is already owed
+//!   (backpressure, never a dropped answer);
+//! * a request is checked against the client's data region before its engine sees it
+//!   (`segment-list`), and the region is reached only by volatile copies
+//!   ([`ClientData`]), so a client scribbling on it mid-request spoils only its own
+//!   result;
+//! * a session answers only the client (channel) that opened it, and its id carries
+//!   the driver's incarnation, so an id of a dead incarnation is `ServerRestarted`;
+//! * corrupt queue indices stop service to that client (`QueueError::Corrupt`: the PD
+//!   cuts it off) and to no other.
+//!
+//! In flight, defined here and tested (cipher-service's `tests/in_flight.rs`): a request
+//! whose session closes meanwhile is still answered (the work was accepted) but its
+//! session keeps nothing of it; a request of a client cut off finishes unanswered; an
+//! engine error fails the requests of that job alone; the watchdog's
+//! [`expire`](Service::expire) cancels what is in flight and answers it `EngineFault`.
+//!
+//! Assumes the data region stays mapped while the driver runs and one thread (a PD).
+//! `no_std`, no heap.
+#![no_std]
+#![cfg_attr(not(feature = "testkit"), forbid(unsafe_code))]
+// The test kit alone owns raw memory (a region DMA models reach by address).
+#![cfg_attr(feature = "testkit", deny(unsafe_code))]
+
+#[cfg(feature = "testkit")]
+extern crate std;
+
+mod landed;
+mod service;
+mod sessions;
+#[cfg(feature = "testkit")]
+pub mod testkit;
+
+pub use landed::{Landed, LandedJob};
+pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Parts, SegmentError, Segments};
+pub use service::{MAX_COALESCED, Service, Stopped};
+pub use sessions::{MAX_SESSIONS, Sessions};
+
+use pd_idl::wire::{Caller, Message};
+use pd_trace::{Kind, Trace};
+use shm_queue::{Descriptor, SharedRegion};
+
+/// Most requests an engine holds at once (see [`Interface::depth`]).
+pub const MAX_IN_FLIGHT: usize = 4;
+
+/// A client's data region as the driver sees it: shared memory the client may write at
+/// any moment, reached only through volatile copies ([`SharedRegion::read_bytes`] and
+/// the like) or DMA, and where DMA finds it.
+#[derive(Clone, Copy)]
+pub struct ClientData<'a> {
+    pub region: SharedRegion<'a>,
+    /// Physical (bus) address of the region's first byte, if it is DMA-reachable; a
+    /// driver without it must use its CPU path.
+    pub phys: Option<u64>,
+}
+
+impl ClientData<'_> {
+    pub fn len(&self) -> usize {
+        self.region.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.region.is_empty()
+    }
+
+    /// Calls `f` on the bytes of `segs`, in order, in pieces of at most `buf.len()`
+    /// copied into `buf` (private memory: an engine must not read bytes the client may
+    /// change under it twice).
+    pub fn for_each_piece(&self, segs: &Segments, buf: &mut [u8], mut f: impl FnMut(&[u8])) {
+        for s in segs.as_slice() {
+            let (mut at, end) = (s.offset as usize, (s.offset + s.len) as usize);
+            while at < end {
+                let n = (end - at).min(buf.len());
+                // Checked segments lie inside the region: the copy cannot fail.
+                let inside = self.region.read_bytes(at, &mut buf[..n]);
+                debug_assert!(inside);
+                f(&buf[..n]);
+                at += n;
+            }
+        }
+    }
+}
+
+/// Where a job stands after its engine was started or interrupted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step<T, E> {
+    /// The engine works on it; its interrupt will advance it.
+    Pending,
+    Done(Result<T, E>),
+}
+
+/// Why the service refuses a request or a call, before the interface's own reasons:
+/// each interface says which of its errors each is ([`Interface::refuse`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// No live session of the caller has this id.
+    UnknownSession,
+    /// The id is of an earlier incarnation of this driver: its session died with it.
+    ServerRestarted,
+    /// The caller holds its share of the session table.
+    TooManySessions,
+    /// The engine did not finish: the watchdog cancelled the job, or (only
+    /// [`Service::begin`] meets this) it had no place for it.
+    EngineFault,
+    /// The segment list broke a rule of `segment-list`.
+    Segments(SegmentError),
+    /// A call from a channel that is no client of this PD (or one cut off).
+    NotAClient,
+    /// The power manager did not grant the engine.
+    NoPower,
+}
+
+/// What an interface supplies to the one [`Service`]. Implemented by a marker type
+/// over the interface's engine trait (cipher-service's `Cipher<E>`, digest-service's
+/// `Digest<E>`); every function takes the engine explicitly, so a service's
+/// `engine` field is the engine itself.
+pub trait Interface: Sized {
+    /// The engine behind the service (anything implementing the interface's engine
+    /// trait).
+    type Engine;
+    /// The queued request and its answer (the IDL's queue items).
+    type Request: Descriptor + 'static;
+    type Response: Descriptor + 'static;
+    /// The interface's error enum (the IDL's).
+    type Error: Copy + core::fmt::Debug;
+    /// What the service keeps per open session.
+    type Session;
+    /// One checked request (or several joined), as its engine runs it.
+    type Job<'a>;
+    /// What the engine hands back for a job that succeeded.
+    type Done: Copy;
+    /// The `open_session` call's arguments, as one value.
+    type Open;
+
+    /// Slots in each of the interface's queues (the IDL's capacities).
+    const CAPACITY: u32;
+    /// Whether the engine writes client data (a cipher works in place): the PD then
+    /// refuses a client whose data region is mapped read-only.
+    const WRITES_DATA: bool;
+
+    /// The interface's error for `refusal`.
+    fn refuse(refusal: Refusal) -> Self::Error;
+    /// A request's id and the session it names.
+    fn header(request: &Self::Request) -> (u32, u32);
+
+    /// How many jobs the engine holds at once (1 unless the engine says more; at most
+    /// [`MAX_IN_FLIGHT`]). Each gets its own slot, `0..depth`.
+    fn depth(engine: &Self::Engine) -> usize {
+        let _ = engine;
+        1
+    }
+
+    /// A job of nothing over `data`: what a serving pass fills in place, request by
+    /// request (a job returned by value was copied through each `Result` it passed).
+    fn empty_job(data: ClientData<'_>) -> Self::Job<'_>;
+    /// Checks `request` of `caller` (its op, its session, its segments against the
+    /// data region) and writes it into `job` as a job for engine slot `slot`; `job`
+    /// means nothing if refused. The session is looked up with
+    /// [`Sessions::get_mut`].
+    fn check<'a>(
+        engine: &Self::Engine,
+        sessions: &mut Sessions<Self::Session>,
+        caller: Caller,
+        request: &Self::Request,
+        job: &mut Self::Job<'a>,
+        slot: usize,
+    ) -> Result<(), Self::Error>;
+    /// Bytes the job's (last joined) request covers, as its answer reports them.
+    fn bytes(job: &Self::Job<'_>) -> u32;
+
+    /// Whether `job` (one request, as it would run alone) may have the session's
+    /// requests queued behind it join it. False by default.
+    fn coalesces(engine: &Self::Engine, job: &Self::Job<'_>) -> bool {
+        let _ = (engine, job);
+        false
+    }
+    /// Joins `next` into `job` (which began with `first`) if it may run in the same
+    /// transfer, returning `next`'s bytes; `job` is unchanged if not. An engine that
+    /// joins must give each request the bytes it would have got alone.
+    fn join<'a>(
+        engine: &Self::Engine,
+        job: &mut Self::Job<'a>,
+        first: &Self::Request,
+        next: &Self::Request,
+    ) -> Option<u32> {
+        let _ = (engine, job, first, next);
+        None
+    }
+
+    /// Starts `job` of `caller` on the engine without waiting for it.
+    fn start(
+        engine: &mut Self::Engine,
+        sessions: &mut Sessions<Self::Session>,
+        caller: Caller,
+        job: &mut Self::Job<'_>,
+    ) -> Step<Self::Done, Self::Error>;
+    /// The engine's interrupt arrived: once per interrupt, before the jobs in flight are
+    /// asked about it, and also when none is (a device acknowledged whatever the
+    /// interrupt was for). Nothing by default.
+    fn interrupted(engine: &mut Self::Engine) {
+        let _ = engine;
+    }
+    /// One of the engine's interrupts arrived while `job` is in flight: advances it. With
+    /// nothing to do (a spurious interrupt, news for another job) it returns `Pending`
+    /// and changes nothing, so init code and tests may call it in a bounded poll.
+    fn interrupt(
+        engine: &mut Self::Engine,
+        job: &mut Self::Job<'_>,
+    ) -> Step<Self::Done, Self::Error>;
+    /// The job took too long (the watchdog says so): stop it and reset the engine.
+    fn cancel(engine: &mut Self::Engine, job: &Self::Job<'_>);
+    /// The job ended with `result`: moves its session on, if it is still open (its
+    /// lookup fails otherwise).
+    fn finish(
+        engine: &mut Self::Engine,
+        sessions: &mut Sessions<Self::Session>,
+        caller: Caller,
+        job: &mut Self::Job<'_>,
+        result: &Result<Self::Done, Self::Error>,
+    );
+    /// The answer to request `id` of `bytes` that ended with `result`; `last`: whether
+    /// it is the last request of its job (a digest goes to the final alone).
+    fn answer(
+        id: u32,
+        bytes: u32,
+        result: &Result<Self::Done, Self::Error>,
+        last: bool,
+    ) -> Self::Response;
+    /// How an answer goes in the PD's trace: its kind and argument (the error code of a
+    /// refusal).
+    fn outcome(response: &Self::Response) -> (Kind, u32);
+
+    /// Refuses an `open_session` known to fail, before the PD takes power for it.
+    fn precheck(engine: &Self::Engine, args: &Self::Open) -> Result<(), Self::Error> {
+        let _ = (engine, args);
+        Ok(())
+    }
+    /// A new session of `caller` in table slot `slot` (fixed for its life: an engine
+    /// keeping per-session state in its own memory indexes it by this).
+    fn open(
+        engine: &mut Self::Engine,
+        caller: Caller,
+        slot: usize,
+        args: Self::Open,
+    ) -> Result<Self::Session, Self::Error>;
+    /// `session` closed (by its client, or because the client was cut off): an engine
+    /// keeping state per key forgets it. Nothing by default.
+    fn closed(engine: &mut Self::Engine, session: &Self::Session) {
+        let _ = (engine, session);
+    }
+    /// The engine was (re)powered: it may have been gated meanwhile and lost what it
+    /// held (keys, IVs). Nothing by default.
+    fn powered_on(engine: &mut Self::Engine) {
+        let _ = engine;
+    }
+    /// Decodes one call of the interface and runs it on `calls` (the IDL's `dispatch`
+    /// over the interface's `Server`).
+    fn dispatch(calls: &mut impl Calls<Self>, caller: Caller, msg: &Message) -> Message;
+}
+
+/// The calls every queued interface has, as the PD answers them (power, trace and the
+/// table around [`Service::open`] and [`Service::close`]).
+pub trait Calls<I: Interface> {
+    fn open(&mut self, caller: Caller, args: I::Open) -> Result<u32, I::Error>;
+    fn close(&mut self, caller: Caller, session: u32) -> Result<(), I::Error>;
+}
+
+/// Records `response`, given to `caller`, in `trace`.
+pub fn record<I: Interface>(trace: &Trace<'_>, caller: Caller, response: &I::Response) {
+    let (kind, arg) = I::outcome(response);
+    trace.record(kind, if kind == Kind::Refused { arg } else { caller.0 });
+}
+
+impl From<SegmentError> for Refusal {
+    fn from(e: SegmentError) -> Self {
+        Refusal::Segments(e)
+    }
+}

@@ -1,0 +1,203 @@
+//! Test support shared by every interface's engine tests (feature `testkit`, host only):
+//! an in-process stand-in for a client and a driver sharing a queue pair and a data
+//! region. Each interface's testkit adds its calls and requests; each engine's tests add
+//! only the board their engine sits on and the paths they exercise.
+
+use std::boxed::Box;
+use std::vec;
+use std::vec::Vec;
+
+use pd_idl::wire::Caller;
+use shm_queue::{Consumer, Producer, SharedRegion, region_size};
+
+use crate::{ClientData, Interface, Service, Sessions};
+
+/// The client the rig plays by default.
+pub const CLIENT: Caller = Caller(4);
+/// Interrupt polls per request before the rig's watchdog cancels it.
+const POLLS: u32 = 1 << 16;
+
+/// Memory that a device model may reach by address while the rig also uses it (as a
+/// client's data region is reached by the client, the driver and DMA): owned through a
+/// raw pointer, never a Rust reference held across a model's access, and leaked, so a
+/// model that kept the address finds it mapped for the rest of the test.
+pub struct Region {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl Region {
+    pub fn new(len: usize) -> Self {
+        let mem: Box<[u8]> = vec![0u8; len].into_boxed_slice();
+        Region {
+            ptr: Box::leak(mem).as_mut_ptr(),
+            len,
+        }
+    }
+
+    /// For `PhysMap::add_raw`: valid for `len()` bytes for the rest of the process.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Writes `bytes` at `offset` (between requests, as a client fills its region).
+    pub fn write(&mut self, offset: usize, bytes: &[u8]) {
+        self.bytes_mut()[offset..offset + bytes.len()].copy_from_slice(bytes);
+    }
+
+    /// The region's bytes, as the client reads them between requests.
+    pub fn bytes(&self) -> &[u8] {
+        #[allow(unsafe_code)]
+        // SAFETY: a leaked allocation of `len` bytes; writers need `&mut self`.
+        unsafe {
+            core::slice::from_raw_parts(self.ptr, self.len)
+        }
+    }
+
+    /// The region's bytes, as the client writes them between requests.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        #[allow(unsafe_code)]
+        // SAFETY: a leaked allocation of `len` bytes; `&mut self` makes this the only
+        // reference, and models reach the memory only inside the driver's calls.
+        unsafe {
+            core::slice::from_raw_parts_mut(self.ptr, self.len)
+        }
+    }
+
+    /// The region as the driver sees it.
+    fn shared(&self) -> SharedRegion<'static> {
+        #[allow(unsafe_code)]
+        // SAFETY: leaked, so valid for the rest of the process; the rig holds no
+        // reference into it while the driver works.
+        unsafe {
+            SharedRegion::from_raw(self.ptr, self.len)
+        }
+    }
+}
+
+/// Queue memory (cache-line aligned, as the shared regions are).
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct Line([u8; 64]);
+
+fn lines(bytes: usize) -> Vec<Line> {
+    vec![Line([0; 64]); bytes.div_ceil(64)]
+}
+
+fn queue(lines: &mut [Line]) -> SharedRegion<'_> {
+    #[allow(unsafe_code)]
+    // SAFETY: `lines` is plain bytes the rig owns for the region's lifetime, reached
+    // only through the queue handles made here.
+    unsafe {
+        SharedRegion::from_raw(lines.as_mut_ptr().cast(), lines.len() * 64)
+    }
+}
+
+/// A client, its queue pair and data region, and a driver serving them with the
+/// interface's engine.
+pub struct Rig<I: Interface> {
+    reqs: Vec<Line>,
+    resps: Vec<Line>,
+    pub data: Region,
+    /// The data region's physical address, as the driver is told it (`None`: no DMA).
+    pub phys: Option<u64>,
+    /// The service the rig plays the driver with.
+    pub service: Service<'static, I>,
+}
+
+impl<I: Interface> Rig<I> {
+    pub fn new(engine: I::Engine, data: Region, phys: Option<u64>) -> Self {
+        Rig {
+            reqs: lines(region_size::<I::Request>(I::CAPACITY)),
+            resps: lines(region_size::<I::Response>(I::CAPACITY)),
+            data,
+            phys,
+            service: Service::new(engine, Sessions::default()),
+        }
+    }
+
+    /// Opens a session as `caller`, as its `open_session` call would.
+    pub fn open_as(&mut self, caller: Caller, args: I::Open) -> Result<u32, I::Error> {
+        self.service.open(caller, args)
+    }
+
+    /// Sends raw requests as `caller` and serves them until the engine is idle (the
+    /// rig's watchdog cancels a job whose interrupt never comes); the answers.
+    pub fn exchange(&mut self, caller: Caller, requests: &[I::Request]) -> Vec<I::Response> {
+        self.run(caller, requests, true)
+    }
+
+    /// Sends raw requests as `caller` and makes one serving pass, taking no interrupt
+    /// (a job it starts stays in flight); the answers given at once.
+    pub fn serve_once(&mut self, caller: Caller, requests: &[I::Request]) -> Vec<I::Response> {
+        self.run(caller, requests, false)
+    }
+
+    /// Takes the engine's interrupt once: how many jobs finished, and the answers given
+    /// (queued for the client, and returned with the client they went to).
+    pub fn interrupt(&mut self) -> (usize, Vec<(Caller, I::Response)>) {
+        let landed = self.service.interrupt();
+        let given: Vec<_> = landed.answers().collect();
+        let mut out = self.responses();
+        for (_, r) in &given {
+            out.enqueue(*r).expect("room was checked");
+        }
+        (landed.count(), given)
+    }
+
+    fn responses(&mut self) -> Producer<'_, I::Response> {
+        Producer::attach(queue(&mut self.resps), I::CAPACITY).expect("layout")
+    }
+
+    fn run(
+        &mut self,
+        caller: Caller,
+        requests: &[I::Request],
+        interrupts: bool,
+    ) -> Vec<I::Response> {
+        let mut tx = Producer::<I::Request>::attach(queue(&mut self.reqs), I::CAPACITY).unwrap();
+        assert_eq!(tx.enqueue_many(requests).unwrap(), requests.len());
+        let mut rx = Consumer::<I::Request>::attach(queue(&mut self.reqs), I::CAPACITY).unwrap();
+        let mut out = Producer::attach(queue(&mut self.resps), I::CAPACITY).unwrap();
+        let data = ClientData {
+            region: self.data.shared(),
+            phys: self.phys,
+        };
+        // Interrupts are polled, bounded, as init code does: the models finish work on
+        // the register access that starts it and raise the line at once.
+        let mut polls = 0u32;
+        loop {
+            self.service.serve(caller, &mut rx, &mut out, data).unwrap();
+            if !interrupts || !self.service.busy() {
+                break;
+            }
+            polls += 1;
+            // The watchdog a PD would run: an engine whose interrupt never comes.
+            let landed = if polls < POLLS {
+                self.service.interrupt()
+            } else {
+                polls = 0;
+                self.service.expire()
+            };
+            for (to, r) in landed.answers() {
+                assert_eq!(to, caller, "answers go to the requester");
+                out.enqueue(r).expect("room was checked");
+            }
+        }
+        let mut back =
+            Consumer::<I::Response>::attach(queue(&mut self.resps), I::CAPACITY).unwrap();
+        let mut got =
+            vec![<I::Response as zerocopy::FromZeros>::new_zeroed(); I::CAPACITY as usize];
+        let n = back.dequeue_many(&mut got).unwrap();
+        got.truncate(n);
+        got
+    }
+}
