@@ -197,10 +197,14 @@ impl<I: Interface> DriverPd<I> {
                 self.trace.record(Kind::Interrupt, u32::from(ch.index()));
             }
             let landed = self.service.interrupt();
-            for (caller, r) in landed.answers() {
-                record::<I>(&self.trace, caller, &r);
-                if let Some(broken) = self.clients.answer(caller, r) {
-                    self.cut_off(broken);
+            for job in landed.jobs() {
+                // None: its client was cut off meanwhile.
+                let Some(caller) = job.to else { continue };
+                for r in job.answers() {
+                    record::<I>(&self.trace, caller, &r);
+                    if let Some(broken) = self.clients.answer(caller, r) {
+                        self.cut_off(broken);
+                    }
                 }
             }
             if landed.count() > 0 {

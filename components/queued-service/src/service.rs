@@ -336,7 +336,6 @@ impl<'a, I: Interface> Service<'a, I> {
 
     /// Opens a session of `caller` (its `open_session` call).
     pub fn open(&mut self, caller: Caller, args: I::Open) -> Result<u32, I::Error> {
-        I::precheck(&self.engine, &args)?;
         let engine = &mut self.engine;
         let too_many = I::refuse(Refusal::TooManySessions);
         self.sessions
