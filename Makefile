@@ -13,11 +13,15 @@
 
 CARGO      ?= cargo
 NOSTD      := aarch64-unknown-none
+# Package lists, from each package's [package.metadata.crypto-pd] `lists` (read by
+# tools/packages.py from cargo metadata), so that a new crate is in them by its own
+# manifest and none is missed by a hand-kept list here.
+packages = $(shell $(CARGO) metadata --no-deps --format-version 1 | python3 tools/packages.py $(1))
 # Crates that must stay no_std: they run inside seL4 protection domains.
-NOSTD_PKGS := -p shm-queue -p pd-trace -p segment-list -p pd-idl -p mmio -p cost-ledger -p boards -p engine-models -p power-manager -p queued-service -p cipher-service -p cpu-engine -p session-table -p digest-service -p sec1-hash-driver -p vboot -p omap-aes-driver -p stm32-cryp-driver -p virtio-crypto-driver -p virtio-crypto-model -p pd-runtime
+NOSTD_PKGS = $(call packages,no-std)
 BENCH_DIR  := target/bench
-# The driver and power-manager PDs the tools boot (they find them beside themselves).
-HOST_PD_PKGS := -p crypto-pds -p cpu-engine-pd -p omap-aes-pd -p stm32-cryp-pd -p sec1-hash-pd -p power-manager-pd -p vboot-client-pd -p kat-client-pd -p device-pd
+# The PDs the tools boot, and the tools (they find the PDs beside themselves).
+HOST_PD_PKGS = $(call packages,host-pds)
 
 .PHONY: fuzz help setup run test bench pds sizes image qemu lint check-systems qemu-setup qemu-test
 .DEFAULT_GOAL := help
@@ -61,7 +65,7 @@ bench: setup
 	$(CARGO) bench --locked -p queue-demo --bench queue | tee $(BENCH_DIR)/queue.txt
 	$(CARGO) bench --locked -p host-runner --bench roundtrip | tee $(BENCH_DIR)/roundtrip.txt
 	$(CARGO) bench --locked -p cpu-engine --bench serve | tee $(BENCH_DIR)/serve.txt
-	$(CARGO) build --locked --release -q $(HOST_PD_PKGS) -p pd-tools
+	$(CARGO) build --locked --release -q $(HOST_PD_PKGS)
 	target/release/speed --standard --csv $(BENCH_DIR)/speed.csv --svg $(BENCH_DIR)/speed.svg > $(BENCH_DIR)/speed.txt
 	for s in omap-idle-start omap-dma-pio stm32-dma talitos-chain; do target/release/speed --reproduce $$s >> $(BENCH_DIR)/speed.txt && echo >> $(BENCH_DIR)/speed.txt || exit 1; done
 	target/release/speed --host-limit --rounds 3 --alg aes-128-cbc --svg $(BENCH_DIR)/host-limit-aes.svg >> $(BENCH_DIR)/speed.txt
@@ -97,7 +101,7 @@ fuzz:
 # time: debug output (seL4_DebugPutChar) exists only in the debug kernel, and a release
 # build carries none of its formatting. Built with the `pd` profile (Cargo.toml: size
 # first, LTO).
-PD_PKGS         ?= -p runtime-examples -p sel4-pds -p cpu-engine-pd -p virtio-crypto-pd -p omap-aes-pd -p stm32-cryp-pd -p sec1-hash-pd -p power-manager-pd -p vboot-client-pd -p kat-client-pd -p device-pd
+PD_PKGS         ?= $(call packages,sel4-pds)
 PD_DIR          := target/$(NOSTD)/pd
 PD_LIST         := target/pds.list
 MICROKIT_BOARD  ?= qemu_virt_aarch64
