@@ -101,7 +101,7 @@ fuzz:
 # time: debug output (seL4_DebugPutChar) exists only in the debug kernel, and a release
 # build carries none of its formatting. Built with the `pd` profile (Cargo.toml: size
 # first, LTO).
-PD_PKGS         ?= $(call packages,sel4-pds)
+PD_PKGS         ?= $(call packages,sel4-test-client)
 PD_DIR          := target/$(NOSTD)/pd
 PD_LIST         := target/pds.list
 MICROKIT_BOARD  ?= qemu_virt_aarch64

@@ -3,7 +3,7 @@
 says KEY (the Makefile's package lists, derived so that no crate can be missed):
 
   no-std     a library that must build for aarch64-unknown-none (it runs in seL4 PDs)
-  sel4-pds   a package whose binaries are PDs of the seL4 images (`make pds`)
+  sel4-test-client   a package whose binaries are PDs of the seL4 images (`make pds`)
   host-pds   a package whose binaries are PDs the host tools boot (`make bench`)
 
 Reads `cargo metadata --no-deps` on stdin."""

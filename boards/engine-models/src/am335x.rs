@@ -7,7 +7,7 @@ use crate::omap_aes::OmapAes;
 use crate::phys::PhysMap;
 use crate::power::GateBlock;
 use crate::soc::{Port, Soc};
-use boards::am335x::{AES0, EDMA, EDMA_IRQ_COMPLETION, EDMA_IRQ_ERROR};
+use board::am335x::{AES0, EDMA, EDMA_IRQ_COMPLETION, EDMA_IRQ_ERROR};
 use cost_ledger::Ledger;
 
 /// Device indices of [`Am335x`].

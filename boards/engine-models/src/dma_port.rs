@@ -6,7 +6,7 @@
 use crate::edma::{DmaSpace, Edma};
 use crate::phys::{DmaFault, PhysMap};
 use crate::soc::Machine;
-use boards::Device;
+use board::Device;
 use mmio::{BusFault, RegisterBus};
 
 /// Device index of the engine in a [`PortMachine`].

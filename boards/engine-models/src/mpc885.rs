@@ -4,7 +4,7 @@ use crate::phys::PhysMap;
 use crate::power::GateBlock;
 use crate::soc::{Machine, Port, Soc};
 use crate::talitos::Sec1;
-use boards::mpc885::SEC;
+use board::mpc885::SEC;
 use cost_ledger::Ledger;
 use mmio::{BusFault, RegisterBus};
 

@@ -7,7 +7,7 @@ use crate::phys::PhysMap;
 use crate::power::GateBlock;
 use crate::soc::{Port, Soc};
 use crate::stm32_cryp::Stm32Cryp;
-use boards::stm32mp1::{CRYP1, DMA, DMA_IRQ_COMPLETION, DMA_IRQ_ERROR};
+use board::stm32mp1::{CRYP1, DMA, DMA_IRQ_COMPLETION, DMA_IRQ_ERROR};
 use cost_ledger::Ledger;
 
 /// Device indices of [`Stm32mp1`].

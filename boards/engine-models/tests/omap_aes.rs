@@ -3,7 +3,7 @@
 
 mod common;
 
-use boards::am335x::{AES0, DDR, EDMA};
+use board::am335x::{AES0, DDR, EDMA};
 use common::omap::{self, AES_IRQ, DmaError};
 use common::vectors::{FIPS197, SP800_38A, SP800_38A_PT};
 use common::{Arena, Job, Mode, get, hex, set_clock};

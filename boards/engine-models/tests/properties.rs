@@ -3,7 +3,7 @@
 
 mod common;
 
-use boards::{am335x, mpc885};
+use board::{am335x, mpc885};
 use cipher::{BlockEncryptMut, KeyIvInit, StreamCipher, block_padding::NoPadding};
 use common::sec1::{Path, Session};
 use common::{Arena, Mode, set_clock};

@@ -4,7 +4,7 @@
 
 mod common;
 
-use boards::{am335x, mpc885, stm32mp1};
+use board::{am335x, mpc885, stm32mp1};
 use common::{Arena, Job, Mode, hex, rel_err, set_clock};
 use cost_ledger::{Counts, Event, Ledger};
 use engine_models::mdeu::HashAlg;
@@ -27,7 +27,7 @@ fn pages(base: u32, len: usize) -> Vec<(u32, u32)> {
         .collect()
 }
 
-use boards::published::{omap_dma_pio, omap_idle_start, stm32_dma, talitos_chain};
+use board::published::{omap_dma_pio, omap_idle_start, stm32_dma, talitos_chain};
 
 const DMA_PIO_SIZES: [usize; 5] = omap_dma_pio::SIZES;
 

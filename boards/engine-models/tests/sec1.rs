@@ -3,7 +3,7 @@
 
 mod common;
 
-use boards::mpc885::{SDRAM, SEC};
+use board::mpc885::{SDRAM, SEC};
 use common::sec1::{self, Path, SEC_IRQ, Session};
 use common::vectors::{ABC, M448, MD5, SHA1, SHA256, million_a};
 use common::{Arena, hex, set_clock};

@@ -3,7 +3,7 @@
 
 mod common;
 
-use boards::stm32mp1::{CRYP1, DDR, DMA};
+use board::stm32mp1::{CRYP1, DDR, DMA};
 use common::stm32::{self, CRYP_IRQ, dma_eligible};
 use common::vectors::{FIPS197, SP800_38A, SP800_38A_PT};
 use common::{Arena, Job, Mode, get, hex, set_clock};
@@ -261,7 +261,7 @@ fn dma_to_an_unreachable_address_is_a_bus_error() {
         &[],
     );
     assert_eq!(got, None, "no completion");
-    assert!(soc.irq_pending(boards::stm32mp1::DMA_IRQ_ERROR));
+    assert!(soc.irq_pending(board::stm32mp1::DMA_IRQ_ERROR));
     assert_eq!(soc.dma().read32(mmio::edma::ERRADDR), Ok(bad));
 }
 

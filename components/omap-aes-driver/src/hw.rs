@@ -34,7 +34,7 @@ pub struct Config {
 impl Config {
     /// BeagleBone AES0 with EDMA events 6 (tx) and 5 (rx); link sets above the channels'.
     pub const AM335X: Config = {
-        let aes = boards::am335x::AES0;
+        let aes = board::am335x::AES0;
         let Some((tx, rx)) = aes.dma else {
             panic!("AES0 has DMA lines")
         };
@@ -43,8 +43,8 @@ impl Config {
             aes_irq: aes.irqs[0],
             dma_tx: tx,
             dma_rx: rx,
-            dma_done_irq: boards::am335x::EDMA_IRQ_COMPLETION,
-            dma_error_irq: boards::am335x::EDMA_IRQ_ERROR,
+            dma_done_irq: board::am335x::EDMA_IRQ_COMPLETION,
+            dma_error_irq: board::am335x::EDMA_IRQ_ERROR,
             tx_links: e::CHANNELS * 2,
             rx_links: e::CHANNELS * 3,
         }

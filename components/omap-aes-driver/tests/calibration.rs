@@ -46,7 +46,7 @@ fn calibration_agrees_with_requests_on_either_side_of_it() {
         .calibration()
         .get(Mode::Cbc, 16)
         .dma_from_bytes;
-    let costs = &boards::am335x::COSTS;
+    let costs = &board::am335x::COSTS;
     let key = [7u8; 16];
     let mut time = |path, n: u32| {
         let s = rig.open(Mode::Cbc, path, &key, &[0; 16]).unwrap();

@@ -17,10 +17,31 @@
 use core::sync::atomic::{AtomicU32, Ordering};
 use shm_queue::SharedRegion;
 
-/// What a driver PD records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u32)]
-pub enum Kind {
+/// Declares [`Kind`] and [`KINDS`] from one list, so that no kind can be missing from
+/// the counters: each kind's value is its index in [`KINDS`] (checked at compile time).
+macro_rules! kinds {
+    ($($(#[$doc:meta])* $name:ident = $value:literal,)*) => {
+        /// What a PD records: one meaning per kind.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u32)]
+        pub enum Kind {
+            $($(#[$doc])* $name = $value,)*
+        }
+
+        /// Kinds, in order (a counter each).
+        pub const KINDS: [Kind; [$(Kind::$name),*].len()] = [$(Kind::$name),*];
+
+        const _: () = {
+            let mut i = 0;
+            while i < KINDS.len() {
+                assert!(KINDS[i] as usize == i, "a kind's value is its index in KINDS");
+                i += 1;
+            }
+        };
+    };
+}
+
+kinds! {
     /// A Cipher request finished, by the path its data took (arg: client).
     DonePio = 0,
     DoneDma = 1,
@@ -33,11 +54,9 @@ pub enum Kind {
     CallWhileBusy = 5,
     /// A client's notification arrived while a request was in flight (arg: client).
     NotifiedWhileBusy = 6,
-    /// A driver took its power grant (arg 0); the power manager granted one (arg: the
-    /// grant's generation).
+    /// A driver took its power grant (arg 0).
     PowerAcquire = 7,
-    /// A driver gave its grant back (arg 0); the power manager took one back (arg: its
-    /// clock, ms).
+    /// A driver gave its grant back (arg 0).
     PowerRelease = 8,
     /// A client broke its queues and was cut off (arg: client).
     CutOff = 9,
@@ -61,31 +80,11 @@ pub enum Kind {
     /// A client came back as a new incarnation; the old one's sessions closed (arg:
     /// client).
     ClientBack = 19,
+    /// The power manager granted an engine to a driver (arg: the grant's generation).
+    Granted = 20,
+    /// The power manager took a grant back, released by its driver (arg: its clock, ms).
+    TakenBack = 21,
 }
-
-/// Kinds, in order (a counter each).
-pub const KINDS: [Kind; 20] = [
-    Kind::DonePio,
-    Kind::DoneDma,
-    Kind::DoneCpu,
-    Kind::Refused,
-    Kind::Interrupt,
-    Kind::CallWhileBusy,
-    Kind::NotifiedWhileBusy,
-    Kind::PowerAcquire,
-    Kind::PowerRelease,
-    Kind::CutOff,
-    Kind::SessionOpened,
-    Kind::SessionClosed,
-    Kind::Started,
-    Kind::Hashed,
-    Kind::ClientsAtOnce,
-    Kind::PowerOn,
-    Kind::Gated,
-    Kind::Revoked,
-    Kind::Calibrated,
-    Kind::ClientBack,
-];
 
 impl Kind {
     pub fn from_u32(v: u32) -> Option<Kind> {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use boards::mpc885::COSTS;
+use board::mpc885::COSTS;
 use common::copied;
 use cost_ledger::Event;
 use digest_service::testkit::vectors::{pattern, reference};

@@ -32,7 +32,7 @@ pub struct Config {
 impl Config {
     /// stm32mp1 CRYP1 with MDMA requests 29 (in) and 30 (out).
     pub const STM32MP1: Config = {
-        let cryp = boards::stm32mp1::CRYP1;
+        let cryp = board::stm32mp1::CRYP1;
         let Some((tx, rx)) = cryp.dma else {
             panic!("CRYP1 has DMA lines")
         };
@@ -41,8 +41,8 @@ impl Config {
             cryp_irq: cryp.irqs[0],
             dma_tx: tx,
             dma_rx: rx,
-            dma_done_irq: boards::stm32mp1::DMA_IRQ_COMPLETION,
-            dma_error_irq: boards::stm32mp1::DMA_IRQ_ERROR,
+            dma_done_irq: board::stm32mp1::DMA_IRQ_COMPLETION,
+            dma_error_irq: board::stm32mp1::DMA_IRQ_ERROR,
             tx_links: e::CHANNELS * 2,
             rx_links: e::CHANNELS * 3,
         }

@@ -220,7 +220,7 @@ fn an_untested_driver_serves_nobody_and_a_gated_engine_says_no_power() {
     let board = Board::new();
     let mut rig = rig::rig(&board, board.driver());
     let s = rig.open(Mode::Ecb, Path::Pio, &hex(KEY), &[0; 16]).unwrap();
-    let gate = boards::stm32mp1::CRYP1.gate.unwrap();
+    let gate = board::stm32mp1::CRYP1.gate.unwrap();
     engine_models::power::ClockController::new(board.gates, board.ledger)
         .write32(
             mmio::clkctrl::clkctrl(gate),
@@ -255,7 +255,7 @@ fn the_self_test_covers_the_dma_path_too() {
     // PIO alone works on this board; the self-test still refuses the driver, because
     // DMA is a path it would use.
     let board = Board::new();
-    let rx = boards::stm32mp1::CRYP1.dma.unwrap().1;
+    let rx = board::stm32mp1::CRYP1.dma.unwrap().1;
     let mut driver = board.driver_with_buses(board.soc.cryp(), DeadRxChannel(board.soc.dma(), rx));
     let Err(InitError::SelfTest(failure)) = driver.init() else {
         panic!("a dead DMA channel fails the self-test")

@@ -285,7 +285,7 @@ pub fn engine_differential(data: &[u8]) {
 mod omap {
     //! The OMAP AES driver on the am335x model, as its own tests build it.
     use super::*;
-    use boards::am335x;
+    use board::am335x;
     use cost_ledger::Ledger;
     use engine_models::am335x::Am335xMachine;
     use engine_models::phys::PhysMap;

@@ -1,7 +1,7 @@
 //! The Makefile's package lists come from each package's `[package.metadata.crypto-pd]`
 //! (tools/packages.py): every package whose library is `no_std` must be in `no-std`
 //! (or be a PD package, whose PD builds cover it), and every package with a PD binary
-//! (`protection_domain!`) in `sel4-pds` or `host-pds`, so that no crate is left out of
+//! (`protection_domain!`) in `sel4-test-client` or `host-pds`, so that no crate is left out of
 //! the aarch64 builds by forgetting a key.
 
 use std::collections::BTreeSet;
@@ -72,7 +72,7 @@ fn sources(dir: &Path) -> Vec<String> {
 
 #[test]
 fn every_no_std_library_and_every_pd_package_is_in_a_list() {
-    let (no_std, sel4, host) = (list("no-std"), list("sel4-pds"), list("host-pds"));
+    let (no_std, sel4, host) = (list("no-std"), list("sel4-test-client"), list("host-pds"));
     let mut missing = Vec::new();
     for (name, dir) in members() {
         let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap_or_default();
@@ -84,7 +84,7 @@ fn every_no_std_library_and_every_pd_package_is_in_a_list() {
             .any(|s| s.contains("protection_domain!("));
         if has_pd && !sel4.contains(&name) && !host.contains(&name) {
             missing.push(format!(
-                "{name}: has PD binaries, in neither sel4-pds nor host-pds"
+                "{name}: has PD binaries, in neither sel4-test-client nor host-pds"
             ));
         }
         if is_no_std && !has_pd && !no_std.contains(&name) {

@@ -99,12 +99,12 @@ impl Engine {
     }
 
     /// The board whose cost table prices this engine's ledger.
-    pub fn board(self) -> &'static boards::Board {
+    pub fn board(self) -> &'static board::Board {
         match self {
-            Engine::Cpu => &boards::host::BOARD,
-            Engine::OmapAes => &boards::am335x::BOARD,
-            Engine::Stm32Cryp => &boards::stm32mp1::BOARD,
-            Engine::Sec1 => &boards::mpc885::BOARD,
+            Engine::Cpu => &board::host::BOARD,
+            Engine::OmapAes => &board::am335x::BOARD,
+            Engine::Stm32Cryp => &board::stm32mp1::BOARD,
+            Engine::Sec1 => &board::mpc885::BOARD,
         }
     }
 

@@ -39,14 +39,14 @@ struct Driver {
 }
 
 const OMAP_IRQS: [u32; 3] = [
-    boards::am335x::AES0.irqs[0],
-    boards::am335x::EDMA_IRQ_COMPLETION,
-    boards::am335x::EDMA_IRQ_ERROR,
+    board::am335x::AES0.irqs[0],
+    board::am335x::EDMA_IRQ_COMPLETION,
+    board::am335x::EDMA_IRQ_ERROR,
 ];
 const STM32_IRQS: [u32; 3] = [
-    boards::stm32mp1::CRYP1.irqs[0],
-    boards::stm32mp1::DMA_IRQ_COMPLETION,
-    boards::stm32mp1::DMA_IRQ_ERROR,
+    board::stm32mp1::CRYP1.irqs[0],
+    board::stm32mp1::DMA_IRQ_COMPLETION,
+    board::stm32mp1::DMA_IRQ_ERROR,
 ];
 
 fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
@@ -86,7 +86,7 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
             power: Some("pm-mpc885"),
             data_paddr: Some(0x100_0000),
             scratch: Some((0x20000, 0x80_0000)),
-            irqs: boards::mpc885::SEC.irqs,
+            irqs: board::mpc885::SEC.irqs,
         },
         (e, k) => return Err(format!("engine {} has no {k:?} driver", e.name())),
     })

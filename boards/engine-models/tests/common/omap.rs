@@ -3,7 +3,7 @@
 //! DMA path it replaced.
 
 use super::{Job, Mode};
-use boards::am335x::{AES0, EDMA_IRQ_COMPLETION, EDMA_IRQ_ERROR};
+use board::am335x::{AES0, EDMA_IRQ_COMPLETION, EDMA_IRQ_ERROR};
 use cost_ledger::{Event, Ledger};
 use engine_models::am335x::Am335x;
 use engine_models::phys::PhysMap;

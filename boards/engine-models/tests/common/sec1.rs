@@ -3,7 +3,7 @@
 //! after it (a descriptor over the buffered block chained ahead of one over the data).
 
 use super::Arena;
-use boards::mpc885::SEC;
+use board::mpc885::SEC;
 use cost_ledger::{Event, Ledger};
 use engine_models::mdeu::HashAlg;
 use engine_models::mpc885::Mpc885;

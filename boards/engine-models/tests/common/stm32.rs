@@ -2,7 +2,7 @@
 //! rules (stm32-cryp.c, 2024), as the stm32-cryp DMA change measured them.
 
 use super::{Job, Mode};
-use boards::stm32mp1::{CRYP1, DMA_IRQ_COMPLETION};
+use board::stm32mp1::{CRYP1, DMA_IRQ_COMPLETION};
 use cost_ledger::{Event, Ledger};
 use engine_models::stm32mp1::Stm32mp1;
 use mmio::RegisterBus;

@@ -3,7 +3,7 @@
 //! driver's buses `'static`.
 #![allow(dead_code, unused_imports)]
 
-use boards::am335x;
+use board::am335x;
 use cipher_service::{CipherEngine, ClientData};
 use cost_ledger::{Event, Ledger};
 use engine_models::am335x::{Am335x, Am335xMachine};

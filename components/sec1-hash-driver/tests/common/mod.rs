@@ -3,7 +3,7 @@
 //! power manager's grant), and the digest-service rig in front.
 #![allow(dead_code)]
 
-use boards::mpc885::SEC;
+use board::mpc885::SEC;
 use cost_ledger::{Event, Ledger};
 use digest_service::testkit::Region;
 use engine_models::phys::PhysMap;

@@ -3,7 +3,7 @@
 //! driver's buses `'static`.
 #![allow(dead_code, unused_imports)]
 
-use boards::stm32mp1;
+use board::stm32mp1;
 use cipher_service::{CipherEngine, ClientData};
 use cost_ledger::{Event, Ledger};
 use engine_models::phys::PhysMap;

@@ -9,13 +9,13 @@ use std::collections::VecDeque;
 use std::fs::File;
 
 use crypto_client::{Completion, DigestLink};
-use crypto_pds::client::{DRIVER, link};
 use pd_idl::digest::{self, DigestOp, REQUEST_QUEUE_CAPACITY, Request};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use pd_tools::algs::{DataPath, digest_alg};
 use pd_tools::hexfmt;
 use pd_tools::pd::{Data, fail, fill, granted, param, status_words};
+use system_tests::client::{DRIVER, link};
 
 /// Updates kept in flight, each on its own chunk of the data region: the driver hashes
 /// one while this PD reads the next.

@@ -8,13 +8,13 @@ use std::fs::File;
 use std::io::Write;
 
 use crypto_client::{CipherLink, Completion};
-use crypto_pds::client::{DRIVER, link};
 use pd_idl::cipher::{self, CipherOp, REQUEST_QUEUE_CAPACITY, Request};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, exit};
 use pd_tools::algs::{CipherAlg, DataPath};
 use pd_tools::hexfmt;
 use pd_tools::pd::{Data, fail, fill, granted, param, status_words};
+use system_tests::client::{DRIVER, link};
 
 /// Bytes per request: whole blocks, and within what every engine's DMA path takes.
 const CHUNK: usize = 16 * 1024;

@@ -33,7 +33,6 @@ use std::time::Instant;
 
 use cost_ledger::Counts;
 use crypto_client::{Completion, Link, Tagged};
-use crypto_pds::client::{DRIVER, Meter, link};
 use pd_idl::cipher::{self, CipherOp, Path};
 use pd_idl::digest::{self, DigestOp};
 use pd_runtime::ipc::PpcTransport;
@@ -41,6 +40,7 @@ use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use pd_tools::algs::{CipherAlg, DataPath, digest_alg};
 use pd_tools::pd::{Data, fail, param, status_words};
 use pd_tools::speed::monotonic_ns;
+use system_tests::client::{DRIVER, Meter, link};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {

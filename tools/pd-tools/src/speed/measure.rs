@@ -111,7 +111,7 @@ impl Sample {
         self.host_stats().median
     }
 
-    pub fn modelled_ns_per_op(&self, board: &boards::Board) -> f64 {
+    pub fn modelled_ns_per_op(&self, board: &board::Board) -> f64 {
         self.counts.modelled_ps(&board.costs) as f64 / 1000.0 / self.ops as f64
     }
 
@@ -141,7 +141,7 @@ impl Sample {
 #[derive(Clone, Debug)]
 pub struct Measured {
     pub job: Job,
-    pub board: &'static boards::Board,
+    pub board: &'static board::Board,
     pub samples: Vec<Sample>,
     /// Requests the client kept in flight (a stream keeps one).
     pub depth: u32,

@@ -374,7 +374,7 @@ mod tests {
                 alg: crate::speed::measure::Alg::Cipher(CipherAlg::parse("aes-128-cbc").unwrap()),
                 path: DataPath::Pio,
             },
-            board: &boards::am335x::BOARD,
+            board: &board::am335x::BOARD,
             depth: 32,
             samples: vec![Sample {
                 size: 16,
@@ -399,7 +399,7 @@ mod tests {
     fn figures_follow_from_the_counts_and_the_cost_table() {
         let m = measured();
         let s = &m.samples[0];
-        let want_ns = 2.0 * boards::am335x::COSTS.interrupt_ps as f64 / 1000.0;
+        let want_ns = 2.0 * board::am335x::COSTS.interrupt_ps as f64 / 1000.0;
         assert_eq!(Clock::Modelled.ns_per_op(&m, s), want_ns);
         assert_eq!(Clock::Host.ns_per_op(&m, s), 1000.0);
         let table = openssl_table(std::slice::from_ref(&m), Clock::Host);

@@ -19,13 +19,13 @@
 
 use std::fmt::Write;
 
-use boards::published::{omap_dma_pio, omap_idle_start, stm32_dma, talitos_chain};
+use board::published::{omap_dma_pio, omap_idle_start, stm32_dma, talitos_chain};
 use cost_ledger::{Counts, Event};
 
 use super::measure::{Alg, Budget, Job, Measured, Sample, measure};
 use crate::algs::{DataPath, Engine};
 
-/// AF_ALG's splice hands the hash one page per update (boards::mpc885's fit).
+/// AF_ALG's splice hands the hash one page per update (board::mpc885's fit).
 const TALITOS_UPDATE: usize = 4096;
 /// Bytes we hash through the system; the 90 MB figure is scaled from it.
 const TALITOS_MEASURED: u64 = 4 << 20;
@@ -288,7 +288,7 @@ fn stm32_dma(budget: Budget) -> Result<String, String> {
         );
     }
     // tcrypt runs in the kernel: no AF_ALG round trip. The model's per-request cost is
-    // that round trip (boards::stm32mp1), so tcrypt is compared without it.
+    // that round trip (board::stm32mp1), so tcrypt is compared without it.
     let tick = |m: &Measured, size: usize| {
         sample(m, size).map(|s| {
             let ps = s.counts.modelled_ps(&m.board.costs)

@@ -1,0 +1,16 @@
+#![cfg_attr(target_os = "none", no_std, no_main)]
+//! The mpc885 power manager (see the `power-manager-pd` crate docs).
+use pd_idl::power::Engine;
+use power_manager_pd::{BoardPower, PowerPd, engine, start};
+use soc_access::{ClockController, clock_controller};
+
+static BOARD: BoardPower = BoardPower {
+    engines: &[engine(Engine::Sec1, board::mpc885::SEC)],
+    always_on: &[],
+};
+
+fn init() -> PowerPd<ClockController> {
+    start(&BOARD, clock_controller)
+}
+
+pd_runtime::protection_domain!(init);
