@@ -50,7 +50,7 @@ pub use sel4::{
 };
 
 use cost_ledger::Ledger;
-use shm_queue::SharedRegion;
+use shared_region::SharedRegion;
 
 /// The CPU's view of DMA memory by physical address where the driver's scratch is the
 /// only DMA memory the CPU writes for the engine (client data moves by DMA alone): on

@@ -15,7 +15,7 @@
 #![deny(unsafe_code)]
 
 use core::sync::atomic::{AtomicU32, Ordering};
-use shm_queue::SharedRegion;
+use shared_region::SharedRegion;
 
 /// Declares [`Kind`] and [`KINDS`] from one list, so that no kind can be missing from
 /// the counters: each kind's value is its index in [`KINDS`] (checked at compile time).

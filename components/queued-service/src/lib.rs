@@ -58,7 +58,8 @@ pub use sessions::{MAX_SESSIONS, Sessions};
 
 use pd_idl::wire::{Caller, Message};
 use pd_trace::{Kind, Trace};
-use shm_queue::{Descriptor, SharedRegion};
+use shared_region::SharedRegion;
+use shm_queue::Descriptor;
 
 /// Most requests an engine holds at once (see [`Interface::depth`]).
 pub const MAX_IN_FLIGHT: usize = 4;

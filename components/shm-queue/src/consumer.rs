@@ -3,7 +3,7 @@
 use core::marker::PhantomData;
 use core::sync::atomic::{Ordering, fence};
 
-use crate::region::{HEAD, SIGNALLED, TAIL};
+use crate::region::{HEAD, SIGNALLED, Slots, TAIL};
 use crate::{Descriptor, LayoutError, QueueError, SharedRegion, occupancy};
 
 /// Newly ready slots a look asks the cache for ahead of their reads: a driver's batch

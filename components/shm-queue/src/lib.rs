@@ -64,7 +64,9 @@ mod region;
 
 pub use consumer::{Consumer, ReadBatch};
 pub use producer::{Producer, WriteBatch};
-pub use region::{CACHE_LINE, HEADER_SIZE, LayoutError, SharedRegion, region_size, slot_size};
+pub use region::{CACHE_LINE, HEADER_SIZE, LayoutError, region_size, slot_size};
+/// The region a queue lives in (crate `shared-region`), for the queues' users.
+pub use shared_region::SharedRegion;
 
 /// What a queue operation can fail with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

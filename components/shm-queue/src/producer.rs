@@ -3,7 +3,7 @@
 use core::marker::PhantomData;
 use core::sync::atomic::{Ordering, fence};
 
-use crate::region::{CACHE_LINE, HEAD, SIGNALLED, TAIL, slot_size};
+use crate::region::{CACHE_LINE, HEAD, SIGNALLED, Slots, TAIL, slot_size};
 use crate::{Descriptor, LayoutError, QueueError, SharedRegion, occupancy};
 
 /// The producing end. Owns `tail`: its private copy is the truth, the shared word is only
