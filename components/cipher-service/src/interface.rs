@@ -7,10 +7,10 @@ use pd_idl::cipher::{
 };
 use pd_idl::wire::{Caller, Message};
 use pd_trace::Kind;
-use queued_service::{Calls, ClientData, Interface, Refusal, SegmentError, Sessions};
+use queued_service::{Calls, ClientData, Interface, Refusal, Sessions};
 use segment_list::{Overlaps, join};
 
-use crate::segments::validate_into;
+use crate::segments::{segment_error, validate_into};
 use crate::{BLOCK, CipherEngine, Finished, Job, Session, Step, validate};
 
 /// The Cipher interface over engine `E`: `Service<'_, Cipher<E>>` is a Cipher driver.
@@ -236,14 +236,5 @@ impl<E: CipherEngine, C: Calls<Cipher<E>>> cipher::Server for Server<'_, C, E> {
 
     fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), CipherError> {
         self.0.close(caller, session)
-    }
-}
-
-pub(crate) fn segment_error(e: SegmentError) -> CipherError {
-    match e {
-        SegmentError::TooMany => CipherError::TooManySegments,
-        SegmentError::OutOfRange => CipherError::SegmentOutOfRange,
-        SegmentError::TooLong => CipherError::BadLength,
-        SegmentError::Overlap => CipherError::OverlappingSegments,
     }
 }

@@ -3,11 +3,9 @@
 //! place, so its segments must not overlap.
 
 use pd_idl::cipher::{CipherError, Mode, Request};
-use segment_list::{Overlaps, check_into};
+use segment_list::{Overlaps, SegmentError, check_into};
 
 pub use segment_list::Segments;
-
-use crate::interface::segment_error;
 
 /// AES block size.
 pub const BLOCK: u32 = 16;
@@ -41,4 +39,14 @@ pub(crate) fn validate_into(
         return Err(CipherError::BadLength);
     }
     Ok(())
+}
+
+/// The interface's error for a broken `segment-list` rule.
+pub(crate) fn segment_error(e: SegmentError) -> CipherError {
+    match e {
+        SegmentError::TooMany => CipherError::TooManySegments,
+        SegmentError::OutOfRange => CipherError::SegmentOutOfRange,
+        SegmentError::TooLong => CipherError::BadLength,
+        SegmentError::Overlap => CipherError::OverlappingSegments,
+    }
 }

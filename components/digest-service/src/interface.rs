@@ -8,10 +8,10 @@ use pd_idl::digest::{
 };
 use pd_idl::wire::{Caller, Message};
 use pd_trace::Kind;
-use queued_service::{Calls, ClientData, Interface, Refusal, SegmentError, Sessions, Step};
+use queued_service::{Calls, ClientData, Interface, Refusal, Sessions, Step};
 use segment_list::{Overlaps, join};
 
-use crate::segments::validate_into;
+use crate::segments::{segment_error, validate_into};
 use crate::{DigestEngine, DigestStep, DigestValue, Job, MAX_DIGEST, Session, State, validate};
 
 /// The Digest interface over engine `E`: `Service<'_, Digest<E>>` is a Digest driver.
@@ -260,15 +260,6 @@ impl<E: DigestEngine, C: Calls<Digest<E>>> digest::Server for Server<'_, C, E> {
 
     fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), DigestError> {
         self.0.close(caller, session)
-    }
-}
-
-pub(crate) fn segment_error(e: SegmentError) -> DigestError {
-    match e {
-        SegmentError::TooMany => DigestError::TooManySegments,
-        SegmentError::OutOfRange => DigestError::SegmentOutOfRange,
-        // The answer's `bytes_done` could not say how much was hashed.
-        SegmentError::TooLong | SegmentError::Overlap => DigestError::BadRequest,
     }
 }
 

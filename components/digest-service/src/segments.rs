@@ -2,11 +2,9 @@
 //! shared `segment-list` check. A hash only reads, so segments may overlap.
 
 use pd_idl::digest::{DigestError, Request, Segment};
-use segment_list::Overlaps;
+use segment_list::{Overlaps, SegmentError};
 
 pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Segments};
-
-use crate::interface::segment_error;
 
 /// Checks a request's segments against a data region of `region_len` bytes: count and
 /// bounds (with overflow), and a total that fits the response's `bytes_done`.
@@ -36,4 +34,14 @@ pub(crate) fn validate_into(
 /// Segments built by the driver itself (self-tests), checked like a client's.
 pub fn from_slice(segs: &[Segment], region_len: usize) -> Result<Segments, DigestError> {
     segment_list::from_slice(segs, region_len, Overlaps::Allowed).map_err(segment_error)
+}
+
+/// The interface's error for a broken `segment-list` rule.
+pub(crate) fn segment_error(e: SegmentError) -> DigestError {
+    match e {
+        SegmentError::TooMany => DigestError::TooManySegments,
+        SegmentError::OutOfRange => DigestError::SegmentOutOfRange,
+        // The answer's `bytes_done` could not say how much was hashed.
+        SegmentError::TooLong | SegmentError::Overlap => DigestError::BadRequest,
+    }
 }

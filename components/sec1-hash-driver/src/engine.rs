@@ -2,9 +2,8 @@
 
 use crate::channel::{Channel, Fault, Stop};
 use crate::hw::DmaMemory;
-use crate::layout::{BOUNCE_BYTES, SCRATCH_ALIGN, SCRATCH_BYTES, Scratch};
+use crate::layout::{BOUNCE_BYTES, Scratch};
 use crate::plan::{self, Block, Split, Step};
-use crate::selftest::{self, SelfTestError};
 use cost_ledger::{Event, Ledger};
 use digest_service::{
     ClientData, DigestEngine, DigestStep, DigestValue, Job, Segments, digest_len,
@@ -36,24 +35,13 @@ impl HashState {
     }
 }
 
-/// Why [`Sec1Hash::init`] refused to serve.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InitError {
-    /// The scratch region is misaligned or does not fit 32-bit DMA addresses.
-    Scratch,
-    /// Bringing the channel up failed.
-    Engine(Fault),
-    /// A known-answer test gave the wrong digest or faulted.
-    SelfTest(SelfTestError),
-}
-
 /// The talitos SEC1 hash driver for one engine (channel 0).
 pub struct Sec1Hash<'a, B, M> {
     pub(crate) ch: Channel<B, M>,
     /// The scratch's length, which the engine reaches by physical address only.
-    scratch_len: usize,
+    pub(crate) scratch_len: usize,
     ledger: &'a Ledger,
-    ready: bool,
+    pub(crate) ready: bool,
     /// Chains of the request in flight that finished (see `channel` on replay).
     chains_done: u32,
     in_flight: bool,
@@ -80,10 +68,10 @@ fn client_phys(data: &ClientData<'_>) -> Option<u32> {
 }
 
 impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
-    /// A driver over channel 0 at `bus` and [`SCRATCH_BYTES`] of DMA memory at physical
+    /// A driver over channel 0 at `bus` and [`SCRATCH_BYTES`](crate::SCRATCH_BYTES) of DMA memory at physical
     /// `scratch`. It serves nothing until [`Sec1Hash::init`] passes.
     /// `scratch`: the physical address of the driver's DMA scratch, `scratch_len`
-    /// bytes long (at least [`SCRATCH_BYTES`], checked at [`init`](Self::init)).
+    /// bytes long (at least [`SCRATCH_BYTES`](crate::SCRATCH_BYTES), checked at [`init`](Self::init)).
     pub fn new(bus: B, mem: M, scratch: u32, scratch_len: usize, ledger: &'a Ledger) -> Self {
         Sec1Hash {
             ch: Channel::new(bus, mem, Scratch { base: scratch }),
@@ -94,23 +82,6 @@ impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
             in_flight: false,
             last_fault: None,
         }
-    }
-
-    /// Brings the engine up and runs the known-answer self-tests on every path; serves
-    /// only if they pass (as Linux's testmgr gates an algorithm).
-    pub fn init(&mut self) -> Result<(), InitError> {
-        self.ready = false;
-        let base = self.ch.scratch.base;
-        if !base.is_multiple_of(SCRATCH_ALIGN)
-            || u64::from(base) + SCRATCH_BYTES as u64 > 1 << 32
-            || self.scratch_len < SCRATCH_BYTES
-        {
-            return Err(InitError::Scratch);
-        }
-        self.ch.bring_up().map_err(InitError::Engine)?;
-        selftest::run(self).map_err(InitError::SelfTest)?;
-        self.ready = true;
-        Ok(())
     }
 
     /// Whether the self-tests passed: only then are sessions opened.

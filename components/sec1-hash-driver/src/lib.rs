@@ -37,6 +37,6 @@ pub mod plan;
 mod selftest;
 
 pub use channel::{Fault, Stop};
-pub use engine::{HashState, InitError, Sec1Hash};
+pub use engine::{HashState, Sec1Hash};
 pub use layout::{SCRATCH_ALIGN, SCRATCH_BYTES};
-pub use selftest::SelfTestError;
+pub use selftest::{InitError, SelfTestError};

@@ -7,11 +7,41 @@
 use crate::channel::Fault;
 use crate::engine::{HashState, Sec1Hash};
 use crate::hw::DmaMemory;
-use crate::layout::{KAT_BYTES, SELF_TEST_SLOT};
+use crate::layout::{KAT_BYTES, SCRATCH_ALIGN, SCRATCH_BYTES, SELF_TEST_SLOT};
 use digest_service::{ClientData, DigestValue, Job, from_slice};
 use mmio::RegisterBus;
 use pd_idl::digest::{Algorithm, DigestOp, HashPath, Segment};
 use shm_queue::SharedRegion;
+
+/// Why [`Sec1Hash::init`] refused to serve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitError {
+    /// The scratch region is misaligned or does not fit 32-bit DMA addresses.
+    Scratch,
+    /// Bringing the channel up failed.
+    Engine(Fault),
+    /// A known-answer test gave the wrong digest or faulted.
+    SelfTest(SelfTestError),
+}
+
+impl<B: RegisterBus, M: DmaMemory> Sec1Hash<'_, B, M> {
+    /// Brings the engine up and runs the known-answer self-tests on every path; serves
+    /// only if they pass (as Linux's testmgr gates an algorithm).
+    pub fn init(&mut self) -> Result<(), InitError> {
+        self.ready = false;
+        let base = self.ch.scratch.base;
+        if !base.is_multiple_of(SCRATCH_ALIGN)
+            || u64::from(base) + SCRATCH_BYTES as u64 > 1 << 32
+            || self.scratch_len < SCRATCH_BYTES
+        {
+            return Err(InitError::Scratch);
+        }
+        self.ch.bring_up().map_err(InitError::Engine)?;
+        run(self).map_err(InitError::SelfTest)?;
+        self.ready = true;
+        Ok(())
+    }
+}
 
 /// Which known answer failed, and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,23 +2,12 @@
 //! asks of it: create a session, destroy one, run one cipher request.
 
 use crate::dma::{DATA_SLOTS, DmaArea, MAX_KEY, SLOT_DESCRIPTORS, layout};
-use crate::transport::{init, probe};
+use crate::transport::{DeviceInfo, init, probe};
 use crate::virtq::{Buf, Chain, Virtq};
 use crate::wire::{self, CtrlReq, DataReq, SessionInput, status};
 use crate::{Error, regs};
 use mmio::RegisterBus;
 use zerocopy::{FromBytes, FromZeros, IntoBytes};
-
-/// What the device said about itself in its configuration space (§5.9.5).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DeviceInfo {
-    pub data_queues: u32,
-    pub services: u32,
-    /// Advertised cipher algorithms: bit n = algorithm n (`cipher_algo_l` | `_h` << 32).
-    pub cipher_algos: u64,
-    pub max_cipher_key_len: u32,
-    pub max_size: u64,
-}
 
 /// The direction of a request or a session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +65,7 @@ pub struct VirtioCrypto<B: RegisterBus> {
     ctrl: CtrlPosted,
     data: [DataSlot; DATA_SLOTS],
     /// The Cipher engine's own state: device sessions, and what each place waits for.
-    pub(crate) engine: crate::engine::EngineState,
+    pub(crate) engine: crate::state::EngineState,
     /// AES modes usable on this device, by algorithm number (proven by a trial session).
     pub(crate) usable_algos: u64,
 }

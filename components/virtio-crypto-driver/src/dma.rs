@@ -7,7 +7,7 @@
 //! it needs one set of headers; the data queue holds [`DATA_SLOTS`] requests, each with
 //! its own descriptors and headers.
 
-use crate::virtq;
+use crate::wire;
 
 /// Descriptors in the control queue: request, key, result (create) or request, status.
 pub const CTRL_QUEUE_SIZE: u16 = 4;
@@ -29,10 +29,10 @@ pub const MAX_KEY: usize = 64;
 pub mod layout {
     use super::*;
     pub const CTRL_DESC: usize = 0x000;
-    pub const CTRL_AVAIL: usize = CTRL_DESC + virtq::desc_bytes(CTRL_QUEUE_SIZE);
+    pub const CTRL_AVAIL: usize = CTRL_DESC + wire::desc_bytes(CTRL_QUEUE_SIZE);
     pub const CTRL_USED: usize = 0x080;
     pub const DATA_DESC: usize = 0x100;
-    pub const DATA_AVAIL: usize = DATA_DESC + virtq::desc_bytes(DATA_QUEUE_SIZE);
+    pub const DATA_AVAIL: usize = DATA_DESC + wire::desc_bytes(DATA_QUEUE_SIZE);
     pub const DATA_USED: usize = 0xa40;
     pub const CTRL_REQ: usize = 0xe80;
     pub const CTRL_KEY: usize = 0xee0;
@@ -58,11 +58,11 @@ pub mod layout {
     }
 
     const _: () = {
-        assert!(CTRL_AVAIL + virtq::avail_bytes(CTRL_QUEUE_SIZE) <= CTRL_USED);
-        assert!(CTRL_USED + virtq::used_bytes(CTRL_QUEUE_SIZE) <= DATA_DESC);
-        assert!(DATA_AVAIL + virtq::avail_bytes(DATA_QUEUE_SIZE) <= DATA_USED);
+        assert!(CTRL_AVAIL + wire::avail_bytes(CTRL_QUEUE_SIZE) <= CTRL_USED);
+        assert!(CTRL_USED + wire::used_bytes(CTRL_QUEUE_SIZE) <= DATA_DESC);
+        assert!(DATA_AVAIL + wire::avail_bytes(DATA_QUEUE_SIZE) <= DATA_USED);
         assert!(DATA_USED.is_multiple_of(4));
-        assert!(DATA_USED + virtq::used_bytes(DATA_QUEUE_SIZE) <= CTRL_REQ);
+        assert!(DATA_USED + wire::used_bytes(DATA_QUEUE_SIZE) <= CTRL_REQ);
         assert!(CTRL_REQ + 72 <= CTRL_KEY && CTRL_KEY + MAX_KEY <= CTRL_INPUT);
         assert!(CTRL_INPUT + 16 <= CTRL_STATUS && CTRL_STATUS < PAD_SRC);
         assert!(PAD_SRC + 16 <= DATA_SLOT);

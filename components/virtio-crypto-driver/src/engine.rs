@@ -16,89 +16,11 @@
 use crate::Error;
 use crate::device::{CtrlDone, Direction, DmaBuf, VirtioCrypto};
 use crate::dma::{DATA_SLOTS, MAX_KEY};
+use crate::state::{CACHED_SESSIONS, Ctrl, DOOMED, Entry, Place};
 use crate::wire::cipher_algo;
 use cipher_service::{CipherEngine, ClientData, Finished, Job, Segments, Session, Step, sg};
 use mmio::RegisterBus;
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
-
-/// Device session pairs the driver keeps.
-pub const CACHED_SESSIONS: usize = 8;
-
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    mode: Mode,
-    key_len: u8,
-    key: [u8; 32],
-    enc: u64,
-    dec: u64,
-    last_use: u32,
-    /// Its session closed: destroyed once no request uses or waits for it (swept in
-    /// `progress`).
-    orphan: bool,
-}
-
-impl Entry {
-    fn matches(&self, s: &Session) -> bool {
-        self.mode == s.mode && s.has_key(self.key_len, &self.key)
-    }
-}
-
-/// Device sessions by (mode, key).
-#[derive(Debug, Default)]
-pub struct SessionCache {
-    entries: [Option<Entry>; CACHED_SESSIONS],
-    clock: u32,
-}
-
-/// Where one of the engine's places (a data queue slot) stands.
-#[derive(Clone, Copy, Debug, Default)]
-enum Place {
-    #[default]
-    Free,
-    /// Waits for the device sessions of this session's key and mode.
-    NeedsSessions(Session),
-    /// On the data queue with these device sessions (never destroyed while it is), and
-    /// the last ciphertext block read before an in-place CBC decryption overwrote it.
-    Posted {
-        ids: (u64, u64),
-        cbc_next_iv: Option<[u8; 16]>,
-    },
-    /// Failed before reaching the data queue.
-    Failed(CipherError),
-}
-
-/// What the engine has on the control queue.
-#[derive(Clone, Copy, Debug, Default)]
-enum Ctrl {
-    #[default]
-    Idle,
-    /// Creating `entry`'s sessions: the encrypt one, then (`have_enc`) the decrypt one.
-    Creating {
-        entry: Entry,
-        have_enc: bool,
-    },
-    Destroying,
-}
-
-/// Device sessions whose destruction waits; bounded: creations start only when every
-/// doomed session not in use is destroyed, so at most the places' pairs, a full table's
-/// pairs and one evicted pair are ever doomed at once.
-const DOOMED: usize = 2 * (CACHED_SESSIONS + DATA_SLOTS + 1);
-
-/// The Cipher engine's state inside [`VirtioCrypto`].
-#[derive(Debug, Default)]
-pub(crate) struct EngineState {
-    cache: SessionCache,
-    places: [Place; DATA_SLOTS],
-    ctrl: Ctrl,
-    doomed: [Option<u64>; DOOMED],
-}
-
-impl SessionCache {
-    fn holds(&self, s: &Session) -> bool {
-        self.entries.iter().flatten().any(|e| e.matches(s))
-    }
-}
 
 /// The device's algorithm number for a Cipher mode.
 pub fn algo_of(mode: Mode) -> u32 {

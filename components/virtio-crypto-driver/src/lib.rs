@@ -33,13 +33,16 @@ mod device;
 pub mod dma;
 mod engine;
 pub mod regs;
+mod state;
 mod transport;
 pub mod virtq;
 pub mod wire;
 
-pub use device::{CtrlDone, DeviceInfo, Direction, DmaBuf, VirtioCrypto};
+pub use device::{CtrlDone, Direction, DmaBuf, VirtioCrypto};
 pub use dma::DmaArea;
-pub use engine::{CACHED_SESSIONS, SessionCache, algo_of};
+pub use engine::algo_of;
+pub use state::{CACHED_SESSIONS, SessionCache};
+pub use transport::DeviceInfo;
 pub use transport::probe;
 
 use mmio::BusFault;

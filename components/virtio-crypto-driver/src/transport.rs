@@ -2,12 +2,22 @@
 //! initialisation sequence (§3.1 with the MMIO specifics of §4.2.3.1), feature
 //! negotiation, the configuration space (§5.9.5) and the two queues (§4.2.3.2, §5.9.2).
 
-use crate::device::DeviceInfo;
 use crate::dma::{DATA_QUEUE_SIZE, DmaArea, layout};
 use crate::virtq::Virtq;
 use crate::wire::{self, config};
 use crate::{Error, regs};
 use mmio::RegisterBus;
+
+/// What the device said about itself in its configuration space (§5.9.5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub data_queues: u32,
+    pub services: u32,
+    /// Advertised cipher algorithms: bit n = algorithm n (`cipher_algo_l` | `_h` << 32).
+    pub cipher_algos: u64,
+    pub max_cipher_key_len: u32,
+    pub max_size: u64,
+}
 
 /// Checks that `bus` is a modern virtio-mmio transport with a crypto device behind it.
 pub fn probe<B: RegisterBus>(bus: &mut B) -> Result<(), Error> {

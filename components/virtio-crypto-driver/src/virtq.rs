@@ -15,20 +15,8 @@ use core::sync::atomic::{Ordering, fence};
 use mmio::RegisterBus;
 use zerocopy::{FromBytes, IntoBytes};
 
-/// Bytes of a descriptor table of `size` entries (§2.7 "Queue Part Sizes": 16 * size).
-pub const fn desc_bytes(size: u16) -> usize {
-    16 * size as usize
-}
-
-/// Bytes of an available ring: flags, idx, ring[size], used_event (§2.7.6).
-pub const fn avail_bytes(size: u16) -> usize {
-    6 + 2 * size as usize
-}
-
-/// Bytes of a used ring: flags, idx, ring[size] of 8-byte elements, avail_event (§2.7.8).
-pub const fn used_bytes(size: u16) -> usize {
-    6 + 8 * size as usize
-}
+/// The rings' sizes, with the other wire formats (`crate::wire`).
+pub use crate::wire::{avail_bytes, desc_bytes, used_bytes};
 
 /// One buffer of a chain: where the device finds it and which way data flows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

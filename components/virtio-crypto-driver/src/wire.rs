@@ -238,3 +238,18 @@ pub mod config {
     /// Bytes of the configuration space.
     pub const LEN: usize = 0x38;
 }
+
+/// Bytes of a descriptor table of `size` entries (§2.7 "Queue Part Sizes": 16 * size).
+pub const fn desc_bytes(size: u16) -> usize {
+    16 * size as usize
+}
+
+/// Bytes of an available ring: flags, idx, ring[size], used_event (§2.7.6).
+pub const fn avail_bytes(size: u16) -> usize {
+    6 + 2 * size as usize
+}
+
+/// Bytes of a used ring: flags, idx, ring[size] of 8-byte elements, avail_event (§2.7.8).
+pub const fn used_bytes(size: u16) -> usize {
+    6 + 8 * size as usize
+}
