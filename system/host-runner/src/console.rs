@@ -25,7 +25,7 @@ use rustix::net::{
     recvmsg, socketpair, sockopt,
 };
 
-use crate::system::Shared;
+use crate::shared::Shared;
 
 /// Longest record kept: a longer one is cut here (the runtime writes at most 4000
 /// bytes of a line at once).

@@ -18,8 +18,8 @@ use rustix::process::{Pid, PidfdFlags, Signal, getpid, getppid, pidfd_open};
 use rustix::thread::CpuSet;
 
 use crate::objects::{Objects, memfd};
+use crate::options::Options;
 use crate::plan::Plan;
-use crate::system::Options;
 
 /// A running PD process.
 pub struct Proc {

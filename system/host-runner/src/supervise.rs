@@ -23,9 +23,10 @@ use crate::console::{Console, Echo, emit};
 use crate::error::BootError;
 use crate::event::{Cause, Event, Outcome};
 use crate::objects::Objects;
+use crate::options::Options;
 use crate::plan::Plan;
+use crate::shared::Shared;
 use crate::spawn::{PdFds, Proc, spawn};
-use crate::system::{Options, Shared};
 
 #[derive(Default)]
 struct PdState {

@@ -8,10 +8,10 @@ use std::collections::{HashMap, HashSet};
 
 use roxmltree::Node;
 
+use crate::ctx::Ctx;
 use crate::error::{ErrorKind, Loc};
 use crate::limits::{MAX_PDS, MONITOR_PD_NAME};
 use crate::model::{MemoryRegion, ProtectionDomain, SystemDescription};
-use crate::parse::ctx::Ctx;
 use crate::query::PdEntry;
 
 pub(crate) fn check(ctx: &mut Ctx, sys: &SystemDescription, system: Node) {

@@ -46,6 +46,7 @@
 #![forbid(unsafe_code)]
 
 mod check;
+mod ctx;
 mod error;
 pub mod limits;
 mod model;

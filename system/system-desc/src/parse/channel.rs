@@ -3,9 +3,9 @@
 
 use roxmltree::Node;
 
-use super::ctx::Ctx;
 use super::pd::channel_id;
 use super::unknown_element;
+use crate::ctx::Ctx;
 use crate::error::ErrorKind;
 use crate::model::{Channel, ChannelEnd};
 

@@ -2,7 +2,6 @@
 //! element (checks local to an element happen here), then the cross-element checks.
 
 mod channel;
-pub(crate) mod ctx;
 mod pd;
 mod region;
 
@@ -11,10 +10,10 @@ use std::path::Path;
 use roxmltree::{Document, Node};
 
 use crate::check;
+use crate::ctx::Ctx;
 use crate::error::{Error, ErrorKind, Loc};
 use crate::limits::Arch;
 use crate::model::SystemDescription;
-use ctx::Ctx;
 
 /// Deepest element nesting read: a valid system nests a few levels (at most 63 PDs,
 /// each a level, and their elements), and roxmltree's parser recurses per level, so a

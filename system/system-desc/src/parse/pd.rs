@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use roxmltree::Node;
 
-use super::ctx::Ctx;
 use super::{unknown_element, unsupported};
+use crate::ctx::Ctx;
 use crate::error::ErrorKind;
 use crate::limits::{
     DEFAULT_BUDGET_US, DEFAULT_PRIORITY, DEFAULT_STACK_SIZE, MAX_CHANNEL_ID, MAX_CHILD_ID, MAX_PDS,

@@ -2,7 +2,7 @@
 
 use roxmltree::Node;
 
-use super::ctx::Ctx;
+use crate::ctx::Ctx;
 use crate::error::ErrorKind;
 use crate::model::MemoryRegion;
 
