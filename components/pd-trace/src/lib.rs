@@ -130,6 +130,13 @@ impl<'a> Trace<'a> {
         Trace { region }
     }
 
+    /// Whether events are recorded (the PD maps a trace region): a caller may skip
+    /// working out an event nobody will read.
+    #[inline]
+    pub fn is_mapped(&self) -> bool {
+        self.region.is_some()
+    }
+
     /// Records one event: its counter, then the next ring entry.
     pub fn record(&self, kind: Kind, arg: u32) {
         let Some(r) = self.region else {

@@ -18,13 +18,20 @@ pub struct LandedJob<I: Interface> {
 impl<I: Interface> LandedJob<I> {
     /// The answers, one per request the job carried, in order.
     pub fn answers(&self) -> impl Iterator<Item = I::Response> + '_ {
-        let parts = self.parts.as_slice();
-        let last = parts.len().saturating_sub(1);
-        parts
-            .iter()
-            .enumerate()
-            .map(move |(i, &(id, bytes))| I::answer(id, bytes, &self.result, i == last))
+        answers::<I>(&self.parts, &self.result)
     }
+}
+
+/// The answers to the requests `parts` of a job that ended with `result`, in order.
+pub(crate) fn answers<'r, I: Interface>(
+    parts: &'r Parts,
+    result: &'r Result<I::Done, I::Error>,
+) -> impl Iterator<Item = I::Response> + 'r {
+    let list = parts.as_slice();
+    let last = list.len().saturating_sub(1);
+    list.iter()
+        .enumerate()
+        .map(move |(i, &(id, bytes))| I::answer(id, bytes, result, i == last))
 }
 
 /// The jobs that ended at one interrupt (or at the watchdog): at most one per place in

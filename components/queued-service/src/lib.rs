@@ -288,6 +288,9 @@ pub trait Calls<I: Interface> {
 
 /// Records `response`, given to `caller`, in `trace`.
 pub fn record<I: Interface>(trace: &Trace<'_>, caller: Caller, response: &I::Response) {
+    if !trace.is_mapped() {
+        return;
+    }
     let (kind, arg) = I::outcome(response);
     trace.record(kind, if kind == Kind::Refused { arg } else { caller.0 });
 }

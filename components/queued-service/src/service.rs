@@ -6,6 +6,7 @@ use segment_list::{MAX_JOINED, Parts};
 use shm_queue::{Consumer, Producer, QueueError};
 use zerocopy::FromZeros;
 
+use crate::landed::answers;
 use crate::{
     ClientData, Interface, Landed, LandedJob, MAX_IN_FLIGHT, Refusal, Sessions, Step, record,
 };
@@ -201,8 +202,8 @@ impl<'a, I: Interface> Service<'a, I> {
             }
             batch.release(parts.len());
             room -= parts.len() as u32;
-            if let Some(done) = self.start(caller, session, slot, parts, &mut job, data) {
-                for r in done.answers() {
+            if let Some(result) = self.start(caller, session, slot, &parts, &mut job, data) {
+                for r in answers::<I>(&parts, &result) {
                     record::<I>(trace, caller, &r);
                     // Room was checked above and only this PD produces: cannot be full,
                     // but the client may have corrupted the indices.
@@ -239,37 +240,35 @@ impl<'a, I: Interface> Service<'a, I> {
             return refused(e);
         }
         let parts = Parts::one(id, I::bytes(&job));
-        let done = self.start(caller, session, slot, parts, &mut job, data)?;
-        done.answers().next()
+        let result = self.start(caller, session, slot, &parts, &mut job, data)?;
+        answers::<I>(&parts, &result).next()
     }
 
     /// Starts `job` (carrying `parts`) on the engine, in the slot it was checked for:
-    /// in flight, or finished at once (returned). `job` is left empty over `data`.
+    /// in flight, or finished at once (its result returned; the caller answers
+    /// `parts`). `job` is left empty over `data` if it goes in flight.
     fn start(
         &mut self,
         caller: Caller,
         session: u32,
         slot: usize,
-        parts: Parts,
+        parts: &Parts,
         job: &mut I::Job<'a>,
         data: ClientData<'a>,
-    ) -> Option<LandedJob<I>> {
+    ) -> Option<Result<I::Done, I::Error>> {
         // By reference: the engine usually answers at once, and a moved job (some 200
-        // bytes, written field by field) cost store-forwarding stalls per request.
+        // bytes, written field by field) cost store-forwarding stalls per request; so
+        // would the request list, copied into a value per request.
         match I::start(&mut self.engine, &mut self.sessions, caller, job) {
             Step::Done(result) => {
                 I::finish(&mut self.engine, &mut self.sessions, caller, job, &result);
-                Some(LandedJob {
-                    to: Some(caller),
-                    parts,
-                    result,
-                })
+                Some(result)
             }
             Step::Pending => {
                 self.in_flight[slot] = Some(InFlight {
                     caller,
                     session,
-                    parts,
+                    parts: *parts,
                     job: core::mem::replace(job, I::empty_job(data)),
                     answer: true,
                 });

@@ -163,7 +163,7 @@ pub(crate) fn emit(shared: &Shared, echo: &Echo, pd: &str, line: String) {
         // One write per line: threads echoing for different PDs never split a line.
         let _ = std::io::stdout().write_all(format!("[{pd}] {line}\n").as_bytes());
     }
-    shared.update(|st| st.output.push((pd.to_string(), line)));
+    shared.update(|st| st.output.push(pd, line));
 }
 
 /// Files one record under the PD whose pid wrote it, or passes the runner's own marker

@@ -52,4 +52,5 @@ mod system;
 pub use error::BootError;
 pub use event::{Cause, Event, Outcome};
 pub use rustix::process::Signal;
+pub use shared::{KEPT_BYTES, KEPT_LINES};
 pub use system::{Grant, Options, System, default_bin_dir};

@@ -13,7 +13,7 @@ use system_desc::SystemDescription;
 use crate::error::BootError;
 use crate::event::{Event, Outcome};
 pub use crate::options::{Grant, Options};
-use crate::shared::{Shared, Status};
+use crate::shared::{Output, Shared, Status};
 use crate::supervise::Supervisor;
 use crate::{objects, plan};
 
@@ -70,7 +70,7 @@ impl System {
         let shared = Arc::new(Shared {
             state: Mutex::new(Status {
                 events: Vec::new(),
-                output: Vec::new(),
+                output: Output::default(),
                 pids: vec![None; names.len()],
                 started: Vec::new(),
                 boot: None,
@@ -160,7 +160,8 @@ impl System {
         self.shared.lock().events.clone()
     }
 
-    /// The lines `pd` has printed so far, across its incarnations.
+    /// The lines `pd` has printed so far, across its incarnations (of the latest
+    /// [`KEPT_LINES`](crate::KEPT_LINES) lines of all PDs).
     pub fn output(&self, pd: &str) -> Vec<String> {
         let st = self.shared.lock();
         st.output
@@ -178,7 +179,8 @@ impl System {
         timeout: Duration,
         mut f: impl FnMut(&[Event], &[(String, String)]) -> Option<T>,
     ) -> Option<T> {
-        self.shared.wait(timeout, |st| f(&st.events, &st.output))
+        self.shared
+            .wait(timeout, |st| f(&st.events, st.output.as_slice()))
     }
 
     /// Waits for `pd` to exit with status 0.
