@@ -25,8 +25,7 @@
 //!
 //! Assumes the data region stays mapped while the driver runs. `no_std`, no heap.
 #![no_std]
-// The library has no unsafe code; only the host-only testkit (raw test memory) does.
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 mod interface;
 mod segments;
@@ -34,7 +33,6 @@ pub mod sg;
 #[cfg(feature = "testkit")]
 extern crate std;
 #[cfg(feature = "testkit")]
-#[allow(unsafe_code)]
 pub mod testkit;
 
 pub use interface::Cipher;

@@ -17,9 +17,7 @@
 //!
 //! Assumes the data region stays mapped while the driver runs. `no_std`, no heap.
 #![no_std]
-#![cfg_attr(not(feature = "testkit"), forbid(unsafe_code))]
-// The test kit alone owns raw memory (a region DMA models reach by address).
-#![cfg_attr(feature = "testkit", deny(unsafe_code))]
+#![forbid(unsafe_code)]
 
 #[cfg(feature = "testkit")]
 extern crate std;

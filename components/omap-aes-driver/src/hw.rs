@@ -10,53 +10,18 @@ use mmio::edma::{self as e, p};
 use mmio::omap_aes::{self as r, ctrl, irq, sysconfig};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherOp, Mode};
+use pio_dma_driver::edma::Wiring;
 use pio_dma_driver::{HwStep, Meter, Route};
 
-/// Where the engine and its DMA lines sit (from the board description).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Config {
-    /// Physical base of the AES register window (DMA addresses DATA_N through it).
-    pub aes_phys: u64,
-    /// The AES engine's interrupt.
-    pub aes_irq: u32,
-    /// EDMA channels (= events) for blocks to and from the engine.
-    pub dma_tx: usize,
-    pub dma_rx: usize,
-    /// EDMA transfer-completion and error interrupts.
-    pub dma_done_irq: u32,
-    pub dma_error_irq: u32,
-    /// First PaRAM sets this driver owns for the links of each channel's segment chain
-    /// (one per segment after the first; channels use their own set first).
-    pub tx_links: usize,
-    pub rx_links: usize,
-}
+/// Where the engine and its DMA lines sit (`pio_dma_driver::edma::Wiring`).
+pub type Config = Wiring;
 
-impl Config {
-    /// BeagleBone AES0 with EDMA events 6 (tx) and 5 (rx); link sets above the channels'.
-    pub const AM335X: Config = {
-        let aes = board::am335x::AES0;
-        let Some((tx, rx)) = aes.dma else {
-            panic!("AES0 has DMA lines")
-        };
-        Config {
-            aes_phys: aes.phys,
-            aes_irq: aes.irqs[0],
-            dma_tx: tx,
-            dma_rx: rx,
-            dma_done_irq: board::am335x::EDMA_IRQ_COMPLETION,
-            dma_error_irq: board::am335x::EDMA_IRQ_ERROR,
-            tx_links: e::CHANNELS * 2,
-            rx_links: e::CHANNELS * 3,
-        }
-    };
-}
-
-// Each channel's chain uses its own set, then the link sets from its `*_links` on, one
-// per segment after the first (up to `MAX_JOINED - 1`): the two chains must neither
-// meet nor run past the PaRAM.
-const _: () =
-    assert!(Config::AM335X.tx_links + cipher_service::MAX_JOINED <= Config::AM335X.rx_links);
-const _: () = assert!(Config::AM335X.rx_links + cipher_service::MAX_JOINED <= e::PARAM_SETS);
+/// The am335x board's AES0, as this driver drives it.
+pub const AM335X: Config = Wiring::of(
+    board::am335x::AES0,
+    board::am335x::EDMA_IRQ_COMPLETION,
+    board::am335x::EDMA_IRQ_ERROR,
+);
 
 pub use pio_dma_driver::HwError;
 
@@ -278,7 +243,7 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
         to_engine: bool,
         notify: bool,
     ) -> Result<(), BusFault> {
-        let port = (self.cfg.aes_phys + r::data(0) as u64) as u32;
+        let port = (self.cfg.engine_phys + r::data(0) as u64) as u32;
         let mut list = segs.as_slice().iter().filter(|s| s.len > 0).peekable();
         let mut set = ch;
         let mut next = links;

@@ -29,7 +29,7 @@
 mod hw;
 pub mod route;
 
-pub use hw::{Config, Engine, HwError};
+pub use hw::{AM335X, Config, Engine, HwError};
 pub use pio_dma_driver::{
     Calibration, Crossover, HwStep, LedgerMeter, Meter, Route, SCRATCH_BYTES, calibrate, kat,
 };

@@ -11,50 +11,18 @@ use mmio::edma::{self as e, p};
 use mmio::stm32_cryp::{self as r, cr, dmacr, it};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherOp, Mode, Segment};
+use pio_dma_driver::edma::Wiring;
 use pio_dma_driver::{HwStep, Meter, Route};
 
-/// Where the engine and its DMA lines sit (from the board description).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Config {
-    /// Physical base of the CRYP register window (DMA addresses DIN/DOUT through it).
-    pub cryp_phys: u64,
-    pub cryp_irq: u32,
-    /// DMA channels (= request lines) into and out of the engine.
-    pub dma_tx: usize,
-    pub dma_rx: usize,
-    pub dma_done_irq: u32,
-    pub dma_error_irq: u32,
-    /// First PaRAM sets this driver owns for each channel's segment links.
-    pub tx_links: usize,
-    pub rx_links: usize,
-}
+/// Where the engine and its DMA lines sit (`pio_dma_driver::edma::Wiring`).
+pub type Config = Wiring;
 
-impl Config {
-    /// stm32mp1 CRYP1 with MDMA requests 29 (in) and 30 (out).
-    pub const STM32MP1: Config = {
-        let cryp = board::stm32mp1::CRYP1;
-        let Some((tx, rx)) = cryp.dma else {
-            panic!("CRYP1 has DMA lines")
-        };
-        Config {
-            cryp_phys: cryp.phys,
-            cryp_irq: cryp.irqs[0],
-            dma_tx: tx,
-            dma_rx: rx,
-            dma_done_irq: board::stm32mp1::DMA_IRQ_COMPLETION,
-            dma_error_irq: board::stm32mp1::DMA_IRQ_ERROR,
-            tx_links: e::CHANNELS * 2,
-            rx_links: e::CHANNELS * 3,
-        }
-    };
-}
-
-// Each channel's chain uses its own set, then link sets `*_links + 1` up to
-// `*_links + MAX_JOINED - 1`, one per piece after the first: the two chains must
-// neither meet nor run past the PaRAM.
-const _: () =
-    assert!(Config::STM32MP1.tx_links + cipher_service::MAX_JOINED <= Config::STM32MP1.rx_links);
-const _: () = assert!(Config::STM32MP1.rx_links + cipher_service::MAX_JOINED <= e::PARAM_SETS);
+/// The stm32mp1 board's CRYP1, as this driver drives it.
+pub const STM32MP1: Config = Wiring::of(
+    board::stm32mp1::CRYP1,
+    board::stm32mp1::DMA_IRQ_COMPLETION,
+    board::stm32mp1::DMA_IRQ_ERROR,
+);
 
 pub use pio_dma_driver::HwError;
 
@@ -363,7 +331,7 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
         } else {
             (self.cfg.dma_rx, self.cfg.rx_links, r::DOUT)
         };
-        let port = (self.cfg.cryp_phys + port as u64) as u32;
+        let port = (self.cfg.engine_phys + port as u64) as u32;
         let word = (r::BLOCK / r::BLOCK_WORDS) as u32;
         let mut pieces = [(0u32, 0u32); cipher_service::MAX_JOINED];
         let (mut n, mut left) = (0, len);

@@ -31,7 +31,7 @@
 mod hw;
 pub mod route;
 
-pub use hw::{Config, Engine, HwError};
+pub use hw::{Config, Engine, HwError, STM32MP1};
 pub use pio_dma_driver::{
     Calibration, Crossover, HwStep, LedgerMeter, Meter, Route, SCRATCH_BYTES, calibrate, kat,
 };

@@ -293,7 +293,7 @@ mod omap {
     use engine_models::soc::Port;
     use mmio::RegisterBus;
     use mmio::clkctrl::{self, MODULEMODE, MODULEMODE_ENABLE};
-    use omap_aes_driver::{Config, OmapAesDriver};
+    use omap_aes_driver::OmapAesDriver;
     use pio_dma_driver::LedgerMeter;
 
     type Bus = Port<'static, Am335xMachine<'static>>;
@@ -325,7 +325,7 @@ mod omap {
             costs: &am335x::COSTS,
         };
         let mut driver = omap_aes_driver::new(
-            Config::AM335X,
+            omap_aes_driver::AM335X,
             soc.aes(),
             soc.edma(),
             meter,

@@ -88,7 +88,7 @@ impl Board {
             costs: &am335x::COSTS,
         };
         omap_aes_driver::new(
-            Config::AM335X,
+            omap_aes_driver::AM335X,
             aes,
             dma,
             meter,

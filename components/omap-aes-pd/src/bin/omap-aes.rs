@@ -2,7 +2,7 @@
 //! The OMAP AES driver PD (see the `omap-aes-pd` crate docs).
 use cipher_service::{Cipher, ClientData};
 use driver_pd::DriverPd;
-use omap_aes_driver::{Config, Engine, LedgerMeter, OmapAesDriver};
+use omap_aes_driver::{AM335X, Engine, LedgerMeter, OmapAesDriver};
 use soc_access::{Am335x, Am335xBus};
 
 type Driver = OmapAesDriver<'static, Am335xBus, Am335xBus, LedgerMeter<'static>>;
@@ -13,7 +13,7 @@ fn init() -> DriverPd<Cipher<Driver>> {
         ledger: soc.common.ledger,
         costs: &board::am335x::COSTS,
     };
-    let engine = Engine::new(Config::AM335X, soc.aes, soc.edma);
+    let engine = Engine::new(AM335X, soc.aes, soc.edma);
     let s = soc.common.scratch;
     let scratch = ClientData {
         region: s.region,

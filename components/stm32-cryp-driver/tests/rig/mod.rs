@@ -83,7 +83,7 @@ impl Board {
             costs: &stm32mp1::COSTS,
         };
         stm32_cryp_driver::new(
-            Config::STM32MP1,
+            stm32_cryp_driver::STM32MP1,
             cryp,
             dma,
             meter,

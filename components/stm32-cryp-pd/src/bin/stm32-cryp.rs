@@ -3,7 +3,7 @@
 use cipher_service::{Cipher, ClientData};
 use driver_pd::DriverPd;
 use soc_access::{Stm32mp1, Stm32mp1Bus};
-use stm32_cryp_driver::{Config, Engine, LedgerMeter, Stm32CrypDriver};
+use stm32_cryp_driver::{Engine, LedgerMeter, STM32MP1, Stm32CrypDriver};
 
 type Driver = Stm32CrypDriver<'static, Stm32mp1Bus, Stm32mp1Bus, LedgerMeter<'static>>;
 
@@ -13,7 +13,7 @@ fn init() -> DriverPd<Cipher<Driver>> {
         ledger: soc.common.ledger,
         costs: &board::stm32mp1::COSTS,
     };
-    let engine = Engine::new(Config::STM32MP1, soc.cryp, soc.dma);
+    let engine = Engine::new(STM32MP1, soc.cryp, soc.dma);
     let s = soc.common.scratch;
     let scratch = ClientData {
         region: s.region,
