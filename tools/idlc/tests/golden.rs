@@ -1,13 +1,14 @@
 //! The generated code for the project's interfaces, compared with checked-in copies, so
 //! any change to what the compiler emits is seen in review. `UPDATE_GOLDEN=1 cargo test -p
-//! idlc` rewrites the copies.
+//! idlc` rewrites the copies. They are `tests/golden/*.golden`: expected output (Rust
+//! text), data for this test, not code any crate compiles.
 
 use std::path::Path;
 
 fn check(name: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let source = root.join("../../idl").join(format!("{name}.idl"));
-    let golden = root.join("tests/golden").join(format!("{name}.rs"));
+    let golden = root.join("tests/golden").join(format!("{name}.golden"));
     let code = idlc::compile_file(&source).unwrap_or_else(|e| panic!("{e}"));
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&golden, &code).unwrap();
