@@ -4,6 +4,7 @@
 mod rig;
 
 use cipher_service::testkit::suite;
+use pio_dma_driver::testkit as kit;
 
 use mmio::{BusFault, RegisterBus, omap_aes};
 use omap_aes_driver::{Health, InitError, Route};
@@ -182,73 +183,6 @@ fn a_self_test_failure_refuses_service() {
     );
 }
 
-#[test]
-fn an_untested_driver_serves_nobody_and_a_gated_engine_says_no_power() {
-    let board = Board::new();
-    let driver = board.driver_with(board.soc.aes());
-    assert_eq!(driver.health(), Health::Untested);
-    let mut rig = rig::rig(&board, driver);
-    assert_eq!(
-        rig.open(Mode::Ecb, Path::Pio, &hex(KEY), &[0; 16]),
-        Err(CipherError::EngineFault)
-    );
-    // A ready driver whose engine loses its clock (its grant revoked) answers NoPower.
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    let s = rig.open(Mode::Ecb, Path::Pio, &hex(KEY), &[0; 16]).unwrap();
-    let gate = board::am335x::AES0.gate.unwrap();
-    engine_models::power::ClockController::new(board.gates, board.ledger)
-        .write32(
-            mmio::clkctrl::clkctrl(gate),
-            mmio::clkctrl::MODULEMODE.val(mmio::clkctrl::MODULEMODE_DISABLED),
-        )
-        .unwrap();
-    assert_eq!(
-        rig.crypt(s, CipherOp::Encrypt, &[0; 16], &[16], Layout::Aligned),
-        Err(CipherError::NoPower)
-    );
-}
-
-/// A DMA bus on which the out channel never starts: the DMA path stalls.
-struct DeadRxChannel<B>(B, usize);
-
-impl<B: RegisterBus> RegisterBus for DeadRxChannel<B> {
-    fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
-        self.0.read32(offset)
-    }
-    fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
-        let value = if offset == mmio::edma::EESR {
-            value & !(1 << self.1)
-        } else {
-            value
-        };
-        self.0.write32(offset, value)
-    }
-}
-
-#[test]
-fn the_self_test_covers_the_dma_path_too() {
-    // PIO alone works on this board; the self-test still refuses the driver, because
-    // DMA is a path it would use.
-    let board = Board::new();
-    let rx = board::am335x::AES0.dma.unwrap().1;
-    let mut driver = board.driver_with_buses(board.soc.aes(), DeadRxChannel(board.soc.edma(), rx));
-    let Err(InitError::SelfTest(failure)) = driver.init() else {
-        panic!("a dead DMA channel fails the self-test")
-    };
-    assert_eq!(failure.route, Route::Dma);
-    assert!(
-        failure.engine_error.is_some(),
-        "the engine stalled: {failure:?}"
-    );
-    let mut rig = rig::rig(&board, driver);
-    assert_eq!(
-        rig.open(Mode::Ctr, Path::Pio, &hex(KEY), &[0; 16]),
-        Err(CipherError::EngineFault),
-        "not even PIO is served by a driver that failed its self-test"
-    );
-}
-
 /// A client that rewrites its own data while its PIO request is between blocks spoils
 /// only its own result: the driver copies each block out of the shared region as it
 /// feeds the engine, so it never computes on bytes that change under it, nothing
@@ -342,4 +276,30 @@ fn a_scratch_above_4_gib_is_refused() {
             "scratch at {phys:#x}"
         );
     }
+}
+
+#[test]
+fn an_untested_driver_serves_nobody_and_a_gated_engine_says_no_power() {
+    let board = Board::new();
+    let driver = board.driver_with(board.soc.aes());
+    kit::an_untested_driver_serves_nobody(&mut rig::rig(&board, driver));
+    let board = Board::new();
+    let gate = board::am335x::AES0.gate.unwrap();
+    kit::a_gated_engine_says_no_power(&mut rig::rig(&board, board.driver()), || {
+        engine_models::power::ClockController::new(board.gates, board.ledger)
+            .write32(
+                mmio::clkctrl::clkctrl(gate),
+                mmio::clkctrl::MODULEMODE.val(mmio::clkctrl::MODULEMODE_DISABLED),
+            )
+            .unwrap()
+    });
+}
+
+#[test]
+fn the_self_test_covers_the_dma_path_too() {
+    let board = Board::new();
+    let rx = board::am335x::AES0.dma.unwrap().1;
+    let dead = kit::DeadRxChannel(board.soc.edma(), rx);
+    let driver = board.driver_with_buses(board.soc.aes(), dead);
+    kit::the_self_test_covers_the_dma_path(driver, |d| rig::rig(&board, d));
 }

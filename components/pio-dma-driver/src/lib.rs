@@ -29,6 +29,10 @@ mod meter;
 #[cfg(feature = "pd")]
 pub mod pd;
 pub mod route;
+#[cfg(feature = "testkit")]
+extern crate std;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 
 pub use calibrate::{Calibration, Crossover};
 pub use meter::{LedgerMeter, Meter};

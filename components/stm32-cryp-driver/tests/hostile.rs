@@ -4,6 +4,7 @@
 mod rig;
 
 use cipher_service::testkit::suite;
+use pio_dma_driver::testkit as kit;
 
 use mmio::stm32_cryp::{self as r, cr};
 use mmio::{BusFault, RegisterBus};
@@ -210,65 +211,24 @@ fn a_self_test_failure_refuses_service() {
 fn an_untested_driver_serves_nobody_and_a_gated_engine_says_no_power() {
     let board = Board::new();
     let driver = board.driver_with(board.soc.cryp());
-    assert_eq!(driver.health(), Health::Untested);
-    let mut rig = rig::rig(&board, driver);
-    assert_eq!(
-        rig.open(Mode::Ecb, Path::Pio, &hex(KEY), &[0; 16]),
-        Err(CipherError::EngineFault)
-    );
-    // A ready driver whose engine loses its clock (its grant revoked) answers NoPower.
+    kit::an_untested_driver_serves_nobody(&mut rig::rig(&board, driver));
     let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    let s = rig.open(Mode::Ecb, Path::Pio, &hex(KEY), &[0; 16]).unwrap();
     let gate = board::stm32mp1::CRYP1.gate.unwrap();
-    engine_models::power::ClockController::new(board.gates, board.ledger)
-        .write32(
-            mmio::clkctrl::clkctrl(gate),
-            mmio::clkctrl::MODULEMODE.val(mmio::clkctrl::MODULEMODE_DISABLED),
-        )
-        .unwrap();
-    assert_eq!(
-        rig.crypt(s, CipherOp::Encrypt, &[0; 16], &[16], Layout::Aligned),
-        Err(CipherError::NoPower)
-    );
-}
-
-/// A DMA bus on which the out channel never starts: the DMA path stalls.
-struct DeadRxChannel<B>(B, usize);
-
-impl<B: RegisterBus> RegisterBus for DeadRxChannel<B> {
-    fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
-        self.0.read32(offset)
-    }
-    fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
-        let value = if offset == mmio::edma::EESR {
-            value & !(1 << self.1)
-        } else {
-            value
-        };
-        self.0.write32(offset, value)
-    }
+    kit::a_gated_engine_says_no_power(&mut rig::rig(&board, board.driver()), || {
+        engine_models::power::ClockController::new(board.gates, board.ledger)
+            .write32(
+                mmio::clkctrl::clkctrl(gate),
+                mmio::clkctrl::MODULEMODE.val(mmio::clkctrl::MODULEMODE_DISABLED),
+            )
+            .unwrap()
+    });
 }
 
 #[test]
 fn the_self_test_covers_the_dma_path_too() {
-    // PIO alone works on this board; the self-test still refuses the driver, because
-    // DMA is a path it would use.
     let board = Board::new();
     let rx = board::stm32mp1::CRYP1.dma.unwrap().1;
-    let mut driver = board.driver_with_buses(board.soc.cryp(), DeadRxChannel(board.soc.dma(), rx));
-    let Err(InitError::SelfTest(failure)) = driver.init() else {
-        panic!("a dead DMA channel fails the self-test")
-    };
-    assert_eq!(failure.route, Route::Dma);
-    assert!(
-        failure.engine_error.is_some(),
-        "the engine stalled: {failure:?}"
-    );
-    let mut rig = rig::rig(&board, driver);
-    assert_eq!(
-        rig.open(Mode::Ctr, Path::Pio, &hex(KEY), &[0; 16]),
-        Err(CipherError::EngineFault),
-        "not even PIO is served by a driver that failed its self-test"
-    );
+    let dead = kit::DeadRxChannel(board.soc.dma(), rx);
+    let driver = board.driver_with_buses(board.soc.cryp(), dead);
+    kit::the_self_test_covers_the_dma_path(driver, |d| rig::rig(&board, d));
 }
