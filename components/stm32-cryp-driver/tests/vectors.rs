@@ -7,42 +7,10 @@
 mod rig;
 
 use cost_ledger::Event;
-use kat_vectors::{
-    CBC_IV, CTR_IV, CipherVector, FIPS197_C, FIPS197_PT, K128, K256, PLAIN, SP800_38A,
-};
+use kat_vectors::{CBC_IV, CTR_IV, FIPS197_C, FIPS197_PT, K128, K256, PLAIN, SP800_38A};
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
-use rig::{Board, Layout, Rig, counted, hex};
-
-/// Encrypts and decrypts on `path` with each split; checks the reported path.
-fn both_ways(
-    rig: &mut Rig<rig::Driver>,
-    vector: CipherVector,
-    path: Path,
-    splits: &[Vec<u32>],
-    layout: Layout,
-) {
-    let (name, mode, key, iv, ct) = vector;
-    let (plain, ct, key, iv) = (hex(PLAIN), hex(ct), hex(key), hex(iv));
-    let want_path = if path == Path::Adaptive {
-        Path::Pio
-    } else {
-        path
-    };
-    for split in splits {
-        let n: u32 = split.iter().sum();
-        let (plain, ct) = (&plain[..n as usize], &ct[..n as usize]);
-        for (op, input, want) in [
-            (CipherOp::Encrypt, plain, ct),
-            (CipherOp::Decrypt, ct, plain),
-        ] {
-            let s = rig.open(mode, path, &key, &iv).unwrap();
-            let got = rig.crypt(s, op, input, split, layout);
-            assert_eq!(got.as_deref(), Ok(want), "{name} {op:?} {path:?} {split:?}");
-            assert_eq!(rig.last_path, Some(want_path), "{name} {split:?}");
-            rig.service.sessions.close(rig::CLIENT, s).unwrap();
-        }
-    }
-}
+use pio_dma_driver::testkit::{self as kit, both_ways};
+use rig::{Board, Layout, counted, hex};
 
 #[test]
 fn fips_197_appendix_c_on_cpu_and_dma() {
@@ -63,18 +31,6 @@ fn fips_197_appendix_c_on_cpu_and_dma() {
             let dec = rig.crypt(s, CipherOp::Decrypt, &want, &split, Layout::Aligned);
             assert_eq!(dec.as_ref(), Ok(input), "{key} {path:?}");
         }
-    }
-}
-
-#[test]
-fn sp800_38a_cpu_mode_split_at_every_offset() {
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    let mut splits: Vec<Vec<u32>> = vec![vec![64]];
-    splits.extend((1..64).map(|k| vec![k, 64 - k]));
-    splits.push(vec![5, 27, 1, 31]);
-    for &v in SP800_38A {
-        both_ways(&mut rig, v, Path::Pio, &splits, Layout::Scattered);
     }
 }
 
@@ -296,4 +252,10 @@ fn a_held_context_is_reused_only_when_it_matches() {
             &kept,
         );
     }
+}
+
+#[test]
+fn sp800_38a_cpu_mode_split_at_every_offset() {
+    let board = Board::new();
+    kit::sp800_38a_pio_split_at_every_offset(&mut rig::rig(&board, board.driver()));
 }
