@@ -10,6 +10,7 @@ use std::vec::Vec;
 
 use cipher_service::testkit::{CLIENT, Layout, Rig, hex, request, status};
 use cost_ledger::{CostTable, Counts, Event, Ledger};
+use engine_models::power::{ClockController, GateBlock};
 use kat_vectors::{CipherVector, PLAIN, SP800_38A};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
@@ -103,14 +104,22 @@ pub fn an_untested_driver_serves_nobody<E: PioDmaEngine, M: Meter>(
     );
 }
 
-/// A ready driver whose engine loses its clock (its grant revoked: `gate` gates it)
-/// answers `NoPower`.
+/// A ready driver whose engine `device` loses its clock (its grant revoked: the gate is
+/// turned off in the board's clock controller over `gates`) answers `NoPower`.
 pub fn a_gated_engine_says_no_power<E: PioDmaEngine, M: Meter>(
     rig: &mut Rig<Driver<'static, E, M>>,
-    gate: impl FnOnce(),
+    gates: &GateBlock,
+    ledger: &Ledger,
+    device: board::Device,
 ) {
     let s = rig.open(Mode::Ecb, Path::Pio, &KEY, &[0; 16]).unwrap();
-    gate();
+    let gate = device.gate.expect("the engine has a clock gate");
+    ClockController::new(gates, ledger)
+        .write32(
+            mmio::clkctrl::clkctrl(gate),
+            mmio::clkctrl::MODULEMODE.val(mmio::clkctrl::MODULEMODE_DISABLED),
+        )
+        .unwrap();
     assert_eq!(
         rig.crypt(s, CipherOp::Encrypt, &[0; 16], &[16], Layout::Aligned),
         Err(CipherError::NoPower)
