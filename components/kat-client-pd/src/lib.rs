@@ -30,3 +30,40 @@ pub fn report(passed: bool, line: core::fmt::Arguments<'_>) {
         pd_runtime::Channel::new(ch).notify();
     }
 }
+
+/// What a known-answer client ran, for its verdict: its name, what it checks
+/// (`vectors`, `digests`) and against which publications, its results by path, and
+/// what the verdict adds after them.
+pub struct Verdict<'a> {
+    pub name: &'a str,
+    pub what: &'a str,
+    pub sources: &'a str,
+    pub by_path: &'a dyn core::fmt::Display,
+    pub extra: core::fmt::Arguments<'a>,
+    /// What the summary's columns mean, printed after a pass.
+    pub legend: &'a str,
+}
+
+/// Ends a known-answer client: with nothing failed and something passed, its verdict
+/// line, the report and exit 0; else the failure count, the report and exit 1.
+pub fn conclude(v: Verdict<'_>, passed: u32, failed: u32) -> ! {
+    let name = v.name;
+    if failed == 0 && passed > 0 {
+        pd_runtime::debug_println!(
+            "{name}: verdict: all {passed} {} passed ({}): {}{}",
+            v.what,
+            v.sources,
+            v.by_path,
+            v.extra
+        );
+        report(
+            true,
+            format_args!("all {passed} {} passed: {}", v.what, v.by_path),
+        );
+        pd_runtime::debug_println!("{name}: ({})", v.legend);
+        pd_runtime::exit(0);
+    }
+    pd_runtime::debug_println!("{name}: {failed} failed, {passed} passed");
+    report(false, format_args!("{failed} failed, {passed} passed"));
+    pd_runtime::exit(1);
+}

@@ -15,7 +15,7 @@ use pd_idl::cipher::{
 };
 use pd_idl::wire::CallError;
 use pd_runtime::ipc::PpcTransport;
-use pd_runtime::{ChannelSet, Handler, debug_println, exit};
+use pd_runtime::{ChannelSet, Handler, debug_println};
 
 const BURST: usize = 32;
 
@@ -294,26 +294,15 @@ impl Kat {
             }
         }
         let passed: u32 = self.tally.iter().map(|t| t.passed).sum();
-        if self.failed == 0 && passed > 0 {
-            debug_println!(
-                "kat-cipher: verdict: all {passed} vectors passed (SP 800-38A, FIPS-197): {}; a burst of {BURST} on one session in order",
-                ByPath(&self.tally)
-            );
-            kat_client_pd::report(
-                true,
-                format_args!("all {passed} vectors passed: {}", ByPath(&self.tally)),
-            );
-            debug_println!(
-                "kat-cipher: (taken: the path the driver chose per request; dma requests: those the ledger saw go by DMA; cpu_copy: client bytes the CPU copied, 0 on DMA when the caller's segments go straight to the engine)"
-            );
-            exit(0);
-        }
-        debug_println!("kat-cipher: {} failed, {passed} passed", self.failed);
-        kat_client_pd::report(
-            false,
-            format_args!("{} failed, {passed} passed", self.failed),
-        );
-        exit(1);
+        let verdict = kat_client_pd::Verdict {
+            name: "kat-cipher",
+            what: "vectors",
+            sources: "SP 800-38A, FIPS-197",
+            by_path: &ByPath(&self.tally),
+            extra: format_args!("; a burst of {BURST} on one session in order"),
+            legend: "taken: the path the driver chose per request; dma requests: those the ledger saw go by DMA; cpu_copy: client bytes the CPU copied, 0 on DMA when the caller's segments go straight to the engine",
+        };
+        kat_client_pd::conclude(verdict, passed, self.failed)
     }
 }
 

@@ -15,7 +15,7 @@ use pd_idl::digest::{
 };
 use pd_idl::wire::CallError;
 use pd_runtime::ipc::PpcTransport;
-use pd_runtime::{ChannelSet, Handler, debug_println, exit};
+use pd_runtime::{ChannelSet, Handler, debug_println};
 
 const PATHS: [HashPath; 3] = [HashPath::Auto, HashPath::Chained, HashPath::Copy];
 const CASES: usize = FIPS180_4.len() + RFC1321.len();
@@ -167,26 +167,15 @@ impl Kat {
             ));
         }
         let passed: u32 = self.tally.iter().map(|t| t.passed).sum();
-        if self.failed == 0 && passed > 0 {
-            debug_println!(
-                "kat-digest: verdict: all {passed} digests passed (FIPS 180-4, RFC 1321): {}",
-                ByPath(&self.tally)
-            );
-            kat_client_pd::report(
-                true,
-                format_args!("all {passed} digests passed: {}", ByPath(&self.tally)),
-            );
-            debug_println!(
-                "kat-digest: (updates: update requests; max_update_copy: most client bytes the CPU copied for one update, at most two blocks when chained; cpu_copy: all bytes it copied; whole_copy: those copied by updates of whole blocks)"
-            );
-            exit(0);
-        }
-        debug_println!("kat-digest: {} failed, {passed} passed", self.failed);
-        kat_client_pd::report(
-            false,
-            format_args!("{} failed, {passed} passed", self.failed),
-        );
-        exit(1);
+        let verdict = kat_client_pd::Verdict {
+            name: "kat-digest",
+            what: "digests",
+            sources: "FIPS 180-4, RFC 1321",
+            by_path: &ByPath(&self.tally),
+            extra: format_args!(""),
+            legend: "updates: update requests; max_update_copy: most client bytes the CPU copied for one update, at most two blocks when chained; cpu_copy: all bytes it copied; whole_copy: those copied by updates of whole blocks",
+        };
+        kat_client_pd::conclude(verdict, passed, self.failed)
     }
 
     /// Sends the current case's next request: short messages as an update of the first
