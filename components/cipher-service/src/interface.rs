@@ -10,7 +10,7 @@ use pd_trace::Kind;
 use queued_service::{Calls, ClientData, Interface, Refusal, Sessions};
 use segment_list::{Overlaps, join};
 
-use crate::segments::{segment_error, validate_into};
+use crate::segments::validate_into;
 use crate::{BLOCK, CipherEngine, Finished, Job, Session, Step, validate};
 
 /// The Cipher interface over engine `E`: `Service<'_, Cipher<E>>` is a Cipher driver.
@@ -35,7 +35,6 @@ impl<E: CipherEngine> Interface for Cipher<E> {
             Refusal::ServerRestarted => CipherError::ServerRestarted,
             Refusal::TooManySessions => CipherError::TooManySessions,
             Refusal::EngineFault => CipherError::EngineFault,
-            Refusal::Segments(e) => segment_error(e),
             Refusal::NotAClient => CipherError::BadRequest,
             Refusal::NoPower => CipherError::NoPower,
         }

@@ -11,7 +11,7 @@ use pd_trace::Kind;
 use queued_service::{Calls, ClientData, Interface, Refusal, Sessions, Step};
 use segment_list::{Overlaps, join};
 
-use crate::segments::{segment_error, validate_into};
+use crate::segments::validate_into;
 use crate::{DigestEngine, DigestStep, DigestValue, Job, MAX_DIGEST, Session, State, validate};
 
 /// The Digest interface over engine `E`: `Service<'_, Digest<E>>` is a Digest driver.
@@ -45,7 +45,6 @@ impl<E: DigestEngine> Interface for Digest<E> {
             Refusal::ServerRestarted => DigestError::ServerRestarted,
             Refusal::TooManySessions => DigestError::TooManySessions,
             Refusal::EngineFault => DigestError::EngineFault,
-            Refusal::Segments(e) => segment_error(e),
             Refusal::NotAClient => DigestError::BadRequest,
             Refusal::NoPower => DigestError::NoPower,
         }

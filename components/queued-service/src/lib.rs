@@ -52,7 +52,7 @@ mod sessions;
 pub mod testkit;
 
 pub use landed::{Landed, LandedJob};
-pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Parts, SegmentError, Segments};
+pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Parts, Segments};
 pub use service::{MAX_COALESCED, Service, Stopped};
 pub use sessions::{MAX_SESSIONS, Sessions};
 
@@ -123,8 +123,6 @@ pub enum Refusal {
     /// The engine did not finish: the watchdog cancelled the job, or (only
     /// [`Service::begin`] meets this) it had no place for it.
     EngineFault,
-    /// The segment list broke a rule of `segment-list`.
-    Segments(SegmentError),
     /// A call from a channel that is no client of this PD (or one cut off).
     NotAClient,
     /// The power manager did not grant the engine.
@@ -293,10 +291,4 @@ pub fn record<I: Interface>(trace: &Trace<'_>, caller: Caller, response: &I::Res
     }
     let (kind, arg) = I::outcome(response);
     trace.record(kind, if kind == Kind::Refused { arg } else { caller.0 });
-}
-
-impl From<SegmentError> for Refusal {
-    fn from(e: SegmentError) -> Self {
-        Refusal::Segments(e)
-    }
 }
