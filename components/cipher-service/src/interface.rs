@@ -7,7 +7,7 @@ use pd_idl::cipher::{
 };
 use pd_idl::wire::{Caller, Message};
 use pd_trace::Kind;
-use queued_service::{Calls, ClientData, Interface, Refusal, Sessions};
+use queued_service::{Calls, ClientData, Interface, Sessions};
 use segment_list::{Overlaps, join};
 
 use crate::segments::validate_into;
@@ -29,16 +29,7 @@ impl<E: CipherEngine> Interface for Cipher<E> {
     const CAPACITY: u32 = cipher::REQUEST_QUEUE_CAPACITY;
     const WRITES_DATA: bool = true;
 
-    fn refuse(refusal: Refusal) -> CipherError {
-        match refusal {
-            Refusal::UnknownSession => CipherError::UnknownSession,
-            Refusal::ServerRestarted => CipherError::ServerRestarted,
-            Refusal::TooManySessions => CipherError::TooManySessions,
-            Refusal::EngineFault => CipherError::EngineFault,
-            Refusal::NotAClient => CipherError::BadRequest,
-            Refusal::NoPower => CipherError::NoPower,
-        }
-    }
+    queued_service::refuse_as!(CipherError);
 
     fn header(request: &Request) -> (u32, u32) {
         (request.id, request.session)

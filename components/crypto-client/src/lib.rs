@@ -250,6 +250,22 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
         self.poll_at_most(MAX_POLL, f)
     }
 
+    /// [`poll`](Self::poll) with what it delivers returned as values: at most `N`
+    /// completions (a client's `N` is at least what it keeps in flight; any beyond stay
+    /// queued, as an overrun), and whether the driver must be notified.
+    pub fn answers<const N: usize>(&mut self) -> Result<Answers<Resp, N>, QueueError> {
+        let mut list = Answers {
+            list: core::array::from_fn(|_| None),
+            len: 0,
+            notify: false,
+        };
+        list.notify = self.poll_at_most(N, |c| {
+            list.list[list.len] = Some(c);
+            list.len += 1;
+        })?;
+        Ok(list)
+    }
+
     /// [`poll`](Self::poll), taking at most `most` answers.
     fn poll_at_most(
         &mut self,
@@ -355,6 +371,22 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
     /// The driver epoch this link last saw.
     pub fn epoch(&self) -> u32 {
         self.epoch
+    }
+}
+
+/// What one [`Link::answers`] took, in the order the driver answered.
+pub struct Answers<R, const N: usize> {
+    list: [Option<Completion<R>>; N],
+    len: usize,
+    /// The driver must be notified (see [`Link::poll`]).
+    pub notify: bool,
+}
+
+impl<R, const N: usize> IntoIterator for Answers<R, N> {
+    type Item = Completion<R>;
+    type IntoIter = core::iter::Flatten<core::array::IntoIter<Option<Completion<R>>, N>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.into_iter().flatten()
     }
 }
 

@@ -5,7 +5,8 @@
 use pd_runtime::{Channel, MemoryRegion, memory_region};
 use shm_queue::SharedRegion;
 
-use crate::{Link, Tagged, pair};
+use crate::{Answers, Link, Tagged, pair};
+use shm_queue::QueueError;
 
 /// A client's driver is on channel 0.
 pub const DRIVER: Channel = Channel::new(0);
@@ -13,6 +14,18 @@ pub const DRIVER: Channel = Channel::new(0);
 /// The client's link over its `queues` region.
 pub fn link<Req: Tagged, Resp: Tagged>(capacity: u32) -> Link<'static, Req, Resp> {
     link_over(memory_region!(queues), capacity)
+}
+
+/// The answers waiting on `link` (at most `N`, see [`Link::answers`]), the driver
+/// notified if it must be: what a client's `notified` starts with.
+pub fn answers<Req: Tagged, Resp: Tagged, const N: usize>(
+    link: &mut Link<'_, Req, Resp>,
+) -> Result<Answers<Resp, N>, QueueError> {
+    let answers = link.answers::<N>()?;
+    if answers.notify {
+        DRIVER.notify();
+    }
+    Ok(answers)
 }
 
 /// A link over the queue region `q` (a client of several drivers names each).

@@ -8,7 +8,7 @@ use pd_idl::digest::{
 };
 use pd_idl::wire::{Caller, Message};
 use pd_trace::Kind;
-use queued_service::{Calls, ClientData, Interface, Refusal, Sessions, Step};
+use queued_service::{Calls, ClientData, Interface, Sessions, Step};
 use segment_list::{Overlaps, join};
 
 use crate::segments::validate_into;
@@ -39,16 +39,7 @@ impl<E: DigestEngine> Interface for Digest<E> {
     const CAPACITY: u32 = digest::REQUEST_QUEUE_CAPACITY;
     const WRITES_DATA: bool = false;
 
-    fn refuse(refusal: Refusal) -> DigestError {
-        match refusal {
-            Refusal::UnknownSession => DigestError::UnknownSession,
-            Refusal::ServerRestarted => DigestError::ServerRestarted,
-            Refusal::TooManySessions => DigestError::TooManySessions,
-            Refusal::EngineFault => DigestError::EngineFault,
-            Refusal::NotAClient => DigestError::BadRequest,
-            Refusal::NoPower => DigestError::NoPower,
-        }
-    }
+    queued_service::refuse_as!(DigestError);
 
     fn header(request: &Request) -> (u32, u32) {
         (request.id, request.session)

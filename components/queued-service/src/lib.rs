@@ -129,6 +129,27 @@ pub enum Refusal {
     NoPower,
 }
 
+/// Writes an interface's [`Interface::refuse`] for an error enum that names each
+/// refusal as every queued interface's IDL does (`UnknownSession`, `ServerRestarted`,
+/// `TooManySessions`, `EngineFault`, `NoPower`; a stranger's call is `BadRequest`), so
+/// that the mapping is written once however many interfaces there are. Used inside
+/// the `impl Interface` block.
+#[macro_export]
+macro_rules! refuse_as {
+    ($error:ident) => {
+        fn refuse(refusal: $crate::Refusal) -> $error {
+            match refusal {
+                $crate::Refusal::UnknownSession => $error::UnknownSession,
+                $crate::Refusal::ServerRestarted => $error::ServerRestarted,
+                $crate::Refusal::TooManySessions => $error::TooManySessions,
+                $crate::Refusal::EngineFault => $error::EngineFault,
+                $crate::Refusal::NotAClient => $error::BadRequest,
+                $crate::Refusal::NoPower => $error::NoPower,
+            }
+        }
+    };
+}
+
 /// What an interface supplies to the one [`Service`]. Implemented by a marker type
 /// over the interface's engine trait (cipher-service's `Cipher<E>`, digest-service's
 /// `Digest<E>`); every function takes the engine explicitly, so a service's

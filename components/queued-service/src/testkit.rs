@@ -17,6 +17,26 @@ pub const CLIENT: Caller = Caller(4);
 /// Interrupt polls per request before the rig's watchdog cancels it.
 const POLLS: u32 = 1 << 16;
 
+/// Makes an interface's own test rig (a struct with a field `rig` holding this
+/// crate's [`Rig`]) deref to that rig, so its tests reach the shared calls directly:
+/// `rig_wraps!(Rig<E: CipherEngine> => Cipher<E>);`.
+#[macro_export]
+macro_rules! rig_wraps {
+    ($wrapper:ident<$e:ident: $bound:path> => $iface:ty) => {
+        impl<$e: $bound> ::core::ops::Deref for $wrapper<$e> {
+            type Target = $crate::testkit::Rig<$iface>;
+            fn deref(&self) -> &Self::Target {
+                &self.rig
+            }
+        }
+        impl<$e: $bound> ::core::ops::DerefMut for $wrapper<$e> {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                &mut self.rig
+            }
+        }
+    };
+}
+
 /// Memory that a device model may reach by address while the rig also uses it (as a
 /// client's data region is reached by the client, the driver and DMA): owned through a
 /// raw pointer, never a Rust reference held across a model's access, and leaked, so a

@@ -6,12 +6,27 @@
 
 use std::io::{self, Read};
 
+use crypto_client::{Completion, Link, MAX_POLL, Tagged};
 use pd_runtime::{MemoryRegion, debug_println, exit, memory_region};
 
 /// Prints `error: what` (the tool shows it) and ends the PD with status 1.
 pub fn fail(what: impl core::fmt::Display) -> ! {
     debug_println!("{}{what}", crate::run::ERROR);
     exit(1)
+}
+
+/// The answers waiting on `link`, the driver notified if it must be. A restarted
+/// driver ends the run: a tool's client keeps no state to resume a stream from.
+pub fn answers<Req: Tagged, Resp: Tagged>(link: &mut Link<'_, Req, Resp>) -> Vec<Resp> {
+    let taken = crypto_client::pd::answers::<_, _, MAX_POLL>(link)
+        .unwrap_or_else(|e| fail(format!("response queue: {e:?}")));
+    taken
+        .into_iter()
+        .map(|c| match c {
+            Completion::Answered(r) => r,
+            Completion::Restarted(id) => fail(format!("driver restarted (request {id})")),
+        })
+        .collect()
 }
 
 /// An answer's status in words: `Ok` if the driver did the request, else what it said

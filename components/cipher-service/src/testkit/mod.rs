@@ -5,7 +5,6 @@
 
 pub mod suite;
 
-use std::ops::{Deref, DerefMut};
 use std::string::String;
 use std::vec::Vec;
 
@@ -82,18 +81,7 @@ pub struct Rig<E: CipherEngine> {
     pub last_path: Option<Path>,
 }
 
-impl<E: CipherEngine> Deref for Rig<E> {
-    type Target = queued_service::testkit::Rig<Cipher<E>>;
-    fn deref(&self) -> &Self::Target {
-        &self.rig
-    }
-}
-
-impl<E: CipherEngine> DerefMut for Rig<E> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.rig
-    }
-}
+queued_service::rig_wraps!(Rig<E: CipherEngine> => Cipher<E>);
 
 impl<E: CipherEngine> Rig<E> {
     pub fn new(engine: E) -> Self {

@@ -5,7 +5,6 @@
 pub mod suite;
 pub mod vectors;
 
-use std::ops::{Deref, DerefMut};
 use std::vec;
 use std::vec::Vec;
 
@@ -26,18 +25,7 @@ pub struct Rig<E: DigestEngine> {
     next_id: u32,
 }
 
-impl<E: DigestEngine> Deref for Rig<E> {
-    type Target = queued_service::testkit::Rig<Digest<E>>;
-    fn deref(&self) -> &Self::Target {
-        &self.rig
-    }
-}
-
-impl<E: DigestEngine> DerefMut for Rig<E> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.rig
-    }
-}
+queued_service::rig_wraps!(Rig<E: DigestEngine> => Digest<E>);
 
 impl<E: DigestEngine> Rig<E> {
     pub fn new(engine: E, data: Region, phys: Option<u64>) -> Self {

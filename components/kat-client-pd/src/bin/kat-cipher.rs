@@ -5,7 +5,7 @@
 //! session, 32 requests in flight at once, to show one power acquire per session burst.
 //! Prints a summary per path (paths taken, CPU-copied bytes on DMA from the ledger) and
 //! exits 0 only when every answer matches the published one.
-use crypto_client::pd::{DRIVER, Data, link};
+use crypto_client::pd::{DRIVER, Data, answers, link};
 use crypto_client::{CipherLink, Completion};
 use kat_client_pd::Meter;
 use kat_client_pd::cases::{self as kat, Case, MAX_INPUT, PATHS};
@@ -308,23 +308,11 @@ impl Kat {
 
 impl Handler for Kat {
     fn notified(&mut self, _: ChannelSet) {
-        let mut answers = [None; 2 * BURST];
-        let mut n = 0;
-        let notify = self
-            .link
-            .poll(|c| match c {
-                Completion::Answered(r) => {
-                    answers[n] = Some(r);
-                    n += 1;
-                }
+        for c in answers::<_, _, { 2 * BURST }>(&mut self.link).expect("response queue") {
+            match c {
+                Completion::Answered(r) => self.check(r),
                 Completion::Restarted(id) => panic!("kat-cipher: driver restarted (request {id})"),
-            })
-            .expect("response queue");
-        if notify {
-            DRIVER.notify();
-        }
-        for r in answers.into_iter().take(n).flatten() {
-            self.check(r);
+            }
         }
     }
 }

@@ -6,7 +6,7 @@
 //! path reports the most bytes the driver copied with the CPU in one update. Exits 0
 //! only when every digest matches the published one.
 use cost_ledger::{Counts, Event};
-use crypto_client::pd::{DRIVER, Data, link};
+use crypto_client::pd::{DRIVER, Data, answers, link};
 use crypto_client::{Completion, DigestLink};
 use kat_client_pd::Meter;
 use kat_vectors::{FIPS180_4, MILLION, RFC1321, digest_len, fips_message, hex};
@@ -282,24 +282,11 @@ impl Kat {
 
 impl Handler for Kat {
     fn notified(&mut self, _: ChannelSet) {
-        let mut answers = [None; 4];
-        let mut n = 0;
-        let notify = self
-            .link
-            .poll(|c| match c {
-                Completion::Answered(r) if n < answers.len() => {
-                    answers[n] = Some(r);
-                    n += 1;
-                }
-                Completion::Answered(r) => panic!("kat-digest: unasked answer {}", r.id),
+        for c in answers::<_, _, 4>(&mut self.link).expect("response queue") {
+            match c {
+                Completion::Answered(r) => self.check(r),
                 Completion::Restarted(id) => panic!("kat-digest: driver restarted (request {id})"),
-            })
-            .expect("response queue");
-        if notify {
-            DRIVER.notify();
-        }
-        for r in answers.into_iter().take(n).flatten() {
-            self.check(r);
+            }
         }
     }
 }

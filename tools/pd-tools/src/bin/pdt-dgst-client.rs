@@ -8,13 +8,13 @@
 use std::collections::VecDeque;
 use std::fs::File;
 
-use crypto_client::{Completion, DigestLink};
+use crypto_client::DigestLink;
 use pd_idl::digest::{self, DigestOp, REQUEST_QUEUE_CAPACITY, Request};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use pd_tools::algs::{DataPath, digest_alg};
 use pd_tools::hexfmt;
-use pd_tools::pd::{Data, fail, fill, granted, param, status_words};
+use pd_tools::pd::{Data, answers, fail, fill, granted, param, status_words};
 use system_tests::client::{DRIVER, link};
 
 /// Updates kept in flight, each on its own chunk of the data region: the driver hashes
@@ -109,18 +109,7 @@ impl Client {
 
 impl Handler for Client {
     fn notified(&mut self, _: ChannelSet) {
-        let mut got = Vec::new();
-        let notify = self
-            .link
-            .poll(|c| match c {
-                Completion::Answered(r) => got.push(r),
-                Completion::Restarted(id) => fail(format!("driver restarted (request {id})")),
-            })
-            .unwrap_or_else(|e| fail(format!("response queue: {e:?}")));
-        if notify {
-            DRIVER.notify();
-        }
-        for r in got {
+        for r in answers(&mut self.link) {
             self.answered(r);
         }
         if self.file.is_some() {

@@ -7,13 +7,13 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;
 
-use crypto_client::{CipherLink, Completion};
+use crypto_client::CipherLink;
 use pd_idl::cipher::{self, CipherOp, REQUEST_QUEUE_CAPACITY, Request};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, exit};
 use pd_tools::algs::{CipherAlg, DataPath};
 use pd_tools::hexfmt;
-use pd_tools::pd::{Data, fail, fill, granted, param, status_words};
+use pd_tools::pd::{Data, answers, fail, fill, granted, param, status_words};
 use system_tests::client::{DRIVER, link};
 
 /// Bytes per request: whole blocks, and within what every engine's DMA path takes.
@@ -151,18 +151,7 @@ impl Client {
 
 impl Handler for Client {
     fn notified(&mut self, _: ChannelSet) {
-        let mut got = Vec::new();
-        let notify = self
-            .link
-            .poll(|c| match c {
-                Completion::Answered(r) => got.push(r),
-                Completion::Restarted(id) => fail(format!("driver restarted (request {id})")),
-            })
-            .unwrap_or_else(|e| fail(format!("response queue: {e:?}")));
-        if notify {
-            DRIVER.notify();
-        }
-        for r in got {
+        for r in answers(&mut self.link) {
             self.answered(r);
         }
         self.fill();
