@@ -9,7 +9,7 @@ use crate::phys::DmaFault;
 use crate::power::GateBlock;
 use cost_ledger::{Event, Ledger};
 use mmio::edma::{self as r, p};
-use mmio::{BusFault, RegisterBus, check_offset};
+use mmio::{BusFault, RegisterBus};
 
 /// What a DMA master can address: memory windows and peripheral data ports.
 pub trait DmaSpace {
@@ -200,8 +200,7 @@ fn copy(
 
 impl RegisterBus for Edma<'_> {
     fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
-        check_offset(offset, r::WINDOW)?;
-        self.gates.check(self.gate)?;
+        self.gates.admit(self.gate, offset, r::WINDOW)?;
         self.ledger.add(Event::RegRead, 1);
         Ok(match offset {
             r::ER => self.er,
@@ -221,8 +220,7 @@ impl RegisterBus for Edma<'_> {
     }
 
     fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
-        check_offset(offset, r::WINDOW)?;
-        self.gates.check(self.gate)?;
+        self.gates.admit(self.gate, offset, r::WINDOW)?;
         self.ledger.add(Event::RegWrite, 1);
         match offset {
             r::EESR => {

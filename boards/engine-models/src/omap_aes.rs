@@ -16,7 +16,7 @@ use crate::dma_port::DmaPort;
 use crate::power::GateBlock;
 use cost_ledger::{Event, Ledger};
 use mmio::omap_aes::{self as r, ctrl, irq, sysconfig};
-use mmio::{BusFault, RegisterBus, check_offset};
+use mmio::{BusFault, RegisterBus};
 
 /// Revision the model reports (major 3, minor 2: an omap4-class engine).
 pub const REVISION: u32 = r::REV_MAJOR.val(3) | r::REV_MINOR.val(2);
@@ -219,8 +219,7 @@ impl DmaPort for OmapAes<'_> {
 
 impl RegisterBus for OmapAes<'_> {
     fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
-        check_offset(offset, r::WINDOW)?;
-        self.gates.check(self.gate)?;
+        self.gates.admit(self.gate, offset, r::WINDOW)?;
         if (DATA_FIRST..=DATA_LAST).contains(&offset) {
             self.ledger.add(Event::PioWord, 1);
             return self.pop_word();
@@ -255,8 +254,7 @@ impl RegisterBus for OmapAes<'_> {
     }
 
     fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
-        check_offset(offset, r::WINDOW)?;
-        self.gates.check(self.gate)?;
+        self.gates.admit(self.gate, offset, r::WINDOW)?;
         if (DATA_FIRST..=DATA_LAST).contains(&offset) {
             self.ledger.add(Event::PioWord, 1);
             return self.push_word(value);

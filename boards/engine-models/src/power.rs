@@ -44,6 +44,13 @@ impl GateBlock {
         }
     }
 
+    /// Admits a register access to block `g` at `offset`: a bus fault outside `window`,
+    /// checked before the clock as the interconnect does, then the gate's fault.
+    pub fn admit(&self, g: usize, offset: usize, window: usize) -> Result<(), BusFault> {
+        check_offset(offset, window)?;
+        self.check(g)
+    }
+
     /// Sets gate `g`; returns whether it changed.
     fn set(&self, g: usize, on: bool) -> bool {
         let bit = 1 << g;

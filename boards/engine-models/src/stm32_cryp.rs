@@ -16,7 +16,7 @@ use crate::dma_port::DmaPort;
 use crate::power::GateBlock;
 use cost_ledger::{Event, Ledger};
 use mmio::stm32_cryp::{self as r, cr, dmacr, it, sr};
-use mmio::{BusFault, RegisterBus, check_offset};
+use mmio::{BusFault, RegisterBus};
 
 /// A FIFO of `FIFO_WORDS` 32-bit words.
 #[derive(Clone, Copy, Default)]
@@ -254,8 +254,7 @@ impl DmaPort for Stm32Cryp<'_> {
 
 impl RegisterBus for Stm32Cryp<'_> {
     fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
-        check_offset(offset, r::WINDOW)?;
-        self.gates.check(self.gate)?;
+        self.gates.admit(self.gate, offset, r::WINDOW)?;
         if offset == r::DOUT {
             self.ledger.add(Event::PioWord, 1);
             return self.pop_word();
@@ -289,8 +288,7 @@ impl RegisterBus for Stm32Cryp<'_> {
     }
 
     fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
-        check_offset(offset, r::WINDOW)?;
-        self.gates.check(self.gate)?;
+        self.gates.admit(self.gate, offset, r::WINDOW)?;
         if offset == r::DIN {
             self.ledger.add(Event::PioWord, 1);
             return self.push_word(value);

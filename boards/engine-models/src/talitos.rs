@@ -18,7 +18,7 @@ use cost_ledger::{Event, Ledger};
 use mmio::talitos::{
     self as r, Desc, HASH_BLOCK, MAX_DATA_LEN, MDEU_CONTEXT_SIZE, cccr, ccpsr, hdr, isr, slot,
 };
-use mmio::{BusFault, RegisterBus, check_offset};
+use mmio::{BusFault, RegisterBus};
 use zerocopy::FromBytes;
 
 /// Longest chain the model follows before declaring the header illegal (a cycle of
@@ -202,8 +202,7 @@ impl<'a> Sec1<'a> {
 
 impl RegisterBus for Sec1<'_> {
     fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
-        check_offset(offset, r::WINDOW)?;
-        self.gates.check(self.gate)?;
+        self.gates.admit(self.gate, offset, r::WINDOW)?;
         self.ledger.add(Event::RegRead, 1);
         Ok(match offset {
             r::IMR => self.imr,
@@ -216,8 +215,7 @@ impl RegisterBus for Sec1<'_> {
     }
 
     fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
-        check_offset(offset, r::WINDOW)?;
-        self.gates.check(self.gate)?;
+        self.gates.admit(self.gate, offset, r::WINDOW)?;
         self.ledger.add(Event::RegWrite, 1);
         match offset {
             r::IMR => self.imr = value,

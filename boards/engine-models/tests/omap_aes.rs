@@ -5,10 +5,10 @@ mod common;
 
 use board::am335x::{AES0, DDR, EDMA};
 use common::omap::{self, AES_IRQ, DmaError};
-use common::vectors::{FIPS197, SP800_38A, SP800_38A_PT};
-use common::{Arena, Job, Mode, get, hex, set_clock};
+use common::vectors::{FIPS197, SP800_38A, SP800_38A_PT, Sp800};
+use common::{Arena, Job, Mode, get, hex, powered, ram_at, set_clock};
 use cost_ledger::{Event, Ledger};
-use engine_models::am335x::am335x;
+use engine_models::am335x::{Am335x, am335x};
 use engine_models::phys::PhysMap;
 use engine_models::power::GateBlock;
 use mmio::omap_aes::{self as r, ctrl};
@@ -23,30 +23,20 @@ struct Rig {
 
 impl Rig {
     fn new() -> Self {
-        let rig = Self {
-            gates: GateBlock::new(),
-            ledger: Ledger::new(),
-        };
-        set_clock(&rig.gates, &rig.ledger, AES0.gate.unwrap(), true);
-        set_clock(&rig.gates, &rig.ledger, EDMA.gate.unwrap(), true);
-        rig
+        let (gates, ledger) = powered(&[AES0.gate.unwrap(), EDMA.gate.unwrap()]);
+        Self { gates, ledger }
+    }
+
+    fn soc<'a>(&'a self, mem: &'a PhysMap<'a>) -> Am335x<'a> {
+        am335x(mem, &self.gates, &self.ledger)
     }
 }
 
 /// Runs `input` through DMA split into SG segments at `cuts` (byte offsets).
-fn dma_split(
-    rig: &Rig,
-    key: &[u8],
-    iv: Option<&[u8]>,
-    mode: Mode,
-    encrypt: bool,
-    input: &[u8],
-    cuts: &[usize],
-) -> Vec<u8> {
+fn dma_split(rig: &Rig, job: &Job, input: &[u8], cuts: &[usize]) -> Vec<u8> {
     let mut ram = vec![0u8; RAM];
-    let mem = PhysMap::new();
-    mem.add(DDR.phys, &mut ram);
-    let soc = am335x(&mem, &rig.gates, &rig.ledger);
+    let mem = ram_at(DDR.phys, &mut ram);
+    let soc = rig.soc(&mem);
     let mut arena = Arena::new(DDR.phys, RAM);
     let mut bounds = vec![0];
     bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < input.len()));
@@ -58,35 +48,15 @@ fn dma_split(
         src.push((arena.put(&mem, piece, 64), piece.len() as u32));
         dst.push((arena.alloc(piece.len(), 64), piece.len() as u32));
     }
-    omap::dma(
-        &soc,
-        &rig.ledger,
-        &Job {
-            key,
-            iv,
-            mode,
-            encrypt,
-        },
-        &src,
-        &dst,
-    )
-    .unwrap();
+    omap::dma(&soc, &rig.ledger, job, &src, &dst).unwrap();
     dst.iter()
         .flat_map(|&(a, l)| get(&mem, a, l as usize))
         .collect()
 }
 
-fn pio(
-    rig: &Rig,
-    key: &[u8],
-    iv: Option<&[u8]>,
-    mode: Mode,
-    encrypt: bool,
-    input: &[u8],
-) -> Vec<u8> {
+fn pio(rig: &Rig, job: &Job, input: &[u8]) -> Vec<u8> {
     let mem = PhysMap::new();
-    let soc = am335x(&mem, &rig.gates, &rig.ledger);
-    omap::pio(&soc, &rig.ledger, key, iv, mode, encrypt, input).expect("PIO stalled")
+    omap::pio(&rig.soc(&mem), &rig.ledger, job, input).expect("PIO stalled")
 }
 
 #[test]
@@ -94,10 +64,12 @@ fn fips197_appendix_c_pio_and_dma() {
     let rig = Rig::new();
     for (key, pt, ct) in FIPS197 {
         let (key, pt, ct) = (hex(key), hex(pt), hex(ct));
-        assert_eq!(pio(&rig, &key, None, Mode::Ecb, true, &pt), ct);
-        assert_eq!(pio(&rig, &key, None, Mode::Ecb, false, &ct), pt);
-        assert_eq!(dma_split(&rig, &key, None, Mode::Ecb, true, &pt, &[]), ct);
-        assert_eq!(dma_split(&rig, &key, None, Mode::Ecb, false, &ct, &[]), pt);
+        let enc = Job::new(&key, None, Mode::Ecb, true);
+        let dec = Job::new(&key, None, Mode::Ecb, false);
+        assert_eq!(pio(&rig, &enc, &pt), ct);
+        assert_eq!(pio(&rig, &dec, &ct), pt);
+        assert_eq!(dma_split(&rig, &enc, &pt, &[]), ct);
+        assert_eq!(dma_split(&rig, &dec, &ct, &[]), pt);
     }
 }
 
@@ -105,29 +77,12 @@ fn fips197_appendix_c_pio_and_dma() {
 fn sp800_38a_every_mode_and_key_size_pio_and_dma() {
     let rig = Rig::new();
     let pt = hex(SP800_38A_PT);
-    for v in &SP800_38A {
-        let (key, ct) = (hex(v.key), hex(v.ct));
-        let iv = v.iv.map(hex);
-        let iv = iv.as_deref();
-        assert_eq!(pio(&rig, &key, iv, v.mode, true, &pt), ct, "{} PIO", v.name);
-        assert_eq!(
-            pio(&rig, &key, iv, v.mode, false, &ct),
-            pt,
-            "{} PIO dec",
-            v.name
-        );
-        assert_eq!(
-            dma_split(&rig, &key, iv, v.mode, true, &pt, &[]),
-            ct,
-            "{} DMA",
-            v.name
-        );
-        assert_eq!(
-            dma_split(&rig, &key, iv, v.mode, false, &ct, &[]),
-            pt,
-            "{} DMA dec",
-            v.name
-        );
+    for v in SP800_38A.iter().map(Sp800::decode) {
+        let (enc, dec, ct) = (v.job(true), v.job(false), &v.ct);
+        assert_eq!(&pio(&rig, &enc, &pt), ct, "{} PIO", v.name);
+        assert_eq!(pio(&rig, &dec, ct), pt, "{} PIO dec", v.name);
+        assert_eq!(&dma_split(&rig, &enc, &pt, &[]), ct, "{} DMA", v.name);
+        assert_eq!(dma_split(&rig, &dec, ct, &[]), pt, "{} DMA dec", v.name);
     }
 }
 
@@ -135,44 +90,27 @@ fn sp800_38a_every_mode_and_key_size_pio_and_dma() {
 fn split_at_every_block_boundary() {
     let rig = Rig::new();
     let pt = hex(SP800_38A_PT);
-    for v in &SP800_38A {
-        let (key, ct) = (hex(v.key), hex(v.ct));
-        let iv = v.iv.map(hex);
+    for v in SP800_38A.iter().map(Sp800::decode) {
+        let first = v.job(true);
         for cut in (0..=pt.len()).step_by(16) {
             // DMA: one request, two SG segments.
-            let out = dma_split(&rig, &key, iv.as_deref(), v.mode, true, &pt, &[cut]);
-            assert_eq!(out, ct, "{} DMA cut {cut}", v.name);
+            let out = dma_split(&rig, &first, &pt, &[cut]);
+            assert_eq!(out, v.ct, "{} DMA cut {cut}", v.name);
             // PIO: two requests, the second continuing from the IV registers.
             let mem = PhysMap::new();
-            let soc = am335x(&mem, &rig.gates, &rig.ledger);
-            let mut out = omap::pio(
-                &soc,
-                &rig.ledger,
-                &key,
-                iv.as_deref(),
-                v.mode,
-                true,
-                &pt[..cut],
-            )
-            .unwrap();
+            let soc = rig.soc(&mem);
+            let mut out = omap::pio(&soc, &rig.ledger, &first, &pt[..cut]).unwrap();
             let next_iv = if cut == 0 {
-                iv.clone()
+                v.iv.clone()
             } else {
-                iv.as_ref().map(|_| omap::read_iv(&soc).to_vec())
+                v.iv.as_ref().map(|_| omap::read_iv(&soc).to_vec())
             };
-            out.extend(
-                omap::pio(
-                    &soc,
-                    &rig.ledger,
-                    &key,
-                    next_iv.as_deref(),
-                    v.mode,
-                    true,
-                    &pt[cut..],
-                )
-                .unwrap(),
-            );
-            assert_eq!(out, ct, "{} PIO cut {cut}", v.name);
+            let second = Job {
+                iv: next_iv.as_deref(),
+                ..first
+            };
+            out.extend(omap::pio(&soc, &rig.ledger, &second, &pt[cut..]).unwrap());
+            assert_eq!(out, v.ct, "{} PIO cut {cut}", v.name);
         }
     }
 }
@@ -182,14 +120,11 @@ fn every_block_its_own_segment_and_the_bounce_path_agree() {
     let rig = Rig::new();
     let v = &SP800_38A[4];
     let (key, pt, ct, iv) = (hex(v.key), hex(SP800_38A_PT), hex(v.ct), hex(v.iv.unwrap()));
-    assert_eq!(
-        dma_split(&rig, &key, Some(&iv), v.mode, true, &pt, &[16, 32, 48]),
-        ct
-    );
+    let job = Job::new(&key, Some(&iv), v.mode, true);
+    assert_eq!(dma_split(&rig, &job, &pt, &[16, 32, 48]), ct);
     let mut ram = vec![0u8; RAM];
-    let mem = PhysMap::new();
-    mem.add(DDR.phys, &mut ram);
-    let soc = am335x(&mem, &rig.gates, &rig.ledger);
+    let mem = ram_at(DDR.phys, &mut ram);
+    let soc = rig.soc(&mem);
     let mut arena = Arena::new(DDR.phys, RAM);
     let src = arena.put(&mem, &pt, 64);
     let dst = arena.alloc(64, 64);
@@ -199,12 +134,7 @@ fn every_block_its_own_segment_and_the_bounce_path_agree() {
         &soc,
         &mem,
         &rig.ledger,
-        &Job {
-            key: &key,
-            iv: Some(&iv),
-            mode: v.mode,
-            encrypt: true,
-        },
+        &job,
         bounce,
         &[(src, 64)],
         &[(dst, 64)],
@@ -219,13 +149,14 @@ fn pio_takes_two_interrupts_per_block_and_dma_one_per_request() {
     let rig = Rig::new();
     let key = hex(common::vectors::KEY128);
     let data = vec![7u8; 256];
+    let job = Job::new(&key, None, Mode::Ecb, true);
     let before = rig.ledger.snapshot();
-    pio(&rig, &key, None, Mode::Ecb, true, &data);
+    pio(&rig, &job, &data);
     let d = rig.ledger.snapshot().since(&before);
     assert_eq!(d.get(Event::Interrupt), 32);
     assert_eq!(d.get(Event::PioWord), 128);
     let before = rig.ledger.snapshot();
-    dma_split(&rig, &key, None, Mode::Ecb, true, &data, &[]);
+    dma_split(&rig, &job, &data, &[]);
     let d = rig.ledger.snapshot().since(&before);
     assert_eq!(d.get(Event::Interrupt), 1);
     assert_eq!(d.get(Event::DmaByte), 512);
@@ -238,7 +169,7 @@ fn pio_takes_two_interrupts_per_block_and_dma_one_per_request() {
 fn reserved_key_size_leaves_the_engine_stopped() {
     let rig = Rig::new();
     let mem = PhysMap::new();
-    let soc = am335x(&mem, &rig.gates, &rig.ledger);
+    let soc = rig.soc(&mem);
     let mut aes = soc.aes();
     aes.write32(r::CTRL, ctrl::KEY_SIZE.val(0) | ctrl::DIRECTION)
         .unwrap();
@@ -254,57 +185,37 @@ fn reserved_key_size_leaves_the_engine_stopped() {
     assert!(!soc.irq_pending(AES_IRQ));
     assert_eq!(aes.read32(r::CTRL).unwrap() & ctrl::OUTPUT_READY, 0);
     // The test driver sees a stall, which a real driver's timeout turns into an error.
-    let bad_key = [0u8; 20];
-    assert_eq!(
-        omap::pio(&soc, &rig.ledger, &bad_key, None, Mode::Ecb, true, &[0; 16]),
-        None
-    );
+    let bad_key = Job::new(&[0; 20], None, Mode::Ecb, true);
+    assert_eq!(omap::pio(&soc, &rig.ledger, &bad_key, &[0; 16]), None);
+}
+
+/// Runs `f` on the SoC with DDR backed by RAM, and an AES-128 ECB encryption to program.
+fn with_ddr_and_ecb(f: impl FnOnce(&Rig, &Am335x, &Job)) {
+    let rig = Rig::new();
+    let mut ram = vec![0u8; RAM];
+    let mem = ram_at(DDR.phys, &mut ram);
+    let key = hex(common::vectors::KEY128);
+    f(&rig, &rig.soc(&mem), &Job::new(&key, None, Mode::Ecb, true));
 }
 
 #[test]
 fn dma_to_an_unreachable_address_is_a_bus_error() {
-    let rig = Rig::new();
-    let mut ram = vec![0u8; RAM];
-    let mem = PhysMap::new();
-    mem.add(DDR.phys, &mut ram);
-    let soc = am335x(&mem, &rig.gates, &rig.ledger);
-    let key = hex(common::vectors::KEY128);
-    let src = DDR.phys as u32;
-    // Outside every window: past the mapped 64 KiB of DDR.
-    let bad = DDR.phys as u32 + RAM as u32 + 0x1000;
-    let got = omap::dma(
-        &soc,
-        &rig.ledger,
-        &Job {
-            key: &key,
-            iv: None,
-            mode: Mode::Ecb,
-            encrypt: true,
-        },
-        &[(src, 64)],
-        &[(bad, 64)],
-    );
-    assert_eq!(got, Err(DmaError::Bus(bad)));
-    let bad_src = omap::dma(
-        &soc,
-        &rig.ledger,
-        &Job {
-            key: &key,
-            iv: None,
-            mode: Mode::Ecb,
-            encrypt: true,
-        },
-        &[(0x1000, 32)],
-        &[(src, 32)],
-    );
-    assert_eq!(bad_src, Err(DmaError::Bus(0x1000)));
+    with_ddr_and_ecb(|rig, soc, ecb| {
+        let src = DDR.phys as u32;
+        // Outside every window: past the mapped 64 KiB of DDR.
+        let bad = DDR.phys as u32 + RAM as u32 + 0x1000;
+        let got = omap::dma(soc, &rig.ledger, ecb, &[(src, 64)], &[(bad, 64)]);
+        assert_eq!(got, Err(DmaError::Bus(bad)));
+        let bad_src = omap::dma(soc, &rig.ledger, ecb, &[(0x1000, 32)], &[(src, 32)]);
+        assert_eq!(bad_src, Err(DmaError::Bus(0x1000)));
+    });
 }
 
 #[test]
 fn a_gated_engine_faults_the_toucher() {
     let rig = Rig::new();
     let mem = PhysMap::new();
-    let soc = am335x(&mem, &rig.gates, &rig.ledger);
+    let soc = rig.soc(&mem);
     set_clock(&rig.gates, &rig.ledger, AES0.gate.unwrap(), false);
     assert_eq!(soc.aes().read32(r::REV), Err(BusFault::Gated));
     assert_eq!(soc.aes().write32(r::CTRL, 0), Err(BusFault::Gated));
@@ -324,40 +235,36 @@ fn a_gated_engine_faults_the_toucher() {
 fn a_link_loop_does_not_hold_the_register_access() {
     use mmio::edma::{self as e, p};
     use mmio::omap_aes::sysconfig;
-    let rig = Rig::new();
-    let mut ram = vec![0u8; RAM];
-    let mem = PhysMap::new();
-    mem.add(DDR.phys, &mut ram);
-    let soc = am335x(&mem, &rig.gates, &rig.ledger);
-    let key = hex(common::vectors::KEY128);
-    omap::load_context(&soc, &key, None, Mode::Ecb, true).unwrap();
-    let (tx, _) = AES0.dma.unwrap();
-    let (src, dst) = (DDR.phys as u32, DDR.phys as u32 + 0x1000);
-    let looped = 100;
-    // Each completion asks for an interrupt on a transfer code past the model's 32
-    // (TCC is six bits): it raises nothing, where the shift had overflowed.
-    let set = |link: usize| {
-        [
-            p::OPT_SYNCDIM | p::OPT_TCINTEN | p::OPT_TCC.val(40),
-            src,
-            p::ACNT.val(4) | p::BCNT.val(4),
-            dst,
-            p::SRC_IDX.val(4) | p::DST_IDX.val(4),
-            p::LINK.val(e::link_to(link)),
-            0,
-            p::CCNT_FIELD.val(1),
-        ]
-    };
-    let mut edma = soc.edma();
-    edma.write_words(e::param(tx), &set(looped)).unwrap();
-    edma.write_words(e::param(looped), &set(looped)).unwrap();
-    edma.write32(e::EESR, 1 << tx).unwrap();
-    // The engine asks for input from here on; the access returns.
-    assert!(
-        soc.aes()
-            .modify32(r::SYSCONFIG, 0, sysconfig::DMA_REQ_IN)
-            .is_ok()
-    );
-    // And the next one too: the loop goes on a budget at a time.
-    assert!(soc.aes().read32(r::REV).is_ok());
+    with_ddr_and_ecb(|_, soc, ecb| {
+        omap::load_context(soc, ecb).unwrap();
+        let (tx, _) = AES0.dma.unwrap();
+        let (src, dst) = (DDR.phys as u32, DDR.phys as u32 + 0x1000);
+        let looped = 100;
+        // Each completion asks for an interrupt on a transfer code past the model's 32
+        // (TCC is six bits): it raises nothing, where the shift had overflowed.
+        let set = |link: usize| {
+            [
+                p::OPT_SYNCDIM | p::OPT_TCINTEN | p::OPT_TCC.val(40),
+                src,
+                p::ACNT.val(4) | p::BCNT.val(4),
+                dst,
+                p::SRC_IDX.val(4) | p::DST_IDX.val(4),
+                p::LINK.val(e::link_to(link)),
+                0,
+                p::CCNT_FIELD.val(1),
+            ]
+        };
+        let mut edma = soc.edma();
+        edma.write_words(e::param(tx), &set(looped)).unwrap();
+        edma.write_words(e::param(looped), &set(looped)).unwrap();
+        edma.write32(e::EESR, 1 << tx).unwrap();
+        // The engine asks for input from here on; the access returns.
+        assert!(
+            soc.aes()
+                .modify32(r::SYSCONFIG, 0, sysconfig::DMA_REQ_IN)
+                .is_ok()
+        );
+        // And the next one too: the loop goes on a budget at a time.
+        assert!(soc.aes().read32(r::REV).is_ok());
+    });
 }

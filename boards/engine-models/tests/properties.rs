@@ -6,7 +6,7 @@ mod common;
 use board::{am335x, mpc885};
 use cipher::{BlockEncryptMut, KeyIvInit, StreamCipher, block_padding::NoPadding};
 use common::sec1::{Path, Session};
-use common::{Arena, Mode, set_clock};
+use common::{Arena, Job, Mode, set_clock};
 use cost_ledger::Ledger;
 use engine_models::mdeu::{HashAlg, Mdeu};
 use engine_models::phys::PhysMap;
@@ -85,8 +85,8 @@ proptest! {
         set_clock(&gates, &ledger, am335x::AES0.gate.unwrap(), true);
         let mem = PhysMap::new();
         let soc = engine_models::am335x::am335x(&mem, &gates, &ledger);
-        let cbc = common::omap::pio(&soc, &ledger, key, Some(&iv), Mode::Cbc, true, &data).unwrap();
-        let ctr = common::omap::pio(&soc, &ledger, key, Some(&iv), Mode::Ctr, true, &data).unwrap();
+        let cbc = common::omap::pio(&soc, &ledger, &Job::new(key, Some(&iv), Mode::Cbc, true), &data).unwrap();
+        let ctr = common::omap::pio(&soc, &ledger, &Job::new(key, Some(&iv), Mode::Ctr, true), &data).unwrap();
         let (mut want_cbc, mut want_ctr) = (data.clone(), data.clone());
         match key.len() {
             16 => {

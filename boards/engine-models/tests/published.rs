@@ -5,11 +5,9 @@
 mod common;
 
 use board::{am335x, mpc885, stm32mp1};
-use common::{Arena, Job, Mode, hex, rel_err, set_clock};
+use common::{Arena, Job, Mode, hex, powered, ram_at, rel_err, set_clock};
 use cost_ledger::{Counts, Event, Ledger};
 use engine_models::mdeu::HashAlg;
-use engine_models::phys::PhysMap;
-use engine_models::power::GateBlock;
 
 /// Modelled microseconds of what `f` does.
 fn measure(ledger: &Ledger, table: &cost_ledger::CostTable, f: impl FnOnce()) -> (f64, Counts) {
@@ -35,16 +33,13 @@ const DMA_PIO_SIZES: [usize; 5] = omap_dma_pio::SIZES;
 #[test]
 fn omap_dma_pio_series_pio_and_dma_operations_per_size() {
     use omap_dma_pio::{DMA_OLD as OLD, DMA_REWRITE as DMA, PIO};
-    let (gates, ledger) = (GateBlock::new(), Ledger::new());
-    set_clock(&gates, &ledger, am335x::AES0.gate.unwrap(), true);
-    set_clock(&gates, &ledger, am335x::EDMA.gate.unwrap(), true);
+    let (gates, ledger) = powered(&[am335x::AES0.gate.unwrap(), am335x::EDMA.gate.unwrap()]);
     let mut ram = vec![0u8; 64 << 10];
-    let mem = PhysMap::new();
-    mem.add(am335x::DDR.phys, &mut ram);
+    let mem = ram_at(am335x::DDR.phys, &mut ram);
     let soc = engine_models::am335x::am335x(&mem, &gates, &ledger);
     let costs = &am335x::COSTS;
     let key = hex(common::vectors::KEY128);
-    let iv = [0u8; 16];
+    let job = Job::new(&key, Some(&[0; 16]), Mode::Cbc, true);
     let mut arena = Arena::new(am335x::DDR.phys, 64 << 10);
     let src = arena.alloc(8192, 4096);
     let dst = arena.alloc(8192, 4096);
@@ -52,42 +47,16 @@ fn omap_dma_pio_series_pio_and_dma_operations_per_size() {
     println!("size  PIO model/pub (err)     DMA model/pub (err)     old model/pub (err)");
     for (i, &n) in DMA_PIO_SIZES.iter().enumerate() {
         let data = vec![0xa5u8; n];
+        let (s, t) = (pages(src, n), pages(dst, n));
         let (pio, _) = measure(&ledger, costs, || {
-            common::omap::pio(&soc, &ledger, &key, Some(&iv), Mode::Cbc, true, &data).unwrap();
+            common::omap::pio(&soc, &ledger, &job, &data).unwrap();
         });
         let (dma, d) = measure(&ledger, costs, || {
-            common::omap::dma(
-                &soc,
-                &ledger,
-                &Job {
-                    key: &key,
-                    iv: Some(&iv),
-                    mode: Mode::Cbc,
-                    encrypt: true,
-                },
-                &pages(src, n),
-                &pages(dst, n),
-            )
-            .unwrap();
+            common::omap::dma(&soc, &ledger, &job, &s, &t).unwrap();
         });
         assert_eq!(d.get(Event::CpuCopyByte), 0);
         let (old, _) = measure(&ledger, costs, || {
-            let (s, t) = (pages(src, n), pages(dst, n));
-            common::omap::dma_bounce(
-                &soc,
-                &mem,
-                &ledger,
-                &Job {
-                    key: &key,
-                    iv: Some(&iv),
-                    mode: Mode::Cbc,
-                    encrypt: true,
-                },
-                bounce,
-                &s,
-                &t,
-            )
-            .unwrap();
+            common::omap::dma_bounce(&soc, &mem, &ledger, &job, bounce, &s, &t).unwrap();
         });
         // Errors on time per operation, as SOURCES.md's fits state them.
         let ops = |us: f64| 1e6 / us;
@@ -131,15 +100,15 @@ fn omap_dma_pio_series_pio_and_dma_operations_per_size() {
 #[test]
 fn omap_idle_start_patch_power_per_request_vs_per_session() {
     use omap_idle_start::{AFTER_OPS_3S as AFTER, BEFORE_OPS_3S as BEFORE};
-    let (gates, ledger) = (GateBlock::new(), Ledger::new());
+    // The engine's clock is the one under test: each phase below ungates it itself.
+    let (gates, ledger) = powered(&[am335x::EDMA.gate.unwrap()]);
     let gate = am335x::AES0.gate.unwrap();
-    set_clock(&gates, &ledger, am335x::EDMA.gate.unwrap(), true);
     let mut ram = vec![0u8; 64 << 10];
-    let mem = PhysMap::new();
-    mem.add(am335x::DDR.phys, &mut ram);
+    let mem = ram_at(am335x::DDR.phys, &mut ram);
     let soc = engine_models::am335x::am335x(&mem, &gates, &ledger);
     let costs = &am335x::COSTS;
     let key = hex(common::vectors::KEY128);
+    let job = Job::new(&key, Some(&[0; 16]), Mode::Cbc, true);
     let mut arena = Arena::new(am335x::DDR.phys, 64 << 10);
     let (src, dst) = (arena.alloc(8192, 4096), arena.alloc(8192, 4096));
     let bounce = (arena.alloc(8192, 4096), arena.alloc(8192, 4096));
@@ -154,21 +123,7 @@ fn omap_idle_start_patch_power_per_request_vs_per_session() {
     for (i, &n) in omap_idle_start::SIZES.iter().enumerate() {
         let request = || {
             let (s, t) = (pages(src, n), pages(dst, n));
-            common::omap::dma_bounce(
-                &soc,
-                &mem,
-                &ledger,
-                &Job {
-                    key: &key,
-                    iv: Some(&[0; 16]),
-                    mode: Mode::Cbc,
-                    encrypt: true,
-                },
-                bounce,
-                &s,
-                &t,
-            )
-            .unwrap();
+            common::omap::dma_bounce(&soc, &mem, &ledger, &job, bounce, &s, &t).unwrap();
         };
         let (per_request, d1) = measure(&ledger, costs, || {
             for _ in 0..REQUESTS {
@@ -199,44 +154,29 @@ fn omap_idle_start_patch_power_per_request_vs_per_session() {
 #[test]
 fn stm32_cryp_dma_change_dma_vs_cpu_throughput_per_size() {
     use stm32_dma::{CPU_KBS as CPU_KBPS, DMA_KBS as DMA_KBPS, SIZES};
-    let (gates, ledger) = (GateBlock::new(), Ledger::new());
-    set_clock(&gates, &ledger, stm32mp1::CRYP1.gate.unwrap(), true);
-    set_clock(&gates, &ledger, stm32mp1::DMA.gate.unwrap(), true);
+    let (gates, ledger) = powered(&[stm32mp1::CRYP1.gate.unwrap(), stm32mp1::DMA.gate.unwrap()]);
     let mut ram = vec![0u8; 64 << 10];
-    let mem = PhysMap::new();
-    mem.add(stm32mp1::DDR.phys, &mut ram);
+    let mem = ram_at(stm32mp1::DDR.phys, &mut ram);
     let soc = engine_models::stm32mp1::stm32mp1(&mem, &gates, &ledger);
     let costs = &stm32mp1::COSTS;
     let key = hex(common::vectors::KEY256);
-    let iv = [0u8; 16];
+    let job = Job::new(&key, Some(&[0; 16]), Mode::Cbc, true);
     let mut arena = Arena::new(stm32mp1::DDR.phys, 64 << 10);
     let (src, dst) = (arena.alloc(16384, 64), arena.alloc(16384, 64));
     println!("size   DMA kB/s model/pub (err)   CPU kB/s model/pub (err)");
     for (i, &n) in SIZES.iter().enumerate() {
         let data = vec![0x3cu8; n];
-        let (cpu, _) = measure(&ledger, costs, || {
-            common::stm32::it_mode(&soc, &ledger, &key, Some(&iv), Mode::Cbc, true, &data).unwrap();
-        });
+        let by_cpu = || {
+            common::stm32::it_mode(&soc, &ledger, &job, &data).unwrap();
+        };
+        let (cpu, _) = measure(&ledger, costs, by_cpu);
         let seg = [(src, n as u32)];
         let (dma, _) = measure(&ledger, costs, || {
             if common::stm32::dma_eligible(&seg) {
-                common::stm32::dma_mode(
-                    &soc,
-                    &ledger,
-                    &Job {
-                        key: &key,
-                        iv: Some(&iv),
-                        mode: Mode::Cbc,
-                        encrypt: true,
-                    },
-                    &seg,
-                    &[(dst, n as u32)],
-                    &[],
-                )
-                .unwrap();
-            } else {
-                common::stm32::it_mode(&soc, &ledger, &key, Some(&iv), Mode::Cbc, true, &data)
+                common::stm32::dma_mode(&soc, &ledger, &job, &seg, &[(dst, n as u32)], &[])
                     .unwrap();
+            } else {
+                by_cpu();
             }
         });
         // Errors on time per operation, as SOURCES.md's fits state them.
@@ -273,12 +213,10 @@ fn talitos_chaining_change_md5_of_90_mb_copy_vs_chained() {
     use talitos_chain::{CHAINED_S, COPY_S, FILE_BYTES as FILE};
     const PAGE: usize = 4096;
     const UPDATES: usize = 64;
-    let (gates, ledger) = (GateBlock::new(), Ledger::new());
-    set_clock(&gates, &ledger, mpc885::SEC.gate.unwrap(), true);
+    let (gates, ledger) = powered(&[mpc885::SEC.gate.unwrap()]);
     let base = mpc885::SDRAM.phys + 0x10_0000;
     let mut ram = vec![0u8; 1 << 20];
-    let mem = PhysMap::new();
-    mem.add(base, &mut ram);
+    let mem = ram_at(base, &mut ram);
     let soc = engine_models::mpc885::mpc885(&mem, &gates, &ledger);
     common::sec1::init(&soc);
     let mut seconds = [0f64; 2];

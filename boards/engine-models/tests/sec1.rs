@@ -6,7 +6,7 @@ mod common;
 use board::mpc885::{SDRAM, SEC};
 use common::sec1::{self, Path, SEC_IRQ, Session};
 use common::vectors::{ABC, M448, MD5, SHA1, SHA256, million_a};
-use common::{Arena, hex, set_clock};
+use common::{Arena, hex, powered, ram_at, set_clock};
 use cost_ledger::{Event, Ledger};
 use engine_models::mdeu::HashAlg;
 use engine_models::mpc885::{Mpc885, mpc885};
@@ -26,12 +26,8 @@ struct Rig {
 }
 
 fn rig() -> Rig {
-    let r = Rig {
-        gates: GateBlock::new(),
-        ledger: Ledger::new(),
-    };
-    set_clock(&r.gates, &r.ledger, SEC.gate.unwrap(), true);
-    r
+    let (gates, ledger) = powered(&[SEC.gate.unwrap()]);
+    Rig { gates, ledger }
 }
 
 /// Hashes `msg` as updates of the given sizes (the rest in the final) on `path`.
@@ -60,8 +56,7 @@ fn hash(
 fn with_soc(f: impl FnOnce(&Mpc885, &PhysMap, &mut Arena, &Ledger)) {
     let r = rig();
     let mut ram = vec![0u8; RAM];
-    let mem = PhysMap::new();
-    mem.add(BASE, &mut ram);
+    let mem = ram_at(BASE, &mut ram);
     let soc = mpc885(&mem, &r.gates, &r.ledger);
     sec1::init(&soc);
     f(&soc, &mem, &mut Arena::new(BASE, RAM), &r.ledger);
@@ -144,17 +139,12 @@ fn split_at_every_block_boundary_and_in_between() {
 fn chained_updates_copy_at_most_two_blocks() {
     with_soc(|soc, mem, arena, l| {
         let msg = vec![0x5a; 4096 * 4];
-        let before = l.snapshot();
-        hash(
-            soc,
-            mem,
-            arena,
-            l,
-            (HashAlg::Md5, Path::Chained),
-            &msg,
-            &[4096, 4096, 4096],
-        );
-        let d = l.snapshot().since(&before);
+        let mut counts = |path| {
+            let before = l.snapshot();
+            hash(soc, mem, arena, l, (HashAlg::Md5, path), &msg, &[4096; 3]);
+            l.snapshot().since(&before)
+        };
+        let d = counts(Path::Chained);
         // Four submissions (three updates, the final); each copies one kept block.
         assert_eq!(d.get(Event::Request), 4);
         assert!(
@@ -163,17 +153,7 @@ fn chained_updates_copy_at_most_two_blocks() {
             d.get(Event::CpuCopyByte)
         );
         assert_eq!(d.get(Event::DmaDescriptor), 1 + 2 * 3);
-        let before = l.snapshot();
-        hash(
-            soc,
-            mem,
-            arena,
-            l,
-            (HashAlg::Md5, Path::Copy),
-            &msg,
-            &[4096, 4096, 4096],
-        );
-        let d = l.snapshot().since(&before);
+        let d = counts(Path::Copy);
         assert!(d.get(Event::CpuCopyByte) >= msg.len() as u64);
     });
 }

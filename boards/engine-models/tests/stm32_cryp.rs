@@ -5,8 +5,8 @@ mod common;
 
 use board::stm32mp1::{CRYP1, DDR, DMA};
 use common::stm32::{self, CRYP_IRQ, dma_eligible};
-use common::vectors::{FIPS197, SP800_38A, SP800_38A_PT};
-use common::{Arena, Job, Mode, get, hex, set_clock};
+use common::vectors::{FIPS197, SP800_38A, SP800_38A_PT, Sp800};
+use common::{Arena, Job, Mode, get, hex, powered, ram_at, set_clock};
 use cost_ledger::{Event, Ledger};
 use engine_models::phys::PhysMap;
 use engine_models::power::GateBlock;
@@ -17,32 +17,20 @@ use mmio::{BusFault, RegisterBus};
 const RAM: usize = 64 << 10;
 
 fn rig() -> (GateBlock, Ledger) {
-    let (gates, ledger) = (GateBlock::new(), Ledger::new());
-    set_clock(&gates, &ledger, CRYP1.gate.unwrap(), true);
-    set_clock(&gates, &ledger, DMA.gate.unwrap(), true);
-    (gates, ledger)
+    powered(&[CRYP1.gate.unwrap(), DMA.gate.unwrap()])
 }
 
-fn it(
-    gates: &GateBlock,
-    ledger: &Ledger,
-    key: &[u8],
-    iv: Option<&[u8]>,
-    mode: Mode,
-    enc: bool,
-    input: &[u8],
-) -> Vec<u8> {
+fn it(gates: &GateBlock, ledger: &Ledger, job: &Job, input: &[u8]) -> Vec<u8> {
     let mem = PhysMap::new();
     let soc = stm32mp1(&mem, gates, ledger);
-    stm32::it_mode(&soc, ledger, key, iv, mode, enc, input).expect("IT stalled")
+    stm32::it_mode(&soc, ledger, job, input).expect("IT stalled")
 }
 
 /// DMA for the block-aligned part of `input` (cut into SG segments at `cuts`), CPU for a
 /// partial last block, as upstream.
 fn dma(gates: &GateBlock, ledger: &Ledger, job: &Job, input: &[u8], cuts: &[usize]) -> Vec<u8> {
     let mut ram = vec![0u8; RAM];
-    let mem = PhysMap::new();
-    mem.add(DDR.phys, &mut ram);
+    let mem = ram_at(DDR.phys, &mut ram);
     let soc = stm32mp1(&mem, gates, ledger);
     let mut arena = Arena::new(DDR.phys, RAM);
     let aligned = input.len() / 16 * 16;
@@ -70,55 +58,16 @@ fn fips197_and_sp800_38a_through_it_and_dma() {
     let (g, l) = rig();
     for (key, pt, ct) in FIPS197 {
         let (key, pt, ct) = (hex(key), hex(pt), hex(ct));
-        assert_eq!(it(&g, &l, &key, None, Mode::Ecb, true, &pt), ct);
-        assert_eq!(it(&g, &l, &key, None, Mode::Ecb, false, &ct), pt);
+        assert_eq!(it(&g, &l, &Job::new(&key, None, Mode::Ecb, true), &pt), ct);
+        assert_eq!(it(&g, &l, &Job::new(&key, None, Mode::Ecb, false), &ct), pt);
     }
     let pt = hex(SP800_38A_PT);
-    for v in &SP800_38A {
-        let (key, ct) = (hex(v.key), hex(v.ct));
-        let iv = v.iv.map(hex);
-        let iv = iv.as_deref();
-        assert_eq!(it(&g, &l, &key, iv, v.mode, true, &pt), ct, "{} IT", v.name);
-        assert_eq!(
-            it(&g, &l, &key, iv, v.mode, false, &ct),
-            pt,
-            "{} IT dec",
-            v.name
-        );
-        assert_eq!(
-            dma(
-                &g,
-                &l,
-                &Job {
-                    key: &key,
-                    iv,
-                    mode: v.mode,
-                    encrypt: true
-                },
-                &pt,
-                &[]
-            ),
-            ct,
-            "{} DMA",
-            v.name
-        );
-        assert_eq!(
-            dma(
-                &g,
-                &l,
-                &Job {
-                    key: &key,
-                    iv,
-                    mode: v.mode,
-                    encrypt: false
-                },
-                &ct,
-                &[]
-            ),
-            pt,
-            "{} DMA dec",
-            v.name
-        );
+    for v in SP800_38A.iter().map(Sp800::decode) {
+        let (enc, dec, ct) = (v.job(true), v.job(false), &v.ct);
+        assert_eq!(&it(&g, &l, &enc, &pt), ct, "{} IT", v.name);
+        assert_eq!(it(&g, &l, &dec, ct), pt, "{} IT dec", v.name);
+        assert_eq!(&dma(&g, &l, &enc, &pt, &[]), ct, "{} DMA", v.name);
+        assert_eq!(dma(&g, &l, &dec, ct, &[]), pt, "{} DMA dec", v.name);
     }
 }
 
@@ -126,45 +75,18 @@ fn fips197_and_sp800_38a_through_it_and_dma() {
 fn split_at_every_block_boundary_and_a_cpu_tail() {
     let (g, l) = rig();
     let pt = hex(SP800_38A_PT);
-    for v in &SP800_38A {
-        let (key, ct) = (hex(v.key), hex(v.ct));
-        let iv = v.iv.map(hex);
+    for v in SP800_38A.iter().map(Sp800::decode) {
+        let enc = v.job(true);
         for cut in (16..pt.len()).step_by(16) {
-            assert_eq!(
-                dma(
-                    &g,
-                    &l,
-                    &Job {
-                        key: &key,
-                        iv: iv.as_deref(),
-                        mode: v.mode,
-                        encrypt: true
-                    },
-                    &pt,
-                    &[cut]
-                ),
-                ct,
-                "{} cut {cut}",
-                v.name
-            );
+            assert_eq!(dma(&g, &l, &enc, &pt, &[cut]), v.ct, "{} cut {cut}", v.name);
         }
     }
     // CTR with a last segment that is not block-aligned: DMA for 48 bytes, CPU for 12.
     let v = &SP800_38A[6];
     let (key, ct, iv) = (hex(v.key), hex(v.ct), hex(v.iv.unwrap()));
     let before = l.snapshot();
-    let out = dma(
-        &g,
-        &l,
-        &Job {
-            key: &key,
-            iv: Some(&iv),
-            mode: Mode::Ctr,
-            encrypt: true,
-        },
-        &pt[..60],
-        &[16],
-    );
+    let ctr = Job::new(&key, Some(&iv), Mode::Ctr, true);
+    let out = dma(&g, &l, &ctr, &pt[..60], &[16]);
     assert_eq!(out, ct[..60]);
     let d = l.snapshot().since(&before);
     assert_eq!(d.get(Event::DmaByte), 2 * 48);
@@ -191,7 +113,12 @@ fn it_mode_counts_one_interrupt_per_block_plus_one() {
     let (g, l) = rig();
     let key = hex(common::vectors::KEY256);
     let before = l.snapshot();
-    it(&g, &l, &key, Some(&[0; 16]), Mode::Cbc, true, &[1; 64]);
+    it(
+        &g,
+        &l,
+        &Job::new(&key, Some(&[0; 16]), Mode::Cbc, true),
+        &[1; 64],
+    );
     let d = l.snapshot().since(&before);
     assert_eq!(d.get(Event::Interrupt), 5);
     assert_eq!(d.get(Event::PioWord), 32);
@@ -209,10 +136,8 @@ fn reserved_key_size_refuses_to_enable() {
     )
     .unwrap();
     assert_eq!(c.read32(r::CR).unwrap() & cr::CRYPEN, 0);
-    assert_eq!(
-        stm32::it_mode(&soc, &l, &[0; 20], None, Mode::Ecb, true, &[0; 16]),
-        None
-    );
+    let bad_key = Job::new(&[0; 20], None, Mode::Ecb, true);
+    assert_eq!(stm32::it_mode(&soc, &l, &bad_key, &[0; 16]), None);
     assert!(!soc.irq_pending(CRYP_IRQ));
 }
 
@@ -243,23 +168,11 @@ fn decryption_without_key_preparation_is_wrong() {
 fn dma_to_an_unreachable_address_is_a_bus_error() {
     let (g, l) = rig();
     let mut ram = vec![0u8; RAM];
-    let mem = PhysMap::new();
-    mem.add(DDR.phys, &mut ram);
+    let mem = ram_at(DDR.phys, &mut ram);
     let soc = stm32mp1(&mem, &g, &l);
     let bad = 0x1000;
-    let got = stm32::dma_mode(
-        &soc,
-        &l,
-        &Job {
-            key: &[0; 16],
-            iv: None,
-            mode: Mode::Ecb,
-            encrypt: true,
-        },
-        &[(DDR.phys as u32, 32)],
-        &[(bad, 32)],
-        &[],
-    );
+    let ecb = Job::new(&[0; 16], None, Mode::Ecb, true);
+    let got = stm32::dma_mode(&soc, &l, &ecb, &[(DDR.phys as u32, 32)], &[(bad, 32)], &[]);
     assert_eq!(got, None, "no completion");
     assert!(soc.irq_pending(board::stm32mp1::DMA_IRQ_ERROR));
     assert_eq!(soc.dma().read32(mmio::edma::ERRADDR), Ok(bad));

@@ -31,6 +31,17 @@ pub struct Job<'a> {
     pub encrypt: bool,
 }
 
+impl<'a> Job<'a> {
+    pub fn new(key: &'a [u8], iv: Option<&'a [u8]>, mode: Mode, encrypt: bool) -> Self {
+        Self {
+            key,
+            iv,
+            mode,
+            encrypt,
+        }
+    }
+}
+
 /// A bump allocator over one DMA window: hands out physical ranges.
 pub struct Arena {
     pub base: u64,
@@ -80,6 +91,22 @@ pub fn set_clock(gates: &GateBlock, ledger: &Ledger, gate: usize, on: bool) {
     ClockController::new(gates, ledger)
         .write32(clkctrl::clkctrl(gate), MODULEMODE.val(mode))
         .unwrap();
+}
+
+/// A fresh gate block and ledger with `clocks` ungated, as a session's start leaves them.
+pub fn powered(clocks: &[usize]) -> (GateBlock, Ledger) {
+    let (gates, ledger) = (GateBlock::new(), Ledger::new());
+    for &gate in clocks {
+        set_clock(&gates, &ledger, gate, true);
+    }
+    (gates, ledger)
+}
+
+/// A map whose one window is `ram`, at physical `phys`.
+pub fn ram_at(phys: u64, ram: &mut [u8]) -> PhysMap<'_> {
+    let mem = PhysMap::new();
+    mem.add(phys, ram);
+    mem
 }
 
 /// Hex string to bytes (test vectors are typed as the documents print them).

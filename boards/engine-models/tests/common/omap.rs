@@ -14,33 +14,27 @@ use mmio::{BusFault, RegisterBus};
 pub const AES_IRQ: u32 = AES0.irqs[0];
 
 /// Loads key, IV and CTRL (the context), as `omap_aes_write_ctrl`.
-pub fn load_context(
-    soc: &Am335x,
-    key: &[u8],
-    iv: Option<&[u8]>,
-    mode: Mode,
-    encrypt: bool,
-) -> Result<(), BusFault> {
+pub fn load_context(soc: &Am335x, job: &Job) -> Result<(), BusFault> {
     let mut aes = soc.aes();
-    for (i, w) in key.chunks(4).enumerate() {
+    for (i, w) in job.key.chunks(4).enumerate() {
         aes.write32(r::key(i), u32::from_le_bytes(w.try_into().unwrap()))?;
     }
-    if let Some(iv) = iv {
+    if let Some(iv) = job.iv {
         for (i, w) in iv.chunks(4).enumerate() {
             aes.write32(r::iv(i), u32::from_le_bytes(w.try_into().unwrap()))?;
         }
     }
-    let size = match key.len() {
+    let size = match job.key.len() {
         16 => ctrl::KEY_128,
         24 => ctrl::KEY_192,
         32 => ctrl::KEY_256,
         _ => 0,
     };
     let mut c = ctrl::KEY_SIZE.val(size);
-    if encrypt {
+    if job.encrypt {
         c |= ctrl::DIRECTION;
     }
-    match mode {
+    match job.mode {
         Mode::Ecb => {}
         Mode::Cbc => c |= ctrl::CBC,
         Mode::Ctr => c |= ctrl::CTR | ctrl::CTR_WIDTH.val(ctrl::CTR_WIDTH_128),
@@ -60,17 +54,9 @@ pub fn read_iv(soc: &Am335x) -> [u8; 16] {
 
 /// One PIO request: DATA_IN and DATA_OUT interrupts per block, as `omap_aes_irq`.
 /// Returns `None` if the engine stalls (no interrupt while work is left).
-pub fn pio(
-    soc: &Am335x,
-    ledger: &Ledger,
-    key: &[u8],
-    iv: Option<&[u8]>,
-    mode: Mode,
-    encrypt: bool,
-    input: &[u8],
-) -> Option<Vec<u8>> {
+pub fn pio(soc: &Am335x, ledger: &Ledger, job: &Job, input: &[u8]) -> Option<Vec<u8>> {
     ledger.add(Event::Request, 1);
-    load_context(soc, key, iv, mode, encrypt).unwrap();
+    load_context(soc, job).unwrap();
     let mut aes = soc.aes();
     // omap4 counts the payload: a length left by an earlier DMA request would stop PIO.
     aes.write32(r::C_LENGTH_0, input.len() as u32).unwrap();
@@ -177,7 +163,7 @@ pub fn dma(
     dst: &[(u32, u32)],
 ) -> Result<(), DmaError> {
     ledger.add(Event::Request, 1);
-    load_context(soc, job.key, job.iv, job.mode, job.encrypt).unwrap();
+    load_context(soc, job).unwrap();
     let total: u32 = src.iter().map(|s| s.1).sum();
     let (tx, rx) = AES0.dma.unwrap();
     let port = (AES0.phys + r::data(0) as u64) as u32;

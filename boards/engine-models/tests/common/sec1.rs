@@ -115,23 +115,10 @@ impl Session {
         last: bool,
     ) -> Result<(), HashError> {
         let piece = MAX_DATA_LEN - HASH_BLOCK;
-        let mut off = 0;
-        while len - off > piece {
-            self.step(soc, mem, ledger, data + off as u32, piece, false)?;
-            off += piece;
+        if len > piece {
+            self.update(soc, mem, ledger, data, piece, false)?;
+            return self.update(soc, mem, ledger, data + piece as u32, len - piece, last);
         }
-        self.step(soc, mem, ledger, data + off as u32, len - off, last)
-    }
-
-    fn step(
-        &mut self,
-        soc: &Mpc885,
-        mem: &PhysMap,
-        ledger: &Ledger,
-        data: u32,
-        len: usize,
-        last: bool,
-    ) -> Result<(), HashError> {
         let nbuf = self.buf.len();
         let nbytes = nbuf + len;
         if !last && nbytes <= HASH_BLOCK {

@@ -43,26 +43,26 @@ fn config(key: &[u8], mode: Mode, encrypt: bool) -> u32 {
 
 /// `stm32_cryp_hw_init`: key, IV, key preparation for ECB/CBC decryption, enable.
 /// Returns whether CRYPEN stuck.
-pub fn hw_init(soc: &Stm32mp1, key: &[u8], iv: Option<&[u8]>, mode: Mode, encrypt: bool) -> bool {
+pub fn hw_init(soc: &Stm32mp1, job: &Job) -> bool {
     let mut c = soc.cryp();
-    let cfg = config(key, mode, encrypt);
+    let cfg = config(job.key, job.mode, job.encrypt);
     c.write32(r::IMSCR, 0).unwrap();
     c.write32(r::CR, cfg).unwrap();
-    let words = key.len() / 4;
-    for (j, w) in key.chunks(4).enumerate() {
+    let words = job.key.len() / 4;
+    for (j, w) in job.key.chunks(4).enumerate() {
         c.write32(
             r::key_word(words, j),
             u32::from_be_bytes(w.try_into().unwrap()),
         )
         .unwrap();
     }
-    if let Some(iv) = iv {
+    if let Some(iv) = job.iv {
         for (i, w) in iv.chunks(4).enumerate() {
             c.write32(r::iv(i), u32::from_be_bytes(w.try_into().unwrap()))
                 .unwrap();
         }
     }
-    if !encrypt && mode != Mode::Ctr {
+    if !job.encrypt && job.mode != Mode::Ctr {
         let kp = cr::ALGOMODE.set(cfg, cr::MODE_AES_KP) & !cr::ALGODIR;
         c.write32(r::CR, kp | cr::CRYPEN).unwrap();
         while c.read32(r::CR).unwrap() & cr::CRYPEN != 0 {}
@@ -88,17 +88,9 @@ fn cpu_block(soc: &Stm32mp1, block: &[u8; 16]) -> [u8; 16] {
 
 /// One request in IT mode: IN/OUT interrupts, one block each way per service.
 /// `None` if the engine stalls.
-pub fn it_mode(
-    soc: &Stm32mp1,
-    ledger: &Ledger,
-    key: &[u8],
-    iv: Option<&[u8]>,
-    mode: Mode,
-    encrypt: bool,
-    input: &[u8],
-) -> Option<Vec<u8>> {
+pub fn it_mode(soc: &Stm32mp1, ledger: &Ledger, job: &Job, input: &[u8]) -> Option<Vec<u8>> {
     ledger.add(Event::Request, 1);
-    if !hw_init(soc, key, iv, mode, encrypt) {
+    if !hw_init(soc, job) {
         return None;
     }
     let mut c = soc.cryp();
@@ -153,7 +145,7 @@ pub fn dma_mode(
     tail: &[u8],
 ) -> Option<Vec<u8>> {
     ledger.add(Event::Request, 1);
-    if !hw_init(soc, job.key, job.iv, job.mode, job.encrypt) {
+    if !hw_init(soc, job) {
         return None;
     }
     let (tx, rx) = CRYP1.dma.unwrap();

@@ -1,7 +1,7 @@
 //! Published vectors, typed as printed: FIPS-197 Appendix C, SP 800-38A F.1/F.2/F.5,
 //! FIPS 180-4 examples, RFC 1321's suite.
 
-use super::Mode;
+use super::{Job, Mode, hex};
 
 /// FIPS-197 Appendix C: (key, plaintext, ciphertext), AES-128/192/256.
 pub const FIPS197: [(&str, &str, &str); 3] = [
@@ -39,6 +39,34 @@ pub struct Sp800 {
     pub key: &'static str,
     pub iv: Option<&'static str>,
     pub ct: &'static str,
+}
+
+impl Sp800 {
+    pub fn decode(&self) -> Decoded {
+        Decoded {
+            name: self.name,
+            mode: self.mode,
+            key: hex(self.key),
+            iv: self.iv.map(hex),
+            ct: hex(self.ct),
+        }
+    }
+}
+
+/// An SP 800-38A example as bytes, to build requests from.
+pub struct Decoded {
+    pub name: &'static str,
+    pub mode: Mode,
+    pub key: Vec<u8>,
+    pub iv: Option<Vec<u8>>,
+    pub ct: Vec<u8>,
+}
+
+impl Decoded {
+    /// The example's request, one way or the other.
+    pub fn job(&self, encrypt: bool) -> Job<'_> {
+        Job::new(&self.key, self.iv.as_deref(), self.mode, encrypt)
+    }
 }
 
 /// F.1.1/3/5 (ECB), F.2.1/3/5 (CBC), F.5.1/3/5 (CTR), encryption; the decryption
