@@ -5,9 +5,11 @@
 
 mod common;
 
-use common::{WAIT, boot, field, lines, show, trace, wait_trace};
-use host_runner::Event;
+use common::{WAIT, boot, field, lines, output, show, trace, wait_trace};
+use host_runner::{Event, System};
 use pd_trace::Kind;
+
+type Output = Vec<(String, String)>;
 
 fn faults(events: &[Event], pd: &str) -> usize {
     events
@@ -16,12 +18,54 @@ fn faults(events: &[Event], pd: &str) -> usize {
         .count()
 }
 
+/// Boots `name` (a good `kat` client and a `hostile` one on one driver tracing in
+/// `region`) and waits until both clients exit and the driver has cut the hostile one
+/// off, which happens when it next serves the hostile client's channel.
+fn run_hostile(name: &str, region: &str) -> (System, Output, Vec<Event>) {
+    let system = boot(name);
+    let done = system.wait_exit("kat", WAIT) && system.wait_exit("hostile", WAIT);
+    let (cut, t) = wait_trace(&system, region, WAIT, |t| t.count(Kind::CutOff) > 0);
+    let out = output(&system);
+    let events = system.events();
+    assert!(done && cut, "{t:?}\n{}", show(&out, &events));
+    (system, out, events)
+}
+
+/// Every bad request the hostile client made got its typed error (it checks each and
+/// exits 0 only if all were as expected), and nothing came back it did not ask for.
+fn hostile_saw(out: &Output, events: &[Event], refusals: &[&str]) {
+    for what in refusals {
+        assert_eq!(lines(out, "hostile", what).len(), 1, "{what}");
+    }
+    assert!(
+        lines(out, "hostile", "FAIL").is_empty(),
+        "{}",
+        show(out, events)
+    );
+    assert!(!lines(out, "hostile", "stray 0").is_empty());
+}
+
+/// The driver `pd` never faulted, cut the hostile client off once, refused at least
+/// `refused` of its queued requests, and closed every session it left open (the
+/// hostile client never closes its own).
+fn contained(system: &System, events: &[Event], pd: &str, region: &str, refused: u32) {
+    assert_eq!(faults(events, pd), 0);
+    let t = trace(system, region);
+    assert_eq!(t.count(Kind::CutOff), 1, "{t:?}");
+    assert!(t.count(Kind::Refused) >= refused, "{t:?}");
+    assert_eq!(
+        t.count(Kind::SessionClosed),
+        t.count(Kind::SessionOpened),
+        "{t:?}"
+    );
+}
+
 #[test]
 fn two_clients_with_interleaved_sessions_both_get_the_published_answers() {
     let _turn = common::serial();
     let system = boot("two-clients.system");
     let both = system.wait_exit("kat0", WAIT) && system.wait_exit("kat1", WAIT);
-    let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
+    let out = output(&system);
     assert!(both, "{}", show(&out, &system.events()));
     for kat in ["kat0", "kat1"] {
         assert_eq!(lines(&out, kat, "all 72 vectors passed").len(), 1, "{kat}");
@@ -43,30 +87,23 @@ fn two_clients_with_interleaved_sessions_both_get_the_published_answers() {
 #[test]
 fn a_hostile_client_is_refused_contained_and_cut_off() {
     let _turn = common::serial();
-    let system = boot("hostile.system");
-    let done = system.wait_exit("kat", WAIT) && system.wait_exit("hostile", WAIT);
-    // The cut-off happens when the driver next serves the hostile client's channel.
-    let (cut, t) = wait_trace(&system, "omap_trace", WAIT, |t| t.count(Kind::CutOff) > 0);
-    let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
-    let events = system.events();
-    assert!(done && cut, "{t:?}\n{}", show(&out, &events));
-
-    // Every bad request got its typed error (the hostile client checks each and exits
-    // 0 only if all were as expected).
-    for what in [
-        "key of 0 bytes: refused with BadKeySize",
-        "key of 17 bytes: refused with BadKeySize",
-        "unknown session: refused with UnknownSession",
-        "a session of another incarnation: refused with ServerRestarted",
-        "CBC length not a multiple of 16: refused with BadLength",
-        "segment past the end of its region: refused with SegmentOutOfRange",
-        "segment whose end overflows: refused with SegmentOutOfRange",
-        "segment aimed at the other client's data: refused with SegmentOutOfRange",
-        "seven segments: refused with TooManySegments",
-        "unknown op: refused with BadRequest",
-    ] {
-        assert_eq!(lines(&out, "hostile", what).len(), 1, "{what}");
-    }
+    let (system, out, events) = run_hostile("hostile.system", "omap_trace");
+    hostile_saw(
+        &out,
+        &events,
+        &[
+            "key of 0 bytes: refused with BadKeySize",
+            "key of 17 bytes: refused with BadKeySize",
+            "unknown session: refused with UnknownSession",
+            "a session of another incarnation: refused with ServerRestarted",
+            "CBC length not a multiple of 16: refused with BadLength",
+            "segment past the end of its region: refused with SegmentOutOfRange",
+            "segment whose end overflows: refused with SegmentOutOfRange",
+            "segment aimed at the other client's data: refused with SegmentOutOfRange",
+            "seven segments: refused with TooManySegments",
+            "unknown op: refused with BadRequest",
+        ],
+    );
     // It could hoard no more than its share of the session table (16 between two
     // clients), so the good client always had room to open its own.
     let hoard = lines(&out, "hostile", "hoarding: held");
@@ -80,13 +117,7 @@ fn a_hostile_client_is_refused_contained_and_cut_off() {
             .iter()
             .all(|l| l.ends_with("refused with UnknownSession as expected"))
     );
-    assert!(
-        lines(&out, "hostile", "FAIL").is_empty(),
-        "{}",
-        show(&out, &events)
-    );
     assert!(!lines(&out, "hostile", "flood done: 20").is_empty());
-    assert!(!lines(&out, "hostile", "stray 0").is_empty());
 
     // The good client got every published answer, and finished while the flood ran.
     assert_eq!(lines(&out, "kat", "all 72 vectors passed").len(), 1);
@@ -100,65 +131,34 @@ fn a_hostile_client_is_refused_contained_and_cut_off() {
         "the flood starved the good client:\n{}",
         show(&out, &events)
     );
-    // The driver never faulted; it refused every bad request with its error, cut the
-    // hostile client off once and closed its sessions then.
-    assert_eq!(faults(&events, "omap_aes"), 0);
-    let t = trace(&system, "omap_trace");
-    assert_eq!(t.count(Kind::CutOff), 1, "{t:?}");
     // Refused on the queue (the bad keys were refused by the open_session call): its
     // seven bad requests and 30 guessed session ids.
-    assert!(t.count(Kind::Refused) >= 7 + 30, "{t:?}");
-    // The hostile client never closes its sessions; the cut-off did: none is left open.
-    assert_eq!(
-        t.count(Kind::SessionClosed),
-        t.count(Kind::SessionOpened),
-        "{t:?}"
-    );
+    contained(&system, &events, "omap_aes", "omap_trace", 7 + 30);
 }
 
 #[test]
 fn a_hostile_digest_client_is_refused_and_cut_off_while_the_good_one_gets_its_digests() {
     let _turn = common::serial();
-    let system = boot("hostile-digest.system");
-    let done = system.wait_exit("kat", WAIT) && system.wait_exit("hostile", WAIT);
-    let (cut, t) = wait_trace(&system, "sec1_trace", WAIT, |t| t.count(Kind::CutOff) > 0);
-    let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
-    let events = system.events();
-    assert!(done && cut, "{t:?}\n{}", show(&out, &events));
-    for what in [
-        "algorithm 42: refused with BadValue",
-        "unknown session: refused with UnknownSession",
-        "a session of another incarnation: refused with ServerRestarted",
-        "segment past the end of its region: refused with SegmentOutOfRange",
-        "segment whose end overflows: refused with SegmentOutOfRange",
-        "seven segments: refused with TooManySegments",
-        "unknown op: refused with BadRequest",
-        "a final: answered Ok",
-        "an update after the final (a new message): answered Ok",
-    ] {
-        assert_eq!(lines(&out, "hostile", what).len(), 1, "{what}");
-    }
-    assert!(
-        lines(&out, "hostile", "FAIL").is_empty(),
-        "{}",
-        show(&out, &events)
+    let (system, out, events) = run_hostile("hostile-digest.system", "sec1_trace");
+    hostile_saw(
+        &out,
+        &events,
+        &[
+            "algorithm 42: refused with BadValue",
+            "unknown session: refused with UnknownSession",
+            "a session of another incarnation: refused with ServerRestarted",
+            "segment past the end of its region: refused with SegmentOutOfRange",
+            "segment whose end overflows: refused with SegmentOutOfRange",
+            "seven segments: refused with TooManySegments",
+            "unknown op: refused with BadRequest",
+            "a final: answered Ok",
+            "an update after the final (a new message): answered Ok",
+        ],
     );
-    assert!(!lines(&out, "hostile", "stray 0").is_empty());
-    // The good client got every published digest; the driver never faulted and closed
-    // the hostile client's two sessions when it cut it off.
     assert_eq!(lines(&out, "kat", "all 45 digests passed").len(), 1);
-    assert_eq!(faults(&events, "sec1"), 0);
-    let t = trace(&system, "sec1_trace");
-    assert_eq!(t.count(Kind::CutOff), 1, "{t:?}");
     // Its five bad requests on the queue (algorithm 42 was refused by the call; an
     // update after a final starts a new message).
-    assert!(t.count(Kind::Refused) >= 5, "{t:?}");
-    // The hostile client never closes its sessions; the cut-off did: none is left open.
-    assert_eq!(
-        t.count(Kind::SessionClosed),
-        t.count(Kind::SessionOpened),
-        "{t:?}"
-    );
+    contained(&system, &events, "sec1", "sec1_trace", 5);
 }
 
 /// A client that dies holding sessions does not leak the engine: when it comes back (a
@@ -169,7 +169,7 @@ fn a_client_that_dies_holding_sessions_leaks_neither_sessions_nor_power() {
     let _turn = common::serial();
     let system = boot("come-back.system");
     let done = system.wait_exit("client", WAIT);
-    let out = system.wait_until(WAIT, |_, o| Some(o.to_vec())).unwrap();
+    let out = output(&system);
     let events = system.events();
     assert!(done, "{}", show(&out, &events));
     assert!(events.contains(&Event::Restarted {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{WAIT, args, field, lines, path_line, run_to_exit, trace, wait_trace};
+use common::{WAIT, args, field, lines, path_line, run_kat, trace, wait_trace};
 use pd_trace::Kind;
 
 /// The calibrated crossovers (bytes) a driver printed, one per mode and key size.
@@ -19,38 +19,38 @@ fn crossover_bytes(out: &[(String, String)], pd: &str) -> Vec<u64> {
         .collect()
 }
 
+/// `pd` calibrated a crossover for every mode and key size, each within `bytes`.
+fn crossovers_within(out: &[(String, String)], pd: &str, bytes: std::ops::RangeInclusive<u64>) {
+    let x = crossover_bytes(out, pd);
+    assert_eq!(x.len(), 9, "every mode and key size: {x:?}");
+    assert!(x.iter().all(|b| bytes.contains(b)), "{x:?}");
+}
+
 #[test]
 fn dma_paths_copy_no_client_bytes_and_omap_crossover_is_8_to_10_blocks() {
-    let _turn = common::serial();
-    let out = run_to_exit("cipher-omap.system", "kat");
+    let out = run_kat("cipher-omap.system");
     for path in ["Dma", "Adaptive"] {
         let line = path_line(&out, "kat", path).unwrap();
         assert!(field(line, "dma requests") > 0, "{line}");
         assert_eq!(field(line, "cpu_copy"), 0, "{line}");
     }
     // SOURCES.md (am335x): "Crossover PIO/DMA: about 130-155 B (8-10 blocks)".
-    let x = crossover_bytes(&out, "omap_aes");
-    assert_eq!(x.len(), 9, "every mode and key size: {x:?}");
-    assert!(x.iter().all(|b| (128..=160).contains(b)), "{x:?}");
+    crossovers_within(&out, "omap_aes", 128..=160);
 }
 
 #[test]
 fn stm32_dma_copies_no_client_bytes_and_crossover_is_in_costs_range() {
-    let _turn = common::serial();
-    let out = run_to_exit("cipher-stm32.system", "kat");
+    let out = run_kat("cipher-stm32.system");
     let line = path_line(&out, "kat", "Dma").unwrap();
     assert_eq!(field(line, "dma requests"), 24, "{line}");
     assert_eq!(field(line, "cpu_copy"), 0, "{line}");
     // SOURCES.md (stm32mp1): "Crossover: ~22 B (tcrypt) to ~77-86 B (openssl via AF_ALG)".
-    let x = crossover_bytes(&out, "stm32_cryp");
-    assert_eq!(x.len(), 9, "{x:?}");
-    assert!(x.iter().all(|b| (22..=86).contains(b)), "{x:?}");
+    crossovers_within(&out, "stm32_cryp", 22..=86);
 }
 
 #[test]
 fn sec1_copies_at_most_two_blocks_per_chained_update() {
-    let _turn = common::serial();
-    let out = run_to_exit("digest-sec1.system", "kat");
+    let out = run_kat("digest-sec1.system");
     let chained = path_line(&out, "kat", "Chained").unwrap();
     let auto = path_line(&out, "kat", "Auto").unwrap();
     let copy = path_line(&out, "kat", "Copy").unwrap();

@@ -5,27 +5,31 @@
 
 mod common;
 
-use common::{WAIT, args, boot, field, lines, show, trace};
-use host_runner::{Event, Signal};
+use common::{WAIT, args, boot, field, lines, output, show, stream_answered, trace};
+use host_runner::{Event, Signal, System};
 use pd_trace::Kind;
+
+/// Boots `name` and waits until its `stream` client is well under way: `answered`
+/// requests answered.
+fn boot_streaming(name: &str, answered: u32) -> System {
+    let system = boot(name);
+    assert!(
+        stream_answered(&system, answered),
+        "{:?}",
+        system.output("stream")
+    );
+    system
+}
 
 #[test]
 fn a_killed_driver_is_restarted_and_every_request_in_flight_is_accounted_for() {
     let _turn = common::serial();
-    let system = boot("restart.system");
-    let streaming = system.wait_until(WAIT, |_, out| {
-        out.iter()
-            .any(|(p, l)| p == "stream" && l.contains("progress answered 1000"))
-            .then_some(())
-    });
-    assert!(streaming.is_some(), "{:?}", system.output("stream"));
+    let system = boot_streaming("restart.system", 1000);
     let old = system.pid("omap_aes").expect("driver runs");
     assert!(system.signal("omap_aes", Signal::KILL));
 
     let done = system.wait_exit("stream", WAIT);
-    let out = system
-        .wait_until(WAIT, |_, out| Some(out.to_vec()))
-        .unwrap();
+    let out = output(&system);
     let events = system.events();
     assert!(done, "stream did not finish:\n{}", show(&out, &events));
     assert_ne!(system.pid("omap_aes"), Some(old), "a new driver process");
@@ -92,20 +96,12 @@ fn a_killed_driver_is_restarted_and_every_request_in_flight_is_accounted_for() {
 fn a_scribbled_epoch_does_not_choose_the_restarted_drivers_incarnation() {
     use pd_idl::cipher::{REQUEST_QUEUE_CAPACITY, Request, Response};
     let _turn = common::serial();
-    let system = boot("restart.system");
-    let streaming = system.wait_until(WAIT, |_, out| {
-        out.iter()
-            .any(|(p, l)| p == "stream" && l.contains("progress answered 1000"))
-            .then_some(())
-    });
-    assert!(streaming.is_some(), "{:?}", system.output("stream"));
+    let system = boot_streaming("restart.system", 1000);
     let control = crypto_client::pair::bytes::<Request, Response>(REQUEST_QUEUE_CAPACITY) - 64;
     assert!(system.write_region("queues0", control as u64, &4096u32.to_ne_bytes()));
     assert!(system.signal("omap_aes", Signal::KILL));
     let done = system.wait_exit("stream", WAIT);
-    let out = system
-        .wait_until(WAIT, |_, out| Some(out.to_vec()))
-        .unwrap();
+    let out = output(&system);
     assert!(done, "{}", show(&out, &system.events()));
     let driver = trace(&system, "omap_trace");
     assert_eq!(
@@ -127,9 +123,7 @@ fn a_driver_that_faults_mid_stream_is_restarted_by_its_parent_and_loses_nothing(
     let _turn = common::serial();
     let system = boot("crash.system");
     let done = system.wait_exit("stream", WAIT);
-    let out = system
-        .wait_until(WAIT, |_, out| Some(out.to_vec()))
-        .unwrap();
+    let out = output(&system);
     let events = system.events();
     assert!(
         done,
@@ -159,26 +153,14 @@ fn a_driver_that_faults_mid_stream_is_restarted_by_its_parent_and_loses_nothing(
 #[test]
 fn a_restarted_power_manager_rebuilds_its_grants_from_its_drivers() {
     let _turn = common::serial();
-    let system = boot("pm-restart.system");
-    let streaming = system.wait_until(WAIT, |_, out| {
-        out.iter()
-            .any(|(p, l)| p == "stream" && l.contains("progress answered 500"))
-            .then_some(())
-    });
-    assert!(streaming.is_some(), "{:?}", system.output("stream"));
+    let system = boot_streaming("pm-restart.system", 500);
     assert!(system.signal("power", Signal::KILL));
     // The stream goes on through the manager's restart (it ends only after a driver
     // restart, which does not come here: the test stops it).
-    let going_on = system.wait_until(WAIT, |_, out| {
-        out.iter()
-            .any(|(p, l)| p == "stream" && l.contains("progress answered 2000"))
-            .then_some(())
-    });
-    let out = system
-        .wait_until(WAIT, |_, out| Some(out.to_vec()))
-        .unwrap();
+    let going_on = stream_answered(&system, 2000);
+    let out = output(&system);
     let events = system.events();
-    assert!(going_on.is_some(), "{}", show(&out, &events));
+    assert!(going_on, "{}", show(&out, &events));
     assert!(
         events.contains(&Event::Restarted {
             pd: "power".into(),

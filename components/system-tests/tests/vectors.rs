@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{field, lines, path_line, run_to_exit};
+use common::{field, lines, path_line, run_kat};
 
 /// `path` ran `n` vectors for `client` and every request took `taken` (e.g. "dma=").
 fn ran(out: &[(String, String)], path: &str, n: u64, taken: &str) {
@@ -24,10 +24,22 @@ fn all_passed(out: &[(String, String)], what: &str, n: u64) {
     assert!(lines(out, "kat", "FAIL").is_empty());
 }
 
+/// Runs a PIO/DMA engine's kat system: the forced paths each ran all 24 vectors their
+/// own way and all 72 answers passed. Returns the Adaptive path's line, whose split
+/// between the two is the engine's own.
+fn pio_and_dma_ran(system: &str) -> String {
+    let out = run_kat(system);
+    ran(&out, "Pio", 24, "pio=");
+    ran(&out, "Dma", 24, "dma=");
+    all_passed(&out, "vectors", 72);
+    path_line(&out, "kat", "Adaptive")
+        .expect("adaptive ran")
+        .to_string()
+}
+
 #[test]
 fn cpu_cipher_gives_the_published_answers() {
-    let _turn = common::serial();
-    let out = run_to_exit("cipher-cpu.system", "kat");
+    let out = run_kat("cipher-cpu.system");
     ran(&out, "Cpu", 24, "cpu=");
     ran(&out, "Adaptive", 24, "cpu=");
     all_passed(&out, "vectors", 48);
@@ -35,32 +47,21 @@ fn cpu_cipher_gives_the_published_answers() {
 
 #[test]
 fn omap_aes_gives_the_published_answers_on_pio_dma_and_adaptive() {
-    let _turn = common::serial();
-    let out = run_to_exit("cipher-omap.system", "kat");
-    ran(&out, "Pio", 24, "pio=");
-    ran(&out, "Dma", 24, "dma=");
-    let adaptive = path_line(&out, "kat", "Adaptive").expect("adaptive ran");
+    let adaptive = pio_and_dma_ran("cipher-omap.system");
     // Below the crossover PIO, the 256-byte ECB case (both ways) by DMA.
-    assert_eq!(field(adaptive, "dma="), 2, "{adaptive}");
-    assert_eq!(field(adaptive, "pio="), 22, "{adaptive}");
-    all_passed(&out, "vectors", 72);
+    assert_eq!(field(&adaptive, "dma="), 2, "{adaptive}");
+    assert_eq!(field(&adaptive, "pio="), 22, "{adaptive}");
 }
 
 #[test]
 fn stm32_cryp_gives_the_published_answers_on_pio_dma_and_adaptive() {
-    let _turn = common::serial();
-    let out = run_to_exit("cipher-stm32.system", "kat");
-    ran(&out, "Pio", 24, "pio=");
-    ran(&out, "Dma", 24, "dma=");
-    let adaptive = path_line(&out, "kat", "Adaptive").expect("adaptive ran");
-    assert!(field(adaptive, "dma=") >= 2, "{adaptive}");
-    all_passed(&out, "vectors", 72);
+    let adaptive = pio_and_dma_ran("cipher-stm32.system");
+    assert!(field(&adaptive, "dma=") >= 2, "{adaptive}");
 }
 
 #[test]
 fn cpu_digest_gives_the_published_digests() {
-    let _turn = common::serial();
-    let out = run_to_exit("digest-cpu.system", "kat");
+    let out = run_kat("digest-cpu.system");
     let auto = path_line(&out, "kat", "Auto").expect("auto ran");
     assert_eq!(field(auto, "Auto: "), 15, "{auto}");
     all_passed(&out, "digests", 15);
@@ -68,8 +69,7 @@ fn cpu_digest_gives_the_published_digests() {
 
 #[test]
 fn sec1_gives_the_published_digests_chained_and_copied() {
-    let _turn = common::serial();
-    let out = run_to_exit("digest-sec1.system", "kat");
+    let out = run_kat("digest-sec1.system");
     for path in ["Auto", "Chained", "Copy"] {
         let line = path_line(&out, "kat", path).unwrap_or_else(|| panic!("{path} ran"));
         assert_eq!(field(line, &format!("{path}: ")), 15, "{line}");

@@ -29,15 +29,38 @@ pub fn boot(name: &str) -> System {
 pub fn run_to_exit(name: &str, client: &str) -> Vec<(String, String)> {
     let system = boot(name);
     let done = system.wait_exit(client, WAIT);
-    let all = system
-        .wait_until(Duration::ZERO, |_, out| Some(out.to_vec()))
-        .unwrap();
+    let all = output(&system);
     assert!(
         done,
         "{name}: {client} did not exit 0:\n{}",
         show(&all, &system.events())
     );
     all
+}
+
+/// Every output line so far, in order.
+pub fn output(system: &System) -> Vec<(String, String)> {
+    system
+        .wait_until(Duration::ZERO, |_, out| Some(out.to_vec()))
+        .unwrap()
+}
+
+/// Waits until the `stream` client has reported `answered` requests answered.
+pub fn stream_answered(system: &System, answered: u32) -> bool {
+    let progress = format!("progress answered {answered}");
+    system
+        .wait_until(WAIT, |_, out| {
+            out.iter()
+                .any(|(p, l)| p == "stream" && l.contains(&progress))
+                .then_some(())
+        })
+        .is_some()
+}
+
+/// Runs system `name` until its `kat` client exits 0, in this test's turn.
+pub fn run_kat(name: &str) -> Vec<(String, String)> {
+    let _turn = serial();
+    run_to_exit(name, "kat")
 }
 
 pub fn show(out: &[(String, String)], events: &[Event]) -> String {
