@@ -61,32 +61,26 @@ pub trait Tagged: shm_queue::Descriptor {
     }
 }
 
-impl Tagged for cipher::Request {
-    fn id(&self) -> u32 {
-        self.id
-    }
+/// Every queued interface's items carry `id` and answer with its own error type, whose
+/// `ServerRestarted` names a restart.
+macro_rules! tagged {
+    ($($idl:ident: $error:ident),*) => {$(
+        impl Tagged for $idl::Request {
+            fn id(&self) -> u32 {
+                self.id
+            }
+        }
+        impl Tagged for $idl::Response {
+            fn id(&self) -> u32 {
+                self.id
+            }
+            fn restarted(&self) -> bool {
+                self.status.check() == Ok(Err($idl::$error::ServerRestarted))
+            }
+        }
+    )*};
 }
-impl Tagged for cipher::Response {
-    fn id(&self) -> u32 {
-        self.id
-    }
-    fn restarted(&self) -> bool {
-        self.status.check() == Ok(Err(cipher::CipherError::ServerRestarted))
-    }
-}
-impl Tagged for digest::Request {
-    fn id(&self) -> u32 {
-        self.id
-    }
-}
-impl Tagged for digest::Response {
-    fn id(&self) -> u32 {
-        self.id
-    }
-    fn restarted(&self) -> bool {
-        self.status.check() == Ok(Err(digest::DigestError::ServerRestarted))
-    }
-}
+tagged!(cipher: CipherError, digest: DigestError);
 
 /// What became of a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

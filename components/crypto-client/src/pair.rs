@@ -99,10 +99,13 @@ pub struct TooSmall {
     pub have: usize,
 }
 
+/// The pair's request and response queue regions and its control line, with the error
+/// to report for a queue that will not attach to its region.
+#[allow(clippy::type_complexity)]
 fn split<'a, Req: Descriptor, Resp: Descriptor>(
     region: SharedRegion<'a>,
     capacity: u32,
-) -> Result<(SharedRegion<'a>, SharedRegion<'a>, Control<'a>), TooSmall> {
+) -> Result<(SharedRegion<'a>, SharedRegion<'a>, Control<'a>, TooSmall), TooSmall> {
     let need = bytes::<Req, Resp>(capacity);
     let too_small = TooSmall {
         need,
@@ -126,6 +129,7 @@ fn split<'a, Req: Descriptor, Resp: Descriptor>(
                     client,
                     boundary,
                 },
+                too_small,
             ))
         }
         _ => Err(too_small),
@@ -138,13 +142,9 @@ pub fn client_side<'a, Req: Descriptor, Resp: Descriptor>(
     region: SharedRegion<'a>,
     capacity: u32,
 ) -> Result<(Producer<'a, Req>, Consumer<'a, Resp>, Control<'a>), TooSmall> {
-    let (req, resp, control) = split::<Req, Resp>(region, capacity)?;
-    let need = TooSmall {
-        need: bytes::<Req, Resp>(capacity),
-        have: region.len(),
-    };
-    let tx = Producer::attach(req, capacity).map_err(|_| need)?;
-    let rx = Consumer::attach(resp, capacity).map_err(|_| need)?;
+    let (req, resp, control, too_small) = split::<Req, Resp>(region, capacity)?;
+    let tx = Producer::attach(req, capacity).map_err(|_| too_small)?;
+    let rx = Consumer::attach(resp, capacity).map_err(|_| too_small)?;
     Ok((tx, rx, control))
 }
 
@@ -154,12 +154,8 @@ pub fn driver_side<'a, Req: Descriptor, Resp: Descriptor>(
     region: SharedRegion<'a>,
     capacity: u32,
 ) -> Result<(Consumer<'a, Req>, Producer<'a, Resp>, Control<'a>), TooSmall> {
-    let (req, resp, control) = split::<Req, Resp>(region, capacity)?;
-    let need = TooSmall {
-        need: bytes::<Req, Resp>(capacity),
-        have: region.len(),
-    };
-    let rx = Consumer::attach(req, capacity).map_err(|_| need)?;
-    let tx = Producer::attach(resp, capacity).map_err(|_| need)?;
+    let (req, resp, control, too_small) = split::<Req, Resp>(region, capacity)?;
+    let rx = Consumer::attach(req, capacity).map_err(|_| too_small)?;
+    let tx = Producer::attach(resp, capacity).map_err(|_| too_small)?;
     Ok((rx, tx, control))
 }

@@ -44,6 +44,31 @@ mod zerocopy_free {
     }
 }
 
+/// The driver's ends of a pair, played by hand.
+type Driver<'a> = (Consumer<'a, Request>, Producer<'a, Response>, Control<'a>);
+
+/// The driver's ends of the pair in `region`: a driver attaching, or its successor.
+fn driver(region: SharedRegion<'_>) -> Driver<'_> {
+    pair::driver_side::<Request, Response>(region, CAP).unwrap()
+}
+
+/// The client's link over the pair in `region`.
+fn client(region: SharedRegion<'_>) -> DigestLink<'_> {
+    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
+    Link::new(tx, rx, control)
+}
+
+/// Both ends attached to the pair in `region`. `driver_up_first`: the driver published
+/// its epoch before the link was made; otherwise it has yet to.
+fn attached(region: SharedRegion<'_>, driver_up_first: bool) -> (DigestLink<'_>, Driver<'_>) {
+    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
+    let d = driver(region);
+    if driver_up_first {
+        d.2.publish_next(d.0.head());
+    }
+    (Link::new(tx, rx, control), d)
+}
+
 fn collect(link: &mut DigestLink<'_>) -> Vec<Completion<u32>> {
     let mut out = Vec::new();
     link.poll(|c| {
@@ -61,11 +86,8 @@ fn a_restart_reports_each_unanswered_request_once_and_drops_late_answers() {
     let mut page = Page([0; 16384]);
     assert!(pair::bytes::<Request, Response>(CAP) <= page.0.len());
     let region = SharedRegion::new(&mut page.0);
-    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
-    let (mut d_rx, mut d_tx, d_control) =
-        pair::driver_side::<Request, Response>(region, CAP).unwrap();
     // The driver comes up after the client attached: not a restart.
-    let mut link = Link::new(tx, rx, control);
+    let (mut link, (mut d_rx, mut d_tx, d_control)) = attached(region, false);
     assert_eq!(d_control.publish_next(d_rx.head()), Epoch(1));
     for id in 0..5 {
         link.submit(req(id)).unwrap();
@@ -83,8 +105,7 @@ fn a_restart_reports_each_unanswered_request_once_and_drops_late_answers() {
         [Completion::Answered(0), Completion::Answered(1)]
     );
     // The next incarnation discards what is queued, then publishes its epoch.
-    let (mut d_rx, mut d_tx, d_control) =
-        pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    let (mut d_rx, mut d_tx, d_control) = driver(region);
     while d_rx.dequeue().is_ok() {}
     assert_eq!(d_control.publish_next(d_rx.head()), Epoch(2));
     let got = collect(&mut link);
@@ -115,10 +136,7 @@ fn a_restart_reports_each_unanswered_request_once_and_drops_late_answers() {
 fn ids_sharing_a_slot_are_tracked_apart() {
     let mut page = Page([0; 16384]);
     let region = SharedRegion::new(&mut page.0);
-    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
-    let (mut d_rx, mut d_tx, d_control) =
-        pair::driver_side::<Request, Response>(region, CAP).unwrap();
-    let mut link = Link::new(tx, rx, control);
+    let (mut link, (mut d_rx, mut d_tx, d_control)) = attached(region, false);
     d_control.publish_next(d_rx.head());
     let n = MAX_IN_FLIGHT as u32;
     let ids = [5, 5 + n, 5 + 2 * n, 6];
@@ -163,11 +181,7 @@ fn ids_sharing_a_slot_are_tracked_apart() {
 fn a_driver_flooding_stray_answers_cannot_hold_its_client() {
     let mut page = Page([0; 16384]);
     let region = SharedRegion::new(&mut page.0);
-    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
-    let (mut d_rx, mut d_tx, d_control) =
-        pair::driver_side::<Request, Response>(region, CAP).unwrap();
-    d_control.publish_next(d_rx.head());
-    let mut link = Link::new(tx, rx, control);
+    let (mut link, (mut d_rx, mut d_tx, d_control)) = attached(region, true);
     assert_eq!(collect(&mut link), []);
     link.submit(req(7)).unwrap();
     assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(7));
@@ -196,16 +210,15 @@ fn a_driver_flooding_stray_answers_cannot_hold_its_client() {
 fn a_first_incarnation_gone_before_the_client_looked_is_a_restart() {
     let mut page = Page([0; 16384]);
     let region = SharedRegion::new(&mut page.0);
-    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
-    let mut link = Link::new(tx, rx, control);
+    let mut link = client(region);
     for id in 0..3 {
         link.submit(req(id)).unwrap();
     }
-    let (mut d_rx, _, d_control) = pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    let (mut d_rx, _, d_control) = driver(region);
     d_control.publish_next(d_rx.head());
     assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(0));
     // It dies holding 0; the next one discards 1 and 2.
-    let (mut d_rx, _, d_control) = pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    let (mut d_rx, _, d_control) = driver(region);
     while d_rx.dequeue().is_ok() {}
     assert_eq!(d_control.publish_next(d_rx.head()), Epoch(2));
     assert_eq!(
@@ -228,15 +241,11 @@ fn a_first_incarnation_gone_before_the_client_looked_is_a_restart() {
 fn a_request_queued_after_the_restart_is_answered_not_reported() {
     let mut page = Page([0; 16384]);
     let region = SharedRegion::new(&mut page.0);
-    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
-    let (mut d_rx, _, d_control) = pair::driver_side::<Request, Response>(region, CAP).unwrap();
-    d_control.publish_next(d_rx.head());
-    let mut link = Link::new(tx, rx, control);
+    let (mut link, (mut d_rx, _, _)) = attached(region, true);
     link.submit(req(1)).unwrap();
     assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(1));
     // The driver dies holding 1; its successor settles the (empty) queue and publishes.
-    let (mut d_rx, mut d_tx, d_control) =
-        pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    let (mut d_rx, mut d_tx, d_control) = driver(region);
     while d_rx.dequeue().is_ok() {}
     d_control.publish_next(d_rx.head());
     // Not having polled, the client sends 2, which the new incarnation takes; the client
@@ -251,7 +260,7 @@ fn a_request_queued_after_the_restart_is_answered_not_reported() {
     assert_eq!((s.answered, s.restarted, s.stray, s.restarts), (1, 1, 0, 1));
     // Queued after the boundary but not yet answered, it would stay in flight.
     link.submit(req(3)).unwrap();
-    let (_, _, d_control) = pair::driver_side::<Request, Response>(region, CAP).unwrap();
+    let (_, _, d_control) = driver(region);
     d_control.publish_next(2);
     assert_eq!(collect(&mut link), []);
     assert_eq!(link.in_flight(), 1);
@@ -264,11 +273,7 @@ fn a_request_queued_after_the_restart_is_answered_not_reported() {
 fn an_answer_server_restarted_is_reported_as_a_restart() {
     let mut page = Page([0; 16384]);
     let region = SharedRegion::new(&mut page.0);
-    let (tx, rx, control) = pair::client_side::<Request, Response>(region, CAP).unwrap();
-    let (mut d_rx, mut d_tx, d_control) =
-        pair::driver_side::<Request, Response>(region, CAP).unwrap();
-    d_control.publish_next(d_rx.head());
-    let mut link = Link::new(tx, rx, control);
+    let (mut link, (mut d_rx, mut d_tx, _)) = attached(region, true);
     link.submit(req(4)).unwrap();
     assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(4));
     let mut r = resp(4);
