@@ -19,6 +19,18 @@ struct Breakable<'c, B> {
     stall: &'c Cell<bool>,
 }
 
+/// The wrap for `sec1!` that puts the SEC's registers behind a [`Breakable`].
+fn breakable<'c, B>(
+    no_chaining: bool,
+    stall: &'c Cell<bool>,
+) -> impl FnOnce(B) -> Breakable<'c, B> {
+    move |bus| Breakable {
+        bus,
+        no_chaining,
+        stall,
+    }
+}
+
 impl<B: RegisterBus> RegisterBus for Breakable<'_, B> {
     fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
         self.bus.read32(offset)
@@ -62,11 +74,7 @@ fn a_short_scratch_is_refused() {
 #[test]
 fn a_self_test_failure_refuses_service() {
     let stall = Cell::new(false);
-    sec1!(rig, ledger, init, |bus| Breakable {
-        bus,
-        no_chaining: true,
-        stall: &stall
-    });
+    sec1!(rig, ledger, init, breakable(true, &stall));
     // The first known answer that chains (MD5 of RFC 1321's digits, buffered block then
     // data) fails on the chained path: the channel stopped after the first descriptor.
     assert!(
@@ -93,11 +101,7 @@ fn a_self_test_failure_refuses_service() {
 #[test]
 fn a_stalled_engine_fails_a_rerun_self_test() {
     let stall = Cell::new(false);
-    sec1!(rig, ledger, init, |bus| Breakable {
-        bus,
-        no_chaining: false,
-        stall: &stall
-    });
+    sec1!(rig, ledger, init, breakable(false, &stall));
     init.unwrap();
     // A working driver: now break the fetch FIFO and run the self-tests again.
     stall.set(true);
@@ -121,11 +125,7 @@ fn a_stalled_engine_fails_a_rerun_self_test() {
 #[test]
 fn an_engine_fault_fails_only_that_session() {
     let stall = Cell::new(false);
-    sec1!(rig, ledger, init, |bus| Breakable {
-        bus,
-        no_chaining: false,
-        stall: &stall
-    });
+    sec1!(rig, ledger, init, breakable(false, &stall));
     init.unwrap();
     let msg = pattern(300);
     let s = rig.open(Algorithm::Sha1, HashPath::Chained).unwrap();

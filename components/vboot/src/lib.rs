@@ -158,10 +158,7 @@ pub fn check(
     image_len: u64,
     sha256: impl FnOnce(u64) -> Result<[u8; 32], &'static str>,
 ) -> Result<ManifestBody, VbootError> {
-    let body = precheck(manifest, trusted_key, floor, image_len)?;
-    let digest = sha256(body.length).map_err(VbootError::Digest)?;
-    compare(&body, &digest)?;
-    Ok(body)
+    hashed(precheck(manifest, trusted_key, floor, image_len)?, sha256)
 }
 
 /// [`check`] for an image that is its container whole (a file): refuses bytes past

@@ -32,20 +32,20 @@ fn order_of_checks() {
     assert_eq!(verified.name(), b"img");
 
     // A rollback and a truncation are refused without hashing.
-    assert_eq!(
-        check(&good, &trusted, 4, 100, never_hash),
-        Err(VbootError::Rollback {
-            version: 3,
-            floor: 4
-        })
-    );
-    assert_eq!(
-        check(&good, &trusted, 0, 99, never_hash),
-        Err(VbootError::TruncatedImage {
-            have: 99,
-            want: 100
-        })
-    );
+    let rollback = VbootError::Rollback {
+        version: 3,
+        floor: 4,
+    };
+    let truncated = VbootError::TruncatedImage {
+        have: 99,
+        want: 100,
+    };
+    for (floor, image_len, refused) in [(4, 100, rollback), (0, 99, truncated)] {
+        assert_eq!(
+            check(&good, &trusted, floor, image_len, never_hash),
+            Err(refused)
+        );
+    }
     // A region may hold more than its image; a file must be the image whole, refused
     // before hashing.
     assert!(check(&good, &trusted, 0, 101, |_| Ok(DIGEST)).is_ok());
