@@ -86,8 +86,7 @@ fn region_bytes(data: &ClientData<'_>, i: usize) -> Vec<u8> {
 #[test]
 fn the_data_queue_holds_one_request_per_place_and_one_interrupt_returns_them_all() {
     assert_eq!(DATA_SLOTS, MAX_IN_FLIGHT);
-    let (dev, data) = rig().into_parts();
-    let mut svc = Service::new(dev, Sessions::default());
+    let (mut svc, data) = service();
     for i in 0..VECTORS.len() {
         data.region.write_bytes(64 * i, &hex(PLAIN));
     }
@@ -149,8 +148,7 @@ fn the_data_queue_holds_one_request_per_place_and_one_interrupt_returns_them_all
 
 #[test]
 fn a_failed_create_fails_the_requests_waiting_for_it_alone() {
-    let (dev, data) = rig().into_parts();
-    let mut svc = Service::new(dev, Sessions::default());
+    let (mut svc, data) = service();
     data.region.write_bytes(0, &hex(PLAIN));
     data.region.write_bytes(64, &hex(PLAIN));
     // The model's backend runs what QEMU's built-in one does; take CTR away from it
@@ -188,8 +186,7 @@ fn a_failed_create_fails_the_requests_waiting_for_it_alone() {
 
 #[test]
 fn a_closed_session_is_destroyed_only_after_its_request_in_flight_returns() {
-    let (dev, data) = rig().into_parts();
-    let mut svc = Service::new(dev, Sessions::default());
+    let (mut svc, data) = service();
     data.region.write_bytes(0, &hex(PLAIN));
     let (mode, key, iv, want) = VECTORS[1];
     let id = open(&mut svc, mode, key, iv);
@@ -219,8 +216,7 @@ fn a_closed_session_is_destroyed_only_after_its_request_in_flight_returns() {
 /// key left in the device for a session that is gone.
 #[test]
 fn a_session_closed_while_its_device_sessions_are_created_leaves_no_key() {
-    let (dev, data) = rig().into_parts();
-    let mut svc = Service::new(dev, Sessions::default());
+    let (mut svc, data) = service();
     data.region.write_bytes(0, &hex(PLAIN));
     let (mode, key, iv, want) = VECTORS[1];
     let id = open(&mut svc, mode, key, iv);
@@ -262,8 +258,7 @@ fn released_then_answered_and_destroyed(
 /// with no later request needed to sweep it.
 #[test]
 fn an_orphan_whose_request_was_cancelled_is_destroyed_once_created() {
-    let (dev, data) = rig().into_parts();
-    let mut svc = Service::new(dev, Sessions::default());
+    let (mut svc, data) = service();
     let (mode, key, iv, _) = VECTORS[1];
     let id = open(&mut svc, mode, key, iv);
     svc.engine.bus_mut().hold();
@@ -278,6 +273,12 @@ fn an_orphan_whose_request_was_cancelled_is_destroyed_once_created() {
     assert!(answers(&mut svc).is_empty());
     assert_eq!(svc.engine.bus_mut().sessions.open(), 0, "nothing left");
     assert_eq!(svc.engine.cached_sessions(), 0);
+}
+
+/// The Cipher service over a fresh rig's device, and its client's data region.
+fn service() -> (Service<'static, Dev>, ClientData<'static>) {
+    let (dev, data) = rig().into_parts();
+    (Service::new(dev, Sessions::default()), data)
 }
 
 /// Opens a session of `mode` under the published `key` and `iv` (hex).

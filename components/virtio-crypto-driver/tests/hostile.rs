@@ -4,10 +4,10 @@
 mod rig;
 
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
-use rig::{rig, session, try_rig};
+use rig::{Rig, rig, session, try_rig};
 use virtio_crypto_driver::wire::{cipher_algo, status};
 use virtio_crypto_driver::{Direction, Error, regs};
-use virtio_crypto_model::ModelConfig;
+use virtio_crypto_model::{Faults, ModelConfig};
 
 const KEY: [u8; 16] = [0x2b; 16];
 const IV: [u8; 16] = [0; 16];
@@ -92,11 +92,12 @@ fn a_failure_status_is_an_engine_fault_and_the_driver_goes_on() {
     assert!(!r.dev.is_broken());
 }
 
-#[test]
-fn a_device_that_never_answers_times_out_and_breaks_the_driver() {
+/// A rig whose device, given `fault` after start-up, fails a request of `mode` with
+/// EngineFault and leaves the driver broken.
+fn broken_by(mode: Mode, fault: impl FnOnce(&mut Faults)) -> Rig {
     let mut r = rig();
-    let mut s = session(Mode::Ctr, &KEY, &IV);
-    r.model().faults.hang = true;
+    let mut s = session(mode, &KEY, &IV);
+    fault(&mut r.model().faults);
     assert_eq!(
         r.crypt(&mut s, CipherOp::Encrypt, &[(0, 16)]),
         Err(CipherError::EngineFault)
@@ -105,6 +106,12 @@ fn a_device_that_never_answers_times_out_and_breaks_the_driver() {
         r.dev.is_broken(),
         "the device may still own the chain: nothing is reused"
     );
+    r
+}
+
+#[test]
+fn a_device_that_never_answers_times_out_and_breaks_the_driver() {
+    let mut r = broken_by(Mode::Ctr, |f| f.hang = true);
     assert_eq!(
         r.dev
             .create_session(cipher_algo::AES_CBC, Direction::Encrypt, &KEY),
@@ -114,14 +121,7 @@ fn a_device_that_never_answers_times_out_and_breaks_the_driver() {
 
 #[test]
 fn a_device_that_needs_a_reset_breaks_the_driver() {
-    let mut r = rig();
-    let mut s = session(Mode::Cbc, &KEY, &IV);
-    r.model().faults.needs_reset = true;
-    assert_eq!(
-        r.crypt(&mut s, CipherOp::Encrypt, &[(0, 16)]),
-        Err(CipherError::EngineFault)
-    );
-    assert!(r.dev.is_broken());
+    let mut r = broken_by(Mode::Cbc, |f| f.needs_reset = true);
     assert_ne!(r.model().status() & regs::status::DEVICE_NEEDS_RESET, 0);
 }
 
