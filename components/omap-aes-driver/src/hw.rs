@@ -6,12 +6,13 @@
 
 use cipher_service::{Job, Segments, Session, sg};
 use cost_ledger::Event;
-use mmio::edma::{self as e, p};
 use mmio::omap_aes::{self as r, ctrl, irq, sysconfig};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherOp, Mode};
-use pio_dma_driver::edma::Wiring;
-use pio_dma_driver::{HwStep, Meter, Route};
+use pio_dma_driver::edma::{self, Wiring};
+use pio_dma_driver::{Meter, PioDmaEngine, Route, kat};
+
+use crate::route;
 
 /// Where the engine and its DMA lines sit (`pio_dma_driver::edma::Wiring`).
 pub type Config = Wiring;
@@ -68,74 +69,78 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
             resetting: false,
         }
     }
+}
 
-    /// Loads the job's context (unless `kept`: the engine still holds it) and starts it
-    /// on `route`; the engine's interrupts do the rest ([`interrupt`](Self::interrupt)).
-    pub fn start(&mut self, route: Route, job: &Job<'_>, kept: bool) -> HwStep<HwError> {
+impl<A: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<A, D> {
+    type Error = HwError;
+    const STALLED: HwError = HwError::Stalled;
+    const MIN_DMA_BLOCKS: u32 = 1;
+    const DMA_ALIGN: u64 = edma::WORD;
+    const KATS: &'static [&'static kat::Kat] = &kat::ALL;
+
+    fn dma_capable(&self, segs: &Segments, phys: Option<u64>) -> bool {
+        route::dma_capable(segs, phys)
+    }
+
+    /// Loads the job's context (unless `kept`) and starts it on `route`; the engine's
+    /// interrupts do the rest.
+    fn start(
+        &mut self,
+        route: Route,
+        job: &Job<'_>,
+        kept: bool,
+        _: &impl Meter,
+    ) -> Result<(), HwError> {
         let total = job.segs.total();
-        if total == 0 {
-            return HwStep::Done(Ok(job.session.iv));
-        }
-        if let Err(err) = self.reset_done() {
-            return HwStep::Done(Err(err));
-        }
-        let started = self
-            .load_context(&job.session, job.op, kept)
-            .and_then(|()| {
-                self.set_length(total)?;
-                match route {
-                    Route::Pio => {
-                        self.aes.write32(r::IRQ_ENABLE, irq::DATA_IN)?;
-                        let blocks = (total as usize).div_ceil(r::BLOCK);
-                        self.state = State::Pio {
-                            sent: 0,
-                            got: 0,
-                            blocks,
-                        };
-                        Ok(())
-                    }
-                    Route::Dma => {
-                        self.state = State::Dma;
-                        self.dma_start(&job.segs, job.data.phys.unwrap_or_default())
-                    }
-                }
-            });
-        match started {
-            Ok(()) => HwStep::Pending,
-            Err(err) => self.fail(err),
+        self.reset_done()?;
+        self.load_context(&job.session, job.op, kept)?;
+        self.set_length(total)?;
+        match route {
+            Route::Pio => {
+                self.aes.write32(r::IRQ_ENABLE, irq::DATA_IN)?;
+                let blocks = (total as usize).div_ceil(r::BLOCK);
+                self.state = State::Pio {
+                    sent: 0,
+                    got: 0,
+                    blocks,
+                };
+                Ok(())
+            }
+            Route::Dma => {
+                self.state = State::Dma;
+                self.dma_start(&job.segs, job.data.phys.unwrap_or_default(), total)
+            }
         }
     }
 
-    /// Advances the job in flight on an interrupt (see `PioDmaEngine::interrupt`).
-    pub fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
-        let step = match self.state {
-            State::Idle => Ok(None),
+    fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> Result<bool, HwError> {
+        match self.state {
+            State::Idle => Ok(false),
             State::Pio { .. } => self.pio_step(job, meter),
             State::Dma => self.dma_step(meter),
-        };
-        match step {
-            Ok(None) => HwStep::Pending,
-            Ok(Some(())) => {
-                self.state = State::Idle;
-                let mut iv = job.session.iv;
-                match self.read_iv(job.session.mode, &mut iv) {
-                    Ok(()) => HwStep::Done(Ok(iv)),
-                    Err(e) => self.fail(e.into()),
-                }
-            }
-            Err(err) => self.fail(err),
         }
     }
 
-    /// Ends a job with `err`, the engine and channels reset so the next starts clean.
-    pub(crate) fn fail(&mut self, err: HwError) -> HwStep<HwError> {
+    fn finish(&mut self, job: &Job<'_>) -> Result<[u8; 16], HwError> {
         self.state = State::Idle;
-        // Best effort: an engine that cannot even be reset reports the first error; the
-        // next request will find it again.
-        let _ = self.recover();
-        HwStep::Done(Err(err))
+        let mut iv = job.session.iv;
+        self.read_iv(job.session.mode, &mut iv)?;
+        Ok(iv)
     }
 
+    /// Engine and channels back to a clean state. A soft reset still under way (the
+    /// request that found it so fails at once) is not issued again.
+    fn reset(&mut self) {
+        self.state = State::Idle;
+        if !self.resetting {
+            // Best effort: an engine that cannot even be reset reports the first error;
+            // the next request will find it again.
+            let _ = self.recover();
+        }
+    }
+}
+
+impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
     /// Key, IV and CTRL from the session (`omap_aes_write_ctrl`), so sessions of
     /// different clients interleave; `kept`: the engine still holds this session's key
     /// and IV (its last job, same direction), so only CTRL is written.
@@ -190,15 +195,15 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
     }
 
     /// One PIO interrupt, as `omap_aes_irq`: on DATA_IN write the next block, on
-    /// DATA_OUT read one back. `Some` when the last block is back.
-    fn pio_step(&mut self, job: &Job<'_>, meter: &impl Meter) -> Result<Option<()>, HwError> {
+    /// DATA_OUT read one back. `true` when the last block is back.
+    fn pio_step(&mut self, job: &Job<'_>, meter: &impl Meter) -> Result<bool, HwError> {
         let State::Pio {
             mut sent,
             mut got,
             blocks,
         } = self.state
         else {
-            return Ok(None);
+            return Ok(false);
         };
         let status = self.aes.read32(r::IRQ_STATUS)?;
         let mut block = [0u8; r::BLOCK];
@@ -225,104 +230,38 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
             }
         } else {
             // Not ours (or already handled): nothing changes.
-            return Ok(None);
+            return Ok(false);
         }
         self.state = State::Pio { sent, got, blocks };
-        Ok((got == blocks).then_some(()))
-    }
-
-    /// Programs `ch` over the segments: one AB-synchronised frame (4 words of 4 bytes)
-    /// per block, one PaRAM set per segment linked in order, the last raising `TCC = ch`
-    /// if `notify`. Zero-length segments are skipped (a null set would stall EDMA).
-    fn program(
-        &mut self,
-        ch: usize,
-        links: usize,
-        segs: &Segments,
-        base: u64,
-        to_engine: bool,
-        notify: bool,
-    ) -> Result<(), BusFault> {
-        let port = (self.cfg.engine_phys + r::data(0) as u64) as u32;
-        let mut list = segs.as_slice().iter().filter(|s| s.len > 0).peekable();
-        let mut set = ch;
-        let mut next = links;
-        while let Some(s) = list.next() {
-            let last = list.peek().is_none();
-            // `route::dma_capable` checked that every address fits the 32-bit bus.
-            let addr = (base + u64::from(s.offset)) as u32;
-            let mut opt = p::OPT_SYNCDIM | p::OPT_TCC.val(ch as u32);
-            if last && notify {
-                opt |= p::OPT_TCINTEN;
-            }
-            let word = r::BLOCK / r::BLOCK_WORDS;
-            let (src, dst, bidx, cidx) = if to_engine {
-                (
-                    addr,
-                    port,
-                    p::SRC_IDX.val(word as u32),
-                    p::SRC_IDX.val(r::BLOCK as u32),
-                )
-            } else {
-                (
-                    port,
-                    addr,
-                    p::DST_IDX.val(word as u32),
-                    p::DST_IDX.val(r::BLOCK as u32),
-                )
-            };
-            let link = if last { e::LINK_NULL } else { e::link_to(next) };
-            let words = [
-                opt,
-                src,
-                p::ACNT.val(word as u32) | p::BCNT.val(r::BLOCK_WORDS as u32),
-                dst,
-                bidx,
-                p::LINK.val(link),
-                cidx,
-                p::CCNT_FIELD.val(s.len / r::BLOCK as u32),
-            ];
-            self.edma.write_words(e::param(set), &words)?;
-            set = next;
-            next += 1;
-        }
-        Ok(())
+        Ok(got == blocks)
     }
 
     /// DMA straight from the client's segments ("DMA and PIO mode improvements"): tx
     /// channel memory to DATA_N, rx channel DATA_N to memory, completion on rx's last set.
-    fn dma_start(&mut self, segs: &Segments, base: u64) -> Result<(), HwError> {
-        let (tx, rx) = (self.cfg.dma_tx, self.cfg.dma_rx);
-        self.program(tx, self.cfg.tx_links, segs, base, true, false)?;
-        self.program(rx, self.cfg.rx_links, segs, base, false, true)?;
-        self.edma.write32(e::IESR, 1 << rx)?;
-        self.edma.write32(e::EESR, 1 << tx)?;
-        self.edma.write32(e::EESR, 1 << rx)?;
+    fn dma_start(&mut self, segs: &Segments, base: u64, len: u32) -> Result<(), HwError> {
+        let data = (r::data(0), r::data(0));
+        edma::start(&mut self.edma, &self.cfg, data, segs, base, len)?;
         let reqs = sysconfig::DMA_REQ_IN | sysconfig::DMA_REQ_OUT;
         self.aes.modify32(r::SYSCONFIG, 0, reqs)?;
         Ok(())
     }
 
-    /// EDMA's completion or error interrupt. `Some` when the transfer is done.
-    fn dma_step(&mut self, meter: &impl Meter) -> Result<Option<()>, HwError> {
-        let result =
-            pio_dma_driver::edma::finished(&mut self.edma, self.cfg.dma_tx, self.cfg.dma_rx, meter);
+    /// EDMA's completion or error interrupt. `true` when the transfer is done.
+    fn dma_step(&mut self, meter: &impl Meter) -> Result<bool, HwError> {
+        let result = edma::finished(&mut self.edma, &self.cfg, meter);
         if matches!(result, Ok(false)) {
-            return Ok(None);
+            return Ok(false);
         }
         let reqs = sysconfig::DMA_REQ_IN | sysconfig::DMA_REQ_OUT;
         self.aes.modify32(r::SYSCONFIG, reqs, 0)?;
-        result.map(|_| Some(()))
+        result
     }
 
     /// Puts engine and channels back to a clean state after a failed request. The soft
     /// reset raises no interrupt and takes a few interface clocks; it is not waited for
     /// here: the next request checks it once ([`reset_done`](Self::reset_done)).
     fn recover(&mut self) -> Result<(), HwError> {
-        let (tx, rx) = (self.cfg.dma_tx, self.cfg.dma_rx);
-        self.edma.write32(e::EECR, (1 << tx) | (1 << rx))?;
-        self.edma.write32(e::ICR, (1 << tx) | (1 << rx))?;
-        self.edma.write32(e::ERRCLR, e::ERRSTAT_BUSERR)?;
+        edma::stop(&mut self.edma, &self.cfg)?;
         self.aes.write32(r::SYSCONFIG, sysconfig::SOFTRESET)?;
         self.resetting = true;
         Ok(())

@@ -1,8 +1,8 @@
 //! Driver library for the TI OMAP AES engine (omap4 layout, AM335x AES0) with EDMA, as
 //! an isolated Cipher driver: the logic of the driver PD, testable on the host against
-//! the engine models. The PD entry only wires buses, the ledger and regions into
-//! [`new`] and serves with `cipher-service`, handing the engine's interrupts (AES,
-//! EDMA completion and error) to `CipherEngine::interrupt`.
+//! the engine models. The PD entry only wires buses, the ledger and regions into an
+//! [`OmapAesDriver`] and serves with `cipher-service`, handing the engine's interrupts
+//! (AES, EDMA completion and error) to `CipherEngine::interrupt`.
 //!
 //! What it does, per the project's source documents (the omap-aes DMA/PIO series, SOURCES.md):
 //! * Per request PIO or DMA (`pio_dma_driver::route::choose` over [`route::dma_capable`]): DMA for requests at or above the
@@ -31,61 +31,11 @@ pub mod route;
 
 pub use hw::{AM335X, Config, Engine, HwError};
 pub use pio_dma_driver::{
-    Calibration, Crossover, HwStep, LedgerMeter, Meter, Route, SCRATCH_BYTES, calibrate, kat,
+    Calibration, Crossover, Health, InitError, LedgerMeter, Meter, Route, SCRATCH_BYTES,
+    SelfTestFailure, calibrate, kat,
 };
 
-use cipher_service::{ClientData, Job, Segments};
-use mmio::RegisterBus;
-use pio_dma_driver::{Driver, PioDmaEngine};
-
 /// The driver: this crate's engine under the shared self-test, calibration and routing.
-pub type OmapAesDriver<'a, A, D, M> = Driver<'a, Engine<A, D>, M>;
-pub type Health = pio_dma_driver::Health<HwError>;
-pub type InitError = pio_dma_driver::InitError<HwError>;
-pub type SelfTestFailure = pio_dma_driver::SelfTestFailure<HwError>;
-
-/// A driver that serves nothing until `init` (self-test, then calibration) succeeds.
-pub fn new<'a, A, D, M>(
-    cfg: Config,
-    aes: A,
-    edma: D,
-    meter: M,
-    scratch: ClientData<'a>,
-) -> OmapAesDriver<'a, A, D, M>
-where
-    A: RegisterBus,
-    D: RegisterBus,
-    M: Meter,
-{
-    Driver::new(Engine::new(cfg, aes, edma), meter, scratch)
-}
-
-impl<A: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<A, D> {
-    type Error = HwError;
-    const STALLED: HwError = HwError::Stalled;
-    const MIN_DMA_BLOCKS: u32 = 1;
-    const DMA_ALIGN: u64 = route::DMA_WORD;
-    const KATS: &'static [&'static kat::Kat] = &kat::ALL;
-
-    fn dma_capable(&self, segs: &Segments, phys: Option<u64>) -> bool {
-        route::dma_capable(segs, phys)
-    }
-
-    fn start(
-        &mut self,
-        route: Route,
-        job: &Job<'_>,
-        kept: bool,
-        _: &impl Meter,
-    ) -> HwStep<HwError> {
-        Engine::start(self, route, job, kept)
-    }
-
-    fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> HwStep<HwError> {
-        Engine::interrupt(self, job, meter)
-    }
-
-    fn cancel(&mut self) {
-        let _ = self.fail(HwError::Stalled);
-    }
-}
+/// `Driver::new(Engine::new(..), ..)` serves nothing until `init` (self-test, then
+/// calibration) succeeds.
+pub type OmapAesDriver<'a, A, D, M> = pio_dma_driver::Driver<'a, Engine<A, D>, M>;

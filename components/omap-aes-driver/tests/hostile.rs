@@ -27,23 +27,6 @@ fn dma_to_an_unreachable_address_is_a_typed_error_and_the_engine_recovers() {
     suite::dma_fault_is_typed_and_recovers(&mut rig);
 }
 
-/// An AES bus whose key word 0 loses a bit on the way in: a stuck key-register line.
-struct StuckKeyBit<B>(B);
-
-impl<B: RegisterBus> RegisterBus for StuckKeyBit<B> {
-    fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
-        self.0.read32(offset)
-    }
-    fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
-        let value = if offset == omap_aes::key(0) {
-            value ^ 1
-        } else {
-            value
-        };
-        self.0.write32(offset, value)
-    }
-}
-
 /// An AES bus whose first soft reset is still running for the next `reads` SYSSTATUS
 /// reads (a slow interface clock).
 struct SlowReset<B> {
@@ -106,9 +89,8 @@ fn a_reset_not_finished_when_the_next_request_starts_fails_that_request_alone() 
 fn a_self_test_failure_refuses_service() {
     // The first vector, on the first route.
     let board = Board::new();
-    let driver = board.driver_with(StuckKeyBit(board.soc.aes()));
-    let rig = |d| rig::rig(&board, d);
-    kit::a_wrong_answer_refuses_service(driver, Route::Pio, CipherOp::Encrypt, rig);
+    let driver = board.driver_with(kit::StuckBit(board.soc.aes(), omap_aes::key(0)));
+    kit::a_wrong_answer_refuses_service(&board, driver, Route::Pio, CipherOp::Encrypt);
 }
 
 /// A client that rewrites its own data while its PIO request is between blocks spoils
@@ -208,21 +190,13 @@ fn a_scratch_above_4_gib_is_refused() {
 
 #[test]
 fn an_untested_driver_serves_nobody_and_a_gated_engine_says_no_power() {
-    let board = Board::new();
-    let driver = board.driver_with(board.soc.aes());
-    kit::an_untested_driver_serves_nobody(&mut rig::rig(&board, driver));
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    kit::a_gated_engine_says_no_power(&mut rig, board.gates, board.ledger, board::am335x::AES0);
+    kit::an_untested_driver_serves_nobody(&Board::new());
+    kit::a_gated_engine_says_no_power(&Board::new());
 }
 
 #[test]
 fn the_self_test_covers_the_dma_path_too() {
-    let board = Board::new();
-    let rx = board::am335x::AES0.dma.unwrap().1;
-    let dead = kit::DeadRxChannel(board.soc.edma(), rx);
-    let driver = board.driver_with_buses(board.soc.aes(), dead);
-    kit::the_self_test_covers_the_dma_path(driver, |d| rig::rig(&board, d));
+    kit::the_self_test_covers_the_dma_path(&Board::new());
 }
 
 #[test]

@@ -6,62 +6,29 @@
 mod rig;
 
 use cost_ledger::Event;
-use kat_vectors::{CBC_IV, CTR_IV, FIPS197_C, FIPS197_PT, K128, K256, PLAIN, SP800_38A};
+use kat_vectors::{CBC_IV, CTR_IV, K128, K256, PLAIN, SP800_38A};
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
-use pio_dma_driver::testkit::{self as kit, both_ways};
-use rig::{Board, Layout, counted, hex};
+use pio_dma_driver::testkit as kit;
+use rig::{Board, Layout, hex};
 
 #[test]
 fn fips_197_appendix_c_on_pio_and_dma() {
     let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    let pt = hex(FIPS197_PT);
-    for &(_, key, ct) in FIPS197_C {
-        for path in [Path::Pio, Path::Dma, Path::Adaptive] {
-            let s = rig.open(Mode::Ecb, path, &hex(key), &[0; 16]).unwrap();
-            let enc = rig.crypt(s, CipherOp::Encrypt, &pt, &[16], Layout::Aligned);
-            assert_eq!(enc, Ok(hex(ct)), "{key} {path:?}");
-            let dec = rig.crypt(s, CipherOp::Decrypt, &hex(ct), &[16], Layout::Aligned);
-            assert_eq!(dec, Ok(pt.clone()), "{key} {path:?}");
-        }
-    }
+    kit::fips_197_appendix_c(&mut rig::rig(&board, board.driver()), 1);
 }
 
 #[test]
 fn sp800_38a_dma_split_at_every_block_and_no_cpu_copy() {
     let board = Board::new();
     let mut rig = rig::rig(&board, board.driver());
-    let splits = vec![
-        vec![64],
-        vec![16, 48],
-        vec![32, 32],
-        vec![48, 16],
-        vec![16, 16, 16, 16],
-        vec![0, 32, 0, 32],
-    ];
-    for &v in SP800_38A {
-        let ((), c) = counted(board.ledger, || {
-            both_ways(&mut rig, v, Path::Dma, &splits, Layout::Aligned);
-        });
-        assert_eq!(rig::copied(&c), 0, "{}: DMA copies no client byte", v.0);
-        let requests = 2 * splits.len() as u64;
-        assert_eq!(c.get(Event::Request), requests);
-        // Every byte in and out by EDMA, none through the data port by the CPU.
-        assert_eq!(c.get(Event::DmaByte), requests * 2 * 64, "{}", v.0);
-        assert_eq!(c.get(Event::PioWord), 0, "{}", v.0);
-    }
+    kit::sp800_38a_dma_split_at_every_block(&mut rig, board.ledger, &[Layout::Aligned]);
 }
 
 #[test]
 fn adaptive_picks_by_size_and_alignment() {
     let board = Board::new();
     let mut rig = rig::rig(&board, board.driver());
-    let from = rig
-        .service
-        .engine
-        .calibration()
-        .get(Mode::Cbc, 16)
-        .dma_from_bytes;
+    let from = kit::dma_from(&rig, Mode::Cbc, 16);
     let key = hex(K128);
     let s = rig.open(Mode::Cbc, Path::Adaptive, &key, &[0; 16]).unwrap();
     let big = vec![0x11u8; from as usize];
@@ -128,20 +95,7 @@ fn adaptive_and_forced_paths_agree_with_each_other() {
 #[test]
 fn iv_carries_over_between_requests_on_both_routes() {
     let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    for path in [Path::Pio, Path::Dma] {
-        for &(name, mode, key, iv, ct) in SP800_38A {
-            let s = rig.open(mode, path, &hex(key), &hex(iv)).unwrap();
-            let mut out = Vec::new();
-            for block in hex(PLAIN).chunks(16) {
-                out.extend(
-                    rig.crypt(s, CipherOp::Encrypt, block, &[16], Layout::Aligned)
-                        .unwrap(),
-                );
-            }
-            assert_eq!(out, hex(ct), "{name} {path:?}");
-        }
-    }
+    kit::iv_carries_over_between_requests(&mut rig::rig(&board, board.driver()), 16);
 }
 
 #[test]
@@ -197,35 +151,7 @@ fn ctr_partial_blocks_go_pio_and_forced_dma_refuses_them() {
 fn queued_requests_of_a_session_run_as_one_transfer() {
     let board = Board::new();
     let mut rig = rig::rig(&board, board.driver());
-    for path in [Path::Dma, Path::Pio, Path::Adaptive] {
-        cipher_service::testkit::suite::queued_requests_match_one_at_a_time(
-            &mut rig, SP800_38A, PLAIN, path, 16,
-        );
-    }
-    // One vector's four blocks as four queued requests on the DMA path: one transfer.
-    let (_, mode, key, iv, ct) = SP800_38A[0];
-    let s = rig.open(mode, Path::Dma, &hex(key), &hex(iv)).unwrap();
-    let plain = hex(PLAIN);
-    let reqs: Vec<_> = (0..4u32)
-        .map(|i| {
-            let at = 256 * i as usize;
-            rig.bytes()[at..at + 16].copy_from_slice(&plain[16 * i as usize..][..16]);
-            rig::request(i + 1, s, &[(256 * i, 16)])
-        })
-        .collect();
-    let (got, c) = counted(board.ledger, || rig.exchange(rig::CLIENT, &reqs));
-    assert!(got.iter().all(|a| rig::status(a).is_ok()), "{got:?}");
-    assert_eq!(
-        c.get(Event::DmaStart),
-        2,
-        "one transfer: tx and rx started once"
-    );
-    assert_eq!(c.get(Event::Request), 4, "each request still costs its own");
-    assert_eq!(c.get(Event::DmaByte), 2 * 64);
-    let out: Vec<u8> = (0..4)
-        .flat_map(|i| rig.bytes()[256 * i..][..16].to_vec())
-        .collect();
-    assert_eq!(out, hex(ct));
+    kit::queued_requests_run_as_one_transfer(&mut rig, board.ledger, 16);
 }
 
 /// How the driver joins queued requests, on every path: the longest join it
@@ -248,14 +174,8 @@ fn joins_on_every_path() {
 fn a_held_context_is_reused_only_when_it_matches() {
     let board = Board::new();
     let mut rig = rig::rig(&board, board.driver());
-    for v in SP800_38A.iter().filter(|v| v.1 != Mode::Ecb) {
-        for path in [Path::Pio, Path::Dma] {
-            let kept = || board.ledger.get(Event::ContextKept);
-            cipher_service::testkit::suite::held_context_only_when_it_matches(
-                &mut rig, *v, PLAIN, path, &kept,
-            );
-        }
-    }
+    let paths = [Path::Pio, Path::Dma];
+    kit::a_held_context_is_reused_only_when_it_matches(&mut rig, board.ledger, &paths);
 }
 
 #[test]

@@ -95,26 +95,31 @@ pub trait PioDmaEngine {
     /// Whether DMA can take `segs` of a region at physical address `phys` as they lie.
     fn dma_capable(&self, segs: &Segments, phys: Option<u64>) -> bool;
 
-    /// Loads the job's key, IV and mode and starts it on `route`, without waiting.
-    /// `kept`: the engine still holds exactly this job's context (the driver saw its
-    /// last job end with this key, IV and direction; see [`Context`]), so it loads none
-    /// of it. A job of no bytes touches no register and is done at once.
+    /// Loads the job's key, IV and mode and starts it on `route`, without waiting; the
+    /// job has bytes (the driver finishes an empty one itself, touching no register).
+    /// `kept`: the engine still holds exactly this job's context (the driver saw its last
+    /// job end with this key, IV and direction; see [`Context`]), so it loads none of it.
     fn start(
         &mut self,
         route: Route,
         job: &Job<'_>,
         kept: bool,
         meter: &impl Meter,
-    ) -> HwStep<Self::Error>;
+    ) -> Result<(), Self::Error>;
 
     /// Advances the job in flight on one of the engine's interrupts: reads and clears
-    /// the status, moves the next block or ends the transfer. With nothing pending it
-    /// returns `Pending` and changes nothing. Counts each interrupt it services as
-    /// `Event::Interrupt`. On an error the engine is reset for the next job.
-    fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> HwStep<Self::Error>;
+    /// the status, moves the next block or ends the transfer; `Ok(true)` once the job's
+    /// last byte is back. With nothing pending it returns `Ok(false)` and changes
+    /// nothing. Counts each interrupt it services as `Event::Interrupt`.
+    fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> Result<bool, Self::Error>;
 
-    /// Abandons the job in flight (its interrupt never came) and resets the engine.
-    fn cancel(&mut self);
+    /// After `interrupt`'s `Ok(true)`: ends the job on the engine and returns the IV it
+    /// left for the session's next request.
+    fn finish(&mut self, job: &Job<'_>) -> Result<[u8; 16], Self::Error>;
+
+    /// Abandons whatever the engine was doing and resets it for the next job: after any
+    /// error of the calls above, and when a job's interrupts stopped coming.
+    fn reset(&mut self);
 }
 
 /// A job's context as an engine loads it: what must match for the engine to run the
@@ -159,7 +164,7 @@ impl Context {
 
 /// Where a job stands on the engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HwStep<E> {
+enum HwStep<E> {
     Pending,
     /// Finished, with the IV the engine left for the session's next request.
     Done(Result<[u8; 16], E>),
@@ -173,7 +178,7 @@ pub fn polls_for(segs: &Segments) -> u32 {
 
 /// Which known-answer test failed, on which route, and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SelfTestFailure<E> {
+pub struct SelfTestFailure<E = HwError> {
     pub vector: &'static str,
     pub route: Route,
     pub op: CipherOp,
@@ -183,7 +188,7 @@ pub struct SelfTestFailure<E> {
 
 /// Whether the driver may serve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Health<E> {
+pub enum Health<E = HwError> {
     /// `init` has not run (or not finished): nothing is served.
     Untested,
     Ready,
@@ -193,7 +198,7 @@ pub enum Health<E> {
 
 /// Why `init` did not make the driver ready.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InitError<E> {
+pub enum InitError<E = HwError> {
     /// The scratch region is too small, unaligned or not DMA-reachable.
     Scratch,
     SelfTest(SelfTestFailure<E>),
@@ -377,13 +382,12 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
             if !matches!(step, HwStep::Pending) {
                 break;
             }
-            let next = self.engine.interrupt(job, &self.meter);
-            step = self.ended(job, next);
+            step = self.advance(job);
         }
         match step {
             HwStep::Done(result) => result,
             HwStep::Pending => {
-                self.engine.cancel();
+                self.engine.reset();
                 Err(E::STALLED)
             }
         }
@@ -393,31 +397,45 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
     /// context (counted as `ContextKept`). A job of no bytes touches no register, so
     /// what the engine holds stays known.
     fn begin(&mut self, route: Route, job: &Job<'_>) -> HwStep<E::Error> {
-        let runs = job.segs.total() > 0;
-        let kept = runs && self.held.is_some_and(|h| h.is(&Context::of(job)));
+        if job.segs.total() == 0 {
+            return HwStep::Done(Ok(job.session.iv));
+        }
+        let kept = self.held.is_some_and(|h| h.is(&Context::of(job)));
         if kept {
             self.meter.count(Event::ContextKept, 1);
         }
-        if runs {
-            // Unknown while the job runs, and after it unless it succeeds.
-            self.held = None;
+        // Unknown while the job runs, and after it unless it succeeds.
+        self.held = None;
+        match self.engine.start(route, job, kept, &self.meter) {
+            Ok(()) => HwStep::Pending,
+            Err(e) => self.failed(e),
         }
-        let step = self.engine.start(route, job, kept, &self.meter);
-        self.ended(job, step)
     }
 
-    /// `step` of `job`: after a success the engine holds the job's context, with the IV
-    /// it left.
-    fn ended(&mut self, job: &Job<'_>, step: HwStep<E::Error>) -> HwStep<E::Error> {
-        if let HwStep::Done(Ok(iv)) = step
-            && job.segs.total() > 0
-        {
-            self.held = Some(Context {
-                iv,
-                ..Context::of(job)
-            });
+    /// The job in flight on one of the engine's interrupts. After a success the engine
+    /// holds the job's context, with the IV it left.
+    fn advance(&mut self, job: &Job<'_>) -> HwStep<E::Error> {
+        let ended = self
+            .engine
+            .interrupt(job, &self.meter)
+            .and_then(|done| done.then(|| self.engine.finish(job)).transpose());
+        match ended {
+            Ok(None) => HwStep::Pending,
+            Ok(Some(iv)) => {
+                self.held = Some(Context {
+                    iv,
+                    ..Context::of(job)
+                });
+                HwStep::Done(Ok(iv))
+            }
+            Err(e) => self.failed(e),
         }
-        step
+    }
+
+    /// Ends the job with `e`, the engine reset so the next job starts clean.
+    fn failed(&mut self, e: E::Error) -> HwStep<E::Error> {
+        self.engine.reset();
+        HwStep::Done(Err(e))
     }
 
     fn ready(&self) -> Result<(), CipherError> {
@@ -474,14 +492,13 @@ impl<E: PioDmaEngine, M: Meter> CipherEngine for Driver<'_, E, M> {
     }
 
     fn interrupt(&mut self, job: &Job<'_>) -> Step {
-        let step = self.engine.interrupt(job, &self.meter);
-        let step = self.ended(job, step);
+        let step = self.advance(job);
         self.step(step)
     }
 
     fn cancel(&mut self, _: &Job<'_>) {
         self.held = None;
-        self.engine.cancel();
+        self.engine.reset();
     }
 
     fn context_lost(&mut self) {

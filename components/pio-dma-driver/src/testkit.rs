@@ -1,23 +1,204 @@
 //! Test support shared by the PIO/DMA engines' tests (feature `testkit`, host only):
-//! the checks OMAP AES and STM32 CRYP must both pass, written once over the shared
-//! driver half; each engine's tests give only their board (its model, its gate, the
-//! crossover SOURCES.md publishes for it).
+//! the modelled board and client rig both engines' tests run on ([`Board`], [`rig`]),
+//! and the checks OMAP AES and STM32 CRYP must both pass, written once over the shared
+//! driver half. Each engine's tests give only their [`Soc`] (its model, buses, engine and
+//! costs) and the figures SOURCES.md publishes for it.
 
+use std::boxed::Box;
 use std::ops::RangeInclusive;
 use std::vec;
 
 use std::vec::Vec;
 
-use cipher_service::testkit::{CLIENT, Layout, Rig, hex, request, status};
+use cipher_service::testkit::{CLIENT, DATA, Layout, Rig, hex, request, status};
+use cipher_service::{CipherEngine, ClientData, Segments, validate};
 use cost_ledger::{CostTable, Counts, Event, Ledger};
+use engine_models::phys::PhysMap;
 use engine_models::power::{ClockController, GateBlock};
 use kat_vectors::{CipherVector, PLAIN, SP800_38A};
+use mmio::clkctrl::{self, MODULEMODE, MODULEMODE_ENABLE};
 use mmio::{BusFault, RegisterBus};
-use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
+use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request};
 use pd_idl::wire::Caller;
+use shared_region::SharedRegion;
 
 use crate::calibrate::{KEY_LENS, MODES};
-use crate::{Driver, Health, InitError, Meter, PioDmaEngine, Route};
+use crate::{Driver, Health, InitError, LedgerMeter, Meter, PioDmaEngine, Route, SCRATCH_BYTES};
+
+/// What one engine's tests say about the SoC model it sits on; [`Board`] does the rest.
+pub trait Soc: 'static {
+    /// The SoC model (`engine_models::am335x::Am335x`, ...).
+    type Model: 'static;
+    /// The model's register port: the buses a driver gets unless a test wraps them.
+    type Bus: RegisterBus;
+    /// The engine over an engine bus `A` and a DMA controller bus `D`.
+    type Engine<A: RegisterBus, D: RegisterBus>: PioDmaEngine<Error = crate::HwError>;
+    /// The engine's device and its DMA controller's, clocked on a new board.
+    const ENGINE: board::Device;
+    const DMA: board::Device;
+    /// Where DDR starts: the client's region and the driver's scratch sit above it.
+    const DDR: u64;
+    const COSTS: &'static CostTable;
+
+    fn model(
+        mem: &'static PhysMap<'static>,
+        gates: &'static GateBlock,
+        ledger: &'static Ledger,
+    ) -> Self::Model;
+    fn engine_bus(model: &'static Self::Model) -> Self::Bus;
+    fn dma_bus(model: &'static Self::Model) -> Self::Bus;
+    fn engine<A: RegisterBus, D: RegisterBus>(engine: A, dma: D) -> Self::Engine<A, D>;
+    /// Adds `memory` to the DMA map at `phys` (`PhysMap::add_raw`, which this crate, being
+    /// `forbid(unsafe_code)`, leaves to the engine's tests; [`Leaked`] is what makes it
+    /// sound).
+    fn map(mem: &PhysMap<'static>, phys: u64, memory: Leaked);
+}
+
+/// Memory that stays allocated for the rest of the process, so a model may keep its
+/// address; made only here, from leaked allocations or the rig's (leaked) data region.
+#[derive(Clone, Copy, Debug)]
+pub struct Leaked {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl Leaked {
+    pub fn ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Where the client's data region and the driver's scratch sit above DDR's start.
+pub const CLIENT_AT: u64 = 0x10_0000;
+pub const SCRATCH_AT: u64 = 0x20_0000;
+
+/// A driver on `S`'s board over engine bus `A` and DMA bus `D`.
+pub type BoardDriver<S, A = <S as Soc>::Bus, D = <S as Soc>::Bus> =
+    Driver<'static, <S as Soc>::Engine<A, D>, LedgerMeter<'static>>;
+
+/// The modelled board: ledger, gates, physical map, the SoC. Everything the model
+/// borrows is leaked: a test is short and this keeps the driver's buses `'static`.
+pub struct Board<S: Soc> {
+    pub ledger: &'static Ledger,
+    pub gates: &'static GateBlock,
+    pub mem: &'static PhysMap<'static>,
+    pub soc: &'static S::Model,
+}
+
+impl<S: Soc> Default for Board<S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<S: Soc> Board<S> {
+    /// The SoC with the engine and its DMA controller clocked; the scratch and the
+    /// client's region get their DMA windows as drivers and rigs are made.
+    pub fn new() -> Self {
+        let ledger: &'static Ledger = Box::leak(Box::new(Ledger::new()));
+        let gates: &'static GateBlock = Box::leak(Box::new(GateBlock::new()));
+        let mut clocks = ClockController::new(gates, ledger);
+        for dev in [S::ENGINE, S::DMA] {
+            let gate = dev.gate.expect("the device has a clock gate");
+            let enable = MODULEMODE.val(MODULEMODE_ENABLE);
+            clocks.write32(clkctrl::clkctrl(gate), enable).unwrap();
+        }
+        let mem: &'static PhysMap<'static> = Box::leak(Box::new(PhysMap::new()));
+        let soc = Box::leak(Box::new(S::model(mem, gates, ledger)));
+        Board {
+            ledger,
+            gates,
+            mem,
+            soc,
+        }
+    }
+
+    /// A self-tested, calibrated driver.
+    pub fn driver(&self) -> BoardDriver<S> {
+        let mut d = self.driver_with(S::engine_bus(self.soc));
+        d.init().expect("self-test and calibration pass");
+        d
+    }
+
+    /// A driver over `engine` (the model's port, or a wrapper around it), not yet
+    /// `init`ed.
+    pub fn driver_with<A: RegisterBus>(&self, engine: A) -> BoardDriver<S, A> {
+        self.driver_with_buses(engine, S::dma_bus(self.soc))
+    }
+
+    /// A driver over the given engine and DMA buses, not yet `init`ed.
+    pub fn driver_with_buses<A: RegisterBus, D: RegisterBus>(
+        &self,
+        engine: A,
+        dma: D,
+    ) -> BoardDriver<S, A, D> {
+        self.driver_with_scratch_at(engine, dma, S::DDR + SCRATCH_AT)
+    }
+
+    /// As [`driver_with_buses`](Self::driver_with_buses), the scratch at `phys`.
+    pub fn driver_with_scratch_at<A: RegisterBus, D: RegisterBus>(
+        &self,
+        engine: A,
+        dma: D,
+        phys: u64,
+    ) -> BoardDriver<S, A, D> {
+        let scratch: &'static mut [u8] = Box::leak(vec![0u8; SCRATCH_BYTES].into_boxed_slice());
+        let window = Leaked {
+            ptr: scratch.as_mut_ptr(),
+            len: scratch.len(),
+        };
+        S::map(self.mem, phys, window);
+        let meter = LedgerMeter {
+            ledger: self.ledger,
+            costs: S::COSTS,
+        };
+        let scratch = ClientData {
+            region: SharedRegion::new(scratch),
+            phys: Some(phys),
+        };
+        Driver::new(S::engine(engine, dma), meter, scratch)
+    }
+}
+
+/// The shared client rig around `engine`, its data region placed in DDR where the
+/// board's DMA reaches it.
+pub fn rig<S: Soc, E: CipherEngine>(board: &Board<S>, engine: E) -> Rig<E> {
+    let mut rig = Rig::new(engine);
+    let phys = S::DDR + CLIENT_AT;
+    let region = Leaked {
+        ptr: rig.data_ptr(),
+        len: DATA,
+    };
+    S::map(board.mem, phys, region);
+    rig.phys = Some(phys);
+    rig
+}
+
+/// `list` of (offset, length) as checked segments of a 64 KiB region (CTR: any length).
+pub fn segs(list: &[(u32, u32)]) -> Segments {
+    let request = Request::over(0, 0, CipherOp::Encrypt, list);
+    validate(&request, 1 << 16, Mode::Ctr).unwrap()
+}
+
+/// The route the driver takes for `segs` of a region at `phys` on `path`, with an
+/// engine's DMA rule and DMA from `from` bytes: `route::choose` as `Driver` calls it.
+pub fn route_under(
+    dma_capable: impl Fn(&Segments, Option<u64>) -> bool,
+    path: Path,
+    segs: &Segments,
+    phys: Option<u64>,
+    from: u32,
+) -> Result<Route, CipherError> {
+    crate::route::choose(path, segs, dma_capable(segs, phys), from)
+}
 
 /// SP 800-38A's AES-128 key.
 const KEY: [u8; 16] = [
@@ -64,29 +245,34 @@ pub fn crossover_in<E: PioDmaEngine, M: Meter>(
     }
 }
 
-/// One block below the crossover PIO is faster, at it DMA is: measured through the
-/// service as clients see it (with the per-request cost on both), in `costs`' time.
-pub fn calibration_agrees_with_requests<E: PioDmaEngine, M: Meter>(
-    rig: &mut Rig<Driver<'static, E, M>>,
-    ledger: &Ledger,
-    costs: &CostTable,
-) {
-    let from = rig
-        .service
+/// Where DMA starts to be cheaper for `mode` and `key_len`, as calibrated at init.
+pub fn dma_from<E: PioDmaEngine, M: Meter>(
+    rig: &Rig<Driver<'static, E, M>>,
+    mode: Mode,
+    key_len: u8,
+) -> u32 {
+    rig.service
         .engine
         .calibration()
-        .get(Mode::Cbc, 16)
-        .dma_from_bytes;
+        .get(mode, key_len)
+        .dma_from_bytes
+}
+
+/// One block below the crossover PIO is faster, at it DMA is: measured through the
+/// service as clients see it (with the per-request cost on both), in the board's time.
+pub fn calibration_agrees_with_requests<S: Soc>(board: &Board<S>) {
+    let mut rig = rig(board, board.driver());
+    let from = dma_from(&rig, Mode::Cbc, 16);
     let key = [7u8; 16];
     let mut time = |path, n: u32| {
         let s = rig.open(Mode::Cbc, path, &key, &[0; 16]).unwrap();
         let data = vec![0u8; n as usize];
-        let (_, c) = counted(ledger, || {
+        let (_, c) = counted(board.ledger, || {
             rig.crypt(s, CipherOp::Encrypt, &data, &[n], Layout::Aligned)
                 .unwrap()
         });
         assert_eq!(c.get(Event::Request), 1);
-        c.modelled_us(costs)
+        c.modelled_us(S::COSTS)
     };
     let below = from - 16;
     assert!(time(Path::Pio, below) < time(Path::Dma, below));
@@ -94,9 +280,8 @@ pub fn calibration_agrees_with_requests<E: PioDmaEngine, M: Meter>(
 }
 
 /// A driver whose `init` never ran serves nobody.
-pub fn an_untested_driver_serves_nobody<E: PioDmaEngine, M: Meter>(
-    rig: &mut Rig<Driver<'static, E, M>>,
-) {
+pub fn an_untested_driver_serves_nobody<S: Soc>(board: &Board<S>) {
+    let mut rig = rig(board, board.driver_with(S::engine_bus(board.soc)));
     assert_eq!(rig.service.engine.health(), Health::Untested);
     assert_eq!(
         rig.open(Mode::Ecb, Path::Pio, &KEY, &[0; 16]),
@@ -104,17 +289,13 @@ pub fn an_untested_driver_serves_nobody<E: PioDmaEngine, M: Meter>(
     );
 }
 
-/// A ready driver whose engine `device` loses its clock (its grant revoked: the gate is
-/// turned off in the board's clock controller over `gates`) answers `NoPower`.
-pub fn a_gated_engine_says_no_power<E: PioDmaEngine, M: Meter>(
-    rig: &mut Rig<Driver<'static, E, M>>,
-    gates: &GateBlock,
-    ledger: &Ledger,
-    device: board::Device,
-) {
+/// A ready driver whose engine loses its clock (its grant revoked: the gate is turned
+/// off in the board's clock controller) answers `NoPower`.
+pub fn a_gated_engine_says_no_power<S: Soc>(board: &Board<S>) {
+    let mut rig = rig(board, board.driver());
     let s = rig.open(Mode::Ecb, Path::Pio, &KEY, &[0; 16]).unwrap();
-    let gate = device.gate.expect("the engine has a clock gate");
-    ClockController::new(gates, ledger)
+    let gate = S::ENGINE.gate.expect("the engine has a clock gate");
+    ClockController::new(board.gates, board.ledger)
         .write32(
             mmio::clkctrl::clkctrl(gate),
             mmio::clkctrl::MODULEMODE.val(mmio::clkctrl::MODULEMODE_DISABLED),
@@ -143,12 +324,26 @@ impl<B: RegisterBus> RegisterBus for DeadRxChannel<B> {
     }
 }
 
+/// An engine bus whose register at offset `.1` loses a bit on the way in (a stuck
+/// register line, as a key register's would make every vector wrong).
+pub struct StuckBit<B>(pub B, pub usize);
+
+impl<B: RegisterBus> RegisterBus for StuckBit<B> {
+    fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
+        self.0.read32(offset)
+    }
+    fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
+        let stuck = if offset == self.1 { 1 } else { 0 };
+        self.0.write32(offset, value ^ stuck)
+    }
+}
+
 /// The self-test of a driver whose DMA stalls (a [`DeadRxChannel`]) refuses it, though
-/// PIO alone would work: DMA is a path it would use. `rig` makes the client rig.
-pub fn the_self_test_covers_the_dma_path<E: PioDmaEngine, M: Meter>(
-    mut driver: Driver<'static, E, M>,
-    rig: impl FnOnce(Driver<'static, E, M>) -> Rig<Driver<'static, E, M>>,
-) {
+/// PIO alone would work: DMA is a path it would use.
+pub fn the_self_test_covers_the_dma_path<S: Soc>(board: &Board<S>) {
+    let rx = S::ENGINE.dma.expect("the engine has DMA lines").1;
+    let dead = DeadRxChannel(S::dma_bus(board.soc), rx);
+    let mut driver = board.driver_with_buses(S::engine_bus(board.soc), dead);
     let Err(InitError::SelfTest(failure)) = driver.init() else {
         panic!("a dead DMA channel fails the self-test")
     };
@@ -157,7 +352,7 @@ pub fn the_self_test_covers_the_dma_path<E: PioDmaEngine, M: Meter>(
         failure.engine_error.is_some(),
         "the engine stalled: {failure:?}"
     );
-    let mut rig = rig(driver);
+    let mut rig = rig(board, driver);
     assert_eq!(
         rig.open(Mode::Ctr, Path::Pio, &KEY, &[0; 16]),
         Err(CipherError::EngineFault),
@@ -165,13 +360,13 @@ pub fn the_self_test_covers_the_dma_path<E: PioDmaEngine, M: Meter>(
     );
 }
 
-/// A driver whose self-test failed on `route` for `op` (the engine answered, wrongly)
-/// reports it and opens no session.
-pub fn a_wrong_answer_refuses_service<E: PioDmaEngine, M: Meter>(
+/// A driver on `board` whose self-test failed on `route` for `op` (the engine answered,
+/// wrongly) reports it and opens no session.
+pub fn a_wrong_answer_refuses_service<S: Soc, E: PioDmaEngine, M: Meter>(
+    board: &Board<S>,
     mut driver: Driver<'static, E, M>,
     route: Route,
     op: CipherOp,
-    rig: impl FnOnce(Driver<'static, E, M>) -> Rig<Driver<'static, E, M>>,
 ) {
     let err = driver.init().unwrap_err();
     let InitError::SelfTest(failure) = err else {
@@ -180,7 +375,7 @@ pub fn a_wrong_answer_refuses_service<E: PioDmaEngine, M: Meter>(
     assert_eq!((failure.route, failure.op), (route, op), "{failure:?}");
     assert_eq!(failure.engine_error, None, "the engine answered, wrongly");
     assert_eq!(driver.health(), Health::Failed(failure));
-    let mut rig = rig(driver);
+    let mut rig = rig(board, driver);
     assert_eq!(
         rig.open(Mode::Cbc, Path::Adaptive, &KEY, &[0; 16]),
         Err(CipherError::EngineFault),
@@ -191,8 +386,8 @@ pub fn a_wrong_answer_refuses_service<E: PioDmaEngine, M: Meter>(
 /// Encrypts and decrypts `vector` on `path` with each split (the vector's first bytes,
 /// as many as the split covers), a session each; checks the path the driver reports
 /// (`Adaptive` takes PIO at these sizes).
-pub fn both_ways<E: PioDmaEngine, M: Meter>(
-    rig: &mut Rig<Driver<'static, E, M>>,
+pub fn both_ways<E: CipherEngine>(
+    rig: &mut Rig<E>,
     vector: CipherVector,
     path: Path,
     splits: &[Vec<u32>],
@@ -270,4 +465,137 @@ pub fn two_clients_interleave<E: PioDmaEngine, M: Meter>(
     }
     assert_eq!(out_a, hex(cbc.4));
     assert_eq!(out_b, hex(ctr.4));
+}
+
+/// FIPS-197 Appendix C on every path, ECB both ways; on DMA as `dma_copies` copies of
+/// the block in as many segments (an engine may DMA nothing shorter).
+pub fn fips_197_appendix_c<E: CipherEngine>(rig: &mut Rig<E>, dma_copies: usize) {
+    let pt = hex(kat_vectors::FIPS197_PT);
+    for &(_, key, ct) in kat_vectors::FIPS197_C {
+        for path in [Path::Pio, Path::Dma, Path::Adaptive] {
+            let copies = if path == Path::Dma { dma_copies } else { 1 };
+            let (input, want) = (pt.repeat(copies), hex(ct).repeat(copies));
+            let split = vec![16; copies];
+            let s = rig.open(Mode::Ecb, path, &hex(key), &[0; 16]).unwrap();
+            let enc = rig.crypt(s, CipherOp::Encrypt, &input, &split, Layout::Aligned);
+            assert_eq!(enc.as_ref(), Ok(&want), "{key} {path:?}");
+            let dec = rig.crypt(s, CipherOp::Decrypt, &want, &split, Layout::Aligned);
+            assert_eq!(dec.as_ref(), Ok(&input), "{key} {path:?}");
+        }
+    }
+}
+
+/// Every SP 800-38A vector on DMA split at every block boundary (and with empty
+/// segments), in each of `layouts`: every byte in and out by DMA, none copied or moved
+/// through the data port by the CPU.
+pub fn sp800_38a_dma_split_at_every_block<E: CipherEngine>(
+    rig: &mut Rig<E>,
+    ledger: &Ledger,
+    layouts: &[Layout],
+) {
+    let splits = vec![
+        vec![64],
+        vec![16, 48],
+        vec![32, 32],
+        vec![48, 16],
+        vec![16, 16, 16, 16],
+        vec![0, 32, 0, 32],
+    ];
+    for &v in SP800_38A {
+        for &layout in layouts {
+            let ((), c) = counted(ledger, || {
+                both_ways(rig, v, Path::Dma, &splits, layout);
+            });
+            assert_eq!(copied(&c), 0, "{}: DMA copies no client byte", v.0);
+            let requests = 2 * splits.len() as u64;
+            assert_eq!(c.get(Event::Request), requests);
+            assert_eq!(c.get(Event::DmaByte), requests * 2 * 64, "{}", v.0);
+            assert_eq!(c.get(Event::PioWord), 0, "{}", v.0);
+        }
+    }
+}
+
+/// Every SP 800-38A vector in requests of a block on PIO and of `dma_chunk` bytes on
+/// DMA, a session each: the IV each request leaves carries over to the next.
+pub fn iv_carries_over_between_requests<E: CipherEngine>(rig: &mut Rig<E>, dma_chunk: usize) {
+    for (path, chunk) in [(Path::Pio, 16), (Path::Dma, dma_chunk)] {
+        for &(name, mode, key, iv, ct) in SP800_38A {
+            let s = rig.open(mode, path, &hex(key), &hex(iv)).unwrap();
+            let mut out = Vec::new();
+            for part in hex(PLAIN).chunks(chunk) {
+                let split = [chunk as u32];
+                out.extend(
+                    rig.crypt(s, CipherOp::Encrypt, part, &split, Layout::Aligned)
+                        .unwrap(),
+                );
+            }
+            assert_eq!(out, hex(ct), "{name} {path:?}");
+        }
+    }
+}
+
+/// Requests of one session queued together run as one transfer and give the vectors'
+/// bytes as one at a time does, on every path (DMA in requests of `dma_bytes`, PIO and
+/// adaptive a block each); then one vector's 64 bytes as queued DMA requests of
+/// `dma_bytes`: two channel starts for all of them, each request still counted.
+pub fn queued_requests_run_as_one_transfer<E: CipherEngine>(
+    rig: &mut Rig<E>,
+    ledger: &Ledger,
+    dma_bytes: u32,
+) {
+    for (path, per) in [
+        (Path::Dma, dma_bytes),
+        (Path::Pio, 16),
+        (Path::Adaptive, 16),
+    ] {
+        cipher_service::testkit::suite::queued_requests_match_one_at_a_time(
+            rig, SP800_38A, PLAIN, path, per,
+        );
+    }
+    let (_, mode, key, iv, ct) = SP800_38A[0];
+    let s = rig.open(mode, Path::Dma, &hex(key), &hex(iv)).unwrap();
+    let plain = hex(PLAIN);
+    let (n, per) = (64 / dma_bytes, dma_bytes as usize);
+    let reqs: Vec<_> = (0..n)
+        .map(|i| {
+            let at = 256 * i as usize;
+            rig.bytes()[at..at + per].copy_from_slice(&plain[per * i as usize..][..per]);
+            request(i + 1, s, &[(256 * i, dma_bytes)])
+        })
+        .collect();
+    let (got, c) = counted(ledger, || rig.exchange(CLIENT, &reqs));
+    assert!(got.iter().all(|a| status(a).is_ok()), "{got:?}");
+    assert_eq!(
+        c.get(Event::DmaStart),
+        2,
+        "one transfer: tx and rx started once"
+    );
+    assert_eq!(
+        c.get(Event::Request),
+        u64::from(n),
+        "each request still costs its own"
+    );
+    assert_eq!(c.get(Event::DmaByte), 2 * 64);
+    let out: Vec<u8> = (0..n as usize)
+        .flat_map(|i| rig.bytes()[256 * i..][..per].to_vec())
+        .collect();
+    assert_eq!(out, hex(ct));
+}
+
+/// The engine keeps a session's key and IV between its jobs and reloads them whenever
+/// anything else ran, the direction changed or power was lost (`ContextKept` in the
+/// ledger): the SP 800-38A CBC and CTR vectors a block per request, on each of `paths`.
+pub fn a_held_context_is_reused_only_when_it_matches<E: CipherEngine>(
+    rig: &mut Rig<E>,
+    ledger: &Ledger,
+    paths: &[Path],
+) {
+    for v in SP800_38A.iter().filter(|v| v.1 != Mode::Ecb) {
+        for &path in paths {
+            let kept = || ledger.get(Event::ContextKept);
+            cipher_service::testkit::suite::held_context_only_when_it_matches(
+                rig, *v, PLAIN, path, &kept,
+            );
+        }
+    }
 }

@@ -101,27 +101,10 @@ fn a_key_preparation_not_finished_at_once_fails_that_request_alone() {
     );
 }
 
-/// A CRYP bus whose last key register loses a bit on the way in.
-struct StuckKeyBit<B>(B);
-
-impl<B: RegisterBus> RegisterBus for StuckKeyBit<B> {
-    fn read32(&mut self, offset: usize) -> Result<u32, BusFault> {
-        self.0.read32(offset)
-    }
-    fn write32(&mut self, offset: usize, value: u32) -> Result<(), BusFault> {
-        let value = if offset == r::key(7) {
-            value ^ 1
-        } else {
-            value
-        };
-        self.0.write32(offset, value)
-    }
-}
-
 #[test]
 fn a_self_test_failure_refuses_service() {
     let board = Board::new();
-    let mut stuck = board.driver_with(StuckKeyBit(board.soc.cryp()));
+    let mut stuck = board.driver_with(kit::StuckBit(board.soc.cryp(), r::key(7)));
     let Err(InitError::SelfTest(failure)) = stuck.init() else {
         panic!("a corrupted key passes no vector")
     };
@@ -129,27 +112,18 @@ fn a_self_test_failure_refuses_service() {
     let board = Board::new();
     let driver = board.driver_with(NoKeyPreparation(board.soc.cryp()));
     // Encryption passes; the first decryption (ECB needs the prepared key) does not.
-    let rig = |d| rig::rig(&board, d);
-    kit::a_wrong_answer_refuses_service(driver, Route::Pio, CipherOp::Decrypt, rig);
+    kit::a_wrong_answer_refuses_service(&board, driver, Route::Pio, CipherOp::Decrypt);
 }
 
 #[test]
 fn an_untested_driver_serves_nobody_and_a_gated_engine_says_no_power() {
-    let board = Board::new();
-    let driver = board.driver_with(board.soc.cryp());
-    kit::an_untested_driver_serves_nobody(&mut rig::rig(&board, driver));
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    kit::a_gated_engine_says_no_power(&mut rig, board.gates, board.ledger, board::stm32mp1::CRYP1);
+    kit::an_untested_driver_serves_nobody(&Board::new());
+    kit::a_gated_engine_says_no_power(&Board::new());
 }
 
 #[test]
 fn the_self_test_covers_the_dma_path_too() {
-    let board = Board::new();
-    let rx = board::stm32mp1::CRYP1.dma.unwrap().1;
-    let dead = kit::DeadRxChannel(board.soc.dma(), rx);
-    let driver = board.driver_with_buses(board.soc.cryp(), dead);
-    kit::the_self_test_covers_the_dma_path(driver, |d| rig::rig(&board, d));
+    kit::the_self_test_covers_the_dma_path(&Board::new());
 }
 
 #[test]

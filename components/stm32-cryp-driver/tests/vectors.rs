@@ -7,57 +7,24 @@
 mod rig;
 
 use cost_ledger::Event;
-use kat_vectors::{CBC_IV, CTR_IV, FIPS197_C, FIPS197_PT, K128, K256, PLAIN, SP800_38A};
+use kat_vectors::{CBC_IV, CTR_IV, K128, K256, SP800_38A};
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
 use pio_dma_driver::testkit::{self as kit, both_ways};
 use rig::{Board, Layout, counted, hex};
 
 #[test]
 fn fips_197_appendix_c_on_cpu_and_dma() {
+    // Upstream never DMAs 16 bytes: two copies of the block, in two segments.
     let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    let pt = hex(FIPS197_PT);
-    for &(_, key, ct) in FIPS197_C {
-        // Upstream never DMAs 16 bytes: two copies of the block, in two segments.
-        let (pt2, ct2) = ([pt.clone(), pt.clone()].concat(), hex(&format!("{ct}{ct}")));
-        for (path, input, want, split) in [
-            (Path::Pio, &pt, hex(ct), vec![16]),
-            (Path::Adaptive, &pt, hex(ct), vec![16]),
-            (Path::Dma, &pt2, ct2.clone(), vec![16, 16]),
-        ] {
-            let s = rig.open(Mode::Ecb, path, &hex(key), &[0; 16]).unwrap();
-            let enc = rig.crypt(s, CipherOp::Encrypt, input, &split, Layout::Aligned);
-            assert_eq!(enc.as_ref(), Ok(&want), "{key} {path:?}");
-            let dec = rig.crypt(s, CipherOp::Decrypt, &want, &split, Layout::Aligned);
-            assert_eq!(dec.as_ref(), Ok(input), "{key} {path:?}");
-        }
-    }
+    kit::fips_197_appendix_c(&mut rig::rig(&board, board.driver()), 2);
 }
 
 #[test]
 fn sp800_38a_dma_split_at_every_block_and_no_cpu_copy() {
     let board = Board::new();
     let mut rig = rig::rig(&board, board.driver());
-    let splits = vec![
-        vec![64],
-        vec![16, 48],
-        vec![32, 32],
-        vec![48, 16],
-        vec![16, 16, 16, 16],
-        vec![0, 32, 0, 32],
-    ];
-    for &v in SP800_38A {
-        for layout in [Layout::Aligned, Layout::Words] {
-            let ((), c) = counted(board.ledger, || {
-                both_ways(&mut rig, v, Path::Dma, &splits, layout);
-            });
-            assert_eq!(rig::copied(&c), 0, "{}: DMA copies no client byte", v.0);
-            let requests = 2 * splits.len() as u64;
-            assert_eq!(c.get(Event::Request), requests);
-            assert_eq!(c.get(Event::DmaByte), requests * 2 * 64, "{}", v.0);
-            assert_eq!(c.get(Event::PioWord), 0, "{}", v.0);
-        }
-    }
+    let layouts = [Layout::Aligned, Layout::Words];
+    kit::sp800_38a_dma_split_at_every_block(&mut rig, board.ledger, &layouts);
 }
 
 #[test]
@@ -102,12 +69,7 @@ fn ctr_dma_with_a_cpu_tail() {
 fn adaptive_follows_upstreams_rule_and_the_crossover() {
     let board = Board::new();
     let mut rig = rig::rig(&board, board.driver());
-    let from = rig
-        .service
-        .engine
-        .calibration()
-        .get(Mode::Ctr, 32)
-        .dma_from_bytes;
+    let from = kit::dma_from(&rig, Mode::Ctr, 32);
     let s = rig
         .open(Mode::Ctr, Path::Adaptive, &hex(K256), &hex(CTR_IV))
         .unwrap();
@@ -138,20 +100,7 @@ fn adaptive_follows_upstreams_rule_and_the_crossover() {
 #[test]
 fn iv_carries_over_between_requests_on_both_routes() {
     let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    for (path, chunk) in [(Path::Pio, 16), (Path::Dma, 32)] {
-        for &(name, mode, key, iv, ct) in SP800_38A {
-            let s = rig.open(mode, path, &hex(key), &hex(iv)).unwrap();
-            let mut out = Vec::new();
-            for part in hex(PLAIN).chunks(chunk) {
-                out.extend(
-                    rig.crypt(s, CipherOp::Encrypt, part, &[chunk as u32], Layout::Aligned)
-                        .unwrap(),
-                );
-            }
-            assert_eq!(out, hex(ct), "{name} {path:?}");
-        }
-    }
+    kit::iv_carries_over_between_requests(&mut rig::rig(&board, board.driver()), 32);
 }
 
 #[test]
@@ -181,36 +130,11 @@ fn forced_dma_refuses_what_upstream_would_not_dma() {
 fn queued_requests_of_a_session_run_as_one_transfer() {
     let board = Board::new();
     let mut rig = rig::rig(&board, board.driver());
-    for (path, per) in [(Path::Dma, 32), (Path::Pio, 16), (Path::Adaptive, 16)] {
-        cipher_service::testkit::suite::queued_requests_match_one_at_a_time(
-            &mut rig, SP800_38A, PLAIN, path, per,
-        );
-    }
-    let (_, mode, key, iv, ct) = SP800_38A[0];
-    let s = rig.open(mode, Path::Dma, &hex(key), &hex(iv)).unwrap();
-    let plain = hex(PLAIN);
-    let reqs: Vec<_> = (0..2u32)
-        .map(|i| {
-            let at = 256 * i as usize;
-            rig.bytes()[at..at + 32].copy_from_slice(&plain[32 * i as usize..][..32]);
-            rig::request(i + 1, s, &[(256 * i, 32)])
-        })
-        .collect();
-    let (got, c) = counted(board.ledger, || rig.exchange(rig::CLIENT, &reqs));
-    assert!(got.iter().all(|a| rig::status(a).is_ok()), "{got:?}");
-    assert_eq!(
-        c.get(Event::DmaStart),
-        2,
-        "one transfer: tx and rx started once"
-    );
-    assert_eq!(c.get(Event::Request), 2, "each request still costs its own");
-    let out: Vec<u8> = (0..2)
-        .flat_map(|i| rig.bytes()[256 * i..][..32].to_vec())
-        .collect();
-    assert_eq!(out, hex(ct));
+    kit::queued_requests_run_as_one_transfer(&mut rig, board.ledger, 32);
     // A 16-byte request DMA cannot take alone is refused alone, queued or not.
-    let mut short = rig::request(9, s, &[(0, 16)]);
-    short.op = CipherOp::Encrypt.into();
+    let (_, mode, key, iv, _) = SP800_38A[0];
+    let s = rig.open(mode, Path::Dma, &hex(key), &hex(iv)).unwrap();
+    let short = rig::request(9, s, &[(0, 16)]);
     let got = rig.exchange(rig::CLIENT, &[short, short]);
     assert!(
         got.iter()
@@ -219,11 +143,11 @@ fn queued_requests_of_a_session_run_as_one_transfer() {
     );
 }
 
-/// How the driver joins queued requests, on every path (32-byte requests: upstream's rule gives DMA nothing of 16 bytes or fewer): the longest join it
-/// makes (`MAX_JOINED` requests, its link sets all used) and one more, two transfers on
-/// DMA; runs split where another session's request or a bad one comes between, and a
-/// failed transfer fails only its own requests; always each session's bytes as one at a
-/// time.
+/// How the driver joins queued requests, on every path (32-byte requests: upstream's
+/// rule gives DMA nothing of 16 bytes or fewer): the longest join it makes (`MAX_JOINED`
+/// requests, its link sets all used) and one more, two transfers on DMA; runs split
+/// where another session's request or a bad one comes between, and a failed transfer
+/// fails only its own requests; always each session's bytes as one at a time.
 #[test]
 fn joins_on_every_path() {
     let board = Board::new();
@@ -242,16 +166,7 @@ fn a_held_context_is_reused_only_when_it_matches() {
     // PIO only: the check goes a block per request, and upstream's rule gives DMA
     // nothing of 16 bytes or fewer (the DMA route keeps its context the same way, by the
     // same `Context` comparison in pio-dma-driver).
-    for v in SP800_38A.iter().filter(|v| v.1 != Mode::Ecb) {
-        let kept = || board.ledger.get(Event::ContextKept);
-        cipher_service::testkit::suite::held_context_only_when_it_matches(
-            &mut rig,
-            *v,
-            PLAIN,
-            Path::Pio,
-            &kept,
-        );
-    }
+    kit::a_held_context_is_reused_only_when_it_matches(&mut rig, board.ledger, &[Path::Pio]);
 }
 
 #[test]

@@ -324,10 +324,9 @@ mod omap {
             ledger,
             costs: &am335x::COSTS,
         };
-        let mut driver = omap_aes_driver::new(
-            omap_aes_driver::AM335X,
-            soc.aes(),
-            soc.edma(),
+        let engine = omap_aes_driver::Engine::new(omap_aes_driver::AM335X, soc.aes(), soc.edma());
+        let mut driver = OmapAesDriver::new(
+            engine,
             meter,
             cipher_service::ClientData {
                 region: SharedRegion::new(scratch),

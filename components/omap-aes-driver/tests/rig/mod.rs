@@ -1,133 +1,55 @@
-//! An in-process client, queues, cipher service and the OMAP AES driver on the am335x
-//! model. Everything the model borrows is leaked: a test is short and this keeps the
-//! driver's buses `'static`.
+//! The OMAP AES driver on the am335x model, for the shared testkit's board and rig
+//! (`pio_dma_driver::testkit::Board`): only what is this SoC's.
 #![allow(dead_code, unused_imports)]
 
 use board::am335x;
-use cipher_service::{CipherEngine, ClientData};
-use cost_ledger::{Event, Ledger};
+use cost_ledger::{CostTable, Ledger};
 use engine_models::am335x::{Am335x, Am335xMachine};
 use engine_models::phys::PhysMap;
-use engine_models::power::{ClockController, GateBlock};
+use engine_models::power::GateBlock;
 use engine_models::soc::Port;
 use mmio::RegisterBus;
-use mmio::clkctrl::{self, MODULEMODE, MODULEMODE_ENABLE};
-use omap_aes_driver::{Config, LedgerMeter, OmapAesDriver, SCRATCH_BYTES};
-use shm_queue::SharedRegion;
-
-/// Where the client's data region and the driver's scratch sit in DDR.
-pub const CLIENT_PHYS: u64 = am335x::DDR.phys + 0x10_0000;
-pub const SCRATCH_PHYS: u64 = am335x::DDR.phys + 0x20_0000;
-
-pub type Bus = Port<'static, Am335xMachine<'static>>;
-pub type Driver<A = Bus, D = Bus> = OmapAesDriver<'static, A, D, LedgerMeter<'static>>;
-
-/// The modelled board: ledger, gates, physical map, the SoC.
-pub struct Board {
-    pub ledger: &'static Ledger,
-    pub gates: &'static GateBlock,
-    pub mem: &'static PhysMap<'static>,
-    pub soc: &'static Am335x<'static>,
-}
-
-fn leak_bytes(n: usize) -> &'static mut [u8] {
-    Box::leak(vec![0u8; n].into_boxed_slice())
-}
-
-impl Board {
-    /// am335x with AES0 and EDMA clocked, and DDR windows for the scratch buffer (the
-    /// client's region is added by the rig).
-    pub fn new() -> Self {
-        let ledger: &'static Ledger = Box::leak(Box::new(Ledger::new()));
-        let gates: &'static GateBlock = Box::leak(Box::new(GateBlock::new()));
-        for dev in [am335x::AES0, am335x::EDMA] {
-            ClockController::new(gates, ledger)
-                .write32(
-                    clkctrl::clkctrl(dev.gate.unwrap()),
-                    MODULEMODE.val(MODULEMODE_ENABLE),
-                )
-                .unwrap();
-        }
-        let mem: &'static PhysMap<'static> = Box::leak(Box::new(PhysMap::new()));
-        let soc = Box::leak(Box::new(engine_models::am335x::am335x(mem, gates, ledger)));
-        Board {
-            ledger,
-            gates,
-            mem,
-            soc,
-        }
-    }
-
-    /// A driver over `aes` (the model's port, or a wrapper around it), not yet `init`ed.
-    pub fn driver_with<A: RegisterBus>(&self, aes: A) -> Driver<A> {
-        self.driver_with_buses(aes, self.soc.edma())
-    }
-
-    /// A driver over the given engine and DMA buses, not yet `init`ed.
-    pub fn driver_with_buses<A: RegisterBus, D: RegisterBus>(
-        &self,
-        aes: A,
-        dma: D,
-    ) -> Driver<A, D> {
-        self.driver_with_scratch_at(aes, dma, SCRATCH_PHYS)
-    }
-
-    /// As [`driver_with_buses`](Self::driver_with_buses), the scratch at `phys`.
-    pub fn driver_with_scratch_at<A: RegisterBus, D: RegisterBus>(
-        &self,
-        aes: A,
-        dma: D,
-        phys: u64,
-    ) -> Driver<A, D> {
-        let scratch = leak_bytes(SCRATCH_BYTES);
-        // SAFETY: leaked, so it stays mapped for 'static; the driver touches it only
-        // while EDMA is idle.
-        unsafe { self.mem.add_raw(phys, scratch.as_mut_ptr(), scratch.len()) };
-        let meter = LedgerMeter {
-            ledger: self.ledger,
-            costs: &am335x::COSTS,
-        };
-        omap_aes_driver::new(
-            omap_aes_driver::AM335X,
-            aes,
-            dma,
-            meter,
-            ClientData {
-                region: SharedRegion::new(scratch),
-                phys: Some(phys),
-            },
-        )
-    }
-
-    /// A self-tested, calibrated driver.
-    pub fn driver(&self) -> Driver {
-        let mut d = self.driver_with(self.soc.aes());
-        d.init().expect("self-test and calibration pass");
-        d
-    }
-}
+use pio_dma_driver::testkit::{self as kit, Leaked, Soc};
 
 pub use cipher_service::testkit::{CLIENT, DATA, Layout, Rig, hex, request, status};
+pub use kit::{copied, counted, rig};
 
-/// The shared testkit's rig around `engine`, its data region placed in DDR at
-/// [`CLIENT_PHYS`] where the board's DMA reaches it.
-pub fn rig<E: CipherEngine>(board: &Board, engine: E) -> Rig<E> {
-    let mut rig = Rig::new(engine);
-    // SAFETY: the testkit leaks the region, so it stays mapped for 'static; the model and
-    // the test reach it only one at a time (work completes inside the driver's calls).
-    unsafe { board.mem.add_raw(CLIENT_PHYS, rig.data_ptr(), DATA) };
-    rig.phys = Some(CLIENT_PHYS);
-    rig
+/// AES0 and EDMA on the am335x model.
+pub struct Omap;
+
+impl Soc for Omap {
+    type Model = Am335x<'static>;
+    type Bus = Port<'static, Am335xMachine<'static>>;
+    type Engine<A: RegisterBus, D: RegisterBus> = omap_aes_driver::Engine<A, D>;
+    const ENGINE: board::Device = am335x::AES0;
+    const DMA: board::Device = am335x::EDMA;
+    const DDR: u64 = am335x::DDR.phys;
+    const COSTS: &'static CostTable = &am335x::COSTS;
+
+    fn model(
+        mem: &'static PhysMap,
+        gates: &'static GateBlock,
+        ledger: &'static Ledger,
+    ) -> Am335x<'static> {
+        engine_models::am335x::am335x(mem, gates, ledger)
+    }
+    fn engine_bus(soc: &'static Am335x<'static>) -> Self::Bus {
+        soc.aes()
+    }
+    fn dma_bus(soc: &'static Am335x<'static>) -> Self::Bus {
+        soc.edma()
+    }
+    fn engine<A: RegisterBus, D: RegisterBus>(aes: A, edma: D) -> Self::Engine<A, D> {
+        omap_aes_driver::Engine::new(omap_aes_driver::AM335X, aes, edma)
+    }
+    fn map(mem: &PhysMap<'static>, phys: u64, memory: Leaked) {
+        // SAFETY: `Leaked` memory stays allocated for the rest of the process; the model,
+        // the driver and the test reach it one at a time (work completes inside the
+        // driver's calls).
+        unsafe { mem.add_raw(phys, memory.ptr(), memory.len()) }
+    }
 }
 
-/// Ledger counts of what `f` did.
-pub fn counted<R>(ledger: &Ledger, f: impl FnOnce() -> R) -> (R, cost_ledger::Counts) {
-    let before = ledger.snapshot();
-    let r = f();
-    (r, ledger.snapshot().since(&before))
-}
-
-/// CPU-copied client bytes in a count.
-pub fn copied(c: &cost_ledger::Counts) -> u64 {
-    c.get(Event::CpuCopyByte)
-}
+pub type Board = kit::Board<Omap>;
+pub type Bus = <Omap as Soc>::Bus;
+pub type Driver<A = Bus, D = Bus> = kit::BoardDriver<Omap, A, D>;
