@@ -195,6 +195,20 @@ impl DataPath {
         }
     }
 
+    /// `--path`'s values for ciphers (`cipher`) or for hashes: each tool offers only
+    /// the paths of its own kind, in its help and in what it accepts.
+    pub fn parser(cipher: bool) -> impl clap::builder::TypedValueParser<Value = DataPath> {
+        use clap::ValueEnum;
+        use clap::builder::TypedValueParser;
+        let names: Vec<&'static str> = DataPath::value_variants()
+            .iter()
+            .filter(|p| p.cipher().is_some() == cipher)
+            .map(|p| p.name())
+            .collect();
+        clap::builder::PossibleValuesParser::new(names)
+            .map(|s: String| DataPath::parse(&s).expect("a path name"))
+    }
+
     pub fn parse(s: &str) -> Option<DataPath> {
         <DataPath as clap::ValueEnum>::from_str(s, true).ok()
     }

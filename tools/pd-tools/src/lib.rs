@@ -20,6 +20,7 @@
 //! (`make` does it for every target that runs a tool).
 
 pub mod algs;
+pub mod cli;
 pub mod hexfmt;
 pub mod pd;
 pub mod refcrypto;

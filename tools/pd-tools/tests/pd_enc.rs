@@ -99,6 +99,8 @@ fn a_ctr_tail_on_omap_dma_is_refused_not_bounced() {
         "-e",
         "--key",
         key,
+        "--iv",
+        key,
     ];
     let out = run(EXE, &args, Some(&bytes(3, 37)));
     assert_eq!(out.status.code(), Some(1));
@@ -120,6 +122,8 @@ fn a_partial_block_for_ecb_or_cbc_is_a_clear_error() {
             "-e",
             "--key",
             key,
+            "--iv",
+            key,
             "-i",
             path_str(&f),
         ],
@@ -139,6 +143,8 @@ fn a_partial_block_for_ecb_or_cbc_is_a_clear_error() {
             "-e",
             "--key",
             key,
+            "--iv",
+            key,
         ],
         Some(&bytes(2, 33)),
     );
@@ -148,7 +154,7 @@ fn a_partial_block_for_ecb_or_cbc_is_a_clear_error() {
     // A key of the wrong length for the algorithm.
     let out = run(
         EXE,
-        &["--alg", "aes-256-cbc", "-e", "--key", key],
+        &["--alg", "aes-256-cbc", "-e", "--key", key, "--iv", key],
         Some(&[0; 16]),
     );
     assert_eq!(out.status.code(), Some(1));
@@ -175,7 +181,7 @@ fn ordinary_mistakes_are_refused_before_booting_with_their_reason() {
             &["--engine", "omap-aes", "--path", "cpu"],
             "--path cpu: the omap-aes driver does not offer it for ciphers; it offers pio, dma, adaptive",
         ),
-        (&["-o", path_str(&dir.0)], "is a directory"),
+        (&["-o", path_str(&dir.0)], "Is a directory"),
         (&["-o", path_str(&missing)], "no directory"),
     ];
     for (extra, want) in cases {
@@ -184,6 +190,8 @@ fn ordinary_mistakes_are_refused_before_booting_with_their_reason() {
             "aes-128-cbc",
             "-e",
             "--key",
+            key,
+            "--iv",
             key,
             "-i",
             path_str(&input),
@@ -217,6 +225,8 @@ fn a_driver_refusal_is_said_in_words() {
         "aes-128-ctr",
         "-e",
         "--key",
+        key,
+        "--iv",
         key,
     ];
     let out = run(EXE, &args, Some(&bytes(3, 37)));

@@ -5,44 +5,50 @@
 //! it: raw bytes, no padding. For ECB and CBC a length that is not a multiple of 16 is
 //! an error: found before anything is written when the input is a regular file, at the
 //! end of the input otherwise (then the output holds every whole chunk before it, and
-//! the exit status is 1). CTR takes any length.
+//! the exit status is 1). CTR takes any length. CBC and CTR need `--iv`; encryption is
+//! the default, and openssl enc's spellings (`-aes-128-cbc -K .. -iv .. -in .. -out`)
+//! are taken too.
 use std::fs::File;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::path::PathBuf;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
+use pd_idl::cipher::Mode;
 use pd_tools::algs::{CipherAlg, DataPath, Engine};
+use pd_tools::cli::{self, Tool, io_text, quote};
 use pd_tools::hexfmt;
 use pd_tools::run::run;
 use pd_tools::systems::Kind;
+
+const TOOL: Tool = Tool("pd-enc");
 
 #[derive(Parser)]
 #[command(
     name = "pd-enc",
     version,
-    about = "Encrypt or decrypt through an isolated crypto-engine driver PD (host backend)"
+    about = "Encrypt or decrypt through an isolated crypto-engine driver PD (host backend)",
+    after_help = "openssl enc's spellings are taken too: -aes-128-cbc (and the other ciphers), \
+-K, -iv, -in, -out, -e, -d and -nopad. pd-enc never pads, so CBC and ECB in openssl's \
+spelling need -nopad, as `openssl enc -nopad` would be the same command."
 )]
 struct Args {
     /// The engine whose driver does the work: the OMAP AES or STM32 CRYP model, or the
     /// CPU.
     #[arg(long, value_parser = ["omap-aes", "stm32-cryp", "cpu"], default_value = "cpu")]
     engine: String,
-    /// How the driver moves data (adaptive: PIO or DMA per request by size and
-    /// alignment; the CPU engine offers cpu and adaptive).
-    #[arg(long, value_enum, default_value = "adaptive")]
+    /// How the driver moves data: adaptive (PIO or DMA per request by size and
+    /// alignment), pio, dma, or cpu (the CPU engine offers cpu and adaptive).
+    #[arg(long, default_value = "adaptive", value_parser = DataPath::parser(true))]
     path: DataPath,
     /// The cipher. CBC and ECB take no padding: the input must be whole 16-byte blocks
     /// (as `openssl enc -nopad`).
     #[arg(short = 'a', long, value_parser = ["aes-128-cbc", "aes-192-cbc", "aes-256-cbc", "aes-128-ctr", "aes-256-ctr", "aes-128-ecb"])]
     alg: String,
-    /// Encrypt.
-    #[arg(
-        short = 'e',
-        conflicts_with = "decrypt",
-        required_unless_present = "decrypt"
-    )]
+    /// Encrypt (the default).
+    #[arg(short = 'e', conflicts_with = "decrypt")]
     encrypt: bool,
     /// Decrypt.
     #[arg(short = 'd')]
@@ -50,76 +56,111 @@ struct Args {
     /// The key in hex (16, 24 or 32 bytes, as the algorithm says).
     #[arg(long)]
     key: String,
-    /// The IV (CTR: the initial counter block) in hex, 16 bytes; ECB ignores it.
-    #[arg(long, default_value = "00000000000000000000000000000000")]
-    iv: String,
+    /// The IV (CTR: the initial counter block) in hex, 16 bytes; required for CBC and
+    /// CTR (there is no default: an all-zero IV repeated across messages leaks), not
+    /// taken for ECB.
+    #[arg(long)]
+    iv: Option<String>,
     /// Input file (default: standard input).
     #[arg(short = 'i')]
     input: Option<PathBuf>,
-    /// Output file (default: standard output).
+    /// Output file (default: standard output); never the input file.
     #[arg(short = 'o')]
     output: Option<PathBuf>,
+    /// Accepted for openssl's sake: pd-enc never pads.
+    #[arg(long, hide = true)]
+    nopad: bool,
+}
+
+/// openssl enc's single-dash spellings, as this tool's options; and whether a cipher
+/// was named openssl's way (`-aes-128-cbc`), which pads unless `-nopad` is given.
+fn openssl_habits(args: impl Iterator<Item = String>) -> (Vec<String>, bool) {
+    let mut openssl_cipher = false;
+    let out = args
+        .flat_map(|a| {
+            let long = |s: &str| vec![s.to_string()];
+            match a.as_str() {
+                "-in" => long("-i"),
+                "-out" => long("-o"),
+                "-K" => long("--key"),
+                "-iv" => long("--iv"),
+                "-nopad" => long("--nopad"),
+                _ if a.starts_with("-aes-") && CipherAlg::parse(&a[1..]).is_ok() => {
+                    openssl_cipher = true;
+                    vec!["--alg".to_string(), a[1..].to_string()]
+                }
+                _ => vec![a],
+            }
+        })
+        .collect();
+    (out, openssl_cipher)
 }
 
 fn main() -> ExitCode {
-    let a = Args::parse();
+    let (argv, openssl_cipher) = openssl_habits(std::env::args());
+    let a = Args::parse_from(argv);
+    let stdout_closed = cli::stdout_closed();
     let engine = match a.engine.as_str() {
         "omap-aes" => Engine::OmapAes,
         "stm32-cryp" => Engine::Stm32Cryp,
         _ => Engine::Cpu,
     };
-    engine.check_path(a.path, true).unwrap_or_else(|e| die(&e));
-    if let Some(out) = &a.output {
-        check_output(out).unwrap_or_else(|e| die(&e));
+    engine
+        .check_path(a.path, true)
+        .unwrap_or_else(|e| TOOL.die(e));
+    let alg = CipherAlg::parse(&a.alg).unwrap_or_else(|e| TOOL.die(e));
+    if openssl_cipher && alg.whole_blocks() && !a.nopad {
+        TOOL.die(format_args!(
+            "-{}: pd-enc never pads; add -nopad (openssl enc -nopad is the same command)",
+            a.alg
+        ));
     }
-    let alg = CipherAlg::parse(&a.alg).unwrap_or_else(|e| die(&e));
-    let key = hexfmt::decode(&a.key).unwrap_or_else(|e| die(&format!("--key: {e}")));
+    let key = hexfmt::decode(&a.key).unwrap_or_else(|e| TOOL.die(format_args!("--key: {e}")));
     if key.len() != alg.key_len {
-        die(&format!(
+        TOOL.die(format_args!(
             "--key: {} takes a {}-byte key, got {} bytes",
             a.alg,
             alg.key_len,
             key.len()
         ));
     }
-    let iv = hexfmt::decode(&a.iv).unwrap_or_else(|e| die(&format!("--iv: {e}")));
-    if iv.len() != 16 {
-        die(&format!("--iv: 16 bytes expected, got {}", iv.len()));
+    let iv = match (&a.iv, alg.mode) {
+        (None, Mode::Ecb) => "00".repeat(16),
+        (None, _) => TOOL.die(format_args!(
+            "--iv: {} needs an IV, 16 bytes in hex (openssl enc refuses too: iv undefined)",
+            a.alg
+        )),
+        (Some(iv), _) => iv.clone(),
+    };
+    let bytes = hexfmt::decode(&iv).unwrap_or_else(|e| TOOL.die(format_args!("--iv: {e}")));
+    if bytes.len() != 16 {
+        TOOL.die(format_args!("--iv: 16 bytes expected, got {}", bytes.len()));
     }
-    // The tool opens both ends: the client PD is sandboxed and opens no file itself.
+    // The tool opens both ends, checked before anything boots: the client PD is
+    // sandboxed and opens no file itself.
     let input: OwnedFd = match &a.input {
-        Some(p) => {
-            let f = File::open(p).unwrap_or_else(|e| die(&format!("{}: {e}", p.display())));
-            let m = f
-                .metadata()
-                .unwrap_or_else(|e| die(&format!("{}: {e}", p.display())));
-            if m.is_dir() {
-                die(&format!("{}: is a directory", p.display()));
-            }
-            if m.is_file() && alg.whole_blocks() && !m.len().is_multiple_of(16) {
-                die(&format!(
-                    "{}: {} bytes is not a multiple of 16 ({} has no padding)",
-                    p.display(),
-                    m.len(),
-                    a.alg
-                ));
-            }
-            f.into()
-        }
-        None => dup(std::io::stdin().as_fd(), "standard input"),
+        Some(p) => open_input(p, alg, &a.alg).into(),
+        None => dup(std::io::stdin().as_fd(), "read error"),
     };
     let output: OwnedFd = match &a.output {
-        Some(p) => File::create(p)
-            .unwrap_or_else(|e| die(&format!("-o {}: {e}", p.display())))
-            .into(),
-        None => dup(std::io::stdout().as_fd(), "standard output"),
+        Some(p) => {
+            check_output(p, a.input.as_deref()).unwrap_or_else(|e| TOOL.die(e));
+            File::create(p)
+                .unwrap_or_else(|e| TOOL.die(format_args!("{}: {}", shown(p), io_text(&e))))
+                .into()
+        }
+        None if stdout_closed => TOOL.die(format_args!(
+            "write error: {}",
+            io_text(&std::io::Error::from_raw_os_error(libc::EBADF))
+        )),
+        None => dup(std::io::stdout().as_fd(), "write error"),
     };
     let env = vec![
         ("PDT_ALG".into(), a.alg.clone()),
         ("PDT_PATH".into(), a.path.name().to_string()),
         ("PDT_OP".into(), if a.decrypt { "d" } else { "e" }.into()),
         ("PDT_KEY".into(), a.key.clone()),
-        ("PDT_IV".into(), a.iv.clone()),
+        ("PDT_IV".into(), iv),
     ];
     let files = vec![("in".to_string(), input), ("out".to_string(), output)];
     if let Err(e) = run(
@@ -130,33 +171,65 @@ fn main() -> ExitCode {
         files,
         Duration::from_secs(3600),
     ) {
-        die(&e);
+        TOOL.die(e);
     }
     ExitCode::SUCCESS
 }
 
-/// A descriptor of our own for `fd` (standard input or output), to grant to the client.
+/// A path as this tool's errors show it.
+fn shown(p: &Path) -> String {
+    quote(&p.to_string_lossy())
+}
+
+/// The input file, refused before anything boots if it is no file to read or, for a
+/// cipher without padding, not whole blocks.
+fn open_input(p: &Path, alg: CipherAlg, name: &str) -> File {
+    let f =
+        File::open(p).unwrap_or_else(|e| TOOL.die(format_args!("{}: {}", shown(p), io_text(&e))));
+    let m = f
+        .metadata()
+        .unwrap_or_else(|e| TOOL.die(format_args!("{}: {}", shown(p), io_text(&e))));
+    if m.is_dir() {
+        TOOL.die(format_args!("{}: Is a directory", shown(p)));
+    }
+    if m.is_file() && alg.whole_blocks() && !m.len().is_multiple_of(16) {
+        TOOL.die(format_args!(
+            "{}: {} bytes is not a multiple of 16 ({name} has no padding)",
+            shown(p),
+            m.len(),
+        ));
+    }
+    f
+}
+
+/// A descriptor of our own for `fd` (standard input or output), to grant to the client;
+/// a closed one is a read or write error, as coreutils calls it.
 fn dup(fd: BorrowedFd<'_>, what: &str) -> OwnedFd {
     fd.try_clone_to_owned()
-        .unwrap_or_else(|e| die(&format!("{what}: {e}")))
+        .unwrap_or_else(|e| TOOL.die(format_args!("{what}: {}", io_text(&e))))
 }
 
-fn die(what: &str) -> ! {
-    eprintln!("pd-enc: {what}");
-    std::process::exit(1)
-}
-
-/// Whether the output can be written where it is asked for, before anything boots.
-fn check_output(p: &std::path::Path) -> Result<(), String> {
+/// Whether the output can be written where it is asked for, before anything boots:
+/// not a directory, in a directory that exists, and not the input (creating it would
+/// truncate the input before a byte of it is read; openssl does exactly that).
+fn check_output(p: &Path, input: Option<&Path>) -> Result<(), String> {
     if p.is_dir() {
-        return Err(format!("-o {}: is a directory", p.display()));
+        return Err(format!("{}: Is a directory", shown(p)));
     }
-    match p.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => Err(format!(
-            "-o {}: no directory {}",
-            p.display(),
-            dir.display()
-        )),
-        _ => Ok(()),
+    if let Some(dir) = p.parent()
+        && !dir.as_os_str().is_empty()
+        && !dir.is_dir()
+    {
+        return Err(format!("{}: no directory {}", shown(p), shown(dir)));
     }
+    if let (Some(i), Ok(o)) = (input, std::fs::metadata(p))
+        && let Ok(i) = std::fs::metadata(i)
+        && (i.dev(), i.ino()) == (o.dev(), o.ino())
+    {
+        return Err(format!(
+            "-o {}: is the input file; writing it would destroy the input before it is read",
+            shown(p)
+        ));
+    }
+    Ok(())
 }

@@ -13,6 +13,7 @@ use pd_idl::digest::{self, DigestOp, REQUEST_QUEUE_CAPACITY, Request};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use pd_tools::algs::{DataPath, digest_alg};
+use pd_tools::cli::io_text;
 use pd_tools::hexfmt;
 use pd_tools::pd::{Data, answers, fail, fill, granted, param, status_words};
 use system_tests::client::{DRIVER, link};
@@ -62,8 +63,8 @@ impl Client {
                 .find(|c| self.in_flight.iter().all(|f| f.1 != *c))
                 .expect("a chunk is free below DEPTH in flight");
             let file = self.file.as_mut().expect("an input is open");
-            let n =
-                fill(file, &mut self.buf).unwrap_or_else(|e| fail(format!("reading input: {e}")));
+            let n = fill(file, &mut self.buf)
+                .unwrap_or_else(|e| fail(format!("read error: {}", io_text(&e))));
             let at = chunk * self.buf.len();
             self.data.write(at, &self.buf[..n]);
             // A short chunk is the input's end (`fill` reads until the chunk is full).

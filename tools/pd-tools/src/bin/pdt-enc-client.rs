@@ -12,6 +12,7 @@ use pd_idl::cipher::{self, CipherOp, REQUEST_QUEUE_CAPACITY, Request};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, exit};
 use pd_tools::algs::{CipherAlg, DataPath};
+use pd_tools::cli::io_text;
 use pd_tools::hexfmt;
 use pd_tools::pd::{Data, answers, fail, fill, granted, param, status_words};
 use system_tests::client::{DRIVER, link};
@@ -55,7 +56,7 @@ impl Client {
                 Ok(n) => n,
                 Err(e) => {
                     self.input_done = true;
-                    notify |= self.fail_soon(format!("reading input: {e}"));
+                    notify |= self.fail_soon(format!("read error: {}", io_text(&e)));
                     break;
                 }
             };
@@ -97,7 +98,7 @@ impl Client {
         if self.input_done && self.in_flight.is_empty() && self.failing.is_none() {
             self.output
                 .flush()
-                .unwrap_or_else(|e| fail(format!("writing output: {e}")));
+                .unwrap_or_else(|e| fail(format!("write error: {}", io_text(&e))));
             if let Err(e) = self.calls.close_session(self.session) {
                 fail(format!("close_session: {e:?}"));
             }
@@ -145,7 +146,7 @@ impl Client {
         self.data.read(chunk * CHUNK, &mut self.buf[..n]);
         self.output
             .write_all(&self.buf[..n])
-            .unwrap_or_else(|e| fail(format!("writing output: {e}")));
+            .unwrap_or_else(|e| fail(format!("write error: {}", io_text(&e))));
     }
 }
 
