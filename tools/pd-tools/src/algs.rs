@@ -4,6 +4,16 @@
 use pd_idl::cipher::{Mode, Path};
 use pd_idl::digest::{Algorithm, HashPath};
 
+/// The ciphers the tools offer, as they name them.
+pub const CIPHERS: [&str; 6] = [
+    "aes-128-cbc",
+    "aes-192-cbc",
+    "aes-256-cbc",
+    "aes-128-ctr",
+    "aes-256-ctr",
+    "aes-128-ecb",
+];
+
 /// A cipher as the tools name it (`aes-128-cbc`): mode and key length in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CipherAlg {
@@ -220,14 +230,7 @@ mod tests {
 
     #[test]
     fn cipher_names_parse_and_print_back() {
-        for s in [
-            "aes-128-cbc",
-            "aes-192-cbc",
-            "aes-256-cbc",
-            "aes-128-ctr",
-            "aes-256-ctr",
-            "aes-128-ecb",
-        ] {
+        for s in CIPHERS {
             assert_eq!(CipherAlg::parse(s).unwrap().name(), s);
         }
         assert!(CipherAlg::parse("aes-100-cbc").is_err());

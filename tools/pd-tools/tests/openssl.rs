@@ -20,6 +20,23 @@ fn pd_enc(args: &[&str]) -> Command {
     c
 }
 
+/// pd-enc in its own spelling, AES-128-CBC, then `extra`.
+fn cbc(extra: &[&str]) -> Command {
+    let mut c = pd_enc(&["-a", "aes-128-cbc", "--key", KEY, "--iv", IV]);
+    c.args(extra);
+    c
+}
+
+/// pd-enc spelt as openssl enc: AES-128-CBC from file `from` to file `to`.
+fn openssl_way(op: &str, from: &std::path::Path, to: &std::path::Path) {
+    pd_enc(&[op, "-aes-128-cbc", "-K", KEY, "-iv", IV, "-nopad", "-in"])
+        .arg(from)
+        .arg("-out")
+        .arg(to)
+        .assert()
+        .success();
+}
+
 /// pd-enc with `input` on its standard input, as a user's pipe gives it.
 fn piped(args: &[&str], input: &[u8]) -> std::process::Output {
     assert_cmd::Command::new(EXE)
@@ -34,33 +51,9 @@ fn openssl_spellings_give_what_openssl_gives_and_encrypting_is_the_default() {
     let dir = Dir::new("openssl-habits");
     let input = dir.file("in", &bytes(7, 4096));
     let ours = dir.0.join("ours");
-    pd_enc(&[
-        "-aes-128-cbc",
-        "-K",
-        KEY,
-        "-iv",
-        IV,
-        "-nopad",
-        "-in",
-        path_str(&input),
-        "-out",
-        path_str(&ours),
-    ])
-    .assert()
-    .success();
+    openssl_way("-e", &input, &ours);
     // The tool's own spelling, without -e: the same bytes.
-    let own = pd_enc(&[
-        "-a",
-        "aes-128-cbc",
-        "--key",
-        KEY,
-        "--iv",
-        IV,
-        "-i",
-        path_str(&input),
-    ])
-    .output()
-    .unwrap();
+    let own = cbc(&["-i", path_str(&input)]).output().unwrap();
     assert!(own.status.success());
     let ours = std::fs::read(&ours).unwrap();
     assert_eq!(own.stdout, ours);
@@ -75,21 +68,7 @@ fn openssl_spellings_give_what_openssl_gives_and_encrypting_is_the_default() {
     // And back, openssl's way.
     let back = dir.0.join("back");
     let ct = dir.0.join("ours");
-    pd_enc(&[
-        "-d",
-        "-aes-128-cbc",
-        "-K",
-        KEY,
-        "-iv",
-        IV,
-        "-nopad",
-        "-in",
-        path_str(&ct),
-        "-out",
-        path_str(&back),
-    ])
-    .assert()
-    .success();
+    openssl_way("-d", &ct, &back);
     assert_eq!(
         std::fs::read(&back).unwrap(),
         std::fs::read(&input).unwrap()
@@ -132,20 +111,9 @@ fn the_input_named_as_the_output_is_refused_and_kept() {
     let link = dir.0.join("link");
     std::os::unix::fs::symlink(&f, &link).unwrap();
     for out in [&f, &link] {
-        let o = pd_enc(&[
-            "-a",
-            "aes-128-cbc",
-            "--key",
-            KEY,
-            "--iv",
-            IV,
-            "-i",
-            path_str(&f),
-            "-o",
-            path_str(out),
-        ])
-        .output()
-        .unwrap();
+        let o = cbc(&["-i", path_str(&f), "-o", path_str(out)])
+            .output()
+            .unwrap();
         assert_eq!(o.status.code(), Some(1));
         let err = String::from_utf8(o.stderr).unwrap();
         assert!(err.contains("is the input file"), "{err}");

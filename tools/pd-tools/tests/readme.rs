@@ -8,6 +8,16 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+/// The tools the block shows, each of which must be built for it to run.
+const TOOLS: [&str; 6] = [
+    "pd-dgst",
+    "pd-enc",
+    "speed",
+    "host-runner",
+    "system-check",
+    "vboot-sign",
+];
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -23,30 +33,16 @@ fn use_it_block() -> String {
 #[test]
 fn the_readme_use_it_commands_run() {
     let script = use_it_block();
-    for tool in [
-        "pd-dgst",
-        "pd-enc",
-        "speed",
-        "host-runner",
-        "system-check",
-        "vboot-sign",
-    ] {
+    for tool in TOOLS {
         assert!(
             script.contains(&format!("target/release/{tool} ")),
             "{tool} is shown"
         );
     }
     let built = |dir: &str| {
-        [
-            "pd-dgst",
-            "pd-enc",
-            "speed",
-            "host-runner",
-            "system-check",
-            "vboot-sign",
-        ]
-        .iter()
-        .all(|t| root().join("target").join(dir).join(t).exists())
+        TOOLS
+            .iter()
+            .all(|t| root().join("target").join(dir).join(t).exists())
     };
     let script = if built("release") {
         script

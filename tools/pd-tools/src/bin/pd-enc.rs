@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use pd_idl::cipher::Mode;
-use pd_tools::algs::{CipherAlg, DataPath, Engine};
+use pd_tools::algs::{CIPHERS, CipherAlg, DataPath, Engine};
 use pd_tools::cli::{self, Tool, io_text, quote};
 use pd_tools::hexfmt;
 use pd_tools::run::run;
@@ -45,7 +45,7 @@ struct Args {
     path: DataPath,
     /// The cipher. CBC and ECB take no padding: the input must be whole 16-byte blocks
     /// (as `openssl enc -nopad`).
-    #[arg(short = 'a', long, value_parser = ["aes-128-cbc", "aes-192-cbc", "aes-256-cbc", "aes-128-ctr", "aes-256-ctr", "aes-128-ecb"])]
+    #[arg(short = 'a', long, value_parser = CIPHERS)]
     alg: String,
     /// Encrypt (the default).
     #[arg(short = 'e', conflicts_with = "decrypt")]
