@@ -116,102 +116,94 @@ impl<'a, I: Interface> Service<'a, I> {
     ) -> Result<(usize, Stopped), QueueError> {
         // Answers are staged and published once, when the pass ends (the client hears
         // of them after the pass anyway): a write of the shared tail per answer pulled
-        // its cache line across cores per request.
-        let result = self.pass(caller, requests, responses, data, limit, trace);
-        responses.publish();
-        result
-    }
-
-    fn pass(
-        &mut self,
-        caller: Caller,
-        requests: &mut Consumer<'_, I::Request>,
-        responses: &mut Producer<'_, I::Response>,
-        data: ClientData<'a>,
-        limit: usize,
-        trace: &Trace<'_>,
-    ) -> Result<(usize, Stopped), QueueError> {
-        let mut answered = 0;
-        // The copies requests are read into, kept for the pass (see `read_into`).
-        let (mut request, mut next) = (I::Request::new_zeroed(), I::Request::new_zeroed());
-        let mut job = I::empty_job(data);
-        // A request is taken only when its answer has room beside the answers its
-        // client is already owed: backpressure, never a dropped answer. Read once per
-        // pass; every request taken uses one.
-        let owed = self.owed_to(caller);
-        let mut room = responses
-            .room((limit as u32).saturating_add(owed))?
-            .saturating_sub(owed);
-        loop {
-            if answered >= limit {
-                return Ok((answered, Stopped::Limit));
-            }
-            if self.full() {
-                return Ok((answered, Stopped::EngineFull));
-            }
-            if room == 0 {
-                return Ok((answered, Stopped::ClientsMove));
-            }
-            let mut batch = requests.read_batch()?;
-            if batch.is_empty() {
-                return Ok((answered, Stopped::ClientsMove));
-            }
-            // A copy: the client may rewrite the slot, but this copy is what runs.
-            batch.read_into(0, &mut request);
-            let (id, session) = I::header(&request);
-            if self.session_in_flight(caller, session) {
-                return Ok((answered, Stopped::SessionBusy));
-            }
-            let Some(slot) = self.free_slot() else {
-                return Ok((answered, Stopped::EngineFull));
-            };
-            let checked = I::check(
-                &self.engine,
-                &mut self.sessions,
-                caller,
-                &request,
-                &mut job,
-                slot,
-            );
-            if let Err(e) = checked {
-                batch.release(1);
-                let r = I::answer(id, 0, &Err(e), true);
-                record::<I>(trace, caller, &r);
-                responses.stage(r)?;
-                answered += 1;
-                room -= 1;
-                continue;
-            }
-            let mut parts = Parts::one(id, I::bytes(&job));
-            if I::coalesces(&self.engine, &job) {
-                // Followers of the same session join the job while their answers have
-                // room too: all that is queued now, not only what the last look saw
-                // (followers published since would otherwise wait for a job of their own).
-                if batch.len() < MAX_COALESCED {
-                    batch.refresh()?;
+        // its cache line across cores per request. The pass is a closure so that every
+        // way out of it, a broken queue's included, publishes what was answered.
+        let mut pass = || -> Result<(usize, Stopped), QueueError> {
+            let mut answered = 0;
+            // The copies requests are read into, kept for the pass (see `read_into`).
+            let (mut request, mut next) = (I::Request::new_zeroed(), I::Request::new_zeroed());
+            let mut job = I::empty_job(data);
+            // A request is taken only when its answer has room beside the answers its
+            // client is already owed: backpressure, never a dropped answer. Read once per
+            // pass; every request taken uses one.
+            let owed = self.owed_to(caller);
+            let mut room = responses
+                .room((limit as u32).saturating_add(owed))?
+                .saturating_sub(owed);
+            loop {
+                if answered >= limit {
+                    return Ok((answered, Stopped::Limit));
                 }
-                let most = (room as usize).min(MAX_COALESCED).min(batch.len());
-                for i in 1..most {
-                    batch.read_into(i, &mut next);
-                    let Some(bytes) = I::join(&self.engine, &mut job, &request, &next) else {
-                        break;
-                    };
-                    // At most MAX_COALESCED parts: `most` is bounded by it.
-                    parts.push(I::header(&next).0, bytes);
+                if self.full() {
+                    return Ok((answered, Stopped::EngineFull));
                 }
-            }
-            batch.release(parts.len());
-            room -= parts.len() as u32;
-            if let Some(result) = self.start(caller, session, slot, &parts, &mut job, data) {
-                for r in answers::<I>(&parts, &result) {
+                if room == 0 {
+                    return Ok((answered, Stopped::ClientsMove));
+                }
+                let mut batch = requests.read_batch()?;
+                if batch.is_empty() {
+                    return Ok((answered, Stopped::ClientsMove));
+                }
+                // A copy: the client may rewrite the slot, but this copy is what runs.
+                batch.read_into(0, &mut request);
+                let (id, session) = I::header(&request);
+                if self.session_in_flight(caller, session) {
+                    return Ok((answered, Stopped::SessionBusy));
+                }
+                let Some(slot) = self.free_slot() else {
+                    return Ok((answered, Stopped::EngineFull));
+                };
+                let checked = I::check(
+                    &self.engine,
+                    &mut self.sessions,
+                    caller,
+                    &request,
+                    &mut job,
+                    slot,
+                );
+                if let Err(e) = checked {
+                    batch.release(1);
+                    let r = I::answer(id, 0, &Err(e), true);
                     record::<I>(trace, caller, &r);
-                    // Room was checked above and only this PD produces: cannot be full,
-                    // but the client may have corrupted the indices.
                     responses.stage(r)?;
                     answered += 1;
+                    room -= 1;
+                    continue;
+                }
+                let mut parts = Parts::one(id, I::bytes(&job));
+                if I::coalesces(&self.engine, &job) {
+                    // Followers of the same session join the job while their answers have
+                    // room too: all that is queued now, not only what the last look saw
+                    // (followers published since would otherwise wait for a job of their own).
+                    if batch.len() < MAX_COALESCED {
+                        batch.refresh()?;
+                    }
+                    let most = (room as usize).min(MAX_COALESCED).min(batch.len());
+                    for i in 1..most {
+                        batch.read_into(i, &mut next);
+                        let Some(bytes) = I::join(&self.engine, &mut job, &request, &next) else {
+                            break;
+                        };
+                        // At most MAX_COALESCED parts: `most` is bounded by it.
+                        parts.push(I::header(&next).0, bytes);
+                    }
+                }
+                batch.release(parts.len());
+                room -= parts.len() as u32;
+                if let Some(result) = self.start(caller, session, slot, &parts, &mut job, data) {
+                    for r in answers::<I>(&parts, &result) {
+                        record::<I>(trace, caller, &r);
+                        // Room was checked above and only this PD produces: cannot be full,
+                        // but the client may have corrupted the indices.
+                        responses.stage(r)?;
+                        answered += 1;
+                    }
                 }
             }
-        }
+        };
+        let result = pass();
+        responses.publish();
+        result
     }
 
     /// Starts one request (the engine must have room: see [`full`](Self::full)); its

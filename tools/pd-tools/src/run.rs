@@ -50,21 +50,9 @@ fn boot_error(e: &BootError) -> String {
 
 /// Boots `engine`'s driver with `client` as its client, passes `env` to the PDs and
 /// grants the client `files` (name, descriptor), and waits up to `timeout` for the
-/// client to finish.
+/// client to finish, calling `progress` with the number of lines the client has
+/// printed so far every 100 ms (a tool's progress line).
 pub fn run(
-    engine: Engine,
-    kind: Kind,
-    client: &str,
-    env: Vec<(String, String)>,
-    files: Vec<(String, OwnedFd)>,
-    timeout: Duration,
-) -> Result<Report, String> {
-    run_watched(engine, kind, client, env, files, timeout, &mut |_| {})
-}
-
-/// [`run`], calling `progress` with the number of lines the client has printed so far
-/// every 100 ms (the speed tool's progress bar).
-pub fn run_watched(
     engine: Engine,
     kind: Kind,
     client: &str,

@@ -20,7 +20,7 @@ use clap::Parser;
 use pd_idl::digest::Algorithm;
 use pd_tools::algs::{DataPath, Engine, digest_alg, digest_len};
 use pd_tools::cli::{Out, Tool, io_text, quote};
-use pd_tools::run::run_watched;
+use pd_tools::run::run;
 use pd_tools::systems::Kind;
 
 const TOOL: Tool = Tool("pd-dgst");
@@ -315,7 +315,7 @@ fn hash_all(engine: Engine, args: &Args, inputs: Vec<OwnedFd>) -> Vec<Option<Str
         .collect();
     let progress = Progress::new(count);
     // Long enough for a large file through a modelled engine; a stuck system still ends.
-    let report = run_watched(
+    let report = run(
         engine,
         Kind::Digest,
         "pdt-dgst-client",

@@ -170,6 +170,7 @@ fn main() -> ExitCode {
         env,
         files,
         Duration::from_secs(3600),
+        &mut |_| {},
     ) {
         TOOL.die(e);
     }
