@@ -52,17 +52,22 @@ enum Command {
         /// The boot image to sign.
         #[arg(long)]
         image: PathBuf,
-        /// Where to write the manifest.
+        /// Where to write the manifest (a new file: see --force).
         #[arg(long)]
         manifest: PathBuf,
+        /// Replace a manifest that already exists.
+        #[arg(long)]
+        force: bool,
     },
     /// Verify an image against a manifest; exits 1 with the reason if it does not verify.
     Verify {
         /// The public key the verifier trusts (from keygen --public).
         #[arg(long)]
         public: PathBuf,
-        /// Lowest acceptable version (rollback floor).
-        #[arg(long, default_value_t = 0)]
+        /// Lowest acceptable version (the rollback floor the device enforces; 0 accepts
+        /// every version). Required: a verifier that assumed one would check rollback
+        /// differently from the device it stands in for.
+        #[arg(long, value_name = "VERSION")]
         floor: u32,
         /// The boot image.
         #[arg(long)]
@@ -89,8 +94,22 @@ fn parse_hex(text: &str) -> Option<[u8; 32]> {
     bytes.ok().and_then(|b| <[u8; 32]>::try_from(b).ok())
 }
 
+/// An I/O error in strerror's words, without Rust's `(os error N)` suffix.
+fn io_text(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_string(),
+        _ => text,
+    }
+}
+
+/// `path: reason` for an I/O error on `path`.
+fn io_fail(path: &Path, e: &std::io::Error) -> String {
+    format!("{}: {}", path.display(), io_text(e))
+}
+
 fn read_text(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::read_to_string(path).map_err(|e| io_fail(path, &e))
 }
 
 fn read_secret(path: &Path) -> Result<[u8; 32], String> {
@@ -126,10 +145,18 @@ fn read_public(path: &Path) -> Result<[u8; 32], String> {
     })
 }
 
-/// Writes a key file: a new one, or over an old one only with `force`; `private` ones
-/// readable by their owner only, from the moment they exist.
-fn write_key(path: &Path, text: &str, force: bool, private: bool) -> Result<(), String> {
-    let fail = |e: std::io::Error| format!("{}: {e}", path.display());
+/// Writes `bytes` to a new file, or over an old one only with `force` (`command` names
+/// the subcommand whose --force that is); `private` ones readable by their owner only,
+/// from the moment they exist. The file is created exclusively, so a file made between
+/// a caller's check and this write is not replaced either.
+fn write_new(
+    path: &Path,
+    bytes: &[u8],
+    command: &str,
+    force: bool,
+    private: bool,
+) -> Result<(), String> {
+    let fail = |e: std::io::Error| io_fail(path, &e);
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).mode(if private { 0o600 } else { 0o644 });
     if force {
@@ -138,9 +165,7 @@ fn write_key(path: &Path, text: &str, force: bool, private: bool) -> Result<(), 
         opts.create_new(true);
     }
     let mut f = opts.open(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => {
-            format!("{}: exists; keygen --force replaces it", path.display())
-        }
+        std::io::ErrorKind::AlreadyExists => exists(path, command),
         _ => fail(e),
     })?;
     if private {
@@ -148,15 +173,18 @@ fn write_key(path: &Path, text: &str, force: bool, private: bool) -> Result<(), 
         f.set_permissions(std::fs::Permissions::from_mode(0o600))
             .map_err(fail)?;
     }
-    f.write_all(text.as_bytes()).map_err(fail)
+    f.write_all(bytes).map_err(fail)
+}
+
+fn exists(path: &Path, command: &str) -> String {
+    format!(
+        "{}: File exists ({command} --force replaces it)",
+        path.display()
+    )
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::read(path).map_err(|e| io_fail(path, &e))
 }
 
 fn run(cli: Cli) -> Result<(), String> {
@@ -169,10 +197,7 @@ fn run(cli: Cli) -> Result<(), String> {
             if !force {
                 for p in [&secret, &public] {
                     if p.exists() {
-                        return Err(format!(
-                            "{}: exists; keygen --force replaces it",
-                            p.display()
-                        ));
+                        return Err(exists(p, "keygen"));
                     }
                 }
             }
@@ -180,12 +205,12 @@ fn run(cli: Cli) -> Result<(), String> {
             let mut seed = [0u8; 32];
             std::fs::File::open("/dev/urandom")
                 .and_then(|mut f| f.read_exact(&mut seed))
-                .map_err(|e| format!("/dev/urandom: {e}"))?;
+                .map_err(|e| io_fail(Path::new("/dev/urandom"), &e))?;
             let key = SigningKey::from_bytes(&seed);
             let secret_text = format!("{SECRET_HEADER}\n{}\n", hex(&seed));
-            write_key(&secret, &secret_text, force, true)?;
+            write_new(&secret, secret_text.as_bytes(), "keygen", force, true)?;
             let public_text = format!("{}\n", hex(key.verifying_key().as_bytes()));
-            write_key(&public, &public_text, force, false)?;
+            write_new(&public, public_text.as_bytes(), "keygen", force, false)?;
             println!("public key {}", hex(key.verifying_key().as_bytes()));
             Ok(())
         }
@@ -195,7 +220,13 @@ fn run(cli: Cli) -> Result<(), String> {
             version,
             image,
             manifest,
+            force,
         } => {
+            // Before the key and image are read: replacing a manifest is refused however
+            // the rest would have gone.
+            if !force && manifest.exists() {
+                return Err(exists(&manifest, "sign"));
+            }
             if name.len() > vboot::NAME_MAX {
                 return Err(format!("name longer than {} bytes", vboot::NAME_MAX));
             }
@@ -208,7 +239,8 @@ fn run(cli: Cli) -> Result<(), String> {
                 version,
             );
             let signature = key.sign(&body.encode()).to_bytes();
-            write(&manifest, &Manifest { body, signature }.encode())?;
+            let bytes = Manifest { body, signature }.encode();
+            write_new(&manifest, &bytes, "sign", force, false)?;
             println!(
                 "{}: {} bytes, sha256 {}, version {version}",
                 manifest.display(),
@@ -230,7 +262,7 @@ fn run(cli: Cli) -> Result<(), String> {
             match vboot::check_whole(&m, &key, floor, data.len() as u64, hash) {
                 Ok(body) => {
                     println!(
-                        "{}: verified ({}, version {}, {} bytes)",
+                        "{}: verified ({}, version {}, floor {floor}, {} bytes)",
                         image.display(),
                         String::from_utf8_lossy(body.name()),
                         body.version,

@@ -102,7 +102,7 @@ fn a_good_image_verifies() {
     let (_, public, image, manifest) = setup(&d);
     let ok = verify(&public, 5, &image, &manifest).unwrap();
     assert!(
-        ok.contains("verified (kernel, version 5, 10000 bytes)"),
+        ok.contains("verified (kernel, version 5, floor 5, 10000 bytes)"),
         "{ok}"
     );
     assert_eq!(
@@ -279,7 +279,10 @@ fn secret_keys_are_private_and_never_silently_replaced() {
     let again = tool(&["keygen", "--secret", &secret, "--public", &public]);
     assert!(!again.status.success());
     let err = String::from_utf8_lossy(&again.stderr);
-    assert!(err.contains("exists; keygen --force replaces it"), "{err}");
+    assert!(
+        err.contains("File exists (keygen --force replaces it)"),
+        "{err}"
+    );
     assert_eq!(
         std::fs::read_to_string(&secret).unwrap(),
         before,
