@@ -156,6 +156,20 @@ impl Finished {
 }
 
 impl<'a> Job<'a> {
+    /// One request's job outside a serving pass (a driver's self-test or calibration,
+    /// an engine's own tests): `op` of session `session` over `segs` of `data`, slot 0.
+    pub fn one(session: Session, op: CipherOp, segs: Segments, data: ClientData<'a>) -> Self {
+        Job {
+            session,
+            session_id: 0,
+            op,
+            segs,
+            data,
+            slot: 0,
+            requests: 1,
+        }
+    }
+
     /// A job of nothing over `data`: what a serving pass fills in place, request by
     /// request (a job returned by value was copied through each `Result` it passed).
     pub(crate) fn empty(data: ClientData<'a>) -> Self {

@@ -119,15 +119,12 @@ fn a_client_scribbling_on_its_data_mid_request_spoils_only_its_own_result() {
         iv: [0; 16],
     };
     let req = request(1, 0, &[(512, 256)]);
-    let job = Job {
+    let job = Job::one(
         session,
-        session_id: 0,
-        slot: 0,
-        requests: 1,
-        op: CipherOp::Encrypt,
-        segs: validate(&req, 4096, Mode::Cbc).unwrap(),
-        data: ClientData { region, phys: None },
-    };
+        CipherOp::Encrypt,
+        validate(&req, 4096, Mode::Cbc).unwrap(),
+        ClientData { region, phys: None },
+    );
     let run = |driver: &mut rig::Driver, scribble: bool| {
         let mut step = driver.start(&job);
         let mut interrupts = 0;

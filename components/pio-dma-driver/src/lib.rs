@@ -311,15 +311,12 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
                     let n = input.len();
                     let segs = whole(n, self.scratch.len(), kat.mode).map_err(|_| fail(None))?;
                     self.scratch.region.write_bytes(0, input);
-                    let job = Job {
-                        session: test_session(kat.mode, kat.key, kat.iv),
-                        session_id: 0,
-                        slot: 0,
-                        requests: 1,
+                    let job = Job::one(
+                        test_session(kat.mode, kat.key, kat.iv),
                         op,
                         segs,
-                        data: self.scratch,
-                    };
+                        self.scratch,
+                    );
                     let iv = self.run_polled(route, &job).map_err(|e| fail(Some(e)))?;
                     let mut out = [0u8; SCRATCH_BYTES];
                     self.scratch.region.read_bytes(0, &mut out[..n]);
@@ -355,15 +352,12 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
         let segs = whole(n, self.scratch.len(), mode).map_err(|_| InitError::Scratch)?;
         let mut took = [0u64; 2];
         for (i, route) in [Route::Pio, Route::Dma].into_iter().enumerate() {
-            let job = Job {
-                session: test_session(mode, &[0x5a; 32][..usize::from(key_len)], [0; 16]),
-                session_id: 0,
-                slot: 0,
-                requests: 1,
-                op: CipherOp::Encrypt,
+            let job = Job::one(
+                test_session(mode, &[0x5a; 32][..usize::from(key_len)], [0; 16]),
+                CipherOp::Encrypt,
                 segs,
-                data: self.scratch,
-            };
+                self.scratch,
+            );
             let t0 = self.meter.now_ps();
             self.run_polled(route, &job)
                 .map_err(InitError::Calibration)?;

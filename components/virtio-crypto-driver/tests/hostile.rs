@@ -202,18 +202,15 @@ fn a_region_without_a_dma_address_is_refused() {
         segs: [pd_idl::cipher::Segment { offset: 0, len: 16 }; 6],
     };
     let segs = cipher_service::validate(&req, 64, Mode::Cbc).unwrap();
-    let job = cipher_service::Job {
-        session: s,
-        session_id: 0,
-        slot: 0,
-        requests: 1,
-        op: CipherOp::Encrypt,
+    let job = cipher_service::Job::one(
+        s,
+        CipherOp::Encrypt,
         segs,
-        data: cipher_service::ClientData {
+        cipher_service::ClientData {
             region: shm_queue::SharedRegion::new(&mut bytes),
             phys: None,
         },
-    };
+    );
     assert_eq!(
         cipher_service::run_polled(&mut r.dev, &job, 4),
         Err(CipherError::UnsupportedPath)

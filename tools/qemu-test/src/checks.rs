@@ -66,18 +66,15 @@ fn crypt<B: RegisterBus>(
 ) -> Result<Path, CipherError> {
     let req = Request::over(0, 0, op, segs);
     let valid = validate(&req, data.len(), s.mode)?;
-    let job = Job {
-        session: *s,
-        session_id: 0,
-        slot: 0,
-        requests: 1,
+    let job = Job::one(
+        *s,
         op,
-        segs: valid,
-        data: ClientData {
+        valid,
+        ClientData {
             region: SharedRegion::new(data),
             phys: Some(phys),
         },
-    };
+    );
     // Bare metal has no interrupt handler: poll the engine's interrupt path, bounded
     // (session set-up and the request each finish a poll or a few later).
     let done = run_polled(dev, &job, POLLS)?;

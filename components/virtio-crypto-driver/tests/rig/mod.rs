@@ -105,18 +105,15 @@ impl Rig {
         let valid = validate(&req, DATA_LEN, s.mode)?;
         // SAFETY: the region is live (leaked); reached only by copies and the model's DMA.
         let region = unsafe { SharedRegion::from_raw(self.data, DATA_LEN) };
-        let job = Job {
-            session: *s,
-            session_id: 0,
-            slot: 0,
-            requests: 1,
+        let job = Job::one(
+            *s,
             op,
-            segs: valid,
-            data: ClientData {
+            valid,
+            ClientData {
                 region,
                 phys: Some(DATA_PHYS),
             },
-        };
+        );
         // The model returns the chain on the notify: one interrupt poll finishes it.
         let done = run_polled(&mut self.dev, &job, 4)?;
         s.iv = done.next_iv();
