@@ -79,6 +79,15 @@ pub fn parse_for(
     parse::parse(xml, file.as_ref(), arch)
 }
 
+/// An I/O error in strerror's words, without Rust's `(os error N)` suffix.
+fn io_text(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_string(),
+        _ => text,
+    }
+}
+
 /// Read `path` and [`parse`] it for aarch64.
 pub fn parse_file(path: impl AsRef<Path>) -> Result<SystemDescription, Vec<Error>> {
     parse_file_for(path, Arch::default())
@@ -94,7 +103,7 @@ pub fn parse_file_for(path: impl AsRef<Path>, arch: Arch) -> Result<SystemDescri
             file: path.to_path_buf(),
             loc: Loc::default(),
             element: String::new(),
-            message: format!("cannot read: {e}"),
+            message: format!("cannot read: {}", io_text(&e)),
         }]),
     }
 }

@@ -33,14 +33,21 @@ const TWO_PDS: &str = r#"
 
 #[test]
 fn malformed_xml() {
+    // The element left open is located where it opened, not at the close tag the
+    // parser stopped at.
     let xml = "<system>\n<protection_domain name='a'>\n</system>";
-    let e = rejects(xml, ErrorKind::Xml, "</system>");
+    let e = rejects(xml, ErrorKind::Xml, "<protection_domain");
     // No element to name: the message is the XML parser's.
     let shown = e.to_string();
     assert!(
-        shown.starts_with("t.system:3:") && !shown.contains("<>"),
+        shown.starts_with("t.system:2:1:") && !shown.contains("<>"),
         "{shown}"
     );
+    // A close tag of the wrong name: the open tag it fails to close, and where it is.
+    let xml = "<system>\n  <a></b>\n</system>";
+    let e = rejects(xml, ErrorKind::Xml, "<a>");
+    assert_eq!(e.loc.col, 3, "{e}");
+    assert!(e.message.contains("found </b> at 2:6"), "{e}");
 }
 
 #[test]

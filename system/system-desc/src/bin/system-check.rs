@@ -12,7 +12,12 @@ use clap::{Parser, ValueEnum};
 use system_desc::{Arch, SystemDescription, parse_file_for};
 
 #[derive(Parser)]
-#[command(version, about = "Check seL4 Microkit .system files")]
+// The package is system-desc; the program is system-check, and says so in --version.
+#[command(
+    name = "system-check",
+    version,
+    about = "Check seL4 Microkit .system files"
+)]
 struct Args {
     /// Target architecture (decides the valid page sizes).
     #[arg(long, value_enum, default_value_t = ArchArg::Aarch64)]
@@ -78,7 +83,11 @@ fn main() -> ExitCode {
                 for e in &errors {
                     eprintln!("{e}");
                 }
-                eprintln!("{}: {} error(s)", file.display(), errors.len());
+                eprintln!(
+                    "{}: {}",
+                    file.display(),
+                    count(errors.len(), "error", "errors")
+                );
             }
         }
     }
@@ -94,10 +103,17 @@ fn summary(sys: &SystemDescription) -> String {
     let children = pds.iter().filter(|e| e.parent.is_some()).count();
     let irqs: usize = pds.iter().map(|e| e.pd.irqs.len()).sum();
     format!(
-        "{}: ok: {} protection domains ({children} children), {} memory regions, {} channels, {irqs} irqs",
+        "{}: ok: {} ({}), {}, {}, {}",
         sys.file.display(),
-        pds.len(),
-        sys.memory_regions.len(),
-        sys.channels.len(),
+        count(pds.len(), "protection domain", "protection domains"),
+        count(children, "child", "children"),
+        count(sys.memory_regions.len(), "memory region", "memory regions"),
+        count(sys.channels.len(), "channel", "channels"),
+        count(irqs, "irq", "irqs"),
     )
+}
+
+/// `n` and the noun in the number it takes (`1 child`, `0 children`).
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

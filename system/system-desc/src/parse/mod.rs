@@ -115,8 +115,9 @@ pub(super) fn unknown_element(ctx: &mut Ctx, node: Node, parent: &str) {
 }
 
 /// roxmltree's verdict, located once: its message without the " at L:C" it embeds
-/// (the location leads the line), and a truncated file located at its end, where the
-/// closing tag is missing, not at 1:1 where roxmltree puts it.
+/// (the location leads the line), a truncated file located at its end, where the
+/// closing tag is missing, not at 1:1 where roxmltree puts it, and an element left
+/// open located at its open tag, not at the mismatched close tag roxmltree stopped at.
 fn xml_error(xml: &str, file: &Path, e: &roxmltree::Error) -> Error {
     let pos = e.pos();
     let mut loc = Loc {
@@ -135,6 +136,15 @@ fn xml_error(xml: &str, file: &Path, e: &roxmltree::Error) -> Error {
         };
         message = "the file ends before the root element is closed (truncated?)".to_string();
     }
+    if let roxmltree::Error::UnexpectedCloseTag(expected, actual, _) = e
+        && let Some(at) = unclosed_open(xml, offset_of(xml, pos), expected)
+    {
+        loc = loc_at(xml, at);
+        message = format!(
+            "<{expected}> opened here is not closed (found </{actual}> at {}:{})",
+            pos.row, pos.col
+        );
+    }
     Error {
         kind: ErrorKind::Xml,
         file: file.to_path_buf(),
@@ -144,11 +154,19 @@ fn xml_error(xml: &str, file: &Path, e: &roxmltree::Error) -> Error {
     }
 }
 
-/// The line where `xml`'s element nesting first passes `limit`, read as XML's tags are
-/// (comments, CDATA, processing instructions and declarations skipped; a quoted
-/// attribute value may hold `>`), without building a tree. Malformed text is left to
-/// the parser: this only counts.
-fn too_deep(xml: &str, limit: usize) -> Option<u32> {
+/// A tag of the text, as [`scan_tags`] reads it.
+enum Tag<'a> {
+    Open(&'a str),
+    Close,
+    /// Self-closed (`<x/>`): opens and closes nothing.
+    Empty,
+}
+
+/// Calls `f` with the byte offset and kind of each tag of `xml`, in order, until it
+/// returns false: tags read as XML's are (comments, CDATA, processing instructions and
+/// declarations skipped; a quoted attribute value may hold `>`), without building a
+/// tree. Malformed text is left to the parser: this only finds tags.
+fn scan_tags<'a>(xml: &'a str, mut f: impl FnMut(usize, Tag<'a>) -> bool) {
     let b = xml.as_bytes();
     let find = |from: usize, end: &[u8]| {
         b[from..]
@@ -156,7 +174,16 @@ fn too_deep(xml: &str, limit: usize) -> Option<u32> {
             .position(|w| w == end)
             .map_or(b.len(), |k| from + k + end.len())
     };
-    let (mut i, mut depth) = (0, 0usize);
+    // The name after `<` at `from`: up to a space, `/` or `>`.
+    let name = |from: usize| {
+        let len = b[from..]
+            .iter()
+            .position(|&c| c.is_ascii_whitespace() || c == b'/' || c == b'>')
+            .unwrap_or(b.len() - from);
+        // `from` and `from + len` sit next to ASCII bytes (or the ends): char boundaries.
+        &xml[from..from + len]
+    };
+    let mut i = 0;
     while let Some(off) = b[i..].iter().position(|&c| c == b'<') {
         let at = i + off;
         let rest = &b[at..];
@@ -169,7 +196,9 @@ fn too_deep(xml: &str, limit: usize) -> Option<u32> {
         } else if rest.starts_with(b"<!") {
             find(at, b">")
         } else if rest.starts_with(b"</") {
-            depth = depth.saturating_sub(1);
+            if !f(at, Tag::Close) {
+                return;
+            }
             find(at, b">")
         } else {
             let mut quote = None;
@@ -183,11 +212,13 @@ fn too_deep(xml: &str, limit: usize) -> Option<u32> {
                 }
                 j += 1;
             }
-            if b.get(j.wrapping_sub(1)) != Some(&b'/') {
-                depth += 1;
-                if depth > limit {
-                    return Some(xml[..at].lines().count().max(1) as u32);
-                }
+            let tag = if b.get(j.wrapping_sub(1)) == Some(&b'/') {
+                Tag::Empty
+            } else {
+                Tag::Open(name(at + 1))
+            };
+            if !f(at, tag) {
+                return;
             }
             j + 1
         };
@@ -195,5 +226,68 @@ fn too_deep(xml: &str, limit: usize) -> Option<u32> {
             break;
         }
     }
-    None
+}
+
+/// The editor's line and column (in characters) of byte `at` of `xml`.
+fn loc_at(xml: &str, at: usize) -> Loc {
+    let before = &xml[..at];
+    let line_start = before.rfind('\n').map_or(0, |k| k + 1);
+    Loc {
+        line: before.matches('\n').count() as u32 + 1,
+        col: before[line_start..].chars().count() as u32 + 1,
+    }
+}
+
+/// The byte offset of roxmltree's `pos` (1-based line, and column in characters).
+fn offset_of(xml: &str, pos: roxmltree::TextPos) -> usize {
+    let line_start = xml
+        .split_inclusive('\n')
+        .take(pos.row.saturating_sub(1) as usize)
+        .map(str::len)
+        .sum::<usize>();
+    let line = &xml[line_start..];
+    line_start
+        + line
+            .char_indices()
+            .nth(pos.col.saturating_sub(1) as usize)
+            .map_or(line.len(), |(k, _)| k)
+}
+
+/// Where the element still open at byte `close` of `xml` opened, if it is `expected`:
+/// roxmltree reports a missing close tag where a later one fails to match it, often
+/// the end of the file, far from the tag the user forgot to close.
+fn unclosed_open(xml: &str, close: usize, expected: &str) -> Option<usize> {
+    let mut open: Vec<(usize, &str)> = Vec::new();
+    scan_tags(xml, |at, tag| {
+        if at >= close {
+            return false;
+        }
+        match tag {
+            Tag::Open(name) => open.push((at, name)),
+            Tag::Close => {
+                open.pop();
+            }
+            Tag::Empty => {}
+        }
+        true
+    });
+    open.pop()
+        .and_then(|(at, name)| (name == expected).then_some(at))
+}
+
+/// The line where `xml`'s element nesting first passes `limit` (see [`scan_tags`]).
+fn too_deep(xml: &str, limit: usize) -> Option<u32> {
+    let (mut depth, mut found) = (0usize, None);
+    scan_tags(xml, |at, tag| {
+        match tag {
+            Tag::Open(_) => depth += 1,
+            Tag::Close => depth = depth.saturating_sub(1),
+            Tag::Empty => {}
+        }
+        if depth > limit {
+            found = Some(loc_at(xml, at).line);
+        }
+        found.is_none()
+    });
+    found
 }
