@@ -15,7 +15,7 @@ use engine_models::soc::{Machine, Port, Soc};
 use pd_runtime::maybe_memory_region as region;
 
 use crate::device::{Bus, DeviceBus, window as w};
-use crate::{Common, ScratchView, common, device_windows};
+use crate::{Am335x, Common, Mpc885, ScratchView, Stm32mp1, common, device_windows};
 
 /// Each board's register windows: ports of its model (or a device PD's windows).
 pub type Am335xBus = Bus<Port<'static, engine_models::am335x::Am335xMachine<'static>>>;
@@ -112,13 +112,6 @@ pub fn clock_controller() -> ClockController {
     }
 }
 
-/// BeagleBone's AES0 and EDMA (`engine_models::am335x`).
-pub struct Am335x {
-    pub aes: Am335xBus,
-    pub edma: Am335xBus,
-    pub common: Common,
-}
-
 impl Am335x {
     pub fn take() -> Self {
         if let Some((aes, edma)) = device_windows() {
@@ -144,13 +137,6 @@ impl Am335x {
     }
 }
 
-/// stm32mp1's CRYP1 and its DMA (`engine_models::stm32mp1`).
-pub struct Stm32mp1 {
-    pub cryp: Stm32mp1Bus,
-    pub dma: Stm32mp1Bus,
-    pub common: Common,
-}
-
 impl Stm32mp1 {
     pub fn take() -> Self {
         if let Some((cryp, dma)) = device_windows() {
@@ -174,13 +160,6 @@ impl Stm32mp1 {
             common,
         }
     }
-}
-
-/// mpc885's SEC 1.2 (`engine_models::mpc885`).
-pub struct Mpc885 {
-    pub sec: Mpc885Bus,
-    pub dma: DmaView,
-    pub common: Common,
 }
 
 impl Mpc885 {

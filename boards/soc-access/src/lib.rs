@@ -37,16 +37,14 @@ pub use device::{Bus, DeviceBus};
 mod host;
 #[cfg(not(target_os = "none"))]
 pub use host::{
-    Am335x, Am335xBus, ClockController, DmaView, Mpc885, Mpc885Bus, Stm32mp1, Stm32mp1Bus,
-    clock_controller,
+    Am335xBus, ClockController, DmaView, Mpc885Bus, Stm32mp1Bus, clock_controller,
 };
 
 #[cfg(target_os = "none")]
 mod sel4;
 #[cfg(target_os = "none")]
 pub use sel4::{
-    Am335x, Am335xBus, ClockController, DmaView, Mpc885, Mpc885Bus, Stm32mp1, Stm32mp1Bus,
-    clock_controller,
+    Am335xBus, ClockController, DmaView, Mpc885Bus, Stm32mp1Bus, clock_controller,
 };
 
 use cost_ledger::Ledger;
@@ -90,6 +88,27 @@ pub struct Scratch {
     pub region: SharedRegion<'static>,
     /// Its physical (bus) address.
     pub phys: u64,
+}
+
+/// BeagleBone's AES0 and EDMA (`engine_models::am335x`); each backend's `take`.
+pub struct Am335x {
+    pub aes: Am335xBus,
+    pub edma: Am335xBus,
+    pub common: Common,
+}
+
+/// stm32mp1's CRYP1 and its DMA (`engine_models::stm32mp1`); each backend's `take`.
+pub struct Stm32mp1 {
+    pub cryp: Stm32mp1Bus,
+    pub dma: Stm32mp1Bus,
+    pub common: Common,
+}
+
+/// mpc885's SEC 1.2 (`engine_models::mpc885`); each backend's `take`.
+pub struct Mpc885 {
+    pub sec: Mpc885Bus,
+    pub dma: DmaView,
+    pub common: Common,
 }
 
 /// What every board gives its driver besides registers.

@@ -7,7 +7,7 @@ use mmio::VolatileMmio;
 use pd_runtime::{MemoryRegion, memory_region};
 
 use crate::device::{Bus, DeviceBus, window as w};
-use crate::{Common, ScratchView, common, device_windows};
+use crate::{Am335x, Mpc885, ScratchView, Stm32mp1, common, device_windows};
 
 /// Each board's register windows.
 pub type Am335xBus = Bus<VolatileMmio>;
@@ -34,12 +34,6 @@ pub fn clock_controller() -> ClockController {
     }
 }
 
-pub struct Am335x {
-    pub aes: Am335xBus,
-    pub edma: Am335xBus,
-    pub common: Common,
-}
-
 impl Am335x {
     pub fn take() -> Self {
         let (aes, edma) = match device_windows() {
@@ -54,12 +48,6 @@ impl Am335x {
     }
 }
 
-pub struct Stm32mp1 {
-    pub cryp: Stm32mp1Bus,
-    pub dma: Stm32mp1Bus,
-    pub common: Common,
-}
-
 impl Stm32mp1 {
     pub fn take() -> Self {
         let (cryp, dma) = match device_windows() {
@@ -72,12 +60,6 @@ impl Stm32mp1 {
             common: common(),
         }
     }
-}
-
-pub struct Mpc885 {
-    pub sec: Mpc885Bus,
-    pub dma: DmaView,
-    pub common: Common,
 }
 
 impl Mpc885 {

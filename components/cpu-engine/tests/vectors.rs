@@ -47,13 +47,13 @@ fn sp800_38a_whole_and_split_at_every_offset() {
                 let mut rig = Rig::new();
                 let s = rig.open(mode, &key, &iv).unwrap();
                 assert_eq!(
-                    rig.crypt_laid(s, CipherOp::Encrypt, &plain, split, layout),
+                    rig.0.crypt(s, CipherOp::Encrypt, &plain, split, layout),
                     Ok(ct.clone()),
                     "{name} {split:?} {layout:?}"
                 );
                 let s = rig.open(mode, &key, &iv).unwrap();
                 assert_eq!(
-                    rig.crypt_laid(s, CipherOp::Decrypt, &ct, split, layout),
+                    rig.0.crypt(s, CipherOp::Decrypt, &ct, split, layout),
                     Ok(plain.clone()),
                     "{name} {split:?} {layout:?}"
                 );

@@ -34,7 +34,8 @@ impl Rig {
         self.0.open(mode, Path::Adaptive, key, iv)
     }
 
-    /// One request over `split` segments at odd, scattered offsets.
+    /// One request over `split` segments at odd, scattered offsets (`rig.0.crypt`
+    /// places them by any layout).
     pub fn crypt(
         &mut self,
         session: u32,
@@ -42,19 +43,7 @@ impl Rig {
         input: &[u8],
         split: &[u32],
     ) -> Result<Vec<u8>, CipherError> {
-        self.crypt_laid(session, op, input, split, testkit::Layout::Scattered)
-    }
-
-    /// As [`crypt`](Self::crypt), the segments placed by `layout`.
-    pub fn crypt_laid(
-        &mut self,
-        session: u32,
-        op: CipherOp,
-        input: &[u8],
-        split: &[u32],
-        layout: testkit::Layout,
-    ) -> Result<Vec<u8>, CipherError> {
-        self.0.crypt(session, op, input, split, layout)
+        self.0.crypt(session, op, input, split, testkit::Layout::Scattered)
     }
 
     /// Bytes the engine encrypted or decrypted.
