@@ -6,6 +6,9 @@
 //! engine beside in-process RustCrypto; `--clients K` shares one driver among K clients.
 //! Every figure printed as ours is measured in the
 //! run; published figures are typed-in data with their source (`speed::reproduce`).
+//! As each size starts, stderr says what it measures (`Doing aes-128-cbc through
+//! omap-aes pio @am335x for 0.25s ... on 16 size blocks`, as openssl speed does);
+//! stdout holds only the results.
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,7 +16,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use pd_tools::algs::{DataPath, Engine};
-use pd_tools::speed::measure::{Alg, Budget, Job, Measured, measure, measure_shared};
+use pd_tools::speed::measure::{Alg, Budget, Job, Measured, announce, measure, measure_shared};
 use pd_tools::speed::report::{self, Clock};
 use pd_tools::speed::shared::SharedRun;
 use pd_tools::speed::{host_limit, idle, plot, reproduce};
@@ -27,9 +30,11 @@ use pd_tools::systems;
 )]
 struct Args {
     /// Board whose engine to drive (am335x: omap-aes, stm32mp1: stm32-cryp, mpc885:
-    /// sec1, host: cpu); --engine overrides.
+    /// sec1, host: cpu); --engine overrides. Default: am335x.
     #[arg(long, value_parser = ["am335x", "stm32mp1", "mpc885", "host"])]
     board: Option<String>,
+    /// Engine to drive, on the board that has it. Default: the --board's engine
+    /// (omap-aes with neither).
     #[arg(long, value_enum)]
     engine: Option<Engine>,
     /// Algorithms, comma-separated (aes-128-cbc, aes-256-cbc, aes-128-ctr, sha256, sha1,
@@ -51,6 +56,7 @@ struct Args {
     /// Host seconds per size (at least --min-ops requests each).
     #[arg(long, default_value_t = 0.25)]
     seconds: f64,
+    /// Requests per size at least, however short --seconds (0: as many as fit in it).
     #[arg(long, default_value_t = 20)]
     min_ops: u64,
     /// Requests the client keeps in flight: submitted as a batch behind one
@@ -58,22 +64,25 @@ struct Args {
     /// through AF_ALG does). A digest is one final request on a reused session.
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=64))]
     depth: u32,
-    /// The standard set (`make bench`): every engine, each path, its usual algorithms.
+    /// The standard set (`make bench`): every engine, each path, its usual algorithms
+    /// (default: the one engine of --board or --engine).
     #[arg(long)]
     standard: bool,
     /// CSV rows (engine, path, algorithm, size: modelled ns/op, host ns/op, bytes/s) to
-    /// FILE, or to stdout instead of the tables with `--csv` alone.
+    /// FILE, or to stdout instead of the tables with `--csv` alone. Default: no CSV.
     #[arg(long, num_args = 0..=1, default_missing_value = "-")]
     csv: Option<String>,
-    /// Throughput against size, one line per path, as SVG.
-    #[arg(long)]
+    /// Throughput against size, one line per path, as SVG to FILE. Default: no plot.
+    #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
     /// A Linux change's published table beside our model of its board, old strategy and
     /// ours: omap-idle-start, omap-dma-pio, stm32-dma or talitos-chain (boards/SOURCES.md).
+    /// Default: none.
     #[arg(long, value_name = "CHANGE", value_parser = reproduce::CHANGES)]
     reproduce: Option<String>,
     /// The isolated CPU engine beside in-process RustCrypto, same sizes, with the ratio:
     /// one request in flight and --depth, in one run (--svg: the three on one chart).
+    /// Default: off.
     #[arg(long, conflicts_with = "csv")]
     host_limit: bool,
     /// With --host-limit: measure it N times over (the PD runs, then in process, each
@@ -84,7 +93,7 @@ struct Args {
     rounds: u32,
     /// K client PDs (2 to 4) on one driver, each keeping --depth in flight, all measured
     /// in the same window of --seconds per size: the aggregate throughput and each
-    /// client's share of it (fairness).
+    /// client's share of it (fairness). Default: one client.
     #[arg(
         long,
         value_name = "K",
@@ -94,7 +103,7 @@ struct Args {
     clients: Option<u32>,
     /// pd-enc beside `openssl enc -aes-128-cbc -nopad` and pd-dgst beside `sha256sum` on
     /// one file of MIB MiB (made in target/bench/files), alternately, their wall times
-    /// and ratios.
+    /// and ratios. Default: off.
     #[arg(
         long,
         value_name = "MIB",
@@ -201,7 +210,8 @@ fn bar(steps: u64, expected_s: f64) -> ProgressBar {
     pb
 }
 
-/// Measures every job, advancing `pb` by one per size.
+/// Measures every job, advancing `pb` by one per size and saying on stderr, as openssl
+/// speed does, what each size measures as it starts (above the bar, when it is drawn).
 fn run_all(
     jobs: &[Job],
     sizes: &[usize],
@@ -212,7 +222,10 @@ fn run_all(
     for job in jobs {
         pb.set_message(job.label());
         let base = pb.position();
+        let mut say = |line: &str| pb.suspend(|| eprintln!("{line}"));
+        let mut doing = announce(*job, sizes, budget, None, &mut say);
         let m = measure(*job, sizes, budget, None, &mut |lines| {
+            doing(lines);
             pb.set_position(base + lines.min(sizes.len()) as u64)
         })?;
         out.push(m);
@@ -249,6 +262,14 @@ fn check_sizes(jobs: &[Job], sizes: &[usize]) -> Result<(), String> {
 /// on a busy machine), the run is repeated with twice the lead, up to 8 s.
 fn shared(job: Job, sizes: &[usize], budget: Budget, k: usize) -> Result<SharedRun, String> {
     let mut lead = std::time::Duration::from_secs(1);
+    let each: Vec<String> = sizes.iter().map(usize::to_string).collect();
+    // openssl speed's progress line, for the whole run: its clients report together.
+    eprintln!(
+        "Doing {} by {k} clients at once for {}s on each of {} size blocks",
+        job.through(),
+        budget.seconds,
+        each.join(", ")
+    );
     loop {
         match measure_shared(job, sizes, budget, k, lead) {
             Ok(clients) => {

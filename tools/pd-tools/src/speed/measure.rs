@@ -49,6 +49,17 @@ pub struct Job {
 }
 
 impl Job {
+    /// `aes-128-cbc through omap-aes pio @am335x`: the job in words, for progress lines.
+    pub fn through(&self) -> String {
+        format!(
+            "{} through {} {} @{}",
+            self.alg.name(),
+            self.engine.name(),
+            self.path.name(),
+            self.engine.board().name
+        )
+    }
+
     pub fn label(&self) -> String {
         format!(
             "{} {} {}",
@@ -326,6 +337,44 @@ pub fn measure_shared(
         ));
     }
     Ok(all)
+}
+
+/// What openssl speed says on stderr as it starts a size (`Doing aes-128-cbc for 3s on
+/// 16 size blocks`): what is measured, through which engine and path, for how long,
+/// on which size.
+pub fn doing(job: Job, size: usize, budget: Budget, stream: Option<u64>) -> String {
+    let through = job.through();
+    match stream {
+        Some(total) => format!("Doing {through}: {total} bytes hashed in {size}-byte updates"),
+        None => format!(
+            "Doing {through} for {}s (at least {} op{}, {} in flight) on {size} size blocks",
+            budget.seconds,
+            budget.min_ops,
+            if budget.min_ops == 1 { "" } else { "s" },
+            budget.depth
+        ),
+    }
+}
+
+/// A `progress` for [`measure`] giving `say` the [`doing`] line of each size as it
+/// starts (a size starts when the one before it has reported), once each.
+pub fn announce<'a>(
+    job: Job,
+    sizes: &'a [usize],
+    budget: Budget,
+    stream: Option<u64>,
+    say: &'a mut dyn FnMut(&str),
+) -> impl FnMut(usize) + 'a {
+    // The lines the client prints per size: its result, and a stream's three counts.
+    let per_size = if stream.is_some() { 4 } else { 1 };
+    let mut said = 0;
+    move |lines| {
+        let started = (lines / per_size + 1).min(sizes.len());
+        while said < started {
+            say(&doing(job, sizes[said], budget, stream));
+            said += 1;
+        }
+    }
 }
 
 /// Measures `job` at each of `sizes`. `stream`: hash `total` bytes in one session in

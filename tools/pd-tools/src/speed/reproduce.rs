@@ -22,7 +22,7 @@ use std::fmt::Write;
 use board::published::{omap_dma_pio, omap_idle_start, stm32_dma, talitos_chain};
 use cost_ledger::{Counts, Event};
 
-use super::measure::{Alg, Budget, Job, Measured, Sample, measure};
+use super::measure::{Alg, Budget, Job, Measured, Sample, announce, measure};
 use crate::algs::{DataPath, Engine};
 
 /// AF_ALG's splice hands the hash one page per update (board::mpc885's fit).
@@ -105,24 +105,35 @@ fn bounce_copy(size: usize) -> Counts {
     counts(&[(Event::CpuCopyByte, 2 * size as u64)])
 }
 
+/// [`measure`], saying on stderr what it measures as each size starts, as openssl
+/// speed does: a comparison runs for a while with nothing else to show.
+fn measured(
+    job: Job,
+    sizes: &[usize],
+    budget: Budget,
+    stream: Option<u64>,
+) -> Result<Measured, String> {
+    let mut say = |line: &str| eprintln!("{line}");
+    let mut doing = announce(job, sizes, budget, stream, &mut say);
+    measure(job, sizes, budget, stream, &mut doing)
+}
+
 fn ops_per_s(ns: f64) -> f64 {
     1e9 / ns
 }
 
 fn omap_idle_start(budget: Budget) -> Result<String, String> {
-    let dma = measure(
+    let dma = measured(
         job(Engine::OmapAes, "aes-128-cbc", DataPath::Dma),
         &omap_idle_start::SIZES,
         budget,
         None,
-        &mut |_| {},
     )?;
-    let adaptive = measure(
+    let adaptive = measured(
         job(Engine::OmapAes, "aes-128-cbc", DataPath::Adaptive),
         &omap_idle_start::SIZES,
         budget,
         None,
-        &mut |_| {},
     )?;
     let mut out = String::from(
         "\"OMAP: AES: Don't idle/start AES device between Encrypt operations\" (Joel A. Fernandes, May 2013):\n OMAP AES (am335x) runtime PM per request vs per session, openssl speed -evp aes-128-cbc\n\
@@ -174,12 +185,11 @@ fn omap_idle_start(budget: Budget) -> Result<String, String> {
 fn omap_dma_pio(budget: Budget) -> Result<String, String> {
     let mut ms = Vec::new();
     for path in [DataPath::Pio, DataPath::Dma, DataPath::Adaptive] {
-        ms.push(measure(
+        ms.push(measured(
             job(Engine::OmapAes, "aes-128-cbc", path),
             &omap_dma_pio::SIZES,
             budget,
             None,
-            &mut |_| {},
         )?);
     }
     let (pio, dma, adaptive) = (&ms[0], &ms[1], &ms[2]);
@@ -239,12 +249,11 @@ fn stm32_dma(budget: Budget) -> Result<String, String> {
     sizes.dedup();
     let mut ms = Vec::new();
     for path in [DataPath::Pio, DataPath::Dma, DataPath::Adaptive] {
-        ms.push(measure(
+        ms.push(measured(
             job(Engine::Stm32Cryp, "aes-256-cbc", path),
             &sizes,
             budget,
             None,
-            &mut |_| {},
         )?);
     }
     let (pio, dma, adaptive) = (&ms[0], &ms[1], &ms[2]);
@@ -352,12 +361,11 @@ fn talitos_chain() -> Result<String, String> {
     .into_iter()
     .enumerate()
     {
-        let m = measure(
+        let m = measured(
             job(Engine::Sec1, "md5", path),
             &[TALITOS_UPDATE],
             budget,
             Some(TALITOS_MEASURED),
-            &mut |_| {},
         )?;
         let s = &m.samples[0];
         let (Some(first), Some(half), Some(updates)) = (s.first, s.half, s.updates) else {
