@@ -23,6 +23,11 @@
 //!   stdout/stderr through a pipe per PD; [`Options::echo`] prints them as `[pd] line`,
 //!   [`System::output`] keeps them. [`Options::pin_cpus`] runs each PD on the CPU its
 //!   `cpu` attribute names (the round-trip benchmark uses it).
+//! * A PD's trace (`pd-trace`, the region it maps as `trace`): [`System::trace`] reads
+//!   it; [`Options::fault_traces`] prints a faulted PD's last events; [`trace`] finds a
+//!   system's trace regions and formats a dump with repeated events collapsed.
+//! * [`System::asleep_for`]: how long every PD has slept with nothing sent to any, so a
+//!   caller can tell a system that will do nothing more until it is stopped.
 //! * Shutdown stops PDs lowest priority first, each waited for. PDs get
 //!   PR_SET_PDEATHSIG(SIGKILL) and their own process group, so none outlives the runner
 //!   and a terminal's Ctrl-C reaches only the runner.
@@ -48,6 +53,7 @@ mod shared;
 mod spawn;
 mod supervise;
 mod system;
+pub mod trace;
 
 pub use error::BootError;
 pub use event::{Cause, Event, Outcome};

@@ -1,17 +1,22 @@
 //! `host-runner FILE.system`: boots a system on Linux and runs it until every client has
 //! exited with status 0 (the PDs that call others and that nobody calls; `--wait-for`
 //! names others; a PD's exit ends a system that has no clients), the fault policy gives
-//! up, `--seconds` pass, or SIGINT/SIGTERM arrives.
+//! up, `--seconds` pass, or SIGINT/SIGTERM arrives. It says at start when nothing but
+//! those will end it (no client to wait for), and once every PD has gone to sleep for
+//! good. `--trace REGION` dumps a PD's trace when the system stops, SIGUSR1 while it
+//! runs; a faulting PD's last traced events are printed with its fault.
 //! Exit status: 0 when a PD finished or on a timeout, 1 when the system failed, 2 when
 //! it could not boot, 130 when interrupted.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
 use host_runner::{Options, Outcome, System};
+use system_desc::SystemDescription;
 
 #[derive(Parser)]
 #[command(
@@ -58,49 +63,66 @@ struct Args {
     /// Do not log starts, faults and restarts.
     #[arg(long, short)]
     quiet: bool,
-    /// When the system stops, print the driver trace kept in this memory region:
-    /// counters and last events (repeat the option for several).
+    /// When the system stops, print the trace a PD keeps in this memory region (see
+    /// `pd-trace`): counters and last events, repeats collapsed (repeat the option for
+    /// several). SIGUSR1 prints them while it runs (with no --trace: every trace region).
     #[arg(long, value_name = "REGION")]
     trace: Vec<String>,
 }
 
-/// Prints the traces named by `--trace`, as they are now.
+/// Prints the traces of `regions`, as they are now.
 fn dump_traces(system: &System, regions: &[String]) {
     for name in regions {
-        match system.trace(name) {
-            None => eprintln!("host-runner: trace {name}: no trace in that region"),
-            Some(t) => {
-                eprintln!(
-                    "host-runner: trace {name}: {} events, {}",
-                    t.written,
-                    if t.busy {
-                        "a request in flight"
-                    } else {
-                        "idle"
-                    }
-                );
-                let counts: Vec<String> = pd_trace::KINDS
-                    .iter()
-                    .filter(|k| t.count(**k) > 0)
-                    .map(|k| format!("{k:?} {}", t.count(*k)))
-                    .collect();
-                eprintln!("host-runner: trace {name}: counts: {}", counts.join(", "));
-                for e in t.ring.iter().flatten() {
-                    eprintln!(
-                        "host-runner: trace {name}: #{} {:?} {}",
-                        e.seq, e.kind, e.arg
-                    );
-                }
-            }
-        }
+        let dump = host_runner::trace::dump(name, system.trace(name).as_ref());
+        // One write: the lines are not split by PD output echoed meanwhile.
+        let _ = std::io::stderr().write_all(dump.as_bytes());
     }
 }
 
+/// Every region `--trace` names is a trace region of the system, or the message saying
+/// which ones are.
+fn check_traces(desc: &SystemDescription, file: &Path, asked: &[String]) -> Result<(), String> {
+    let regions = host_runner::trace::trace_regions(desc);
+    let unknown: Vec<&str> = asked
+        .iter()
+        .filter(|a| !regions.iter().any(|(r, _)| r == *a))
+        .map(String::as_str)
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let have = if regions.is_empty() {
+        "it has none (a PD keeps its trace in a region it maps writable with \
+         setvar_vaddr=\"trace\")"
+            .to_string()
+    } else {
+        let named: Vec<String> = regions
+            .iter()
+            .map(|(r, pd)| format!("{r} ({pd})"))
+            .collect();
+        format!("its trace regions: {}", named.join(", "))
+    };
+    Err(format!(
+        "--trace {}: {} has no such trace region; {have}",
+        unknown.join(", "),
+        file.display()
+    ))
+}
+
 static STOP: AtomicBool = AtomicBool::new(false);
+static DUMP: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::SeqCst);
 }
+
+extern "C" fn on_dump(_: libc::c_int) {
+    DUMP.store(true, Ordering::SeqCst);
+}
+
+/// How long every PD sleeps, with nothing sent to any, before the runner says it will
+/// run on doing nothing: long past any wake-up in flight.
+const ASLEEP: Duration = Duration::from_secs(1);
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -109,6 +131,8 @@ fn main() -> ExitCode {
         let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
         libc::signal(libc::SIGINT, handler);
         libc::signal(libc::SIGTERM, handler);
+        let dump = on_dump as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::signal(libc::SIGUSR1, dump);
     }
     let desc = match system_desc::parse_file(&args.system) {
         Ok(d) => d,
@@ -120,10 +144,36 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err(e) = check_traces(&desc, &args.system, &args.trace) {
+        eprintln!("host-runner: {e}");
+        return ExitCode::from(2);
+    }
     let wait_for = if args.wait_for.is_empty() {
         desc.clients()
     } else {
         args.wait_for.clone()
+    };
+    // Said before boot so that a user who sees nothing more knows why.
+    let mut said_endless = false;
+    if args.seconds.is_none() && (args.keep_going || wait_for.is_empty()) {
+        let why = if args.keep_going {
+            "with --keep-going".to_string()
+        } else {
+            format!(
+                "{} has no client (a PD that calls others and that nobody calls) to wait \
+                 for, so",
+                args.system.display()
+            )
+        };
+        let until = if args.keep_going { "" } else { "a PD exits, " };
+        eprintln!("host-runner: {why} it runs until {until}Ctrl-C or --seconds N");
+        said_endless = true;
+    }
+    let live_traces: Vec<String> = if args.trace.is_empty() {
+        let regions = host_runner::trace::trace_regions(&desc);
+        regions.into_iter().map(|(r, _)| r).collect()
+    } else {
+        args.trace.clone()
     };
     let opts = Options {
         bin_dir: args.bin_dir,
@@ -133,6 +183,7 @@ fn main() -> ExitCode {
         echo: !args.grouped,
         show: args.show.clone(),
         log: !args.quiet,
+        fault_traces: true,
         stop_on_exit: !args.keep_going,
         wait_for: wait_for.clone(),
         ..Options::default()
@@ -188,6 +239,19 @@ fn main() -> ExitCode {
     };
     loop {
         print_finished(&system, false);
+        if DUMP.swap(false, Ordering::SeqCst) {
+            if live_traces.is_empty() {
+                eprintln!("host-runner: SIGUSR1: this system keeps no trace");
+            }
+            dump_traces(&system, &live_traces);
+        }
+        if !said_endless && end.is_none() && system.asleep_for().is_some_and(|d| d >= ASLEEP) {
+            eprintln!(
+                "host-runner: every PD is asleep and none was sent anything: the system will \
+                 do nothing more, yet runs until Ctrl-C or --seconds N"
+            );
+            said_endless = true;
+        }
         if let Some(outcome) = system.wait_outcome(Duration::from_millis(50)) {
             print_finished(&system, true);
             dump_traces(&system, &args.trace);

@@ -27,6 +27,9 @@ pub struct Options {
     pub show: Vec<String>,
     /// Print each event (start, fault, restart...) on stderr.
     pub log: bool,
+    /// With `log`: when a PD faults, print the last events of its trace (the region it
+    /// maps writable as `trace`, see `pd-trace`), if it has one: what it was doing.
+    pub fault_traces: bool,
     /// A PD exiting with status 0 ends the system (but see `wait_for`).
     pub stop_on_exit: bool,
     /// With `stop_on_exit`: if not empty, the system ends only once every PD named here
@@ -64,6 +67,7 @@ impl Default for Options {
             echo: false,
             show: Vec::new(),
             log: false,
+            fault_traces: false,
             stop_on_exit: false,
             wait_for: Vec::new(),
             pin_cpus: false,

@@ -25,6 +25,9 @@ pub(crate) struct Status {
     /// record by its writer's pid, which may have died since.
     pub started: Vec<(u32, usize)>,
     pub boot: Option<Result<(), BootError>>,
+    /// Since when every live PD has slept with nothing sent to any (see
+    /// [`System::asleep_for`](crate::System::asleep_for)).
+    pub asleep_since: Option<Instant>,
     pub outcome: Option<Outcome>,
 }
 

@@ -10,6 +10,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::sync::Arc;
+use std::sync::atomic::Ordering::SeqCst;
 use std::time::Instant;
 
 use pd_runtime::host::page::RUNNING;
@@ -27,6 +28,8 @@ use crate::options::Options;
 use crate::plan::Plan;
 use crate::shared::Shared;
 use crate::spawn::{PdFds, Proc, spawn};
+use crate::trace;
+use pd_runtime::host::boot::PERM_W;
 
 #[derive(Default)]
 struct PdState {
@@ -57,6 +60,9 @@ pub(crate) struct Supervisor {
     outcome: Option<Outcome>,
     /// PDs that exited with status 0, in order.
     finished: Vec<String>,
+    /// While every PD sleeps: the sum of what they wait on, and since when it has not
+    /// changed.
+    asleep: Option<(u64, Instant)>,
 }
 
 impl Supervisor {
@@ -84,6 +90,7 @@ impl Supervisor {
             booted: false,
             outcome: None,
             finished: Vec::new(),
+            asleep: None,
         }
     }
 
@@ -185,6 +192,7 @@ impl Supervisor {
             self.died(i, status);
         }
         self.check_init();
+        self.watch_sleep();
     }
 
     fn check_init(&mut self) {
@@ -278,6 +286,13 @@ impl Supervisor {
             pd: name.clone(),
             cause,
         });
+        // Read before any restart: the next incarnation records into the same ring.
+        if self.opts.log
+            && self.opts.fault_traces
+            && let Some(tail) = self.trace_tail(i)
+        {
+            let _ = std::io::stderr().write_all(tail.as_bytes());
+        }
         if !self.booted && !init_done {
             /// Lines of a PD's own output kept in the error.
             const LAST_WORDS: usize = 8;
@@ -322,6 +337,65 @@ impl Supervisor {
                 });
                 self.outcome = Some(Outcome::Failed { pd: name, cause });
             }
+        }
+    }
+
+    /// The last events in PD `i`'s trace, if it keeps one.
+    fn trace_tail(&self, i: usize) -> Option<String> {
+        let pd = &self.plan.pds[i];
+        let map = pd
+            .maps
+            .iter()
+            .find(|m| m.symbol == trace::TRACE_SYMBOL && m.perms & PERM_W != 0)?;
+        let bytes = trace::read(&self.objs.regions[map.region])?;
+        let snap = pd_trace::Snapshot::parse(&bytes)?;
+        Some(trace::tail(
+            &pd.name,
+            &self.plan.regions[map.region].name,
+            &snap,
+        ))
+    }
+
+    /// What every live PD's sleep waits on changing, summed (PD pages, channel ends),
+    /// if every live PD is past init and asleep now; `None` while one is awake.
+    fn sleep_signature(&self) -> Option<u64> {
+        let mut sum = 0u64;
+        let mut any = false;
+        for (i, st) in self.pds.iter().enumerate() {
+            if st.proc.is_none() {
+                continue;
+            }
+            let page = self.objs.pages[i].get();
+            if st.init_deadline.is_some() || page.sleepers.load(SeqCst) == 0 {
+                return None;
+            }
+            any = true;
+            let words = [page.wake.load(SeqCst), page.starts.load(SeqCst)];
+            let wide = [page.faults.load(SeqCst), page.irqs.load(SeqCst)];
+            sum = words
+                .iter()
+                .map(|&w| u64::from(w))
+                .chain(wide)
+                .fold(sum, u64::wrapping_add);
+            for end in &self.objs.ends[i] {
+                let e = end.end();
+                for w in [&e.bell, &e.notes, &e.call, &e.reply] {
+                    sum = sum.wrapping_add(u64::from(w.load(SeqCst)));
+                }
+            }
+        }
+        any.then_some(sum)
+    }
+
+    /// Notes since when every PD has slept with nothing sent to any of them.
+    fn watch_sleep(&mut self) {
+        let now = self.sleep_signature();
+        if now.is_none() || now != self.asleep.map(|(sig, _)| sig) {
+            self.asleep = now.map(|sig| (sig, Instant::now()));
+        }
+        let since = self.asleep.map(|(_, t)| t);
+        if self.shared.lock().asleep_since != since {
+            self.shared.update(|st| st.asleep_since = since);
         }
     }
 

@@ -74,6 +74,7 @@ impl System {
                 pids: vec![None; names.len()],
                 started: Vec::new(),
                 boot: None,
+                asleep_since: None,
                 outcome: None,
             }),
             changed: Condvar::new(),
@@ -113,16 +114,7 @@ impl System {
     /// driver's trace, a ledger), or `None` if the system has no such region.
     pub fn read_region(&self, name: &str) -> Option<Vec<u8>> {
         let (_, fd) = self.regions.iter().find(|(n, _)| n == name)?;
-        let len = rustix::fs::fstat(fd).ok()?.st_size as usize;
-        let mut bytes = vec![0u8; len];
-        let mut done = 0;
-        while done < len {
-            match rustix::io::pread(fd, &mut bytes[done..], done as u64) {
-                Ok(0) | Err(_) => return None,
-                Ok(n) => done += n,
-            }
-        }
-        Some(bytes)
+        crate::trace::read(fd)
     }
 
     /// Writes `bytes` at `offset` of memory region `name`, as a PD that maps it
@@ -154,6 +146,15 @@ impl System {
     pub fn signal(&self, pd: &str, signal: Signal) -> bool {
         let pid = self.pid(pd).and_then(|p| Pid::from_raw(p as i32));
         pid.is_some_and(|pid| kill_process(pid, signal).is_ok())
+    }
+
+    /// How long every running PD has been asleep (past init, waiting for an event) with
+    /// nothing sent to any of them; `None` while one is awake. A system asleep for a
+    /// while does nothing more by itself: no PD has a timer, so only a fault, a signal
+    /// or the runner wakes one. Sampled every 20 ms, so a PD that slept through each
+    /// sample but was woken in between is caught by what woke it changing.
+    pub fn asleep_for(&self) -> Option<Duration> {
+        self.shared.lock().asleep_since.map(|t| t.elapsed())
     }
 
     pub fn events(&self) -> Vec<Event> {
