@@ -20,7 +20,7 @@ proptest! {
     #[test]
     fn digest_response_round_trips(
         id in any::<u32>(), status in any::<u16>(), len in any::<u8>(),
-        done in any::<u32>(), digest in any::<[u8; 32]>(),
+        done in any::<u32>(), digest in prop::collection::vec(any::<u8>(), 64),
     ) {
         let resp = digest::Response {
             id,
@@ -28,7 +28,7 @@ proptest! {
             digest_len: len,
             reserved: [0; 5],
             bytes_done: done,
-            digest,
+            digest: digest.try_into().unwrap(),
         };
         let back = digest::Response::read_from_bytes(resp.as_bytes()).unwrap();
         prop_assert_eq!(back, resp);
@@ -51,7 +51,9 @@ fn layouts_are_what_the_idl_says() {
     assert_eq!(size_of::<digest::Request>(), 64);
     assert_eq!(align_of::<digest::Request>(), 16);
     assert_eq!(size_of::<cipher::Response>(), 12);
-    assert_eq!(size_of::<digest::Response>(), 48);
+    // 16 bytes of header, then SHA-512's 64-byte digest.
+    assert_eq!(size_of::<digest::Response>(), 80);
+    assert_eq!(core::mem::offset_of!(digest::Response, digest), 16);
     assert_eq!(align_of::<digest::Response>(), 16);
     let mut req = cipher::Request::new_zeroed();
     req.id = 0x0403_0201;

@@ -1,5 +1,5 @@
-//! The CPU Digest engine: MD5, SHA-1 and SHA-256 with RustCrypto (SHA-NI or the ARMv8
-//! SHA extensions where the CPU has them), behind the same [`DigestEngine`] interface as
+//! The CPU Digest engine: MD5, SHA-1, SHA-224, SHA-256, SHA-384 and SHA-512 with
+//! RustCrypto (SHA-NI or the ARMv8 SHA extensions where the CPU has them), behind the same [`DigestEngine`] interface as
 //! the hardware engines.
 //!
 //! Each session keeps a RustCrypto hasher, which buffers its own partial block; segments
@@ -19,7 +19,10 @@ use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
 pub enum Hasher {
     Md5(md5::Md5),
     Sha1(sha1::Sha1),
+    Sha224(sha2::Sha224),
     Sha256(sha2::Sha256),
+    Sha384(sha2::Sha384),
+    Sha512(sha2::Sha512),
 }
 
 impl Hasher {
@@ -27,7 +30,10 @@ impl Hasher {
         match self {
             Hasher::Md5(h) => h.update(bytes),
             Hasher::Sha1(h) => h.update(bytes),
+            Hasher::Sha224(h) => h.update(bytes),
             Hasher::Sha256(h) => h.update(bytes),
+            Hasher::Sha384(h) => h.update(bytes),
+            Hasher::Sha512(h) => h.update(bytes),
         }
     }
 
@@ -37,12 +43,16 @@ impl Hasher {
         match self {
             Hasher::Md5(h) => DigestValue::new(&h.finalize_reset()),
             Hasher::Sha1(h) => DigestValue::new(&h.finalize_reset()),
+            Hasher::Sha224(h) => DigestValue::new(&h.finalize_reset()),
             Hasher::Sha256(h) => DigestValue::new(&h.finalize_reset()),
+            Hasher::Sha384(h) => DigestValue::new(&h.finalize_reset()),
+            Hasher::Sha512(h) => DigestValue::new(&h.finalize_reset()),
         }
     }
 }
 
-/// Bytes hashed per private copy: 16 whole SHA-256 blocks per call into the hasher (the
+/// Bytes hashed per private copy: 16 whole SHA-256 blocks (8 of SHA-512's 128-byte
+/// blocks, so no piece leaves a partial block behind) per call into the hasher (the
 /// copy, vector by vector, overlaps little with the compression, so fewer, longer
 /// calls win).
 const PIECE: usize = 1024;
@@ -99,7 +109,10 @@ impl DigestEngine for CpuDigest {
         Ok(match algorithm {
             Algorithm::Md5 => Hasher::Md5(md5::Md5::new()),
             Algorithm::Sha1 => Hasher::Sha1(sha1::Sha1::new()),
+            Algorithm::Sha224 => Hasher::Sha224(sha2::Sha224::new()),
             Algorithm::Sha256 => Hasher::Sha256(sha2::Sha256::new()),
+            Algorithm::Sha384 => Hasher::Sha384(sha2::Sha384::new()),
+            Algorithm::Sha512 => Hasher::Sha512(sha2::Sha512::new()),
         })
     }
 
@@ -115,7 +128,10 @@ impl DigestEngine for CpuDigest {
         match (hasher, algorithm) {
             (Hasher::Md5(h), Algorithm::Md5) => digest::Digest::reset(h),
             (Hasher::Sha1(h), Algorithm::Sha1) => digest::Digest::reset(h),
+            (Hasher::Sha224(h), Algorithm::Sha224) => digest::Digest::reset(h),
             (Hasher::Sha256(h), Algorithm::Sha256) => digest::Digest::reset(h),
+            (Hasher::Sha384(h), Algorithm::Sha384) => digest::Digest::reset(h),
+            (Hasher::Sha512(h), Algorithm::Sha512) => digest::Digest::reset(h),
             (h, _) => *h = self.open(slot, algorithm, path)?,
         }
         Ok(())

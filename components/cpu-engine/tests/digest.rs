@@ -1,5 +1,6 @@
 //! The CPU Digest engine through the whole service path (client -> queue -> service ->
-//! engine -> response): the shared conformance suite on its one path, `Auto`.
+//! engine -> response): the shared conformance suite on its one path, `Auto`, with every
+//! algorithm of the interface.
 
 use cpu_engine::hash::CpuDigest;
 use digest_service::testkit::{Region, Rig, suite};
@@ -14,12 +15,12 @@ fn rig() -> Rig<CpuDigest> {
 
 #[test]
 fn published_vectors() {
-    suite::published_vectors(&mut rig(), HashPath::Auto);
+    suite::published_vectors(&mut rig(), HashPath::Auto, &suite::ALGORITHMS);
 }
 
 #[test]
 fn million_a() {
-    suite::million_a(&mut rig(), HashPath::Auto);
+    suite::million_a(&mut rig(), HashPath::Auto, &suite::ALGORITHMS);
 }
 
 #[test]
@@ -33,17 +34,22 @@ fn splits_at_every_byte() {
 #[test]
 fn long_segments() {
     let mut rig = rig();
-    suite::long_segments(&mut rig, HashPath::Auto);
+    suite::long_segments(&mut rig, HashPath::Auto, &suite::ALGORITHMS);
     assert_eq!(
         rig.service.engine.bytes,
-        3 * 100_000,
+        suite::ALGORITHMS.len() as u64 * 100_000,
         "every byte hashed once"
     );
 }
 
 #[test]
 fn interleaved_sessions() {
-    suite::interleaved(&mut rig(), HashPath::Auto);
+    suite::interleaved(&mut rig(), HashPath::Auto, &suite::ALGORITHMS);
+}
+
+#[test]
+fn queued_updates_match_one_at_a_time() {
+    suite::queued_updates_match_one_at_a_time(&mut rig(), HashPath::Auto, &suite::ALGORITHMS);
 }
 
 #[test]

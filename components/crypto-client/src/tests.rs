@@ -10,7 +10,7 @@ use std::vec::Vec;
 const CAP: u32 = 64;
 
 #[repr(C, align(64))]
-struct Page([u8; 16384]);
+struct Page([u8; 20480]);
 
 fn req(id: u32) -> Request {
     Request::over(id, 0, DigestOp::Update, &[])
@@ -38,7 +38,7 @@ mod zerocopy_free {
                 digest_len: 0,
                 reserved: [0; 5],
                 bytes_done: 0,
-                digest: [0; 32],
+                digest: [0; 64],
             }
         }
     }
@@ -83,7 +83,7 @@ fn collect(link: &mut DigestLink<'_>) -> Vec<Completion<u32>> {
 
 #[test]
 fn a_restart_reports_each_unanswered_request_once_and_drops_late_answers() {
-    let mut page = Page([0; 16384]);
+    let mut page = Page([0; 20480]);
     assert!(pair::bytes::<Request, Response>(CAP) <= page.0.len());
     let region = SharedRegion::new(&mut page.0);
     // The driver comes up after the client attached: not a restart.
@@ -134,7 +134,7 @@ fn a_restart_reports_each_unanswered_request_once_and_drops_late_answers() {
 /// completes exactly its own request.
 #[test]
 fn ids_sharing_a_slot_are_tracked_apart() {
-    let mut page = Page([0; 16384]);
+    let mut page = Page([0; 20480]);
     let region = SharedRegion::new(&mut page.0);
     let (mut link, (mut d_rx, mut d_tx, d_control)) = attached(region, false);
     d_control.publish_next(d_rx.head());
@@ -179,7 +179,7 @@ fn ids_sharing_a_slot_are_tracked_apart() {
 /// only once every answer before it is read.
 #[test]
 fn a_driver_flooding_stray_answers_cannot_hold_its_client() {
-    let mut page = Page([0; 16384]);
+    let mut page = Page([0; 20480]);
     let region = SharedRegion::new(&mut page.0);
     let (mut link, (mut d_rx, mut d_tx, d_control)) = attached(region, true);
     assert_eq!(collect(&mut link), []);
@@ -208,7 +208,7 @@ fn a_driver_flooding_stray_answers_cannot_hold_its_client() {
 /// reported, not waited for for ever.
 #[test]
 fn a_first_incarnation_gone_before_the_client_looked_is_a_restart() {
-    let mut page = Page([0; 16384]);
+    let mut page = Page([0; 20480]);
     let region = SharedRegion::new(&mut page.0);
     let mut link = client(region);
     for id in 0..3 {
@@ -239,7 +239,7 @@ fn a_first_incarnation_gone_before_the_client_looked_is_a_restart() {
 /// client that sent it again would encrypt it twice).
 #[test]
 fn a_request_queued_after_the_restart_is_answered_not_reported() {
-    let mut page = Page([0; 16384]);
+    let mut page = Page([0; 20480]);
     let region = SharedRegion::new(&mut page.0);
     let (mut link, (mut d_rx, _, _)) = attached(region, true);
     link.submit(req(1)).unwrap();
@@ -271,7 +271,7 @@ fn a_request_queued_after_the_restart_is_answered_not_reported() {
 /// reported as a restart, not as an answer the client would take for its own error.
 #[test]
 fn an_answer_server_restarted_is_reported_as_a_restart() {
-    let mut page = Page([0; 16384]);
+    let mut page = Page([0; 20480]);
     let region = SharedRegion::new(&mut page.0);
     let (mut link, (mut d_rx, mut d_tx, _)) = attached(region, true);
     link.submit(req(4)).unwrap();

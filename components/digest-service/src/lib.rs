@@ -64,15 +64,27 @@ pub struct Session<C> {
     pub engine: C,
 }
 
-/// Longest digest of the interface's algorithms (SHA-256).
-pub const MAX_DIGEST: usize = 32;
+/// Longest digest of the interface's algorithms (SHA-512).
+pub const MAX_DIGEST: usize = 64;
 
 /// Digest length of each algorithm.
 pub const fn digest_len(algorithm: Algorithm) -> usize {
     match algorithm {
         Algorithm::Md5 => 16,
         Algorithm::Sha1 => 20,
+        Algorithm::Sha224 => 28,
         Algorithm::Sha256 => 32,
+        Algorithm::Sha384 => 48,
+        Algorithm::Sha512 => 64,
+    }
+}
+
+/// Block length of each algorithm: SHA-384 and SHA-512 compress 128 bytes at a time,
+/// the others 64 (what a test must cross to exercise an engine's buffering).
+pub const fn block_len(algorithm: Algorithm) -> usize {
+    match algorithm {
+        Algorithm::Sha384 | Algorithm::Sha512 => 128,
+        _ => 64,
     }
 }
 
@@ -211,6 +223,9 @@ mod tests {
         assert_eq!(d.padded()[..20], [0xab; 20]);
         assert_eq!(d.padded()[20..], [0; MAX_DIGEST - 20]);
         // Longer than any algorithm's: cut, never past the array.
-        assert_eq!(DigestValue::new(&[1; 40]).as_bytes(), &[1; MAX_DIGEST]);
+        assert_eq!(
+            DigestValue::new(&[1; MAX_DIGEST + 8]).as_bytes(),
+            &[1; MAX_DIGEST]
+        );
     }
 }

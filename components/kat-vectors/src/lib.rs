@@ -114,12 +114,15 @@ pub const FIPS197_C: &[(&str, &str, &str)] = &[
 pub const ABC: &[u8] = b"abc";
 /// FIPS 180-4 example: the 448-bit message (padding needs a second block).
 pub const M448: &[u8] = b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-/// FIPS 180-4 example: the 896-bit message (two blocks of data).
+/// FIPS 180-4 example: the 896-bit message (two 64-byte blocks of data; for SHA-384/512,
+/// whose blocks are 128 bytes, padding needs a second block).
 pub const M896: &[u8] = b"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
 /// Length of the million-'a' message.
 pub const MILLION: usize = 1_000_000;
 
-/// (algorithm, message name, digest hex): FIPS 180-4 examples.
+/// (algorithm, message name, digest hex): FIPS 180-4 examples (NIST's example pages:
+/// SHA-384 and SHA-512 take the 896-bit message as their two-block example, SHA-224 the
+/// 448-bit one; both messages are here for every algorithm).
 pub const FIPS180_4: &[(Algorithm, &str, &str)] = &[
     (
         Algorithm::Sha1,
@@ -160,6 +163,74 @@ pub const FIPS180_4: &[(Algorithm, &str, &str)] = &[
         Algorithm::Sha256,
         "million",
         "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+    ),
+    (
+        Algorithm::Sha224,
+        "abc",
+        "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7",
+    ),
+    (
+        Algorithm::Sha224,
+        "448",
+        "75388b16512776cc5dba5da1fd890150b0c6455cb4f58b1952522525",
+    ),
+    (
+        Algorithm::Sha224,
+        "896",
+        "c97ca9a559850ce97a04a96def6d99a9e0e0e2ab14e6b8df265fc0b3",
+    ),
+    (
+        Algorithm::Sha224,
+        "million",
+        "20794655980c91d8bbb4c1ea97618a4bf03f42581948b2ee4ee7ad67",
+    ),
+    (
+        Algorithm::Sha384,
+        "abc",
+        "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded163\
+         1a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7",
+    ),
+    (
+        Algorithm::Sha384,
+        "448",
+        "3391fdddfc8dc7393707a65b1b4709397cf8b1d162af05ab\
+         fe8f450de5f36bc6b0455a8520bc4e6f5fe95b1fe3c8452b",
+    ),
+    (
+        Algorithm::Sha384,
+        "896",
+        "09330c33f71147e83d192fc782cd1b4753111b173b3b05d2\
+         2fa08086e3b0f712fcc7c71a557e2db966c3e9fa91746039",
+    ),
+    (
+        Algorithm::Sha384,
+        "million",
+        "9d0e1809716474cb086e834e310a4a1ced149e9c00f24852\
+         7972cec5704c2a5b07b8b3dc38ecc4ebae97ddd87f3d8985",
+    ),
+    (
+        Algorithm::Sha512,
+        "abc",
+        "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a\
+         2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
+    ),
+    (
+        Algorithm::Sha512,
+        "448",
+        "204a8fc6dda82f0a0ced7beb8e08a41657c16ef468b228a8279be331a703c335\
+         96fd15c13b1b07f9aa1d3bea57789ca031ad85c7a71dd70354ec631238ca3445",
+    ),
+    (
+        Algorithm::Sha512,
+        "896",
+        "8e959b75dae313da8cf4f72814fc143f8f7779c6eb9f7fa17299aeadb6889018\
+         501d289e4900f7e4331b99dec4b5433ac7d329eeb6dd26545e96e55b874be909",
+    ),
+    (
+        Algorithm::Sha512,
+        "million",
+        "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973eb\
+         de0ff244877ea60a4cb0432ce577c31beb009c5c2c49aa2e4eadb217ad8cc09b",
     ),
 ];
 
@@ -233,7 +304,18 @@ pub const fn digest_len(algorithm: Algorithm) -> usize {
     match algorithm {
         Algorithm::Md5 => 16,
         Algorithm::Sha1 => 20,
+        Algorithm::Sha224 => 28,
         Algorithm::Sha256 => 32,
+        Algorithm::Sha384 => 48,
+        Algorithm::Sha512 => 64,
+    }
+}
+
+/// Block length of each algorithm: SHA-384 and SHA-512 compress 128 bytes at a time.
+pub const fn block_len(algorithm: Algorithm) -> usize {
+    match algorithm {
+        Algorithm::Sha384 | Algorithm::Sha512 => 128,
+        _ => 64,
     }
 }
 
@@ -250,7 +332,17 @@ mod tests {
             assert!(matches!(hex(v.2, &mut buf), 16 | 24 | 32));
         }
         for (alg, name, d) in FIPS180_4 {
-            assert_eq!(hex(d, &mut buf), digest_len(*alg), "{name}");
+            assert_eq!(hex(d, &mut buf), digest_len(*alg), "{alg:?} {name}");
+        }
+        // Every algorithm has each published message, the million included.
+        for alg in Algorithm::ALL.into_iter().filter(|a| *a != Algorithm::Md5) {
+            for name in ["abc", "448", "896", "million"] {
+                let n = FIPS180_4
+                    .iter()
+                    .filter(|v| (v.0, v.1) == (alg, name))
+                    .count();
+                assert_eq!(n, 1, "{alg:?} {name}");
+            }
         }
         for (_, d) in RFC1321 {
             assert_eq!(hex(d, &mut buf), 16);

@@ -100,6 +100,21 @@ pub fn client_name(k: usize) -> String {
     }
 }
 
+/// Bytes of a client's queue region: its interface's queue pair (what crypto-client
+/// attaches) in whole pages.
+pub const fn queue_pages(kind: Kind) -> usize {
+    use pd_idl::{cipher, digest};
+    let bytes = match kind {
+        Kind::Cipher => crypto_client::pair::bytes::<cipher::Request, cipher::Response>(
+            cipher::REQUEST_QUEUE_CAPACITY,
+        ),
+        Kind::Digest => crypto_client::pair::bytes::<digest::Request, digest::Response>(
+            digest::REQUEST_QUEUE_CAPACITY,
+        ),
+    };
+    bytes.next_multiple_of(0x1000)
+}
+
 /// The `.system` text: `client` (a binary of this package) as the driver's client 0.
 pub fn system(engine: Engine, kind: Kind, client: &str) -> Result<String, String> {
     system_with(engine, kind, client, 1)
@@ -119,10 +134,7 @@ pub fn system_with(
         ));
     }
     let d = driver(engine, kind)?;
-    let queues = match kind {
-        Kind::Cipher => 0x3000,
-        Kind::Digest => 0x4000,
-    };
+    let queues = queue_pages(kind);
     // A digest driver only reads client data.
     let data_perms = match kind {
         Kind::Cipher => "rw",

@@ -4,18 +4,21 @@
 
 use super::vectors::{self, FIPS180_4, MD5_MILLION_A, RFC1321, hex, pattern, reference};
 use super::{CLIENT, FIRST, Rig};
-use crate::{DigestEngine, MAX_SEGMENTS};
+use crate::{DigestEngine, MAX_SEGMENTS, block_len};
 use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
 use pd_idl::wire::Caller;
 use std::vec;
 use std::vec::Vec;
 
-/// Every algorithm of the interface.
-pub const ALGORITHMS: [Algorithm; 3] = Algorithm::ALL;
+/// Every algorithm of the interface. Suites that take a list of algorithms run those an
+/// engine offers ([`refused_at_open`] checks the rest).
+pub const ALGORITHMS: [Algorithm; 6] = Algorithm::ALL;
 
-/// FIPS 180-4 examples (but the million) and RFC 1321's suite, each as one final.
-pub fn published_vectors<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
-    for &(alg, name, want) in FIPS180_4.iter().filter(|v| v.1 != "million") {
+/// FIPS 180-4 examples (but the million) of `algs` and RFC 1321's suite, each as one
+/// final.
+pub fn published_vectors<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, algs: &[Algorithm]) {
+    let offered = FIPS180_4.iter().filter(|v| algs.contains(&v.0));
+    for &(alg, name, want) in offered.filter(|v| v.1 != "million") {
         let msg = vectors::fips_message(name);
         let got = rig.hash(alg, path, &msg, &[&[msg.len()]]).unwrap();
         assert_eq!(got, hex(want), "{alg:?} {name} on {path:?}");
@@ -29,10 +32,10 @@ pub fn published_vectors<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
 }
 
 /// One million 'a' in page-sized updates (as AF_ALG's splice feeds md5sum in the talitos chaining change),
-/// every algorithm. The region must hold a page plus [`super::FIRST`].
-pub fn million_a<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
+/// each of `algs`. The region must hold a page plus [`super::FIRST`].
+pub fn million_a<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, algs: &[Algorithm]) {
     let msg = vectors::million_a();
-    for alg in ALGORITHMS {
+    for &alg in algs {
         let want = match alg {
             Algorithm::Md5 => hex(MD5_MILLION_A),
             _ => hex(FIPS180_4
@@ -46,10 +49,12 @@ pub fn million_a<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
     }
 }
 
-/// A message of a few blocks split at every byte: into an update and the final, into two
-/// segments of one final, and fed in updates of every size from 1 to past two blocks.
+/// A message of a few blocks (of `alg`'s length: 128 bytes for SHA-384/512) split at
+/// every byte: into an update and the final, into two segments of one final, and fed in
+/// updates of every size from 1 to past two blocks.
 pub fn splits<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, alg: Algorithm) {
-    let msg = pattern(3 * 64 + 7);
+    let b = block_len(alg);
+    let msg = pattern(3 * b + 7);
     let want = reference(alg, &msg);
     let n = msg.len();
     for k in 0..=n {
@@ -58,12 +63,12 @@ pub fn splits<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, alg: Algorithm)
         let got = rig.hash(alg, path, &msg, &[&[k, n - k]]).unwrap();
         assert_eq!(got, want, "{alg:?} segments {k} + rest on {path:?}");
     }
-    for chunk in 1..=2 * 64 + 1 {
+    for chunk in 1..=2 * b + 1 {
         let got = rig.hash_chunked(alg, path, &msg, chunk).unwrap();
         assert_eq!(got, want, "{alg:?} updates of {chunk} on {path:?}");
     }
     // The final carrying data after block-multiple updates, and many small segments.
-    for updates in [&[64usize, 64][..], &[63, 1, 64], &[65, 63], &[128, 0, 0]] {
+    for updates in [&[b, b][..], &[b - 1, 1, b], &[b + 1, b - 1], &[2 * b, 0, 0]] {
         let mut reqs: Vec<Vec<usize>> = updates.iter().map(|&u| vec![u]).collect();
         let used: usize = updates.iter().sum();
         reqs.push(vec![n - used]);
@@ -71,7 +76,7 @@ pub fn splits<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, alg: Algorithm)
         let got = rig.hash(alg, path, &msg, &refs).unwrap();
         assert_eq!(got, want, "{alg:?} updates {updates:?} on {path:?}");
     }
-    let most = [1, 2, 61, 65, 0, n - 129];
+    let most = [1, 2, b - 3, b + 1, 0, n - (2 * b + 1)];
     assert_eq!(most.len(), MAX_SEGMENTS);
     let got = rig
         .hash(alg, path, &msg, &[&most[..3], &most[3..]])
@@ -80,10 +85,10 @@ pub fn splits<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, alg: Algorithm)
 }
 
 /// Segments longer than a hardware pointer may carry (SEC1: 32768 bytes) split at
-/// awkward places. The region must hold 100 KB plus gaps.
-pub fn long_segments<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
+/// awkward places, each of `algs`. The region must hold 100 KB plus gaps.
+pub fn long_segments<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, algs: &[Algorithm]) {
     let msg = pattern(100_000);
-    for alg in ALGORITHMS {
+    for &alg in algs {
         let want = reference(alg, &msg);
         let got = rig
             .hash(alg, path, &msg, &[&[5, 70_000], &[29_995]])
@@ -93,15 +98,24 @@ pub fn long_segments<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
 }
 
 /// Two sessions fed alternately on one engine (same and different algorithms) both give
-/// the right digests: each session's state is its own.
-pub fn interleaved<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
+/// the right digests: each session's state is its own. Pairs of `algs` only; SHA-224
+/// beside SHA-256 (one core, two initial states) and the 128-byte blocks beside the
+/// 64-byte ones where offered.
+pub fn interleaved<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, algs: &[Algorithm]) {
     let a = pattern(500);
     let b: Vec<u8> = pattern(700).iter().map(|x| x ^ 0x5a).collect();
-    for (alg_a, alg_b) in [
+    let pairs = [
         (Algorithm::Sha256, Algorithm::Sha256),
         (Algorithm::Md5, Algorithm::Sha1),
         (Algorithm::Sha1, Algorithm::Sha256),
-    ] {
+        (Algorithm::Sha224, Algorithm::Sha256),
+        (Algorithm::Sha512, Algorithm::Sha384),
+        (Algorithm::Sha256, Algorithm::Sha512),
+    ];
+    let offered = pairs
+        .into_iter()
+        .filter(|(x, y)| algs.contains(x) && algs.contains(y));
+    for (alg_a, alg_b) in offered {
         let sa = rig.open(alg_a, path).unwrap();
         let sb = rig.open(alg_b, path).unwrap();
         let (mut ia, mut ib) = (0, 0);
@@ -235,28 +249,33 @@ pub fn session_limits<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
     assert_eq!(rig.service.sessions.close_all(CLIENT), crate::MAX_SESSIONS);
 }
 
-/// The requests [`queued_updates_match_one_at_a_time`] queues, by length (the last is
-/// the final): uneven updates (blocks straddling requests), an empty one, many small
-/// ones; each of more than a byte goes in two segments with a gap.
-pub const QUEUED_CUTS: [&[usize]; 4] = [
-    &[1, 63, 64, 65, 6],
-    &[64, 64, 64, 7],
-    &[100, 0, 99],
-    &[7, 7, 7, 7, 7, 7, 7],
-];
+/// The requests [`queued_updates_match_one_at_a_time`] queues for `alg`, by length (the
+/// last is the final): uneven updates (blocks of `alg`'s length straddling requests), an
+/// empty one, many small ones; each of more than a byte goes in two segments with a gap.
+pub fn queued_cuts(alg: Algorithm) -> [Vec<usize>; 4] {
+    let b = block_len(alg);
+    [
+        vec![1, b - 1, b, b + 1, 6],
+        vec![b, b, b, 7],
+        vec![100, 0, 99],
+        vec![7; 7],
+    ]
+}
 
 /// A session's updates and final queued together (an engine may run them as one job,
 /// see [`DigestEngine::coalesces`]) give the digest one request at a time gives, and each
 /// request is answered once, in order, with its own byte count, the digest on the final
-/// alone; then the session starts the next message (one more final). Returns how many
-/// requests went, the queued ones and those finals.
+/// alone; then the session starts the next message (one more final). Each of `algs`.
+/// Returns how many requests went, the queued ones and those finals.
 pub fn queued_updates_match_one_at_a_time<E: DigestEngine>(
     rig: &mut Rig<E>,
     path: HashPath,
+    algs: &[Algorithm],
 ) -> usize {
     let mut sent = 0;
-    for alg in ALGORITHMS {
-        for cuts in QUEUED_CUTS {
+    for &alg in algs {
+        for cuts in queued_cuts(alg) {
+            let cuts = cuts.as_slice();
             let msg = pattern(cuts.iter().sum());
             let want = reference(alg, &msg);
             let s = rig.open(alg, path).unwrap();
@@ -344,4 +363,26 @@ pub fn a_cut_off_clients_job_frees_the_engine<E: DigestEngine>(rig: &mut Rig<E>,
     assert_eq!(got[0].status.check(), Ok(Ok(())));
     let digest = &got[0].digest[..usize::from(got[0].digest_len)];
     assert_eq!(digest, &reference(Algorithm::Sha256, b"abc")[..]);
+}
+
+/// What an engine lacks (`refused`, on `path`) is refused at open with
+/// `UnsupportedAlgorithm`, leaving no session, so no request can get a wrong digest; the
+/// engine then still hashes `works` (an algorithm it offers) right.
+pub fn refused_at_open<E: DigestEngine>(
+    rig: &mut Rig<E>,
+    path: HashPath,
+    refused: &[Algorithm],
+    works: Algorithm,
+) {
+    for &alg in refused {
+        assert_eq!(
+            rig.open(alg, path),
+            Err(DigestError::UnsupportedAlgorithm),
+            "{alg:?} on {path:?}"
+        );
+        assert_eq!(rig.service.sessions.open_count(), 0, "{alg:?}: no session");
+    }
+    let msg = pattern(300);
+    let got = rig.hash(works, path, &msg, &[&[msg.len()]]).unwrap();
+    assert_eq!(got, reference(works, &msg), "{works:?} after the refusals");
 }

@@ -1,5 +1,6 @@
-//! Published vectors: FIPS 180-4's examples (SHA-1, SHA-256) and RFC 1321's MD5 test
-//! suite, plus RustCrypto as the reference for messages no document lists.
+//! Published vectors: FIPS 180-4's examples (SHA-1, SHA-224, SHA-256, SHA-384, SHA-512)
+//! and RFC 1321's MD5 test suite, plus RustCrypto as the reference for messages no
+//! document lists.
 
 use pd_idl::digest::Algorithm;
 // md-5, sha1 and sha2 share one `digest` crate: its trait serves all three.
@@ -38,7 +39,10 @@ pub fn reference(algorithm: Algorithm, msg: &[u8]) -> Vec<u8> {
     match algorithm {
         Algorithm::Md5 => md5::Md5::digest(msg).to_vec(),
         Algorithm::Sha1 => sha1::Sha1::digest(msg).to_vec(),
+        Algorithm::Sha224 => sha2::Sha224::digest(msg).to_vec(),
         Algorithm::Sha256 => sha2::Sha256::digest(msg).to_vec(),
+        Algorithm::Sha384 => sha2::Sha384::digest(msg).to_vec(),
+        Algorithm::Sha512 => sha2::Sha512::digest(msg).to_vec(),
     }
 }
 

@@ -119,7 +119,8 @@ impl Vboot {
             );
             return None;
         }
-        Some(resp.digest)
+        // SHA-256's 32 bytes at the head of the (SHA-512-sized) field.
+        resp.digest[..32].try_into().ok()
     }
 
     fn answered(&mut self, resp: Response) {

@@ -103,8 +103,8 @@ impl Hasher {
             if op == DigestOp::Final {
                 session.finished = true;
                 let digest = core::mem::take(&mut session.hash).finalize();
-                resp.digest.copy_from_slice(&digest);
-                resp.digest_len = 32;
+                resp.digest[..digest.len()].copy_from_slice(&digest);
+                resp.digest_len = digest.len() as u8;
             }
             Ok(())
         })();
