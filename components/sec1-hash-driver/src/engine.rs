@@ -52,13 +52,44 @@ pub struct Sec1Hash<'a, B, M> {
 /// Interrupt polls init allows one self-test request (a few chains at most).
 const INIT_POLLS: u32 = 64;
 
+/// Whether MDEU-A runs `a`. SHA-384 and SHA-512 are MDEU-B's, which only SEC2 has.
+pub(crate) fn offers(a: Algorithm) -> bool {
+    !matches!(a, Algorithm::Sha384 | Algorithm::Sha512)
+}
+
+/// The MDEU mode for `a` (one [`offers`]: [`Sec1Hash::begin`] lets no other through).
+/// SHA-224 runs in SHA-256 mode over a context the driver initialises itself, as
+/// upstream does on SEC1, which lacks `TALITOS_FTR_SHA224_HWINIT`.
 fn alg_bits(a: Algorithm) -> u32 {
     match a {
         Algorithm::Md5 => hdr::MDEU_MD5,
         Algorithm::Sha1 => hdr::MDEU_SHA1,
-        Algorithm::Sha256 => hdr::MDEU_SHA256,
+        Algorithm::Sha224 | Algorithm::Sha256 | Algorithm::Sha384 | Algorithm::Sha512 => {
+            hdr::MDEU_SHA256
+        }
     }
 }
+
+/// SHA-224's initial context in the MDEU's layout (FIPS 180-4 5.3.2's words,
+/// big-endian, then a zero byte count): what upstream's `ahash_init_sha224_swinit`
+/// writes, since SHA-256 mode's INIT would load SHA-256's.
+const SHA224_CONTEXT: [u8; MDEU_CONTEXT_SIZE] = {
+    const H: [u32; 8] = [
+        0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939, 0xffc00b31, 0x68581511, 0x64f98fa7,
+        0xbefa4fa4,
+    ];
+    let mut ctx = [0u8; MDEU_CONTEXT_SIZE];
+    let mut i = 0;
+    while i < H.len() {
+        let w = H[i].to_be_bytes();
+        ctx[4 * i] = w[0];
+        ctx[4 * i + 1] = w[1];
+        ctx[4 * i + 2] = w[2];
+        ctx[4 * i + 3] = w[3];
+        i += 1;
+    }
+    ctx
+};
 
 /// The client region's bus address, if SEC1's 32-bit pointers reach all of it.
 fn client_phys(data: &ClientData<'_>) -> Option<u32> {
@@ -97,6 +128,10 @@ impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
     /// Starts a request on the session whose state is `st` (see `DigestEngine::start`,
     /// without the readiness check: the self-test runs through here before `init` ends).
     pub(crate) fn begin(&mut self, st: &mut HashState, job: &Job<'_>) -> DigestStep {
+        // Open refuses these; a job never carries one, but a wrong mode must never run.
+        if !offers(job.algorithm) {
+            return DigestStep::Done(Err(DigestError::UnsupportedAlgorithm));
+        }
         // Each client request carries the per-request software cost, joined or not.
         self.ledger.add(Event::Request, u64::from(job.requests));
         self.chains_done = 0;
@@ -217,7 +252,13 @@ impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
         let mut h = hdr::SEL0_MDEUA | alg_bits(alg) | hdr::TYPE_COMMON_NONSNOOP_NO_AFEU;
         h |= if pad { hdr::MDEU_PAD } else { hdr::MDEU_CONT };
         let mut d = Desc::default();
-        if st.fresh {
+        if st.fresh && alg == Algorithm::Sha224 {
+            // Written in the walk that submits this descriptor; a replay skips it.
+            if self.ch.live() {
+                self.ch.mem.write(ctx, &SHA224_CONTEXT)?;
+            }
+            d.ptr[slot::CONTEXT_IN] = Ptr::new(ctx, MDEU_CONTEXT_SIZE as u16);
+        } else if st.fresh {
             h |= hdr::MDEU_INIT;
         } else {
             d.ptr[slot::CONTEXT_IN] = Ptr::new(ctx, MDEU_CONTEXT_SIZE as u16);
@@ -403,9 +444,17 @@ impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
 impl<B: RegisterBus, M: DmaMemory> DigestEngine for Sec1Hash<'_, B, M> {
     type Context = HashState;
 
-    /// Every algorithm and path of the interface (`Auto` is `Chained`), once the
-    /// self-tests have passed.
-    fn open(&mut self, slot: usize, _: Algorithm, _: HashPath) -> Result<HashState, DigestError> {
+    /// MD5, SHA-1, SHA-224 and SHA-256 on every path of the interface (`Auto` is
+    /// `Chained`), once the self-tests have passed; SHA-384 and SHA-512 refused.
+    fn open(
+        &mut self,
+        slot: usize,
+        algorithm: Algorithm,
+        _: HashPath,
+    ) -> Result<HashState, DigestError> {
+        if !offers(algorithm) {
+            return Err(DigestError::UnsupportedAlgorithm);
+        }
         if !self.ready {
             return Err(DigestError::EngineFault);
         }

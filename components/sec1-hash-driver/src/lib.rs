@@ -1,5 +1,8 @@
-//! The talitos SEC1 (MPC885 SEC 1.2) Digest driver: MD5, SHA-1 and SHA-256 sessions with
-//! update and final, behind `digest-service`'s [`DigestEngine`](digest_service::DigestEngine).
+//! The talitos SEC1 (MPC885 SEC 1.2) Digest driver: MD5, SHA-1, SHA-224 and SHA-256
+//! sessions with update and final, behind `digest-service`'s
+//! [`DigestEngine`](digest_service::DigestEngine). SHA-224 is SHA-256 mode over a
+//! context the driver initialises (as upstream on SEC1); SHA-384 and SHA-512 need
+//! MDEU-B, which only SEC2 has, and are refused at open.
 //!
 //! The talitos chaining change in a protection domain: SEC1 has no scatter-gather, so before that change the
 //! driver copied its buffered partial block and the new data into one buffer for each

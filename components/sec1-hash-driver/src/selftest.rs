@@ -108,6 +108,31 @@ const KATS: &[Kat] = &[
         100,
         "a49b2446a02c645bf419f995b67091253a04a259",
     ),
+    // SHA-224 loads its own initial context rather than INIT: these catch a wrong one.
+    kat(
+        Algorithm::Sha224,
+        b"",
+        0,
+        "d14a028c2a3a2bc9476102bb288234c415a2b01f828ea62ac5b3e42f",
+    ),
+    kat(
+        Algorithm::Sha224,
+        ABC,
+        0,
+        "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7",
+    ),
+    kat(
+        Algorithm::Sha224,
+        M896,
+        5,
+        "c97ca9a559850ce97a04a96def6d99a9e0e0e2ab14e6b8df265fc0b3",
+    ),
+    kat(
+        Algorithm::Sha224,
+        M896,
+        100,
+        "c97ca9a559850ce97a04a96def6d99a9e0e0e2ab14e6b8df265fc0b3",
+    ),
     kat(
         Algorithm::Sha256,
         b"",

@@ -61,6 +61,31 @@ fn a_cut_off_clients_job_frees_the_engine_chained_and_copy() {
     }
 }
 
+/// SHA-384 and SHA-512 need MDEU-B (SEC2 only): refused at open on every path before
+/// the engine does anything (no register, descriptor or DMA event), never a wrong
+/// digest; the driver goes on serving what it has.
+#[test]
+fn sha384_and_sha512_are_refused_at_open() {
+    sec1!(rig, ledger);
+    for path in [HashPath::Auto, HashPath::Chained, HashPath::Copy] {
+        let before = ledger.snapshot();
+        for alg in [Algorithm::Sha384, Algorithm::Sha512] {
+            assert_eq!(rig.open(alg, path), Err(DigestError::UnsupportedAlgorithm));
+        }
+        assert_eq!(
+            ledger.snapshot().since(&before),
+            cost_ledger::Counts::default(),
+            "{path:?}: no work"
+        );
+        suite::refused_at_open(
+            &mut rig,
+            path,
+            &[Algorithm::Sha384, Algorithm::Sha512],
+            Algorithm::Sha224,
+        );
+    }
+}
+
 /// A scratch shorter than the driver needs is refused at init (the engine reaches it
 /// by physical address only, so nothing else would notice until a chain overran it).
 #[test]
