@@ -6,6 +6,19 @@
 mod common;
 
 use common::{field, lines, path_line, run_kat};
+use kat_vectors::{FIPS180_4, RFC1321};
+use pd_idl::digest::Algorithm;
+
+/// kat-digest's cases (FIPS 180-4's and RFC 1321's) of the algorithms in `offered`.
+fn digest_cases(offered: impl Fn(Algorithm) -> bool) -> u64 {
+    let fips = FIPS180_4.iter().filter(|v| offered(v.0)).count();
+    (fips + RFC1321.len()) as u64
+}
+
+/// What SEC1's MDEU-A runs: all but SHA-384 and SHA-512.
+fn sec1_offers(a: Algorithm) -> bool {
+    !matches!(a, Algorithm::Sha384 | Algorithm::Sha512)
+}
 
 /// `path` ran `n` vectors for `client` and every request took `taken` (e.g. "dma=").
 fn ran(out: &[(String, String)], path: &str, n: u64, taken: &str) {
@@ -63,8 +76,13 @@ fn stm32_cryp_gives_the_published_answers_on_pio_dma_and_adaptive() {
 fn cpu_digest_gives_the_published_digests() {
     let out = run_kat("digest-cpu.system");
     let auto = path_line(&out, "kat", "Auto").expect("auto ran");
-    assert_eq!(field(auto, "Auto: "), 15, "{auto}");
-    all_passed(&out, "digests", 15);
+    let n = digest_cases(|_| true);
+    assert_eq!(field(auto, "Auto: "), n, "{auto}");
+    all_passed(&out, "digests", n);
+    assert!(
+        lines(&out, "kat", "refused at open").is_empty(),
+        "the CPU has them all"
+    );
 }
 
 #[test]
@@ -72,7 +90,18 @@ fn sec1_gives_the_published_digests_chained_and_copied() {
     let out = run_kat("digest-sec1.system");
     for path in ["Auto", "Chained", "Copy"] {
         let line = path_line(&out, "kat", path).unwrap_or_else(|| panic!("{path} ran"));
-        assert_eq!(field(line, &format!("{path}: ")), 15, "{line}");
+        assert_eq!(
+            field(line, &format!("{path}: ")),
+            digest_cases(sec1_offers),
+            "{line}"
+        );
     }
-    all_passed(&out, "digests", 45);
+    all_passed(&out, "digests", 3 * digest_cases(sec1_offers));
+    let refused = lines(&out, "kat", "verdict");
+    assert!(
+        refused
+            .iter()
+            .any(|l| l.contains("refused at open: Sha384, Sha512")),
+        "{refused:?}"
+    );
 }

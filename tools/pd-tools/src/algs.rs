@@ -60,20 +60,24 @@ impl CipherAlg {
     }
 }
 
+/// The hashes the tools offer, as they name them (every algorithm of the interface).
+pub const DIGESTS: [&str; 6] = ["md5", "sha1", "sha224", "sha256", "sha384", "sha512"];
+
 pub fn digest_alg(s: &str) -> Result<Algorithm, String> {
-    match s {
-        "md5" => Ok(Algorithm::Md5),
-        "sha1" => Ok(Algorithm::Sha1),
-        "sha256" => Ok(Algorithm::Sha256),
-        _ => Err(format!("unknown digest {s:?} (md5, sha1, sha256)")),
-    }
+    Algorithm::ALL
+        .into_iter()
+        .find(|&a| digest_name(a) == s)
+        .ok_or_else(|| format!("unknown digest {s:?} ({})", DIGESTS.join(", ")))
 }
 
 pub fn digest_name(a: Algorithm) -> &'static str {
     match a {
         Algorithm::Md5 => "md5",
         Algorithm::Sha1 => "sha1",
+        Algorithm::Sha224 => "sha224",
         Algorithm::Sha256 => "sha256",
+        Algorithm::Sha384 => "sha384",
+        Algorithm::Sha512 => "sha512",
     }
 }
 
@@ -81,7 +85,10 @@ pub fn digest_len(a: Algorithm) -> usize {
     match a {
         Algorithm::Md5 => 16,
         Algorithm::Sha1 => 20,
+        Algorithm::Sha224 => 28,
         Algorithm::Sha256 => 32,
+        Algorithm::Sha384 => 48,
+        Algorithm::Sha512 => 64,
     }
 }
 
@@ -124,6 +131,16 @@ impl Engine {
 
     pub fn digests(self) -> bool {
         matches!(self, Engine::Cpu | Engine::Sec1)
+    }
+
+    /// Whether this engine's driver hashes with `alg` (SEC1's MDEU-A lacks SHA-384 and
+    /// SHA-512; its driver refuses them at open, and the tools say so before booting).
+    pub fn digests_with(self, alg: Algorithm) -> bool {
+        match self {
+            Engine::Cpu => true,
+            Engine::Sec1 => !matches!(alg, Algorithm::Sha384 | Algorithm::Sha512),
+            Engine::OmapAes | Engine::Stm32Cryp => false,
+        }
     }
 
     /// `Err` naming the paths there are, if this engine's driver does not offer
@@ -236,5 +253,21 @@ mod tests {
         assert!(CipherAlg::parse("aes-100-cbc").is_err());
         assert!(CipherAlg::parse("des-128-cbc").is_err());
         assert!(!CipherAlg::parse("aes-128-ctr").unwrap().whole_blocks());
+    }
+
+    #[test]
+    fn digest_names_parse_and_print_back() {
+        for s in DIGESTS {
+            let a = digest_alg(s).unwrap();
+            assert_eq!(digest_name(a), s);
+            assert_eq!(digest_len(a), computed_len(a));
+        }
+        assert_eq!(DIGESTS.len(), Algorithm::ALL.len());
+        assert!(digest_alg("sha3").is_err());
+    }
+
+    /// The length from the digest's own output, not a table.
+    fn computed_len(a: Algorithm) -> usize {
+        crate::refcrypto::digest(a, b"").len()
     }
 }

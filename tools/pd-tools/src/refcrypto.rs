@@ -106,24 +106,30 @@ impl Keyed {
 
 /// The digest of `data`.
 pub fn digest(alg: Algorithm, data: &[u8]) -> Vec<u8> {
-    let mut out = [0; 32];
+    let mut out = [0; MAX_DIGEST];
     let n = digest_into(alg, data, &mut out);
     out[..n].to_vec()
 }
 
 /// The digest of `data` in `out`, its length returned; allocates nothing, as a program
 /// hashing many messages would not (`speed --host-limit` times this).
-pub fn digest_into(alg: Algorithm, data: &[u8], out: &mut [u8; 32]) -> usize {
-    fn put(d: &[u8], out: &mut [u8; 32]) -> usize {
+pub fn digest_into(alg: Algorithm, data: &[u8], out: &mut [u8; MAX_DIGEST]) -> usize {
+    fn put(d: &[u8], out: &mut [u8; MAX_DIGEST]) -> usize {
         out[..d.len()].copy_from_slice(d);
         d.len()
     }
     match alg {
         Algorithm::Md5 => put(&md5::Md5::digest(data), out),
         Algorithm::Sha1 => put(&sha1::Sha1::digest(data), out),
+        Algorithm::Sha224 => put(&sha2::Sha224::digest(data), out),
         Algorithm::Sha256 => put(&sha2::Sha256::digest(data), out),
+        Algorithm::Sha384 => put(&sha2::Sha384::digest(data), out),
+        Algorithm::Sha512 => put(&sha2::Sha512::digest(data), out),
     }
 }
+
+/// Longest digest [`digest_into`] writes (SHA-512's).
+pub const MAX_DIGEST: usize = 64;
 
 #[cfg(test)]
 mod tests {

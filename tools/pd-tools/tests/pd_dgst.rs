@@ -1,8 +1,9 @@
-//! pd-dgst prints what md5sum/sha1sum/sha256sum print, byte for byte, and the digests
-//! RustCrypto computes, for files of every interesting size (empty, one byte, the
-//! block and padding boundaries 55/56/63/64/65, and larger than the client's data
-//! region so the file is streamed in several updates), on both engines and on SEC1's
-//! chained and copy paths.
+//! pd-dgst prints what md5sum/sha1sum/sha224sum/sha256sum/sha384sum/sha512sum print,
+//! byte for byte, and the digests RustCrypto computes, for files of every interesting
+//! size (empty, one byte, the block and padding boundaries of 64-byte blocks, 55/56/63/
+//! 64/65, and of SHA-384/512's 128-byte ones, 111/112/127/128/129, and larger than the
+//! client's data region so the file is streamed in several updates), on both engines
+//! (SEC1 without SHA-384/512, which it refuses) and on SEC1's chained and copy paths.
 
 mod common;
 
@@ -13,7 +14,23 @@ use pd_tools::refcrypto;
 use pd_tools::systems::DATA_SIZE;
 
 const EXE: &str = env!("CARGO_BIN_EXE_pd-dgst");
-const SIZES: [usize; 10] = [0, 1, 55, 56, 63, 64, 65, 1000, DATA_SIZE, 2 * DATA_SIZE + 7];
+const SIZES: [usize; 15] = [
+    0,
+    1,
+    55,
+    56,
+    63,
+    64,
+    65,
+    111,
+    112,
+    127,
+    128,
+    129,
+    1000,
+    DATA_SIZE,
+    2 * DATA_SIZE + 7,
+];
 
 fn coreutils(alg: &str, files: &[&str]) -> Option<String> {
     let out = std::process::Command::new(format!("{alg}sum"))
@@ -50,17 +67,86 @@ fn check(engine: &str, alg: &str, path: &str) {
 
 #[test]
 fn cpu_engine_matches_coreutils_and_rustcrypto() {
-    for alg in ["md5", "sha1", "sha256"] {
+    for alg in pd_tools::algs::DIGESTS {
         check("cpu", alg, "auto");
     }
 }
 
 #[test]
 fn sec1_matches_coreutils_and_rustcrypto_chained_and_copied() {
-    for alg in ["md5", "sha1", "sha256"] {
+    for alg in ["md5", "sha1", "sha224", "sha256"] {
         check("sec1", alg, "chained");
     }
     check("sec1", "md5", "copy");
+    // SHA-224's software-initialised context on the old strategy too.
+    check("sec1", "sha224", "copy");
+}
+
+#[test]
+fn sec1_refuses_sha384_and_sha512_before_booting() {
+    for alg in ["sha384", "sha512"] {
+        let out = run(EXE, &["--engine", "sec1", "-a", alg], Some(b"abc"));
+        assert_eq!(out.status.code(), Some(1), "{alg}");
+        assert!(out.stdout.is_empty(), "{alg}: no digest");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains(&format!("-a {alg}: the sec1 driver does not offer it")),
+            "{err}"
+        );
+    }
+}
+
+/// `-c` takes lines of each algorithm's length, GNU and `--tag`'s BSD ones (`SHA512
+/// (NAME) = HEX`), as sha224sum/sha384sum/sha512sum print them; a line of another
+/// algorithm's length is improperly formatted.
+#[test]
+fn check_mode_takes_each_sha2_length_and_tag() {
+    let d = Dir::new("dgst-check-sha2");
+    let files: Vec<_> = (0..2)
+        .map(|i| d.file(&format!("f{i}"), &bytes(40 + i as u64, 130 + i)))
+        .collect();
+    let paths: Vec<&str> = files.iter().map(|f| path_str(f)).collect();
+    for alg in ["sha224", "sha384", "sha512"] {
+        for tag in [false, true] {
+            let mut args = vec!["-a", alg];
+            if tag {
+                args.push("--tag");
+            }
+            args.extend(&paths);
+            let out = run(EXE, &args, None);
+            assert!(out.status.success(), "{alg}");
+            let sums = String::from_utf8(out.stdout).unwrap();
+            if tag {
+                let want = format!("{} (", alg.to_ascii_uppercase());
+                assert!(sums.lines().all(|l| l.starts_with(&want)), "{sums}");
+            }
+            if let Some(real) = coreutils_args(alg, tag, &paths) {
+                assert_eq!(sums, real, "{alg} tag {tag}: byte-identical to {alg}sum");
+            }
+            let list = d.file(&format!("{alg}-{tag}.sums"), sums.as_bytes());
+            let check = run(EXE, &["-a", alg, "-c", "--strict", path_str(&list)], None);
+            let out = String::from_utf8(check.stdout).unwrap();
+            assert!(check.status.success(), "{alg} tag {tag}: {out}");
+            assert_eq!(out.matches(": OK").count(), 2, "{out}");
+        }
+    }
+    // A SHA-256 list read as SHA-512: every line has the wrong length.
+    let out = run(EXE, &["-a", "sha256"], Some(b"x"));
+    let list = d.file("sha256.sums", &out.stdout);
+    let check = run(EXE, &["-a", "sha512", "-c", path_str(&list)], None);
+    assert_eq!(check.status.code(), Some(1));
+    let err = String::from_utf8(check.stderr).unwrap();
+    assert!(err.contains("no properly formatted"), "{err}");
+}
+
+fn coreutils_args(alg: &str, tag: bool, files: &[&str]) -> Option<String> {
+    let mut cmd = std::process::Command::new(format!("{alg}sum"));
+    if tag {
+        cmd.arg("--tag");
+    }
+    let out = cmd.args(files).output().ok()?;
+    assert!(out.status.success());
+    Some(String::from_utf8(out.stdout).unwrap())
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! `pd-dgst`: md5sum/sha1sum/sha256sum through an isolated Digest driver PD.
+//! `pd-dgst`: md5sum/sha1sum/sha224sum/sha256sum/sha384sum/sha512sum through an
+//! isolated Digest driver PD.
 //!
 //! Boots a minimal system on the host backend (the engine's power manager if it has a
 //! clock gate, its driver PD, and the `pdt-dgst-client` PD), hashes every FILE through
@@ -18,7 +19,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use pd_idl::digest::Algorithm;
-use pd_tools::algs::{DataPath, Engine, digest_alg, digest_len};
+use pd_tools::algs::{DIGESTS, DataPath, Engine, digest_alg, digest_len};
 use pd_tools::cli::{Out, Tool, io_text, quote};
 use pd_tools::run::run;
 use pd_tools::systems::Kind;
@@ -32,11 +33,12 @@ const TOOL: Tool = Tool("pd-dgst");
     about = "Hash files through an isolated crypto-engine driver PD (host backend)"
 )]
 struct Args {
-    /// The engine whose driver hashes: the SEC1 model (mpc885) or the CPU.
+    /// The engine whose driver hashes: the SEC1 model (mpc885: no sha384 or sha512) or
+    /// the CPU.
     #[arg(long, value_parser = ["sec1", "cpu"], default_value = "cpu")]
     engine: String,
     /// The hash.
-    #[arg(short = 'a', long, value_parser = ["md5", "sha1", "sha256"])]
+    #[arg(short = 'a', long, value_parser = DIGESTS)]
     alg: String,
     /// How the driver feeds buffered bytes: auto (the driver's choice), chained
     /// (SEC1: descriptors over the buffered block and the caller's data) or copy
@@ -212,6 +214,15 @@ fn main() -> ExitCode {
     engine
         .check_path(args.path, false)
         .unwrap_or_else(|e| TOOL.die(e));
+    let alg = digest_alg(&args.alg).expect("a known hash");
+    if !engine.digests_with(alg) {
+        // The driver would refuse it at open; say so before anything boots.
+        TOOL.die(format_args!(
+            "-a {}: the {} driver does not offer it",
+            args.alg,
+            engine.name()
+        ));
+    }
     let files = if args.files.is_empty() {
         vec!["-".to_string()]
     } else {
@@ -256,7 +267,10 @@ fn bsd_tag(alg: Algorithm) -> &'static str {
     match alg {
         Algorithm::Md5 => "MD5",
         Algorithm::Sha1 => "SHA1",
+        Algorithm::Sha224 => "SHA224",
         Algorithm::Sha256 => "SHA256",
+        Algorithm::Sha384 => "SHA384",
+        Algorithm::Sha512 => "SHA512",
     }
 }
 

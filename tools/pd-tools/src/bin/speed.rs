@@ -181,6 +181,13 @@ fn jobs(a: &Args) -> Result<Vec<Job>, String> {
             Alg::Digest(_) if !engine.digests() => {
                 return Err(format!("{} does not hash", engine.name()));
             }
+            Alg::Digest(d) if !engine.digests_with(d) => {
+                return Err(format!(
+                    "{} does not hash {}",
+                    engine.name(),
+                    pd_tools::algs::digest_name(d)
+                ));
+            }
             _ => {}
         }
         for &path in &paths {

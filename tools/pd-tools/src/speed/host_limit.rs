@@ -28,7 +28,7 @@ pub fn in_process_ns(alg: Alg, size: usize, seconds: f64, key_use: KeyUse) -> be
         Alg::Cipher(c) => Some(refcrypto::Keyed::new(&key[..c.key_len])),
         Alg::Digest(_) => None,
     };
-    let mut out = [0; 32];
+    let mut out = [0; refcrypto::MAX_DIGEST];
     let slice = seconds / bench_stats::RUNS as f64;
     let mut per_op = Vec::with_capacity(bench_stats::RUNS);
     for _ in 0..bench_stats::RUNS {
