@@ -212,8 +212,11 @@ fn verdicts_print_one_line_per_client_in_the_order_named() {
     assert!(out.status.success(), "{stdout}");
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 3, "{stdout}");
+    // The order is what this test checks; the counts are the system tests' (they
+    // compute them from the vector tables).
     assert!(
-        lines[0].starts_with("[kat_sec1] kat-digest: verdict: all 45 digests passed"),
+        lines[0].starts_with("[kat_sec1] kat-digest: verdict: all ")
+            && lines[0].contains(" digests passed"),
         "{stdout}"
     );
     assert!(
@@ -221,7 +224,8 @@ fn verdicts_print_one_line_per_client_in_the_order_named() {
         "{stdout}"
     );
     assert!(
-        lines[2].starts_with("[kat_omap] kat-cipher: verdict: all 72 vectors passed"),
+        lines[2].starts_with("[kat_omap] kat-cipher: verdict: all ")
+            && lines[2].contains(" vectors passed"),
         "{stdout}"
     );
     assert!(lines[2].contains("Dma 24 (0 B CPU-copied)"), "{stdout}");
