@@ -36,16 +36,12 @@ pub use device::{Bus, DeviceBus};
 #[cfg(not(target_os = "none"))]
 mod host;
 #[cfg(not(target_os = "none"))]
-pub use host::{
-    Am335xBus, ClockController, DmaView, Mpc885Bus, Stm32mp1Bus, clock_controller,
-};
+pub use host::{Am335xBus, ClockController, DmaView, Mpc885Bus, Stm32mp1Bus, clock_controller};
 
 #[cfg(target_os = "none")]
 mod sel4;
 #[cfg(target_os = "none")]
-pub use sel4::{
-    Am335xBus, ClockController, DmaView, Mpc885Bus, Stm32mp1Bus, clock_controller,
-};
+pub use sel4::{Am335xBus, ClockController, DmaView, Mpc885Bus, Stm32mp1Bus, clock_controller};
 
 use cost_ledger::Ledger;
 use shared_region::SharedRegion;

@@ -43,7 +43,8 @@ impl Rig {
         input: &[u8],
         split: &[u32],
     ) -> Result<Vec<u8>, CipherError> {
-        self.0.crypt(session, op, input, split, testkit::Layout::Scattered)
+        self.0
+            .crypt(session, op, input, split, testkit::Layout::Scattered)
     }
 
     /// Bytes the engine encrypted or decrypted.
