@@ -97,15 +97,21 @@ impl CpuDigest {
 impl DigestEngine for CpuDigest {
     type Context = Hasher;
 
+    /// Every algorithm, on the one path a CPU has.
+    fn supports(&self, _: Algorithm, path: HashPath) -> Result<(), DigestError> {
+        match path {
+            HashPath::Auto => Ok(()),
+            _ => Err(DigestError::UnsupportedPath),
+        }
+    }
+
     fn open(
         &mut self,
         _slot: usize,
         algorithm: Algorithm,
         path: HashPath,
     ) -> Result<Hasher, DigestError> {
-        if path != HashPath::Auto {
-            return Err(DigestError::UnsupportedPath);
-        }
+        self.supports(algorithm, path)?;
         Ok(match algorithm {
             Algorithm::Md5 => Hasher::Md5(md5::Md5::new()),
             Algorithm::Sha1 => Hasher::Sha1(sha1::Sha1::new()),

@@ -215,6 +215,10 @@ impl<E: DigestEngine> Interface for Digest<E> {
         }
     }
 
+    fn precheck(engine: &E, args: &OpenSessionArgs) -> Result<(), DigestError> {
+        engine.supports(args.algorithm, args.path)
+    }
+
     fn open(
         engine: &mut E,
         _: Caller,
@@ -265,11 +269,14 @@ mod tests {
 
     impl DigestEngine for AutoOnly {
         type Context = ();
-        fn open(&mut self, _: usize, _: Algorithm, path: HashPath) -> Result<(), DigestError> {
+        fn supports(&self, _: Algorithm, path: HashPath) -> Result<(), DigestError> {
             match path {
                 HashPath::Auto => Ok(()),
                 _ => Err(DigestError::UnsupportedPath),
             }
+        }
+        fn open(&mut self, _: usize, a: Algorithm, path: HashPath) -> Result<(), DigestError> {
+            self.supports(a, path)
         }
         fn start(&mut self, _: &mut (), _: &Job<'_>) -> DigestStep {
             Step::Done(Ok(None))

@@ -160,6 +160,12 @@ pub trait DigestEngine {
     /// finish even if its session closes meanwhile.
     type Context: Clone;
 
+    /// Refuses what this engine cannot do (`UnsupportedAlgorithm`, `UnsupportedPath`)
+    /// from the arguments alone: the PD asks before it takes the engine's power, so a
+    /// refused open costs no grant and no work. What it offers, as Linux's algorithm
+    /// registration says it. [`open`](Self::open) still refuses the same, and more.
+    fn supports(&self, algorithm: Algorithm, path: HashPath) -> Result<(), DigestError>;
+
     /// At open time: refuses what this engine cannot do (`UnsupportedAlgorithm`,
     /// `UnsupportedPath`, `EngineFault` for an engine that failed its self-test), so
     /// requests never fail for a reason known up front; otherwise a fresh context.

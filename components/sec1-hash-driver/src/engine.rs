@@ -446,15 +446,22 @@ impl<B: RegisterBus, M: DmaMemory> DigestEngine for Sec1Hash<'_, B, M> {
 
     /// MD5, SHA-1, SHA-224 and SHA-256 on every path of the interface (`Auto` is
     /// `Chained`), once the self-tests have passed; SHA-384 and SHA-512 refused.
+    /// MDEU-A's algorithms (SHA-384/512 are MDEU-B's, on SEC2), on any path.
+    fn supports(&self, algorithm: Algorithm, _: HashPath) -> Result<(), DigestError> {
+        if offers(algorithm) {
+            Ok(())
+        } else {
+            Err(DigestError::UnsupportedAlgorithm)
+        }
+    }
+
     fn open(
         &mut self,
         slot: usize,
         algorithm: Algorithm,
-        _: HashPath,
+        path: HashPath,
     ) -> Result<HashState, DigestError> {
-        if !offers(algorithm) {
-            return Err(DigestError::UnsupportedAlgorithm);
-        }
+        self.supports(algorithm, path)?;
         if !self.ready {
             return Err(DigestError::EngineFault);
         }

@@ -6,6 +6,7 @@
 mod common;
 
 use common::{WAIT, args, field, lines, path_line, run_kat, trace, wait_trace};
+use pd_idl::digest::Algorithm;
 use pd_trace::Kind;
 
 /// The calibrated crossovers (bytes) a driver printed, one per mode and key size.
@@ -111,6 +112,28 @@ fn one_power_acquire_per_session_burst_not_per_request() {
     assert_eq!(power.count(Kind::TakenBack), grants, "{power:?}");
     assert_eq!(power.count(Kind::PowerOn), 1, "{power:?}");
     assert_eq!(power.count(Kind::Refused), 0, "{power:?}");
+}
+
+/// An open the engine must refuse (kat-digest asks SEC1 for SHA-384 and SHA-512, which
+/// its MDEU-A lacks) is refused before the driver takes power: it costs no grant, so
+/// the grants still number at most one per session opened, plus the self-test's.
+#[test]
+fn an_open_the_engine_refuses_takes_no_power_grant() {
+    let _turn = common::serial();
+    let system = common::boot("digest-sec1.system");
+    assert!(system.wait_exit("kat", common::WAIT));
+    let out = system.output("kat");
+    assert!(out.iter().any(|l| l.contains("verdict: all")), "{out:#?}");
+    let (driver, power) = (trace(&system, "sec1_trace"), trace(&system, "power_trace"));
+    let grants = driver.count(Kind::PowerAcquire);
+    let opened = driver.count(Kind::SessionOpened);
+    let refused = kat_vectors::FIPS180_4
+        .iter()
+        .filter(|v| matches!(v.0, Algorithm::Sha384 | Algorithm::Sha512))
+        .count();
+    assert!(refused > 0, "the client asks for what SEC1 lacks");
+    assert!(opened > 0 && grants <= 1 + opened, "{driver:?}");
+    assert_eq!(power.count(Kind::Granted), grants, "{power:?}");
 }
 
 #[test]
