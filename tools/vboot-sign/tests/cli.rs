@@ -2,33 +2,17 @@
 //! truncated image, one with bytes after it, a wrong key, a corrupted manifest and a
 //! rollback each fail with their own reason.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+
+mod common;
+use common::Dir;
 
 fn tool(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_vboot-sign"))
         .args(args)
         .output()
         .expect("run vboot-sign")
-}
-
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Self {
-        let d = std::env::temp_dir().join(format!("vboot-sign-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        Dir(d)
-    }
-    fn path(&self, f: &str) -> String {
-        self.0.join(f).to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 fn keygen(d: &Dir, name: &str) -> (String, String) {
