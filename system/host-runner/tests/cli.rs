@@ -5,7 +5,11 @@
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+
+mod support {
+    pub mod pids;
+}
+use support::pids::assert_gone_soon;
 
 fn runner() -> Command {
     Command::new(env!("CARGO_BIN_EXE_host-runner"))
@@ -13,18 +17,6 @@ fn runner() -> Command {
 
 fn bench_system() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("systems/bench.system")
-}
-
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z'),
-        Err(_) => false,
-    }
 }
 
 #[test]
@@ -99,14 +91,7 @@ fn sigint_stops_pds_in_order_and_leaves_none() {
         ],
         "client (priority 100) stops before server (200): {rest:?}"
     );
-    let start = Instant::now();
-    while pids.iter().any(|&p| alive(p)) {
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "{pids:?} outlived the runner"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    assert_gone_soon(&pids);
 }
 
 /// With no flags, a system runs until every client (a PD that calls and that nobody

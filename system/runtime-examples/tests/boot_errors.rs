@@ -33,6 +33,14 @@ fn boot_err(path: &PathBuf, opts: Options) -> BootError {
     }
 }
 
+/// Fails unless the error's message contains every one of `parts`.
+fn assert_says(e: &BootError, parts: &[&str]) {
+    let text = e.to_string();
+    for part in parts {
+        assert!(text.contains(part), "{part:?} in {text}");
+    }
+}
+
 #[test]
 fn bad_system_file_is_refused_with_its_line() {
     let xml = "<system>\n  <protection_domain name=\"a\" priority=\"1\">\n    \
@@ -45,11 +53,7 @@ fn bad_system_file_is_refused_with_its_line() {
     };
     assert_eq!(errors.len(), 1, "{e}");
     assert_eq!(errors[0].loc.line, 4, "{e}");
-    let text = e.to_string();
-    assert!(
-        text.contains("bad.system:4:") && text.contains("nowhere"),
-        "{text}"
-    );
+    assert_says(&e, &["bad.system:4:", "nowhere"]);
 }
 
 #[test]
@@ -60,11 +64,7 @@ fn missing_binary_names_the_pd_and_the_path() {
         matches!(&e, BootError::MissingBinaries(m) if m.len() == 1 && m[0].0 == "lonely"),
         "{e}"
     );
-    let text = e.to_string();
-    assert!(
-        text.contains("PD lonely") && text.contains("no-such-pd"),
-        "{text}"
-    );
+    assert_says(&e, &["PD lonely", "no-such-pd"]);
 }
 
 #[test]
@@ -87,23 +87,16 @@ fn pd_that_never_finishes_init_is_named_within_the_deadline() {
         "{:?}",
         start.elapsed()
     );
-    assert!(
-        e.to_string().contains("PD lonely did not finish init"),
-        "{e}"
-    );
+    assert_says(&e, &["PD lonely did not finish init"]);
 }
 
 #[test]
 fn pd_that_faults_in_init_is_named_with_its_cause() {
     let path = system_file("panic.system", &one_pd("ex-init-panic.elf"));
     let e = boot_err(&path, Options::default());
-    let text = e.to_string();
     assert!(
         matches!(&e, BootError::InitFault { pd, .. } if pd == "lonely"),
         "{e}"
     );
-    assert!(
-        text.contains("PD lonely faulted during init: panicked"),
-        "{text}"
-    );
+    assert_says(&e, &["PD lonely faulted during init: panicked"]);
 }

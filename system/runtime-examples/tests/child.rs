@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::{WAIT, boot};
-use host_runner::{Event, Options};
+use common::{WAIT, boot, no_restarts};
+use host_runner::Event;
 
 fn worker_stops(events: &[Event]) -> usize {
     events
@@ -16,13 +16,7 @@ fn worker_stops(events: &[Event]) -> usize {
 
 #[test]
 fn parent_restarts_and_stops_its_child() {
-    let system = boot(
-        "child.system",
-        Options {
-            max_restarts: 0,
-            ..Options::default()
-        },
-    );
+    let system = boot("child.system", no_restarts());
     assert!(system.wait_exit("parent", WAIT), "{:?}", system.events());
     // The restart of the running child and the final stop each end a process on request.
     let stops = system.wait_until(WAIT, |events, _| (worker_stops(events) == 2).then_some(()));

@@ -4,19 +4,14 @@
 
 mod common;
 
-use common::WAIT;
+use common::exited;
 use host_runner::{Options, System};
 
 #[test]
 fn demo_hashes_the_fips_examples_across_pds() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/systems/hasher.system");
     let system = System::boot(path, Options::default()).unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        system.wait_exit("client", WAIT),
-        "{:?}",
-        system.output("client")
-    );
-    let client = system.output("client");
+    let client = exited(&system, "client");
     assert_eq!(
         client
             .iter()

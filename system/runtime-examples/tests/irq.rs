@@ -4,19 +4,14 @@
 
 mod common;
 
-use common::{WAIT, boot, faults};
+use common::{boot, exited, faults};
 use host_runner::Options;
 
 #[test]
 fn driver_gets_its_boot_info_and_interrupts_masked_until_acked() {
     let system = boot("irq.system", Options::default());
-    assert!(
-        system.wait_exit("driver", WAIT),
-        "{:?}",
-        system.output("driver")
-    );
+    let out = exited(&system, "driver");
     assert_eq!(faults(&system.events(), "driver"), 0);
-    let out = system.output("driver");
     assert!(
         out.iter().any(|l| l.contains("(paddr 0x80000000)")),
         "{out:?}"

@@ -5,10 +5,14 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::boot;
 use host_runner::Options;
+
+#[path = "../../host-runner/tests/support/pids.rs"]
+mod pids;
+use pids::{alive, assert_gone_soon};
 
 const ROLE: &str = "PD_RUNTIME_TEST_RUNNER";
 
@@ -26,19 +30,6 @@ fn runner_process() {
         system.pid("pong").unwrap()
     );
     std::thread::sleep(Duration::from_secs(60));
-}
-
-/// A process is gone once it is reaped or a zombie waiting for its new parent to reap it.
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z'),
-        Err(_) => false,
-    }
 }
 
 #[test]
@@ -62,12 +53,5 @@ fn pds_die_with_a_killed_runner() {
 
     runner.kill().unwrap();
     runner.wait().unwrap();
-    let start = Instant::now();
-    while pids.iter().any(|&p| alive(p)) {
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "PDs {pids:?} outlived the runner"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    assert_gone_soon(&pids);
 }

@@ -3,18 +3,13 @@
 
 mod common;
 
-use common::{WAIT, boot, faults};
+use common::{boot, exited, faults};
 use host_runner::{Cause, Event, Options};
 
 #[test]
 fn power_calls_and_a_server_dying_mid_call() {
     let system = boot("ppc.system", Options::default());
-    assert!(
-        system.wait_exit("client", WAIT),
-        "client: {:?}",
-        system.output("client")
-    );
-    let out = system.output("client");
+    let out = exited(&system, "client");
     for expected in [
         "client: acquire(OmapAes) -> generation 1",
         "client: release -> ok",

@@ -3,18 +3,12 @@
 
 mod common;
 
-use common::{WAIT, boot, wait_line};
-use host_runner::{Cause, Options, Outcome, Signal};
+use common::{WAIT, boot, no_restarts, wait_line};
+use host_runner::{Cause, Outcome, Signal};
 
 #[test]
 fn write_through_read_only_map_faults() {
-    let system = boot(
-        "readonly.system",
-        Options {
-            max_restarts: 0,
-            ..Options::default()
-        },
-    );
+    let system = boot("readonly.system", no_restarts());
     let outcome = system.wait_outcome(WAIT);
     assert_eq!(
         outcome,

@@ -17,6 +17,21 @@ pub fn boot(name: &str, opts: Options) -> System {
     System::boot(system_file(name), opts).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// Options under which the runner never restarts a PD: the test sees each fault as it is.
+pub fn no_restarts() -> Options {
+    Options {
+        max_restarts: 0,
+        ..Options::default()
+    }
+}
+
+/// Waits for `pd` to exit (failing with what it printed if it does not) and returns
+/// its output.
+pub fn exited(system: &System, pd: &str) -> Vec<String> {
+    assert!(system.wait_exit(pd, WAIT), "{pd}: {:?}", system.output(pd));
+    system.output(pd)
+}
+
 pub fn faults(events: &[Event], pd: &str) -> usize {
     events
         .iter()
