@@ -4,6 +4,7 @@
 //!
 //! Elements poisoned by an error of their own are skipped, so one typo yields one error.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use roxmltree::Node;
@@ -48,7 +49,11 @@ pub(crate) fn check(ctx: &mut Ctx, sys: &SystemDescription, system: Node) {
 
 /// Names are global: children share the namespace with top-level PDs.
 fn pd_names(ctx: &mut Ctx, pds: &[PdEntry]) {
-    let mut seen: HashMap<&str, Loc> = HashMap::new();
+    let mut names = Namespace::new(
+        ErrorKind::DuplicatePdName,
+        "protection_domain",
+        "protection domain",
+    );
     for pd in pds.iter().map(|e| e.pd).filter(|pd| !pd.name.is_empty()) {
         if pd.name == MONITOR_PD_NAME {
             let message =
@@ -60,37 +65,53 @@ fn pd_names(ctx: &mut Ctx, pds: &[PdEntry]) {
                 message,
             );
         }
-        if let Some(first) = seen.insert(&pd.name, pd.loc) {
-            seen.insert(&pd.name, first);
-            let message = format!(
-                "protection domain '{}' is also defined at line {}",
-                pd.name, first.line
-            );
-            ctx.error_at(
-                ErrorKind::DuplicatePdName,
-                pd.loc,
-                "protection_domain",
-                message,
-            );
-        }
+        names.define(ctx, &pd.name, pd.loc);
     }
 }
 
 fn region_names(ctx: &mut Ctx, regions: &[MemoryRegion]) {
-    let mut seen: HashMap<&str, Loc> = HashMap::new();
+    let mut names = Namespace::new(
+        ErrorKind::DuplicateMemoryRegionName,
+        "memory_region",
+        "memory region",
+    );
     for mr in regions.iter().filter(|mr| !mr.name.is_empty()) {
-        if let Some(first) = seen.insert(&mr.name, mr.loc) {
-            seen.insert(&mr.name, first);
-            let message = format!(
-                "memory region '{}' is also defined at line {}",
-                mr.name, first.line
-            );
-            ctx.error_at(
-                ErrorKind::DuplicateMemoryRegionName,
-                mr.loc,
-                "memory_region",
-                message,
-            );
+        names.define(ctx, &mr.name, mr.loc);
+    }
+}
+
+/// Names that must be unique: a name's first definition stands, and each later one is
+/// an error at its own element naming the line of the first.
+struct Namespace<'a> {
+    first: HashMap<&'a str, Loc>,
+    kind: ErrorKind,
+    element: &'static str,
+    what: &'static str,
+}
+
+impl<'a> Namespace<'a> {
+    fn new(kind: ErrorKind, element: &'static str, what: &'static str) -> Self {
+        Namespace {
+            first: HashMap::new(),
+            kind,
+            element,
+            what,
+        }
+    }
+
+    fn define(&mut self, ctx: &mut Ctx, name: &'a str, loc: Loc) {
+        match self.first.entry(name) {
+            Entry::Vacant(v) => {
+                v.insert(loc);
+            }
+            Entry::Occupied(o) => {
+                let message = format!(
+                    "{} '{name}' is also defined at line {}",
+                    self.what,
+                    o.get().line
+                );
+                ctx.error_at(self.kind, loc, self.element, message);
+            }
         }
     }
 }

@@ -10,10 +10,21 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn system_check(files: &[PathBuf]) -> Output {
+    system_check_with(&[], files)
+}
+
+fn system_check_with(flags: &[&std::ffi::OsStr], files: &[PathBuf]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_system-check"))
+        .args(flags)
         .args(files)
         .output()
         .expect("system-check runs")
+}
+
+/// Fails unless `stream` (the check's stdout or stderr) contains `needle`.
+fn assert_shows(stream: &[u8], needle: &str) {
+    let text = String::from_utf8_lossy(stream);
+    assert!(text.contains(needle), "{needle:?} in:\n{text}");
 }
 
 #[test]
@@ -32,11 +43,7 @@ fn good_files_pass_with_one_summary_line_each() {
         "{stdout}"
     );
     // full.system's unused region is a warning, not a failure.
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("warning: memory region 'spare'"),
-        "{stderr}"
-    );
+    assert_shows(&out.stderr, "warning: memory region 'spare'");
 }
 
 #[test]
@@ -60,56 +67,51 @@ fn a_missing_file_fails() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
 }
 
-fn temp(name: &str, xml: &str) -> PathBuf {
+/// Checks `xml` written to a temp file of its own (removed after), with `flags` first.
+fn check_text(name: &str, xml: &str, flags: &[&std::ffi::OsStr]) -> Output {
     let p = std::env::temp_dir().join(format!("{}-{name}", std::process::id()));
     std::fs::write(&p, xml).unwrap();
-    p
+    let out = system_check_with(flags, std::slice::from_ref(&p));
+    let _ = std::fs::remove_file(&p);
+    out
 }
 
 /// A truncated file is located where it ends, once per line of output.
 #[test]
 fn a_truncated_file_is_located_at_its_end_once() {
-    let p = temp(
+    let out = check_text(
         "trunc.system",
         "<system>\n  <protection_domain name=\"a\" priority=\"1\">\n    <program_image path=\"x.elf\" />\n",
+        &[],
     );
-    let out = system_check(std::slice::from_ref(&p));
-    let _ = std::fs::remove_file(&p);
     assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("trunc.system:3:35: error: the file ends before the root element is closed"),
-        "{err}"
+    assert_shows(
+        &out.stderr,
+        "trunc.system:3:35: error: the file ends before the root element is closed",
     );
-    let p = temp("dup.system", "<system>\n <a b=\"1\" b=\"2\"/>\n</system>\n");
-    let out = system_check(std::slice::from_ref(&p));
-    let _ = std::fs::remove_file(&p);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("dup.system:2:11: error: attribute 'b' is already defined\n"),
-        "{err}"
+    let out = check_text(
+        "dup.system",
+        "<system>\n <a b=\"1\" b=\"2\"/>\n</system>\n",
+        &[],
+    );
+    assert_shows(
+        &out.stderr,
+        "dup.system:2:11: error: attribute 'b' is already defined\n",
     );
 }
 
 /// With --bin-dir, a program image with no binary there is a warning, not "ok" alone.
 #[test]
 fn a_missing_program_image_is_a_warning_with_bin_dir() {
-    let p = temp(
+    let dir = std::env::temp_dir();
+    let out = check_text(
         "nobin.system",
         "<system>\n <protection_domain name=\"a\" priority=\"1\">\n  <program_image path=\"nope.elf\" />\n </protection_domain>\n</system>\n",
+        &["--bin-dir".as_ref(), dir.as_os_str()],
     );
-    let dir = std::env::temp_dir();
-    let out = Command::new(env!("CARGO_BIN_EXE_system-check"))
-        .arg("--bin-dir")
-        .arg(&dir)
-        .arg(&p)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_file(&p);
     assert!(out.status.success(), "a warning does not fail the check");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("nobin.system:3:3: warning: PD 'a': program image nope.elf is not in"),
-        "{err}"
+    assert_shows(
+        &out.stderr,
+        "nobin.system:3:3: warning: PD 'a': program image nope.elf is not in",
     );
 }
