@@ -38,20 +38,27 @@ impl AesKey {
     }
 
     fn encrypt(&self, b: &mut [u8; 16]) {
-        let b = GenericArray::from_mut_slice(b);
-        match self {
-            Self::K128(c) => c.encrypt_block(b),
-            Self::K192(c) => c.encrypt_block(b),
-            Self::K256(c) => c.encrypt_block(b),
-        }
+        self.run(b, true)
     }
 
     fn decrypt(&self, b: &mut [u8; 16]) {
-        let b = GenericArray::from_mut_slice(b);
+        self.run(b, false)
+    }
+
+    /// One block through the cipher, whichever key size it was expanded for.
+    fn run(&self, b: &mut [u8; 16], encrypt: bool) {
+        fn with<C: BlockEncrypt + BlockDecrypt>(c: &C, b: &mut [u8; 16], encrypt: bool) {
+            let b = GenericArray::from_mut_slice(b);
+            if encrypt {
+                c.encrypt_block(b)
+            } else {
+                c.decrypt_block(b)
+            }
+        }
         match self {
-            Self::K128(c) => c.decrypt_block(b),
-            Self::K192(c) => c.decrypt_block(b),
-            Self::K256(c) => c.decrypt_block(b),
+            Self::K128(c) => with(c, b, encrypt),
+            Self::K192(c) => with(c, b, encrypt),
+            Self::K256(c) => with(c, b, encrypt),
         }
     }
 }

@@ -2,7 +2,6 @@
 //! controller, over the board's physical map ([`PortMachine`]).
 
 use crate::dma_port::{self, PortMachine};
-use crate::edma::Edma;
 use crate::omap_aes::OmapAes;
 use crate::phys::PhysMap;
 use crate::power::GateBlock;
@@ -23,9 +22,8 @@ pub type Am335x<'a> = Soc<'a, Am335xMachine<'a>>;
 /// Builds the am335x model over `mem`, gated by `gates`, counting into `ledger`.
 pub fn am335x<'a>(mem: &'a PhysMap<'a>, gates: &'a GateBlock, ledger: &'a Ledger) -> Am335x<'a> {
     let aes = OmapAes::new(ledger, gates, AES0.gate.expect("AES0 has a gate"));
-    let edma = Edma::new(ledger, gates, EDMA.gate.expect("EDMA has a gate"));
     const IRQS: [u32; 3] = [AES0.irqs[0], EDMA_IRQ_COMPLETION, EDMA_IRQ_ERROR];
-    Soc::new(PortMachine::new(aes, AES0, edma, &IRQS, mem), ledger)
+    dma_port::soc(aes, AES0, EDMA, &IRQS, mem, gates, ledger)
 }
 
 impl<'a> Soc<'a, Am335xMachine<'a>> {

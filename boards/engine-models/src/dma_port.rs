@@ -5,8 +5,10 @@
 
 use crate::edma::{DmaSpace, Edma};
 use crate::phys::{DmaFault, PhysMap};
-use crate::soc::Machine;
+use crate::power::GateBlock;
+use crate::soc::{Machine, Soc};
 use board::Device;
+use cost_ledger::Ledger;
 use mmio::{BusFault, RegisterBus};
 
 /// Device index of the engine in a [`PortMachine`].
@@ -45,6 +47,23 @@ pub struct PortMachine<'a, E> {
     device: Device,
     /// The engine's interrupt, then the DMA controller's completion and error lines.
     irqs: &'static [u32; 3],
+}
+
+/// The SoC of `engine`, placed at `device` on its board, beside the DMA controller the
+/// board places at `dma`; `irqs` are the engine's line, then the controller's completion
+/// and error lines.
+pub fn soc<'a, E: DmaPort>(
+    engine: E,
+    device: Device,
+    dma: Device,
+    irqs: &'static [u32; 3],
+    mem: &'a PhysMap<'a>,
+    gates: &'a GateBlock,
+    ledger: &'a Ledger,
+) -> Soc<'a, PortMachine<'a, E>> {
+    let gate = dma.gate.expect("the DMA controller has a gate");
+    let dma = Edma::new(ledger, gates, gate);
+    Soc::new(PortMachine::new(engine, device, dma, irqs, mem), ledger)
 }
 
 impl<'a, E: DmaPort> PortMachine<'a, E> {
@@ -107,21 +126,21 @@ struct Space<'m, 'a, E> {
 }
 
 impl<E: DmaPort> Space<'_, '_, E> {
-    fn port(&self, addr: u32, len: usize, write: bool) -> bool {
-        u64::from(addr)
-            .checked_sub(self.base)
-            .is_some_and(|off| len.is_multiple_of(4) && E::is_port(off, len, write))
+    /// If `len` bytes at `addr` are the engine's data port (the input when `write`): the
+    /// fault to report should the engine refuse a word. `None` sends the access to memory.
+    fn port(&self, addr: u32, len: usize, write: bool) -> Option<DmaFault> {
+        let off = u64::from(addr).checked_sub(self.base)?;
+        (len.is_multiple_of(4) && E::is_port(off, len, write)).then_some(DmaFault {
+            addr: addr.into(),
+            len,
+        })
     }
 }
 
 impl<E: DmaPort> DmaSpace for Space<'_, '_, E> {
     fn read(&mut self, addr: u32, buf: &mut [u8]) -> Result<(), DmaFault> {
-        if !self.port(addr, buf.len(), false) {
+        let Some(fault) = self.port(addr, buf.len(), false) else {
             return self.mem.read(addr.into(), buf);
-        }
-        let fault = DmaFault {
-            addr: addr.into(),
-            len: buf.len(),
         };
         for chunk in buf.chunks_exact_mut(4) {
             let w = self.engine.pop_word().map_err(|_| fault)?;
@@ -131,12 +150,8 @@ impl<E: DmaPort> DmaSpace for Space<'_, '_, E> {
     }
 
     fn write(&mut self, addr: u32, data: &[u8]) -> Result<(), DmaFault> {
-        if !self.port(addr, data.len(), true) {
+        let Some(fault) = self.port(addr, data.len(), true) else {
             return self.mem.write(addr.into(), data);
-        }
-        let fault = DmaFault {
-            addr: addr.into(),
-            len: data.len(),
         };
         for chunk in data.chunks_exact(4) {
             let w = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);

@@ -2,7 +2,6 @@
 //! controller, over the board's physical map ([`PortMachine`]).
 
 use crate::dma_port::{self, PortMachine};
-use crate::edma::Edma;
 use crate::phys::PhysMap;
 use crate::power::GateBlock;
 use crate::soc::{Port, Soc};
@@ -27,9 +26,8 @@ pub fn stm32mp1<'a>(
     ledger: &'a Ledger,
 ) -> Stm32mp1<'a> {
     let cryp = Stm32Cryp::new(ledger, gates, CRYP1.gate.expect("CRYP1 has a gate"));
-    let dma = Edma::new(ledger, gates, DMA.gate.expect("DMA has a gate"));
     const IRQS: [u32; 3] = [CRYP1.irqs[0], DMA_IRQ_COMPLETION, DMA_IRQ_ERROR];
-    Soc::new(PortMachine::new(cryp, CRYP1, dma, &IRQS, mem), ledger)
+    dma_port::soc(cryp, CRYP1, DMA, &IRQS, mem, gates, ledger)
 }
 
 impl<'a> Soc<'a, Stm32mp1Machine<'a>> {

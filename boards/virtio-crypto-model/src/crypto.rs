@@ -8,55 +8,17 @@
 //! destination that overlaps the source at a different offset would differ, and no
 //! driver here does that.
 
-use aes::{Aes128, Aes192, Aes256};
-use cipher::generic_array::GenericArray;
-use cipher::{BlockDecrypt, BlockEncrypt, KeyInit};
+use engine_models::aes_core::{AesKey, Mode, process_block};
 use virtio_crypto_driver::wire::{cipher_algo, session_op, status};
 
 /// Sessions the model holds at once (QEMU's builtin backend: 256).
 pub const MAX_SESSIONS: usize = 64;
 
 #[derive(Clone)]
-enum Key {
-    A128(Aes128),
-    A192(Aes192),
-    A256(Aes256),
-}
-
-impl Key {
-    fn new(key: &[u8]) -> Option<Self> {
-        Some(match key.len() {
-            16 => Key::A128(Aes128::new(GenericArray::from_slice(key))),
-            24 => Key::A192(Aes192::new(GenericArray::from_slice(key))),
-            32 => Key::A256(Aes256::new(GenericArray::from_slice(key))),
-            _ => return None,
-        })
-    }
-
-    fn encrypt(&self, b: &mut [u8; 16]) {
-        let b = GenericArray::from_mut_slice(b);
-        match self {
-            Key::A128(c) => c.encrypt_block(b),
-            Key::A192(c) => c.encrypt_block(b),
-            Key::A256(c) => c.encrypt_block(b),
-        }
-    }
-
-    fn decrypt(&self, b: &mut [u8; 16]) {
-        let b = GenericArray::from_mut_slice(b);
-        match self {
-            Key::A128(c) => c.decrypt_block(b),
-            Key::A192(c) => c.decrypt_block(b),
-            Key::A256(c) => c.decrypt_block(b),
-        }
-    }
-}
-
-#[derive(Clone)]
 pub struct Session {
     algo: u32,
     encrypt: bool,
-    key: Key,
+    key: AesKey,
 }
 
 /// What `implemented` algorithms the backend runs (bit n = algorithm n).
@@ -88,7 +50,7 @@ impl Sessions {
             session_op::DECRYPT => false,
             _ => return Err(status::ERR),
         };
-        let key = Key::new(key).ok_or(status::ERR)?;
+        let key = AesKey::new(key).ok_or(status::ERR)?;
         let i = self
             .slots
             .iter()
@@ -142,32 +104,18 @@ impl<'s> Run<'s> {
     /// Processes one block in place. The session's direction decides, not the request's
     /// opcode, as in QEMU.
     pub fn block(&mut self, b: &mut [u8; 16]) {
-        let key = &self.session.key;
-        match (self.session.algo, self.session.encrypt) {
-            (cipher_algo::AES_ECB, true) => key.encrypt(b),
-            (cipher_algo::AES_ECB, false) => key.decrypt(b),
-            (cipher_algo::AES_CBC, true) => {
-                xor(b, &self.iv);
-                key.encrypt(b);
-                self.iv = *b;
-            }
-            (cipher_algo::AES_CBC, false) => {
-                let c = *b;
-                key.decrypt(b);
-                xor(b, &self.iv);
-                self.iv = c;
-            }
-            _ => {
-                // CTR: the IV is a 128-bit big-endian counter (nettle's ctr_crypt).
-                let mut ks = self.iv;
-                key.encrypt(&mut ks);
-                xor(b, &ks);
-                self.iv = u128::from_be_bytes(self.iv).wrapping_add(1).to_be_bytes();
-            }
-        }
+        let mode = match self.session.algo {
+            cipher_algo::AES_ECB => Mode::Ecb,
+            cipher_algo::AES_CBC => Mode::Cbc,
+            // CTR: the IV is a 128-bit big-endian counter (nettle's ctr_crypt).
+            _ => Mode::Ctr { width_bits: 128 },
+        };
+        process_block(
+            &self.session.key,
+            mode,
+            self.session.encrypt,
+            &mut self.iv,
+            b,
+        );
     }
-}
-
-fn xor(b: &mut [u8; 16], k: &[u8; 16]) {
-    b.iter_mut().zip(k).for_each(|(x, y)| *x ^= y);
 }
