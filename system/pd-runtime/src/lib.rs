@@ -180,6 +180,15 @@ pub fn exit(code: i32) -> ! {
     backend::exit(code)
 }
 
+/// The panic of the macros below when the `.system` file lacks what they ask for:
+/// `what` names it, after the PD's name. At the caller, so the panic points at the use.
+#[doc(hidden)]
+#[cold]
+#[track_caller]
+pub fn __missing(what: core::fmt::Arguments<'_>) -> ! {
+    panic!("PD {}: {what}", pd_name())
+}
+
 /// The memory region mapped with `setvar_vaddr="$name"`; panics naming the symbol if the
 /// `.system` file gives this PD no such map (a system description error, found at boot).
 /// On seL4 the macro of the same name in the `microkit` module defines the symbols instead.
@@ -188,11 +197,10 @@ pub fn exit(code: i32) -> ! {
 macro_rules! memory_region {
     ($name:ident) => {
         $crate::memory_region(stringify!($name)).unwrap_or_else(|| {
-            panic!(
-                "PD {}: no memory region with setvar_vaddr=\"{}\"",
-                $crate::pd_name(),
+            $crate::__missing(format_args!(
+                "no memory region with setvar_vaddr=\"{}\"",
                 stringify!($name)
-            )
+            ))
         })
     };
 }
@@ -227,11 +235,7 @@ macro_rules! maybe_var {
 macro_rules! var {
     ($name:ident) => {
         $crate::var(stringify!($name)).unwrap_or_else(|| {
-            panic!(
-                "PD {}: no setvar \"{}\"",
-                $crate::pd_name(),
-                stringify!($name)
-            )
+            $crate::__missing(format_args!("no setvar \"{}\"", stringify!($name)))
         })
     };
 }

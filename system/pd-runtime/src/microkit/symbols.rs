@@ -23,43 +23,42 @@ use crate::MemoryRegion;
 /// file sets the symbol. Not a plausible address, size or id.
 pub const UNSET: u64 = 0xdead_5e7f_a11e_d000;
 
-/// `char microkit_name[MICROKIT_PD_NAME_LENGTH]` (`libmicrokit/src/main.c`;
-/// `MICROKIT_PD_NAME_LENGTH` is 64 in `microkit.h`; the tool writes
-/// `min(len, PD_MAX_NAME_LENGTH)` bytes, so a 64-byte name has no NUL).
-#[unsafe(no_mangle)]
-#[used]
-#[unsafe(link_section = ".data.microkit")]
-static mut microkit_name: [u8; 64] = [0; 64];
+/// Declares the statics the tool patches: each exported under its own name, kept by the
+/// linker even if nothing reads it (`microkit_ioports`), and in `.data.microkit` (see
+/// above).
+macro_rules! patched_by_the_tool {
+    ($($(#[$doc:meta])* static mut $name:ident: $ty:ty = $init:expr;)*) => {
+        $(
+            $(#[$doc])*
+            #[unsafe(no_mangle)]
+            #[used]
+            #[unsafe(link_section = ".data.microkit")]
+            static mut $name: $ty = $init;
+        )*
+    };
+}
 
-/// `bool microkit_passive` (`libmicrokit/src/main.c`): the tool writes one byte.
-#[unsafe(no_mangle)]
-#[used]
-#[unsafe(link_section = ".data.microkit")]
-static mut microkit_passive: u8 = 0;
+patched_by_the_tool! {
+    /// `char microkit_name[MICROKIT_PD_NAME_LENGTH]` (`libmicrokit/src/main.c`;
+    /// `MICROKIT_PD_NAME_LENGTH` is 64 in `microkit.h`; the tool writes
+    /// `min(len, PD_MAX_NAME_LENGTH)` bytes, so a 64-byte name has no NUL).
+    static mut microkit_name: [u8; 64] = [0; 64];
 
-/// `seL4_Word microkit_irqs`: bit n = channel n is an interrupt (`pd.irq_bits()`).
-#[unsafe(no_mangle)]
-#[used]
-#[unsafe(link_section = ".data.microkit")]
-static mut microkit_irqs: u64 = 0;
+    /// `bool microkit_passive` (`libmicrokit/src/main.c`): the tool writes one byte.
+    static mut microkit_passive: u8 = 0;
 
-/// `seL4_Word microkit_notifications`: bit n = this end of channel n may notify.
-#[unsafe(no_mangle)]
-#[used]
-#[unsafe(link_section = ".data.microkit")]
-static mut microkit_notifications: u64 = 0;
+    /// `seL4_Word microkit_irqs`: bit n = channel n is an interrupt (`pd.irq_bits()`).
+    static mut microkit_irqs: u64 = 0;
 
-/// `seL4_Word microkit_pps`: bit n = this end of channel n may make a PPC.
-#[unsafe(no_mangle)]
-#[used]
-#[unsafe(link_section = ".data.microkit")]
-static mut microkit_pps: u64 = 0;
+    /// `seL4_Word microkit_notifications`: bit n = this end of channel n may notify.
+    static mut microkit_notifications: u64 = 0;
 
-/// `seL4_Word microkit_ioports`: x86 only, but written on every architecture.
-#[unsafe(no_mangle)]
-#[used]
-#[unsafe(link_section = ".data.microkit")]
-static mut microkit_ioports: u64 = 0;
+    /// `seL4_Word microkit_pps`: bit n = this end of channel n may make a PPC.
+    static mut microkit_pps: u64 = 0;
+
+    /// `seL4_Word microkit_ioports`: x86 only, but written on every architecture.
+    static mut microkit_ioports: u64 = 0;
+}
 
 /// Reads a patched word. Volatile: the compiler must not assume the initial value,
 /// since the tool changes it in the image after linking.
@@ -196,12 +195,11 @@ macro_rules! memory_region {
         let size = $crate::__setvar_word!(concat!(stringify!($name), "_size"));
         let paddr = $crate::__setvar_word!(concat!(stringify!($name), "_paddr"));
         $crate::microkit::region(vaddr, size, paddr).unwrap_or_else(|why| {
-            panic!(
-                "PD {}: memory region \"{}\": {}",
-                $crate::pd_name(),
+            $crate::__missing(format_args!(
+                "memory region \"{}\": {}",
                 stringify!($name),
                 why
-            )
+            ))
         })
     }};
 }
@@ -238,11 +236,7 @@ macro_rules! var {
     ($name:ident) => {{
         let value = $crate::__setvar_word!(stringify!($name));
         if value == $crate::microkit::UNSET {
-            panic!(
-                "PD {}: no setvar \"{}\"",
-                $crate::pd_name(),
-                stringify!($name)
-            );
+            $crate::__missing(format_args!("no setvar \"{}\"", stringify!($name)));
         }
         value
     }};
