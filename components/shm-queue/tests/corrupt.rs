@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{HEAD, Item, TAIL, aligned, as_bytes};
+use common::{HEAD, Item, Line, TAIL, aligned, as_bytes};
 use shm_queue::{Consumer, LayoutError, Producer, QueueError, SharedRegion, region_size};
 
 const CAP: u32 = 8;
@@ -12,6 +12,14 @@ fn poke(region: SharedRegion<'_>, offset: usize, value: u32) {
     // SAFETY: offset is one of the header words inside the region; the test plays the
     // peer that owns that word.
     unsafe { (region.as_ptr().add(offset) as *mut u32).write_volatile(value) }
+}
+
+/// A queue of `CAP` items in `mem` with both its ends attached.
+fn both_ends(mem: &mut [Line]) -> (SharedRegion<'_>, Producer<'_, Item>, Consumer<'_, Item>) {
+    let region = SharedRegion::new(as_bytes(mem));
+    let p = Producer::attach(region, CAP).unwrap();
+    let c = Consumer::attach(region, CAP).unwrap();
+    (region, p, c)
 }
 
 #[test]
@@ -86,9 +94,7 @@ fn producer_ignores_a_forged_tail() {
     // The producer's own tail is private: a consumer overwriting it cannot make the
     // producer overwrite unconsumed slots.
     let mut mem = aligned(region_size::<Item>(CAP));
-    let region = SharedRegion::new(as_bytes(&mut mem));
-    let mut p = Producer::<Item>::attach(region, CAP).unwrap();
-    let mut c = Consumer::<Item>::attach(region, CAP).unwrap();
+    let (region, mut p, mut c) = both_ends(&mut mem);
     for i in 0..CAP as u64 {
         p.enqueue(Item::new(i)).unwrap();
     }
@@ -102,9 +108,7 @@ fn producer_ignores_a_forged_tail() {
 #[test]
 fn scribbled_slots_are_copied_not_trusted() {
     let mut mem = aligned(region_size::<Item>(CAP));
-    let region = SharedRegion::new(as_bytes(&mut mem));
-    let mut p = Producer::<Item>::attach(region, CAP).unwrap();
-    let mut c = Consumer::<Item>::attach(region, CAP).unwrap();
+    let (region, mut p, mut c) = both_ends(&mut mem);
     p.enqueue(Item::new(7)).unwrap();
     let batch = c.read_batch().unwrap();
     let copy = batch.get(0);

@@ -34,13 +34,44 @@ impl Notification {
     }
 }
 
-/// The shared words of one queue: the producer's tail, the consumer's head, and the
-/// consumer's signal request (0: "notify me").
+/// One queue's shared words: tail (producer), head (consumer), and the consumer's
+/// signal request (0: "notify me").
 #[derive(Default)]
-struct Shared {
+struct Queue {
     tail: AtomicU32,
     head: AtomicU32,
     signalled: AtomicU32,
+}
+
+impl Queue {
+    /// `Producer::take_signal_request`.
+    fn take_signal_request(&self) -> bool {
+        fence(Ordering::SeqCst);
+        if self.signalled.load(Ordering::Relaxed) == 0 {
+            self.signalled.store(1, Ordering::Relaxed);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// `Consumer::arm_signal`: whether the queue is still empty after asking.
+    fn arm_signal(&self, head: u32) -> bool {
+        self.ask_for_signal();
+        self.tail.load(Ordering::Acquire) == head
+    }
+
+    /// `arm_signal` without its re-check: the request, then the fence before any read.
+    fn ask_for_signal(&self) {
+        self.signalled.store(0, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+    }
+}
+
+/// One queue and its consumer's notification.
+#[derive(Default)]
+struct Shared {
+    queue: Queue,
     consumer: Notification,
 }
 
@@ -53,11 +84,9 @@ fn producer(q: &Shared) {
     while tail < ITEMS {
         // A batch: slots written, then the tail published.
         tail = (tail + BATCH).min(ITEMS);
-        q.tail.store(tail, Ordering::Release);
-        // take_signal_request: the Dekker half of the producer.
-        fence(Ordering::SeqCst);
-        if q.signalled.load(Ordering::Relaxed) == 0 {
-            q.signalled.store(1, Ordering::Relaxed);
+        q.queue.tail.store(tail, Ordering::Release);
+        // The Dekker half of the producer.
+        if q.queue.take_signal_request() {
             q.consumer.signal();
         }
     }
@@ -68,19 +97,18 @@ fn producer(q: &Shared) {
 fn consumer(q: &Shared, recheck: bool) -> u32 {
     let mut head = 0;
     loop {
-        let tail = q.tail.load(Ordering::Acquire);
+        let tail = q.queue.tail.load(Ordering::Acquire);
         if tail != head {
             head = tail;
-            q.head.store(head, Ordering::Release);
+            q.queue.head.store(head, Ordering::Release);
             continue;
         }
         if head == ITEMS {
             return head;
         }
-        // arm_signal: the Dekker half of the consumer.
-        q.signalled.store(0, Ordering::Relaxed);
-        fence(Ordering::SeqCst);
-        if recheck && q.tail.load(Ordering::Acquire) != head {
+        // The Dekker half of the consumer: arm_signal, its re-check only if `recheck`.
+        q.queue.ask_for_signal();
+        if recheck && q.queue.tail.load(Ordering::Acquire) != head {
             continue;
         }
         q.consumer.wait();
@@ -124,35 +152,6 @@ fn the_checker_catches_a_consumer_that_skips_its_recheck() {
 // was a real lost wake-up: the speed tool's two PDs slept with 64 requests queued). The
 // steps are those of `crypto_client::Link::poll`, `Link::submit` and
 // `driver_pd::clients::one_batch`.
-
-/// One queue's shared words: tail (producer), head (consumer), and the consumer's
-/// signal request (0: "notify me").
-#[derive(Default)]
-struct Queue {
-    tail: AtomicU32,
-    head: AtomicU32,
-    signalled: AtomicU32,
-}
-
-impl Queue {
-    /// `Producer::take_signal_request`.
-    fn take_signal_request(&self) -> bool {
-        fence(Ordering::SeqCst);
-        if self.signalled.load(Ordering::Relaxed) == 0 {
-            self.signalled.store(1, Ordering::Relaxed);
-            true
-        } else {
-            false
-        }
-    }
-
-    /// `Consumer::arm_signal`: whether the queue is still empty after asking.
-    fn arm_signal(&self, head: u32) -> bool {
-        self.signalled.store(0, Ordering::Relaxed);
-        fence(Ordering::SeqCst);
-        self.tail.load(Ordering::Acquire) == head
-    }
-}
 
 #[derive(Default)]
 struct Pair {
