@@ -21,28 +21,15 @@ pub const EDMA_IRQ_COMPLETION: u32 = 12;
 pub const EDMA_IRQ_ERROR: u32 = 14;
 
 /// The EDMA-like controller at the TPCC's address.
-pub const EDMA: Device = Device {
-    name: "edma",
-    kind: DeviceKind::Edma,
-    phys: 0x4900_0000,
-    size: 0x8000,
-    irqs: &[EDMA_IRQ_COMPLETION, EDMA_IRQ_ERROR],
-    gate: Some(1),
-    dma: None,
-    autosuspend_ms: 0,
-};
+pub const EDMA: Device = Device::edma(
+    "edma",
+    0x4900_0000,
+    &[EDMA_IRQ_COMPLETION, EDMA_IRQ_ERROR],
+    1,
+);
 
 /// The clock controller at CM_PER (only the power manager maps it).
-pub const CLOCKS: Device = Device {
-    name: "cm_per",
-    kind: DeviceKind::ClockController,
-    phys: 0x44e0_0000,
-    size: 0x80,
-    irqs: &[],
-    gate: None,
-    dma: None,
-    autosuspend_ms: 0,
-};
+pub const CLOCKS: Device = Device::clock_controller("cm_per", 0x44e0_0000);
 
 /// DDR, all of which EDMA reaches.
 pub const DDR: Region = Region {

@@ -54,6 +54,39 @@ pub struct Device {
     pub autosuspend_ms: u32,
 }
 
+impl Device {
+    /// The clock controller model at `phys`: one CLKCTRL word for each of its 32 gates
+    /// (`mmio::clkctrl::WINDOW`), no interrupts, never itself gated; only the power
+    /// manager maps it.
+    pub const fn clock_controller(name: &'static str, phys: u64) -> Self {
+        Self {
+            name,
+            kind: DeviceKind::ClockController,
+            phys,
+            size: 0x80,
+            irqs: &[],
+            gate: None,
+            dma: None,
+            autosuspend_ms: 0,
+        }
+    }
+
+    /// The EDMA-like DMA controller model at `phys` (`mmio::edma::WINDOW`), with its
+    /// completion and error interrupts, behind clock gate `gate`.
+    pub const fn edma(name: &'static str, phys: u64, irqs: &'static [u32; 2], gate: usize) -> Self {
+        Self {
+            name,
+            kind: DeviceKind::Edma,
+            phys,
+            size: 0x8000,
+            irqs,
+            gate: Some(gate),
+            dma: None,
+            autosuspend_ms: 0,
+        }
+    }
+}
+
 /// A range of physical memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Region {

@@ -15,16 +15,7 @@ pub const SEC: Device = Device {
 };
 
 /// The clock controller model, placed in the IMMR's clock block.
-pub const CLOCKS: Device = Device {
-    name: "clocks",
-    kind: DeviceKind::ClockController,
-    phys: 0xff00_0200,
-    size: 0x80,
-    irqs: &[],
-    gate: None,
-    dma: None,
-    autosuspend_ms: 0,
-};
+pub const CLOCKS: Device = Device::clock_controller("clocks", 0xff00_0200);
 
 /// SDRAM.
 pub const SDRAM: Region = Region {

@@ -22,28 +22,15 @@ pub const DMA_IRQ_ERROR: u32 = 155;
 
 /// The EDMA-like controller standing in for MDMA, at MDMA's address (the model's window
 /// is larger than MDMA's; nothing else of the board sits there).
-pub const DMA: Device = Device {
-    name: "mdma1",
-    kind: DeviceKind::Edma,
-    phys: 0x5800_0000,
-    size: 0x8000,
-    irqs: &[DMA_IRQ_COMPLETION, DMA_IRQ_ERROR],
-    gate: Some(1),
-    dma: None,
-    autosuspend_ms: 0,
-};
+pub const DMA: Device = Device::edma(
+    "mdma1",
+    0x5800_0000,
+    &[DMA_IRQ_COMPLETION, DMA_IRQ_ERROR],
+    1,
+);
 
 /// The clock controller at RCC.
-pub const CLOCKS: Device = Device {
-    name: "rcc",
-    kind: DeviceKind::ClockController,
-    phys: 0x5000_0000,
-    size: 0x80,
-    irqs: &[],
-    gate: None,
-    dma: None,
-    autosuspend_ms: 0,
-};
+pub const CLOCKS: Device = Device::clock_controller("rcc", 0x5000_0000);
 
 /// DDR.
 pub const DDR: Region = Region {

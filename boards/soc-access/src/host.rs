@@ -10,7 +10,10 @@
 use core::cell::Cell;
 use std::boxed::Box;
 
+use cost_ledger::Ledger;
+use engine_models::dma_port::{self, DmaPort, PortMachine};
 use engine_models::phys::PhysMap;
+use engine_models::power::GateBlock;
 use engine_models::soc::{Machine, Port, Soc};
 use pd_runtime::maybe_memory_region as region;
 
@@ -112,53 +115,55 @@ pub fn clock_controller() -> ClockController {
     }
 }
 
+/// How `engine_models` builds a board's model: over the physical map, checking the
+/// gates, counting into the ledger.
+type Build<M> =
+    fn(&'static PhysMap<'static>, &'static GateBlock, &'static Ledger) -> Soc<'static, M>;
+
+/// The bus of one device of a [`PortMachine`] model.
+type PortBus<E> = Bus<Port<'static, PortMachine<'static, E>>>;
+
+/// Builds the board's model with `build` over this PD's physical map, leaked (it stands
+/// in for silicon that lives as long as the PD), with its interrupts wired to the runtime.
+fn local_soc<M: Machine + 'static>(
+    common: &Common,
+    build: Build<M>,
+) -> (&'static Soc<'static, M>, &'static PhysMap<'static>) {
+    let mem = phys_map(common);
+    let soc: &'static _ = Box::leak(Box::new(build(mem, crate::shared::gates(), common.ledger)));
+    wire_irqs(soc);
+    (soc, mem)
+}
+
+/// An engine whose data port the DMA controller serves (am335x, stm32mp1): its bus and
+/// the controller's, `(engine, dma)`, as a device PD's windows or as ports of the model
+/// `build` makes.
+fn engine_and_dma<E: DmaPort + 'static>(
+    build: Build<PortMachine<'static, E>>,
+) -> ((PortBus<E>, PortBus<E>), Common) {
+    let common = common();
+    if let Some((engine, dma)) = device_windows() {
+        return ((Bus::Device(engine), Bus::Device(dma)), common);
+    }
+    let (soc, _) = local_soc(&common, build);
+    let buses = (
+        Bus::Local(soc.port(dma_port::DEV_ENGINE)),
+        Bus::Local(soc.port(dma_port::DEV_DMA)),
+    );
+    (buses, common)
+}
+
 impl Am335x {
     pub fn take() -> Self {
-        if let Some((aes, edma)) = device_windows() {
-            return Am335x {
-                aes: Bus::Device(aes),
-                edma: Bus::Device(edma),
-                common: common(),
-            };
-        }
-        let common = common();
-        let mem = phys_map(&common);
-        let soc: &'static _ = Box::leak(Box::new(engine_models::am335x::am335x(
-            mem,
-            crate::shared::gates(),
-            common.ledger,
-        )));
-        wire_irqs(soc);
-        Am335x {
-            aes: Bus::Local(soc.aes()),
-            edma: Bus::Local(soc.edma()),
-            common,
-        }
+        let ((aes, edma), common) = engine_and_dma(engine_models::am335x::am335x);
+        Am335x { aes, edma, common }
     }
 }
 
 impl Stm32mp1 {
     pub fn take() -> Self {
-        if let Some((cryp, dma)) = device_windows() {
-            return Stm32mp1 {
-                cryp: Bus::Device(cryp),
-                dma: Bus::Device(dma),
-                common: common(),
-            };
-        }
-        let common = common();
-        let mem = phys_map(&common);
-        let soc: &'static _ = Box::leak(Box::new(engine_models::stm32mp1::stm32mp1(
-            mem,
-            crate::shared::gates(),
-            common.ledger,
-        )));
-        wire_irqs(soc);
-        Stm32mp1 {
-            cryp: Bus::Local(soc.cryp()),
-            dma: Bus::Local(soc.dma()),
-            common,
-        }
+        let ((cryp, dma), common) = engine_and_dma(engine_models::stm32mp1::stm32mp1);
+        Stm32mp1 { cryp, dma, common }
     }
 }
 
@@ -173,13 +178,7 @@ impl Mpc885 {
             };
         }
         let common = common();
-        let mem = phys_map(&common);
-        let soc: &'static _ = Box::leak(Box::new(engine_models::mpc885::mpc885(
-            mem,
-            crate::shared::gates(),
-            common.ledger,
-        )));
-        wire_irqs(soc);
+        let (soc, mem) = local_soc(&common, engine_models::mpc885::mpc885);
         Mpc885 {
             sec: Bus::Local(soc.sec()),
             dma: DmaView::Model(mem),

@@ -7,7 +7,7 @@ use mmio::VolatileMmio;
 use pd_runtime::{MemoryRegion, memory_region};
 
 use crate::device::{Bus, DeviceBus, window as w};
-use crate::{Am335x, Mpc885, ScratchView, Stm32mp1, common, device_windows};
+use crate::{Am335x, Common, Mpc885, ScratchView, Stm32mp1, common, device_windows};
 
 /// Each board's register windows.
 pub type Am335xBus = Bus<VolatileMmio>;
@@ -34,31 +34,32 @@ pub fn clock_controller() -> ClockController {
     }
 }
 
+/// An engine with a DMA controller (am335x, stm32mp1): their windows, `(engine, dma)`,
+/// from a device PD or as the regions `regions` names (looked up only without one).
+fn engine_and_dma(
+    regions: impl FnOnce() -> (MemoryRegion, MemoryRegion),
+) -> ((Bus<VolatileMmio>, Bus<VolatileMmio>), Common) {
+    let buses = match device_windows() {
+        Some((e, d)) => (Bus::Device(e), Bus::Device(d)),
+        None => {
+            let (e, d) = regions();
+            (window(e), window(d))
+        }
+    };
+    (buses, common())
+}
+
 impl Am335x {
     pub fn take() -> Self {
-        let (aes, edma) = match device_windows() {
-            Some((e, d)) => (Bus::Device(e), Bus::Device(d)),
-            None => (window(memory_region!(aes)), window(memory_region!(edma))),
-        };
-        Am335x {
-            aes,
-            edma,
-            common: common(),
-        }
+        let ((aes, edma), common) = engine_and_dma(|| (memory_region!(aes), memory_region!(edma)));
+        Am335x { aes, edma, common }
     }
 }
 
 impl Stm32mp1 {
     pub fn take() -> Self {
-        let (cryp, dma) = match device_windows() {
-            Some((e, d)) => (Bus::Device(e), Bus::Device(d)),
-            None => (window(memory_region!(cryp)), window(memory_region!(dma))),
-        };
-        Stm32mp1 {
-            cryp,
-            dma,
-            common: common(),
-        }
+        let ((cryp, dma), common) = engine_and_dma(|| (memory_region!(cryp), memory_region!(dma)));
+        Stm32mp1 { cryp, dma, common }
     }
 }
 
