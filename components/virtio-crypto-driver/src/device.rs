@@ -23,6 +23,21 @@ pub struct DmaBuf {
     pub len: u32,
 }
 
+/// One cipher request, as [`VirtioCrypto::cipher`] describes it.
+#[derive(Clone, Copy, Debug)]
+pub struct CipherReq<'a> {
+    /// The session ([`VirtioCrypto::create_session`]) to run it on.
+    pub session: u64,
+    /// AES mode ([`wire::cipher_algo`]).
+    pub algo: u32,
+    pub dir: Direction,
+    /// Read by the device first (CBC, CTR), absent for ECB.
+    pub iv: Option<&'a [u8; 16]>,
+    pub src: &'a [DmaBuf],
+    /// As many bytes as `src`; may be the same buffers (in place).
+    pub dst: &'a [DmaBuf],
+}
+
 /// What the control queue holds (one request at a time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum CtrlPosted {
@@ -335,7 +350,15 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         src: &[DmaBuf],
         dst: &[DmaBuf],
     ) -> Result<(), Error> {
-        if !self.cipher_submit(0, session, algo, dir, iv, src, dst)? {
+        let req = CipherReq {
+            session,
+            algo,
+            dir,
+            iv,
+            src,
+            dst,
+        };
+        if !self.cipher_submit(0, req)? {
             return Ok(());
         }
         // BOUNDED POLL (bare metal only: tools/qemu-test); a PD finishes data requests on
@@ -360,23 +383,13 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     /// Posts a cipher request (see [`cipher`](Self::cipher)) in data slot `slot` (free)
     /// without waiting; `Ok(false)` if there was nothing to do (no bytes). The
     /// used-buffer interrupt then calls for [`data_poll`](Self::data_poll).
-    #[allow(clippy::too_many_arguments)]
-    pub fn cipher_submit(
-        &mut self,
-        slot: usize,
-        session: u64,
-        algo: u32,
-        dir: Direction,
-        iv: Option<&[u8; 16]>,
-        src: &[DmaBuf],
-        dst: &[DmaBuf],
-    ) -> Result<bool, Error> {
+    pub fn cipher_submit(&mut self, slot: usize, op: CipherReq<'_>) -> Result<bool, Error> {
         self.check()?;
         if self.data.get(slot) != Some(&DataSlot::Free) {
             return Err(Error::BadChain);
         }
-        let total = total_len(src)?;
-        if total != total_len(dst)? {
+        let total = total_len(op.src)?;
+        if total != total_len(op.dst)? {
             return Err(Error::BadLength);
         }
         if total == 0 {
@@ -388,14 +401,14 @@ impl<B: RegisterBus> VirtioCrypto<B> {
             return Err(Error::BadLength);
         }
         let mut req = DataReq::new_zeroed();
-        req.header.opcode = match dir {
+        req.header.opcode = match op.dir {
             Direction::Encrypt => wire::data_op::CIPHER_ENCRYPT,
             Direction::Decrypt => wire::data_op::CIPHER_DECRYPT,
         }
         .into();
-        req.header.algo = algo.into();
-        req.header.session_id = session.into();
-        req.para.iv_len = (if iv.is_some() { 16u32 } else { 0 }).into();
+        req.header.algo = op.algo.into();
+        req.header.session_id = op.session.into();
+        req.para.iv_len = (if op.iv.is_some() { 16u32 } else { 0 }).into();
         req.para.src_data_len = len.into();
         req.para.dst_data_len = len.into();
         req.op_type = wire::SYM_OP_CIPHER.into();
@@ -406,16 +419,16 @@ impl<B: RegisterBus> VirtioCrypto<B> {
 
         let mut chain = Chain::default();
         chain.push(self.out(at(layout::SLOT_REQ), size_of::<DataReq>()))?;
-        if let Some(iv) = iv {
+        if let Some(iv) = op.iv {
             self.dma.write_bytes(at(layout::SLOT_IV), iv);
             chain.push(self.out(at(layout::SLOT_IV), 16))?;
         }
-        push_bufs(&mut chain, src, false)?;
+        push_bufs(&mut chain, op.src, false)?;
         if pad > 0 {
             self.dma.fill(layout::PAD_SRC, 16, 0);
             chain.push(self.out(layout::PAD_SRC, pad as usize))?;
         }
-        push_bufs(&mut chain, dst, true)?;
+        push_bufs(&mut chain, op.dst, true)?;
         if pad > 0 {
             chain.push(self.inb(at(layout::SLOT_PAD_DST), pad as usize))?;
         }

@@ -137,37 +137,34 @@ impl DmaArea {
 
     /// Copies `src` to `off` with byte stores (any alignment, never torn beyond a byte).
     pub fn write_bytes(&mut self, off: usize, src: &[u8]) {
-        let p = self.at::<u8>(off);
-        assert!(
-            off + src.len() <= self.len,
-            "DMA area write {off:#x}+{}",
-            src.len()
-        );
+        let p = self.bytes(off, src.len(), "write");
         for (i, b) in src.iter().enumerate() {
-            // SAFETY: in bounds (checked above).
+            // SAFETY: in bounds (`bytes`).
             unsafe { p.add(i).write_volatile(*b) }
         }
     }
 
     pub fn read_bytes(&self, off: usize, dst: &mut [u8]) {
-        let p = self.at::<u8>(off);
-        assert!(
-            off + dst.len() <= self.len,
-            "DMA area read {off:#x}+{}",
-            dst.len()
-        );
+        let p = self.bytes(off, dst.len(), "read");
         for (i, b) in dst.iter_mut().enumerate() {
-            // SAFETY: in bounds (checked above).
+            // SAFETY: in bounds (`bytes`).
             *b = unsafe { p.add(i).read_volatile() };
         }
     }
 
     pub fn fill(&mut self, off: usize, len: usize, v: u8) {
-        let p = self.at::<u8>(off);
-        assert!(off + len <= self.len);
+        let p = self.bytes(off, len, "fill");
         for i in 0..len {
-            // SAFETY: in bounds (checked above).
+            // SAFETY: in bounds (`bytes`).
             unsafe { p.add(i).write_volatile(v) }
         }
+    }
+
+    /// The first of `len` bytes at `off`, all inside the area (else a panic naming the
+    /// access, `what`).
+    fn bytes(&self, off: usize, len: usize, what: &str) -> *mut u8 {
+        let p = self.at::<u8>(off);
+        assert!(off + len <= self.len, "DMA area {what} {off:#x}+{len}");
+        p
     }
 }

@@ -14,7 +14,7 @@
 //! outlives its session for longer than that.
 
 use crate::Error;
-use crate::device::{CtrlDone, Direction, DmaBuf, VirtioCrypto};
+use crate::device::{CipherReq, CtrlDone, Direction, DmaBuf, VirtioCrypto};
 use crate::dma::{DATA_SLOTS, MAX_KEY};
 use crate::state::{CACHED_SESSIONS, Ctrl, DOOMED, Entry, Place};
 use crate::wire::cipher_algo;
@@ -403,9 +403,15 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         // does; CBC decrypt's is the last ciphertext block, which in place is gone
         // afterwards: read it now.
         let cbc_next_iv = last_block(&job.segs, &job.data);
-        let iv_arg = (session.mode != Mode::Ecb).then_some(&session.iv);
-        let posted =
-            self.cipher_submit(job.slot, id, algo_of(session.mode), dir, iv_arg, bufs, bufs)?;
+        let req = CipherReq {
+            session: id,
+            algo: algo_of(session.mode),
+            dir,
+            iv: (session.mode != Mode::Ecb).then_some(&session.iv),
+            src: bufs,
+            dst: bufs,
+        };
+        let posted = self.cipher_submit(job.slot, req)?;
         Ok(posted.then_some(cbc_next_iv))
     }
 }

@@ -38,7 +38,7 @@ mod transport;
 pub mod virtq;
 pub mod wire;
 
-pub use device::{CtrlDone, Direction, DmaBuf, VirtioCrypto};
+pub use device::{CipherReq, CtrlDone, Direction, DmaBuf, VirtioCrypto};
 pub use dma::DmaArea;
 pub use engine::algo_of;
 pub use state::{CACHED_SESSIONS, SessionCache};
