@@ -15,6 +15,13 @@ fn tool(args: &[&str]) -> Output {
         .expect("run vboot-sign")
 }
 
+/// Fails unless the tool failed and its stderr says `why`.
+fn fails_saying(out: &Output, why: &str) {
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(why), "{err}");
+}
+
 fn keygen(d: &Dir, name: &str) -> (String, String) {
     let (s, p) = (
         d.path(&format!("{name}.key")),
@@ -228,12 +235,7 @@ fn each_key_is_refused_where_the_other_kind_is_needed() {
         ])
     };
     let out = sign(&public);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("this is a public key; signing needs the secret key"),
-        "{err}"
-    );
+    fails_saying(&out, "this is a public key; signing needs the secret key");
     assert!(
         !Path::new(&d.path("m")).exists(),
         "no manifest from a public key"
@@ -261,12 +263,7 @@ fn secret_keys_are_private_and_never_silently_replaced() {
     assert_eq!(mode(&public), 0o644);
     let before = std::fs::read_to_string(&secret).unwrap();
     let again = tool(&["keygen", "--secret", &secret, "--public", &public]);
-    assert!(!again.status.success());
-    let err = String::from_utf8_lossy(&again.stderr);
-    assert!(
-        err.contains("File exists (keygen --force replaces it)"),
-        "{err}"
-    );
+    fails_saying(&again, "File exists (keygen --force replaces it)");
     assert_eq!(
         std::fs::read_to_string(&secret).unwrap(),
         before,

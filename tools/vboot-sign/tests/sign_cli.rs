@@ -35,12 +35,19 @@ fn sign(secret: &str, version: &str, image: &str, manifest: &str) -> Command {
     c
 }
 
+/// A key pair and image in `d`, the image signed as `version` into `m`: (secret,
+/// public, image, manifest).
+fn signed(d: &Dir, version: &str) -> (String, String, String, String) {
+    let (secret, public, image) = key_and_image(d);
+    let manifest = d.path("m");
+    sign(&secret, version, &image, &manifest).assert().success();
+    (secret, public, image, manifest)
+}
+
 #[test]
 fn sign_refuses_to_replace_a_manifest_without_force() {
     let d = Dir::new("sign");
-    let (secret, public, image) = key_and_image(&d);
-    let manifest = d.path("m");
-    sign(&secret, "3", &image, &manifest).assert().success();
+    let (secret, public, image, manifest) = signed(&d, "3");
     let signed = std::fs::read(&manifest).unwrap();
 
     let out = sign(&secret, "1", &image, &manifest).assert().code(1);
@@ -90,9 +97,7 @@ fn sign_into_a_missing_directory_says_why_in_strerror_words() {
 #[test]
 fn verify_needs_a_floor_and_says_which_it_applied() {
     let d = Dir::new("floor");
-    let (secret, public, image) = key_and_image(&d);
-    let manifest = d.path("m");
-    sign(&secret, "4", &image, &manifest).assert().success();
+    let (_, public, image, manifest) = signed(&d, "4");
 
     let help = vboot_sign().args(["verify", "--help"]).assert().success();
     let help = text(&help.get_output().stdout);
