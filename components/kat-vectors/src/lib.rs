@@ -3,6 +3,9 @@
 //! one copy. Copied, not retyped, from the driver crates' tests (`omap-aes-driver`'s
 //! SP 800-38A table, `cpu-engine`'s FIPS-197 table, `digest-service`'s testkit).
 //!
+//! With them, each digest algorithm's published digest and block lengths ([`digest_len`],
+//! [`block_len`]), which `digest-service` re-exports as the interface's.
+//!
 //! Hex strings are decoded by [`hex`] into a caller's buffer: no heap.
 #![no_std]
 #![forbid(unsafe_code)]
@@ -311,7 +314,8 @@ pub const fn digest_len(algorithm: Algorithm) -> usize {
     }
 }
 
-/// Block length of each algorithm: SHA-384 and SHA-512 compress 128 bytes at a time.
+/// Block length of each algorithm: SHA-384 and SHA-512 compress 128 bytes at a time,
+/// the others 64 (what a test must cross to exercise an engine's buffering).
 pub const fn block_len(algorithm: Algorithm) -> usize {
     match algorithm {
         Algorithm::Sha384 | Algorithm::Sha512 => 128,

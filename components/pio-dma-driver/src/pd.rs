@@ -1,12 +1,41 @@
-//! A PIO/DMA driver in its PD (feature `pd`): what its init does under
-//! `driver_pd::DriverPd::start`, the self-test on every route and the crossover
-//! calibration, reported to the log and the trace.
+//! A PIO/DMA driver in its PD (feature `pd`): the PD's start from its engine and what its
+//! board gives it ([`start`]), and what its init does under `driver_pd::DriverPd::start`,
+//! the self-test on every route and the crossover calibration, reported to the log and
+//! the trace.
 
+use cipher_service::{Cipher, ClientData};
+use cost_ledger::CostTable;
+use driver_pd::DriverPd;
 use pd_idl::cipher::Mode;
+use pd_idl::power;
 use pd_runtime::{debug_println, pd_name};
 use pd_trace::{Kind, Trace};
+use soc_access::Common;
 
-use crate::{Driver, Meter, PioDmaEngine};
+use crate::{Driver, LedgerMeter, Meter, PioDmaEngine};
+
+/// A PIO/DMA driver PD over engine `E`, metered on its board's ledger.
+pub type PioDmaPd<E> = DriverPd<Cipher<Driver<'static, E, LedgerMeter<'static>>>>;
+
+/// Starts the driver PD over `engine`: metered on the board's ledger at the board's
+/// `costs`, self-testing and calibrating in the PD's scratch ([`init`]), and asking the
+/// power manager for `power` while sessions are open.
+pub fn start<E: PioDmaEngine>(
+    engine: E,
+    board: Common,
+    costs: &'static CostTable,
+    power: power::Engine,
+) -> PioDmaPd<E> {
+    let meter = LedgerMeter {
+        ledger: board.ledger,
+        costs,
+    };
+    let scratch = ClientData {
+        region: board.scratch.region,
+        phys: Some(board.scratch.phys),
+    };
+    DriverPd::start(Driver::new(engine, meter, scratch), Some(power), init)
+}
 
 /// The driver's init: self-test and calibration (a failure leaves the driver refusing
 /// every open with `EngineFault`); the crossover of AES-128-CBC goes in the trace, for

@@ -54,24 +54,24 @@ enum State {
     },
 }
 
-/// A FIFO word: the block's bytes loaded little-endian (CR.DATATYPE = 8-bit swap).
-fn fifo_word(bytes: &[u8], i: usize) -> u32 {
-    u32::from_le_bytes([
+/// The `i`th four bytes of `bytes`, for a register word.
+fn quad(bytes: &[u8], i: usize) -> [u8; 4] {
+    [
         bytes[4 * i],
         bytes[4 * i + 1],
         bytes[4 * i + 2],
         bytes[4 * i + 3],
-    ])
+    ]
+}
+
+/// A FIFO word: the block's bytes loaded little-endian (CR.DATATYPE = 8-bit swap).
+fn fifo_word(bytes: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(quad(bytes, i))
 }
 
 /// A key or IV register word: big-endian (`be32_to_cpu` upstream).
 fn reg_word(bytes: &[u8], i: usize) -> u32 {
-    u32::from_be_bytes([
-        bytes[4 * i],
-        bytes[4 * i + 1],
-        bytes[4 * i + 2],
-        bytes[4 * i + 3],
-    ])
+    u32::from_be_bytes(quad(bytes, i))
 }
 
 impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
