@@ -28,6 +28,13 @@ fn cbc(extra: &[&str]) -> Command {
 }
 
 /// pd-enc spelt as openssl enc: AES-128-CBC from file `from` to file `to`.
+/// Fails unless the tool exited 1 and its stderr says `why`.
+fn fails_saying(o: std::process::Output, why: &str) {
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains(why), "{err}");
+}
+
 fn openssl_way(op: &str, from: &std::path::Path, to: &std::path::Path) {
     pd_enc(&[op, "-aes-128-cbc", "-K", KEY, "-iv", IV, "-nopad", "-in"])
         .arg(from)
@@ -114,9 +121,7 @@ fn the_input_named_as_the_output_is_refused_and_kept() {
         let o = cbc(&["-i", path_str(&f), "-o", path_str(out)])
             .output()
             .unwrap();
-        assert_eq!(o.status.code(), Some(1));
-        let err = String::from_utf8(o.stderr).unwrap();
-        assert!(err.contains("is the input file"), "{err}");
+        fails_saying(o, "is the input file");
         assert_eq!(std::fs::read(&f).unwrap(), data, "the input is intact");
     }
 }
@@ -144,12 +149,7 @@ fn errors_name_the_file_and_say_why_in_one_style() {
         .stdout(full)
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8(o.stderr).unwrap();
-    assert!(
-        err.contains("pd-enc: write error: No space left on device"),
-        "{err}"
-    );
+    fails_saying(o, "pd-enc: write error: No space left on device");
     let o = Command::new("sh")
         .args([
             "-c",
@@ -163,12 +163,7 @@ fn errors_name_the_file_and_say_why_in_one_style() {
         .args(["-i", path_str(&input)])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8(o.stderr).unwrap();
-    assert!(
-        err.contains("pd-enc: write error: Bad file descriptor"),
-        "{err}"
-    );
+    fails_saying(o, "pd-enc: write error: Bad file descriptor");
 }
 
 /// Each tool offers only its own kind of `--path`.

@@ -14,6 +14,12 @@ fn text(bytes: &[u8]) -> String {
 
 /// Each option of `speed --help` with its help text: the text from its `--name` line to
 /// the next option's.
+/// A finished run's stdout and stderr.
+fn streams(out: &assert_cmd::assert::Assert) -> (String, String) {
+    let out = out.get_output();
+    (text(&out.stdout), text(&out.stderr))
+}
+
 fn options(help: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for line in help.lines() {
@@ -59,10 +65,7 @@ fn progress_goes_to_stderr_one_line_per_size_as_openssl_speed_does() {
         .args(["--sizes", "16,64", "--seconds", "0.01", "--min-ops", "1"])
         .assert()
         .success();
-    let (stdout, stderr) = (
-        text(&out.get_output().stdout),
-        text(&out.get_output().stderr),
-    );
+    let (stdout, stderr) = streams(&out);
     let doing = |size: usize| {
         format!(
             "Doing md5 through sec1 chained @mpc885 for 0.01s (at least 1 op, 32 in flight) \
@@ -81,10 +84,7 @@ fn csv_on_stdout_stays_clean_while_progress_goes_to_stderr() {
         .args(["--seconds", "0", "--min-ops", "3", "--depth", "1"])
         .assert()
         .success();
-    let (stdout, stderr) = (
-        text(&out.get_output().stdout),
-        text(&out.get_output().stderr),
-    );
+    let (stdout, stderr) = streams(&out);
     let mut lines = stdout.lines();
     assert_eq!(lines.next(), Some(pd_tools::speed::report::CSV_HEADER));
     let rows: Vec<&str> = lines.collect();

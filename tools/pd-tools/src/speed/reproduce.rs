@@ -123,18 +123,16 @@ fn ops_per_s(ns: f64) -> f64 {
 }
 
 fn omap_idle_start(budget: Budget) -> Result<String, String> {
-    let dma = measured(
-        job(Engine::OmapAes, "aes-128-cbc", DataPath::Dma),
-        &omap_idle_start::SIZES,
-        budget,
-        None,
-    )?;
-    let adaptive = measured(
-        job(Engine::OmapAes, "aes-128-cbc", DataPath::Adaptive),
-        &omap_idle_start::SIZES,
-        budget,
-        None,
-    )?;
+    let over = |path| {
+        measured(
+            job(Engine::OmapAes, "aes-128-cbc", path),
+            &omap_idle_start::SIZES,
+            budget,
+            None,
+        )
+    };
+    let dma = over(DataPath::Dma)?;
+    let adaptive = over(DataPath::Adaptive)?;
     let mut out = String::from(
         "\"OMAP: AES: Don't idle/start AES device between Encrypt operations\" (Joel A. Fernandes, May 2013):\n OMAP AES (am335x) runtime PM per request vs per session, openssl speed -evp aes-128-cbc\n\
          published: operations per second (the published ops in 3 s / 3)\n\
