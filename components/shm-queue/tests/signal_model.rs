@@ -115,6 +115,19 @@ fn consumer(q: &Shared, recheck: bool) -> u32 {
     }
 }
 
+/// Runs `model` as the protocol has it (`true`) under shuttle: random schedules and PCT
+/// (which finds depth-bounded orderings with a guarantee), `iterations` of each.
+fn holds_in_every_schedule_tried(model: fn(bool), iterations: usize) {
+    shuttle::check_random(move || model(true), iterations);
+    shuttle::check_pct(move || model(true), iterations, 3);
+}
+
+/// Fails unless `check`, run on a broken variant, finds a schedule that fails: the
+/// check can fail, so its passing means something.
+fn assert_caught(check: impl FnOnce() + std::panic::UnwindSafe, why: &str) {
+    assert!(std::panic::catch_unwind(check).is_err(), "{why}");
+}
+
 fn run(recheck: bool) {
     let q = Arc::new(Shared::default());
     let p = {
@@ -128,17 +141,14 @@ fn run(recheck: bool) {
 
 #[test]
 fn no_lost_wake_up_and_no_sleep_with_work_pending() {
-    // Random schedules and PCT (which finds depth-bounded orderings with a guarantee).
-    shuttle::check_random(|| run(true), 20_000);
-    shuttle::check_pct(|| run(true), 20_000, 3);
+    holds_in_every_schedule_tried(run, 20_000);
 }
 
 #[test]
 fn the_checker_catches_a_consumer_that_skips_its_recheck() {
-    let found = std::panic::catch_unwind(|| shuttle::check_random(|| run(false), 20_000));
-    assert!(
-        found.is_err(),
-        "sleeping without the re-check must deadlock in some schedule"
+    assert_caught(
+        || shuttle::check_random(|| run(false), 20_000),
+        "sleeping without the re-check must deadlock in some schedule",
     );
 }
 
@@ -246,15 +256,13 @@ fn run_pair(tells_the_client: bool) {
 
 #[test]
 fn a_paused_driver_is_always_woken_and_every_request_answered() {
-    shuttle::check_random(|| run_pair(true), 5_000);
-    shuttle::check_pct(|| run_pair(true), 5_000, 3);
+    holds_in_every_schedule_tried(run_pair, 5_000);
 }
 
 #[test]
 fn the_checker_catches_a_driver_that_pauses_without_telling_the_client() {
-    let found = std::panic::catch_unwind(|| shuttle::check_pct(|| run_pair(false), 20_000, 3));
-    assert!(
-        found.is_err(),
-        "pausing silently must deadlock in some schedule"
+    assert_caught(
+        || shuttle::check_pct(|| run_pair(false), 20_000, 3),
+        "pausing silently must deadlock in some schedule",
     );
 }

@@ -3,7 +3,7 @@
 //! first) and exits 130 with no PD left behind.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 mod support {
@@ -19,32 +19,46 @@ fn bench_system() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("systems/bench.system")
 }
 
-#[test]
-fn refuses_a_bad_system_file_naming_file_and_line() {
-    let path = std::env::temp_dir().join(format!("{}-cli-bad.system", std::process::id()));
-    let xml = "<system>\n  <protection_domain name=\"a\" priority=\"300\">\n    \
-               <program_image path=\"hr-bench-server.elf\" />\n  </protection_domain>\n\
-               </system>\n";
+/// Runs `xml`, written to a temp file of its own (`name`, removed after), expecting the
+/// runner to refuse it with status 2; its stderr.
+fn refused(name: &str, xml: &str) -> String {
+    let path = std::env::temp_dir().join(format!("{}-{name}", std::process::id()));
     std::fs::write(&path, xml).unwrap();
     let out = runner().arg(&path).output().unwrap();
     let _ = std::fs::remove_file(&path);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(2), "{stderr}");
+    stderr
+}
+
+/// Runs the bench PDs of `system` quietly for `rounds` round trips, expecting success;
+/// (stdout, stderr).
+fn bench_run(system: &Path, rounds: &str) -> (String, String) {
+    let out = runner()
+        .args(["-q", "--spin", "0"])
+        .arg(system)
+        .env("PD_BENCH_ROUNDS", rounds)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stdout}{stderr}");
+    (stdout, stderr)
+}
+
+#[test]
+fn refuses_a_bad_system_file_naming_file_and_line() {
+    let xml = "<system>\n  <protection_domain name=\"a\" priority=\"300\">\n    \
+               <program_image path=\"hr-bench-server.elf\" />\n  </protection_domain>\n\
+               </system>\n";
+    let stderr = refused("cli-bad.system", xml);
     assert!(stderr.contains("cli-bad.system:2:"), "{stderr}");
     assert!(stderr.contains("priority"), "{stderr}");
 }
 
 #[test]
 fn runs_a_system_until_a_pd_finishes() {
-    let out = runner()
-        .args(["-q", "--spin", "0"])
-        .arg(bench_system())
-        .env("PD_BENCH_ROUNDS", "200")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}{stderr}");
+    let (stdout, _) = bench_run(&bench_system(), "200");
     assert!(
         stdout.contains("[client] bench rounds=200 notify_ns="),
         "{stdout}"
@@ -101,15 +115,7 @@ fn runs_until_every_client_has_finished() {
     let system = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("systems/two-clients.system");
     let desc = system_desc::parse_file(&system).unwrap();
     assert_eq!(desc.clients(), ["client1", "client2"]);
-    let out = runner()
-        .args(["-q", "--spin", "0"])
-        .arg(&system)
-        .env("PD_BENCH_ROUNDS", "100")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stdout}{stderr}");
+    let (stdout, stderr) = bench_run(&system, "100");
     for client in ["client1", "client2"] {
         assert!(
             stdout.contains(&format!("[{client}] bench rounds=100")),
@@ -122,13 +128,8 @@ fn runs_until_every_client_has_finished() {
 /// Every missing PD binary is named at once, with what to do about it.
 #[test]
 fn names_every_missing_binary() {
-    let path = std::env::temp_dir().join(format!("{}-cli-nobin.system", std::process::id()));
     let xml = "<system>\n <protection_domain name=\"a\" priority=\"1\">\n  <program_image path=\"nope-a.elf\" />\n </protection_domain>\n <protection_domain name=\"b\" priority=\"2\">\n  <program_image path=\"nope-b.elf\" />\n </protection_domain>\n</system>\n";
-    std::fs::write(&path, xml).unwrap();
-    let out = runner().arg(&path).output().unwrap();
-    let _ = std::fs::remove_file(&path);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = refused("cli-nobin.system", xml);
     assert!(
         stderr.contains("PD a: program image nope-a.elf has no host binary"),
         "{stderr}"
