@@ -55,6 +55,18 @@ impl Queue {
         }
     }
 
+    /// The consumer takes every item ready: moves `head` to the tail and publishes it.
+    /// Whether there were any.
+    fn take_all(&self, head: &mut u32) -> bool {
+        let tail = self.tail.load(Ordering::Acquire);
+        if tail == *head {
+            return false;
+        }
+        *head = tail;
+        self.head.store(tail, Ordering::Release);
+        true
+    }
+
     /// `Consumer::arm_signal`: whether the queue is still empty after asking.
     fn arm_signal(&self, head: u32) -> bool {
         self.ask_for_signal();
@@ -97,10 +109,7 @@ fn producer(q: &Shared) {
 fn consumer(q: &Shared, recheck: bool) -> u32 {
     let mut head = 0;
     loop {
-        let tail = q.queue.tail.load(Ordering::Acquire);
-        if tail != head {
-            head = tail;
-            q.queue.head.store(head, Ordering::Release);
+        if q.queue.take_all(&mut head) {
             continue;
         }
         if head == ITEMS {
@@ -184,10 +193,7 @@ fn client(p: &Pair) {
     loop {
         // Link::poll: drain, arm, re-check.
         loop {
-            let tail = p.answers.tail.load(Ordering::Acquire);
-            if tail != got {
-                got = tail;
-                p.answers.head.store(got, Ordering::Release);
+            if p.answers.take_all(&mut got) {
                 continue;
             }
             if p.answers.arm_signal(got) {
