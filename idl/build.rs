@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-const INTERFACES: [&str; 5] = ["common", "power", "cipher", "digest", "regbus"];
+const INTERFACES: [&str; 6] = ["common", "power", "cipher", "digest", "mac", "regbus"];
 
 fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));

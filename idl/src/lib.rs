@@ -4,6 +4,8 @@
 //! * [`power`]: engines granted to drivers for whole sessions (calls only).
 //! * [`cipher`]: AES sessions (calls) and encrypt/decrypt requests (queues).
 //! * [`digest`]: hash sessions (calls) and update/final requests (queues).
+//! * [`mac`]: HMAC sessions keyed at open (calls) and update/final/verify requests
+//!   (queues).
 //! * [`regbus`]: register access over calls to a device PD standing in for silicon.
 //!
 //! Each module has the interface's types (zerocopy `#[repr(C)]` descriptors, enums and
@@ -31,6 +33,10 @@ pub mod digest {
     include!(concat!(env!("OUT_DIR"), "/digest.rs"));
 }
 
+pub mod mac {
+    include!(concat!(env!("OUT_DIR"), "/mac.rs"));
+}
+
 pub mod regbus {
     include!(concat!(env!("OUT_DIR"), "/regbus.rs"));
 }
@@ -39,9 +45,10 @@ pub mod regbus {
 // response slots as request slots, a client that drains its responses never stalls it.
 static_assertions::const_assert!(cipher::RESPONSE_QUEUE_CAPACITY >= cipher::REQUEST_QUEUE_CAPACITY);
 static_assertions::const_assert!(digest::RESPONSE_QUEUE_CAPACITY >= digest::REQUEST_QUEUE_CAPACITY);
+static_assertions::const_assert!(mac::RESPONSE_QUEUE_CAPACITY >= mac::REQUEST_QUEUE_CAPACITY);
 
-/// The one way a request is built from a segment list, written once for both queued
-/// interfaces (they share the descriptor's shape). `nsegs` is the count given, not the
+/// The one way a request is built from a segment list, written once for every queued
+/// interface (they share the descriptor's shape). `nsegs` is the count given, not the
 /// count that fits: a list longer than the descriptor's array reaches the driver as
 /// such and is refused (`TooManySegments`), never cut short and answered as if whole.
 macro_rules! segment_request {
@@ -65,3 +72,4 @@ macro_rules! segment_request {
 }
 segment_request!(cipher, CipherOp);
 segment_request!(digest, DigestOp);
+segment_request!(mac, MacOp);

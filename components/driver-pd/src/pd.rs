@@ -268,6 +268,10 @@ impl<I: Interface> Calls<I> for DriverPd<I> {
         self.follow_power();
         result
     }
+
+    fn data(&self, caller: Caller) -> Option<ClientData<'static>> {
+        self.clients.get(caller).map(|c| client_data(c.data))
+    }
 }
 
 impl<I: Interface> Handler for DriverPd<I> {

@@ -1,7 +1,8 @@
 //! Published known-answer vectors as `no_std` data, so test client PDs (which run the
 //! vectors through the full client, queue, driver and engine path) and host tests share
 //! one copy. Copied, not retyped, from the driver crates' tests (`omap-aes-driver`'s
-//! SP 800-38A table, `cpu-engine`'s FIPS-197 table, `digest-service`'s testkit).
+//! SP 800-38A table, `cpu-engine`'s FIPS-197 table, `digest-service`'s testkit), and
+//! the HMAC examples of RFC 2202 and RFC 4231.
 //!
 //! With them, each digest algorithm's published digest and block lengths ([`digest_len`],
 //! [`block_len`]), which `digest-service` re-exports as the interface's.
@@ -12,6 +13,7 @@
 
 use pd_idl::cipher::Mode;
 use pd_idl::digest::Algorithm;
+use pd_idl::mac::MacAlgorithm;
 
 /// An SP 800-38A example: `PLAIN` under `key` and `iv` in `mode` gives `ct`.
 pub type CipherVector = (&'static str, Mode, &'static str, &'static str, &'static str);
@@ -323,9 +325,391 @@ pub const fn block_len(algorithm: Algorithm) -> usize {
     }
 }
 
+/// A vector's bytes, as the documents give them: text, hex, or one byte repeated.
+#[derive(Clone, Copy, Debug)]
+pub enum Bytes {
+    Text(&'static [u8]),
+    Hex(&'static str),
+    Repeat(u8, usize),
+}
+
+impl Bytes {
+    /// How many bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Bytes::Text(t) => t.len(),
+            Bytes::Hex(h) => h.len() / 2,
+            Bytes::Repeat(_, n) => *n,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Writes the bytes into `out` (at least [`len`](Self::len) long); how many.
+    pub fn write(&self, out: &mut [u8]) -> usize {
+        match *self {
+            Bytes::Text(t) => out[..t.len()].copy_from_slice(t),
+            Bytes::Hex(h) => {
+                hex(h, out);
+            }
+            Bytes::Repeat(b, n) => out[..n].fill(b),
+        }
+        self.len()
+    }
+}
+
+/// A published HMAC example: `data` under `key` gives `tag` (hex; a truncated tag,
+/// RFC 2202's and RFC 4231's test case 5, is the tag's first bytes).
+#[derive(Clone, Copy, Debug)]
+pub struct MacVector {
+    /// The document and its test case, "RFC 4231 6".
+    pub source: &'static str,
+    pub algorithm: MacAlgorithm,
+    pub key: Bytes,
+    pub data: Bytes,
+    pub tag: &'static str,
+}
+
+/// RFC 2202 (HMAC-MD5, HMAC-SHA-1; case 5 truncated to 96 bits) and RFC 4231
+/// (HMAC-SHA-224/256/384/512; case 5 truncated to 128 bits; cases 6 and 7 with a
+/// 131-byte key, longer than every block, so hashed first).
+pub const HMAC: &[MacVector] = &[
+    MacVector {
+        source: "RFC 2202 1",
+        algorithm: MacAlgorithm::Md5,
+        key: Bytes::Repeat(0x0b, 16),
+        data: Bytes::Text(b"Hi There"),
+        tag: "9294727a3638bb1c13f48ef8158bfc9d",
+    },
+    MacVector {
+        source: "RFC 2202 2",
+        algorithm: MacAlgorithm::Md5,
+        key: Bytes::Text(b"Jefe"),
+        data: Bytes::Text(b"what do ya want for nothing?"),
+        tag: "750c783e6ab0b503eaa86e310a5db738",
+    },
+    MacVector {
+        source: "RFC 2202 3",
+        algorithm: MacAlgorithm::Md5,
+        key: Bytes::Repeat(0xaa, 16),
+        data: Bytes::Repeat(0xdd, 50),
+        tag: "56be34521d144c88dbb8c733f0e8b3f6",
+    },
+    MacVector {
+        source: "RFC 2202 4",
+        algorithm: MacAlgorithm::Md5,
+        key: Bytes::Hex("0102030405060708090a0b0c0d0e0f10111213141516171819"),
+        data: Bytes::Repeat(0xcd, 50),
+        tag: "697eaf0aca3a3aea3a75164746ffaa79",
+    },
+    MacVector {
+        source: "RFC 2202 5",
+        algorithm: MacAlgorithm::Md5,
+        key: Bytes::Repeat(0x0c, 16),
+        data: Bytes::Text(b"Test With Truncation"),
+        tag: "56461ef2342edc00f9bab995",
+    },
+    MacVector {
+        source: "RFC 2202 6",
+        algorithm: MacAlgorithm::Md5,
+        key: Bytes::Repeat(0xaa, 80),
+        data: Bytes::Text(b"Test Using Larger Than Block-Size Key - Hash Key First"),
+        tag: "6b1ab7fe4bd7bf8f0b62e6ce61b9d0cd",
+    },
+    MacVector {
+        source: "RFC 2202 7",
+        algorithm: MacAlgorithm::Md5,
+        key: Bytes::Repeat(0xaa, 80),
+        data: Bytes::Text(b"Test Using Larger Than Block-Size Key and Larger Than One Block-Size Data"),
+        tag: "6f630fad67cda0ee1fb1f562db3aa53e",
+    },
+    MacVector {
+        source: "RFC 2202 1",
+        algorithm: MacAlgorithm::Sha1,
+        key: Bytes::Repeat(0x0b, 20),
+        data: Bytes::Text(b"Hi There"),
+        tag: "b617318655057264e28bc0b6fb378c8ef146be00",
+    },
+    MacVector {
+        source: "RFC 2202 2",
+        algorithm: MacAlgorithm::Sha1,
+        key: Bytes::Text(b"Jefe"),
+        data: Bytes::Text(b"what do ya want for nothing?"),
+        tag: "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79",
+    },
+    MacVector {
+        source: "RFC 2202 3",
+        algorithm: MacAlgorithm::Sha1,
+        key: Bytes::Repeat(0xaa, 20),
+        data: Bytes::Repeat(0xdd, 50),
+        tag: "125d7342b9ac11cd91a39af48aa17b4f63f175d3",
+    },
+    MacVector {
+        source: "RFC 2202 4",
+        algorithm: MacAlgorithm::Sha1,
+        key: Bytes::Hex("0102030405060708090a0b0c0d0e0f10111213141516171819"),
+        data: Bytes::Repeat(0xcd, 50),
+        tag: "4c9007f4026250c6bc8414f9bf50c86c2d7235da",
+    },
+    MacVector {
+        source: "RFC 2202 5",
+        algorithm: MacAlgorithm::Sha1,
+        key: Bytes::Repeat(0x0c, 20),
+        data: Bytes::Text(b"Test With Truncation"),
+        tag: "4c1a03424b55e07fe7f27be1",
+    },
+    MacVector {
+        source: "RFC 2202 6",
+        algorithm: MacAlgorithm::Sha1,
+        key: Bytes::Repeat(0xaa, 80),
+        data: Bytes::Text(b"Test Using Larger Than Block-Size Key - Hash Key First"),
+        tag: "aa4ae5e15272d00e95705637ce8a3b55ed402112",
+    },
+    MacVector {
+        source: "RFC 2202 7",
+        algorithm: MacAlgorithm::Sha1,
+        key: Bytes::Repeat(0xaa, 80),
+        data: Bytes::Text(b"Test Using Larger Than Block-Size Key and Larger Than One Block-Size Data"),
+        tag: "e8e99d0f45237d786d6bbaa7965c7808bbff1a91",
+    },
+    MacVector {
+        source: "RFC 4231 1",
+        algorithm: MacAlgorithm::Sha224,
+        key: Bytes::Repeat(0x0b, 20),
+        data: Bytes::Text(b"Hi There"),
+        tag: "896fb1128abbdf196832107cd49df33f47b4b1169912ba4f53684b22",
+    },
+    MacVector {
+        source: "RFC 4231 2",
+        algorithm: MacAlgorithm::Sha224,
+        key: Bytes::Text(b"Jefe"),
+        data: Bytes::Text(b"what do ya want for nothing?"),
+        tag: "a30e01098bc6dbbf45690f3a7e9e6d0f8bbea2a39e6148008fd05e44",
+    },
+    MacVector {
+        source: "RFC 4231 3",
+        algorithm: MacAlgorithm::Sha224,
+        key: Bytes::Repeat(0xaa, 20),
+        data: Bytes::Repeat(0xdd, 50),
+        tag: "7fb3cb3588c6c1f6ffa9694d7d6ad2649365b0c1f65d69d1ec8333ea",
+    },
+    MacVector {
+        source: "RFC 4231 4",
+        algorithm: MacAlgorithm::Sha224,
+        key: Bytes::Hex("0102030405060708090a0b0c0d0e0f10111213141516171819"),
+        data: Bytes::Repeat(0xcd, 50),
+        tag: "6c11506874013cac6a2abc1bb382627cec6a90d86efc012de7afec5a",
+    },
+    MacVector {
+        source: "RFC 4231 5",
+        algorithm: MacAlgorithm::Sha224,
+        key: Bytes::Repeat(0x0c, 20),
+        data: Bytes::Text(b"Test With Truncation"),
+        tag: "0e2aea68a90c8d37c988bcdb9fca6fa8",
+    },
+    MacVector {
+        source: "RFC 4231 6",
+        algorithm: MacAlgorithm::Sha224,
+        key: Bytes::Repeat(0xaa, 131),
+        data: Bytes::Text(b"Test Using Larger Than Block-Size Key - Hash Key First"),
+        tag: "95e9a0db962095adaebe9b2d6f0dbce2d499f112f2d2b7273fa6870e",
+    },
+    MacVector {
+        source: "RFC 4231 7",
+        algorithm: MacAlgorithm::Sha224,
+        key: Bytes::Repeat(0xaa, 131),
+        data: Bytes::Text(b"This is a test using a larger than block-size key and a larger than block-size data. The key needs to be hashed before being used by the HMAC algorithm."),
+        tag: "3a854166ac5d9f023f54d517d0b39dbd946770db9c2b95c9f6f565d1",
+    },
+    MacVector {
+        source: "RFC 4231 1",
+        algorithm: MacAlgorithm::Sha256,
+        key: Bytes::Repeat(0x0b, 20),
+        data: Bytes::Text(b"Hi There"),
+        tag: "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7",
+    },
+    MacVector {
+        source: "RFC 4231 2",
+        algorithm: MacAlgorithm::Sha256,
+        key: Bytes::Text(b"Jefe"),
+        data: Bytes::Text(b"what do ya want for nothing?"),
+        tag: "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+    },
+    MacVector {
+        source: "RFC 4231 3",
+        algorithm: MacAlgorithm::Sha256,
+        key: Bytes::Repeat(0xaa, 20),
+        data: Bytes::Repeat(0xdd, 50),
+        tag: "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe",
+    },
+    MacVector {
+        source: "RFC 4231 4",
+        algorithm: MacAlgorithm::Sha256,
+        key: Bytes::Hex("0102030405060708090a0b0c0d0e0f10111213141516171819"),
+        data: Bytes::Repeat(0xcd, 50),
+        tag: "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b",
+    },
+    MacVector {
+        source: "RFC 4231 5",
+        algorithm: MacAlgorithm::Sha256,
+        key: Bytes::Repeat(0x0c, 20),
+        data: Bytes::Text(b"Test With Truncation"),
+        tag: "a3b6167473100ee06e0c796c2955552b",
+    },
+    MacVector {
+        source: "RFC 4231 6",
+        algorithm: MacAlgorithm::Sha256,
+        key: Bytes::Repeat(0xaa, 131),
+        data: Bytes::Text(b"Test Using Larger Than Block-Size Key - Hash Key First"),
+        tag: "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54",
+    },
+    MacVector {
+        source: "RFC 4231 7",
+        algorithm: MacAlgorithm::Sha256,
+        key: Bytes::Repeat(0xaa, 131),
+        data: Bytes::Text(b"This is a test using a larger than block-size key and a larger than block-size data. The key needs to be hashed before being used by the HMAC algorithm."),
+        tag: "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2",
+    },
+    MacVector {
+        source: "RFC 4231 1",
+        algorithm: MacAlgorithm::Sha384,
+        key: Bytes::Repeat(0x0b, 20),
+        data: Bytes::Text(b"Hi There"),
+        tag: "afd03944d84895626b0825f4ab46907f15f9dadbe4101ec682aa034c7cebc59cfaea9ea9076ede7f4af152e8b2fa9cb6",
+    },
+    MacVector {
+        source: "RFC 4231 2",
+        algorithm: MacAlgorithm::Sha384,
+        key: Bytes::Text(b"Jefe"),
+        data: Bytes::Text(b"what do ya want for nothing?"),
+        tag: "af45d2e376484031617f78d2b58a6b1b9c7ef464f5a01b47e42ec3736322445e8e2240ca5e69e2c78b3239ecfab21649",
+    },
+    MacVector {
+        source: "RFC 4231 3",
+        algorithm: MacAlgorithm::Sha384,
+        key: Bytes::Repeat(0xaa, 20),
+        data: Bytes::Repeat(0xdd, 50),
+        tag: "88062608d3e6ad8a0aa2ace014c8a86f0aa635d947ac9febe83ef4e55966144b2a5ab39dc13814b94e3ab6e101a34f27",
+    },
+    MacVector {
+        source: "RFC 4231 4",
+        algorithm: MacAlgorithm::Sha384,
+        key: Bytes::Hex("0102030405060708090a0b0c0d0e0f10111213141516171819"),
+        data: Bytes::Repeat(0xcd, 50),
+        tag: "3e8a69b7783c25851933ab6290af6ca77a9981480850009cc5577c6e1f573b4e6801dd23c4a7d679ccf8a386c674cffb",
+    },
+    MacVector {
+        source: "RFC 4231 5",
+        algorithm: MacAlgorithm::Sha384,
+        key: Bytes::Repeat(0x0c, 20),
+        data: Bytes::Text(b"Test With Truncation"),
+        tag: "3abf34c3503b2a23a46efc619baef897",
+    },
+    MacVector {
+        source: "RFC 4231 6",
+        algorithm: MacAlgorithm::Sha384,
+        key: Bytes::Repeat(0xaa, 131),
+        data: Bytes::Text(b"Test Using Larger Than Block-Size Key - Hash Key First"),
+        tag: "4ece084485813e9088d2c63a041bc5b44f9ef1012a2b588f3cd11f05033ac4c60c2ef6ab4030fe8296248df163f44952",
+    },
+    MacVector {
+        source: "RFC 4231 7",
+        algorithm: MacAlgorithm::Sha384,
+        key: Bytes::Repeat(0xaa, 131),
+        data: Bytes::Text(b"This is a test using a larger than block-size key and a larger than block-size data. The key needs to be hashed before being used by the HMAC algorithm."),
+        tag: "6617178e941f020d351e2f254e8fd32c602420feb0b8fb9adccebb82461e99c5a678cc31e799176d3860e6110c46523e",
+    },
+    MacVector {
+        source: "RFC 4231 1",
+        algorithm: MacAlgorithm::Sha512,
+        key: Bytes::Repeat(0x0b, 20),
+        data: Bytes::Text(b"Hi There"),
+        tag: "87aa7cdea5ef619d4ff0b4241a1d6cb02379f4e2ce4ec2787ad0b30545e17cdedaa833b7d6b8a702038b274eaea3f4e4be9d914eeb61f1702e696c203a126854",
+    },
+    MacVector {
+        source: "RFC 4231 2",
+        algorithm: MacAlgorithm::Sha512,
+        key: Bytes::Text(b"Jefe"),
+        data: Bytes::Text(b"what do ya want for nothing?"),
+        tag: "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737",
+    },
+    MacVector {
+        source: "RFC 4231 3",
+        algorithm: MacAlgorithm::Sha512,
+        key: Bytes::Repeat(0xaa, 20),
+        data: Bytes::Repeat(0xdd, 50),
+        tag: "fa73b0089d56a284efb0f0756c890be9b1b5dbdd8ee81a3655f83e33b2279d39bf3e848279a722c806b485a47e67c807b946a337bee8942674278859e13292fb",
+    },
+    MacVector {
+        source: "RFC 4231 4",
+        algorithm: MacAlgorithm::Sha512,
+        key: Bytes::Hex("0102030405060708090a0b0c0d0e0f10111213141516171819"),
+        data: Bytes::Repeat(0xcd, 50),
+        tag: "b0ba465637458c6990e5a8c5f61d4af7e576d97ff94b872de76f8050361ee3dba91ca5c11aa25eb4d679275cc5788063a5f19741120c4f2de2adebeb10a298dd",
+    },
+    MacVector {
+        source: "RFC 4231 5",
+        algorithm: MacAlgorithm::Sha512,
+        key: Bytes::Repeat(0x0c, 20),
+        data: Bytes::Text(b"Test With Truncation"),
+        tag: "415fad6271580a531d4179bc891d87a6",
+    },
+    MacVector {
+        source: "RFC 4231 6",
+        algorithm: MacAlgorithm::Sha512,
+        key: Bytes::Repeat(0xaa, 131),
+        data: Bytes::Text(b"Test Using Larger Than Block-Size Key - Hash Key First"),
+        tag: "80b24263c7c1a3ebb71493c1dd7be8b49b46d1f41b4aeec1121b013783f8f3526b56d037e05f2598bd0fd2215d6a1e5295e64f73f63f0aec8b915a985d786598",
+    },
+    MacVector {
+        source: "RFC 4231 7",
+        algorithm: MacAlgorithm::Sha512,
+        key: Bytes::Repeat(0xaa, 131),
+        data: Bytes::Text(b"This is a test using a larger than block-size key and a larger than block-size data. The key needs to be hashed before being used by the HMAC algorithm."),
+        tag: "e37b6a775dc87dbaa4dfa9f96e5e3ffddebd71f8867289865df5a32d20cdc944b6022cac3c4982b10d5eeb55c3e4de15134676fb6de0446065c97440fa8c6a58",
+    },
+];
+
+/// HMAC tag length of each algorithm (its hash's digest).
+pub const fn tag_len(algorithm: MacAlgorithm) -> usize {
+    match algorithm {
+        MacAlgorithm::Md5 => 16,
+        MacAlgorithm::Sha1 => 20,
+        MacAlgorithm::Sha224 => 28,
+        MacAlgorithm::Sha256 => 32,
+        MacAlgorithm::Sha384 => 48,
+        MacAlgorithm::Sha512 => 64,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_hmac_vector_decodes_and_each_document_is_whole() {
+        let mut buf = [0u8; 256];
+        for v in HMAC {
+            let n = hex(v.tag, &mut buf);
+            // Case 5 is truncated (RFC 2202: 96 bits; RFC 4231: 128 bits).
+            let want = match v.source {
+                "RFC 2202 5" => 12,
+                "RFC 4231 5" => 16,
+                _ => tag_len(v.algorithm),
+            };
+            assert_eq!(n, want, "{} {:?}", v.source, v.algorithm);
+            assert_eq!(v.key.write(&mut buf), v.key.len());
+            assert!(!v.key.is_empty() && v.data.len() <= buf.len());
+        }
+        // Seven cases per algorithm: RFC 2202's two, RFC 4231's four.
+        for alg in MacAlgorithm::ALL {
+            assert_eq!(HMAC.iter().filter(|v| v.algorithm == alg).count(), 7);
+        }
+        let long = HMAC.iter().filter(|v| v.key.len() == 131).count();
+        assert_eq!(long, 8, "RFC 4231 cases 6 and 7 for each of its four");
+    }
 
     #[test]
     fn every_vector_decodes_to_its_length() {

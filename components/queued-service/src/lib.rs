@@ -303,6 +303,13 @@ pub trait Interface: Sized {
 pub trait Calls<I: Interface> {
     fn open(&mut self, caller: Caller, args: I::Open) -> Result<u32, I::Error>;
     fn close(&mut self, caller: Caller, session: u32) -> Result<(), I::Error>;
+    /// The caller's data region, for a call whose argument lies there because it does
+    /// not fit the message words (Mac's key, up to 1 KiB); `None` for a caller that is
+    /// no client, and by default (an interface whose calls carry all they need).
+    fn data(&self, caller: Caller) -> Option<ClientData<'static>> {
+        let _ = caller;
+        None
+    }
 }
 
 /// Records `response`, given to `caller`, in `trace`.

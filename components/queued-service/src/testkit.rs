@@ -144,6 +144,15 @@ impl<I: Interface> Rig<I> {
         }
     }
 
+    /// The data region as the driver sees it (for a call that takes an argument from
+    /// it, as `Calls::data` gives it to a PD's calls).
+    pub fn client_data(&self) -> ClientData<'static> {
+        ClientData {
+            region: self.data.shared(),
+            phys: self.phys,
+        }
+    }
+
     /// Opens a session as `caller`, as its `open_session` call would.
     pub fn open_as(&mut self, caller: Caller, args: I::Open) -> Result<u32, I::Error> {
         self.service.open(caller, args)

@@ -41,3 +41,8 @@ fn cipher() {
 fn digest() {
     check("digest");
 }
+
+#[test]
+fn mac() {
+    check("mac");
+}

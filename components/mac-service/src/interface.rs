@@ -1,0 +1,283 @@
+//! What the one service needs to know of Mac ([`queued_service::Interface`]).
+
+use core::marker::PhantomData;
+
+use pd_idl::mac::{
+    self, MacAlgorithm, MacError, MacErrorRaw, MacOp, REQUEST_QUEUE_CAPACITY, Request, Response,
+};
+use pd_idl::wire::{Caller, Message};
+use pd_trace::Kind;
+use queued_service::{Calls, ClientData, Interface, Sessions, Step};
+use subtle::ConstantTimeEq;
+
+use crate::segments::validate_into;
+use crate::{
+    BlockKey, ClientKey, Job, MAX_KEY, MAX_TAG, MacEngine, MacStep, Segments, Session, State, Tag,
+    tag_len,
+};
+
+/// The Mac interface over engine `E`: `Service<'_, Mac<E>>` is a Mac driver.
+pub struct Mac<E>(PhantomData<E>);
+
+/// The `open_session` call's arguments and the caller's data region the key is in
+/// (`None`: the caller is no client).
+#[derive(Clone, Copy)]
+pub struct Open {
+    pub algorithm: MacAlgorithm,
+    pub key_offset: u32,
+    pub key_len: u32,
+    pub data: Option<ClientData<'static>>,
+}
+
+impl Open {
+    /// Where the key lies, checked: 1 to [`MAX_KEY`] bytes inside the region.
+    fn key_at(&self) -> Result<(ClientData<'static>, usize, usize), MacError> {
+        let data = self.data.ok_or(MacError::BadRequest)?;
+        let (at, len) = (self.key_offset as usize, self.key_len as usize);
+        let inside = at.checked_add(len).is_some_and(|end| end <= data.len());
+        if len == 0 || len > MAX_KEY || !inside {
+            return Err(MacError::BadKeySize);
+        }
+        Ok((data, at, len))
+    }
+}
+
+/// A Mac job as the service holds it: the engine's [`Job`], its session, a verify's
+/// expected tag (copied at the check, so the client cannot change it under the
+/// compare), and while in flight its own copy of the session's context.
+pub struct Flight<'a, C> {
+    pub job: Job<'a>,
+    session: u32,
+    expected: Option<Tag>,
+    ctx: Option<C>,
+}
+
+impl<C> Flight<'_, C> {
+    /// A verify's answer from the computed tag: only whether it matched. The lengths
+    /// are the request's (public); the bytes are compared in constant time.
+    fn settle(&self, step: MacStep) -> MacStep {
+        match (step, &self.expected) {
+            (Step::Done(Ok(Some(tag))), Some(want)) => {
+                let got = tag.as_bytes().get(..want.as_bytes().len()).unwrap_or(&[]);
+                Step::Done(match bool::from(got.ct_eq(want.as_bytes())) {
+                    true => Ok(None),
+                    false => Err(MacError::MacMismatch),
+                })
+            }
+            (step, _) => step,
+        }
+    }
+}
+
+impl<E: MacEngine> Interface for Mac<E> {
+    type Engine = E;
+    type Request = Request;
+    type Response = Response;
+    type Error = MacError;
+    type Session = Session<E::Context>;
+    type Job<'a> = Flight<'a, E::Context>;
+    type Done = Option<Tag>;
+    type Open = Open;
+
+    const CAPACITY: u32 = REQUEST_QUEUE_CAPACITY;
+    const WRITES_DATA: bool = false;
+
+    queued_service::refuse_as!(MacError);
+
+    fn header(request: &Request) -> (u32, u32) {
+        (request.id, request.session)
+    }
+
+    fn empty_job(data: ClientData<'_>) -> Flight<'_, E::Context> {
+        let job = Job {
+            algorithm: MacAlgorithm::Sha256,
+            op: MacOp::Update,
+            segs: Segments::EMPTY,
+            data,
+        };
+        Flight {
+            job,
+            session: 0,
+            expected: None,
+            ctx: None,
+        }
+    }
+
+    fn check<'a>(
+        _: &E,
+        sessions: &mut Sessions<Self::Session>,
+        caller: Caller,
+        request: &Request,
+        flight: &mut Flight<'a, E::Context>,
+        _slot: usize,
+    ) -> Result<(), MacError> {
+        let job = &mut flight.job;
+        job.op = request.op.get().map_err(|_| MacError::BadRequest)?;
+        let session = sessions
+            .get_mut(caller, request.session)
+            .map_err(Self::refuse)?;
+        match session.state {
+            State::Open => {}
+            State::Finished => return Err(MacError::SessionFinished),
+            State::Failed => return Err(MacError::EngineFault),
+        }
+        let verify = (job.op == MacOp::Verify).then(|| tag_len(session.algorithm));
+        let tag = validate_into(&mut job.segs, request, job.data.len(), verify)?;
+        flight.expected = tag.map(|t| {
+            let mut buf = [0; MAX_TAG];
+            let want = &mut buf[..t.len as usize];
+            // Checked inside the region just now: the copy cannot fail.
+            let inside = job.data.region.read_bytes(t.offset as usize, want);
+            debug_assert!(inside);
+            Tag::new(want)
+        });
+        job.algorithm = session.algorithm;
+        flight.session = request.session;
+        flight.ctx = None;
+        Ok(())
+    }
+
+    fn bytes(flight: &Flight<'_, E::Context>) -> u32 {
+        flight.job.segs.total()
+    }
+
+    fn start(
+        engine: &mut E,
+        sessions: &mut Sessions<Self::Session>,
+        caller: Caller,
+        flight: &mut Flight<'_, E::Context>,
+    ) -> MacStep {
+        // The check found the session open just now.
+        let Ok(session) = sessions.get_mut(caller, flight.session) else {
+            return Step::Done(Err(MacError::UnknownSession));
+        };
+        let step = engine.start(&mut session.engine, &session.key, &flight.job);
+        if step == Step::Pending {
+            flight.ctx = Some(session.engine.clone());
+        }
+        flight.settle(step)
+    }
+
+    fn interrupt(engine: &mut E, flight: &mut Flight<'_, E::Context>) -> MacStep {
+        let step = match &mut flight.ctx {
+            Some(ctx) => engine.interrupt(ctx, &flight.job),
+            None => Step::Done(Err(MacError::EngineFault)),
+        };
+        flight.settle(step)
+    }
+
+    fn cancel(engine: &mut E, flight: &Flight<'_, E::Context>) {
+        engine.cancel(&flight.job);
+    }
+
+    /// A final or verify (matched or not) finishes the session: its tag was computed.
+    fn finish(
+        _: &mut E,
+        sessions: &mut Sessions<Self::Session>,
+        caller: Caller,
+        flight: &mut Flight<'_, E::Context>,
+        result: &Result<Option<Tag>, MacError>,
+    ) {
+        let Ok(s) = sessions.get_mut(caller, flight.session) else {
+            return;
+        };
+        if matches!(result, Err(e) if *e != MacError::MacMismatch) {
+            s.state = State::Failed;
+            return;
+        }
+        s.bytes += u64::from(flight.job.segs.total());
+        if let Some(ctx) = flight.ctx.take() {
+            s.engine = ctx;
+        }
+        if flight.job.op != MacOp::Update {
+            s.state = State::Finished;
+        }
+    }
+
+    fn answer(
+        id: u32,
+        bytes: u32,
+        result: &Result<Option<Tag>, MacError>,
+        _last: bool,
+    ) -> Response {
+        let mut r = Response {
+            id,
+            status: MacErrorRaw::OK,
+            tag_len: 0,
+            reserved: [0; 5],
+            bytes_done: 0,
+            tag: [0; MAX_TAG],
+        };
+        match result {
+            Ok(tag) => {
+                r.bytes_done = bytes;
+                if let Some(t) = tag {
+                    r.tag_len = t.as_bytes().len() as u8;
+                    r.tag[..t.as_bytes().len()].copy_from_slice(t.as_bytes());
+                }
+            }
+            Err(e) => r.status = (*e).into(),
+        }
+        r
+    }
+
+    fn outcome(r: &Response) -> (Kind, u32) {
+        match r.status.check() {
+            Ok(Ok(())) => (Kind::Hashed, 0),
+            _ => (Kind::Refused, u32::from(r.status.0)),
+        }
+    }
+
+    fn precheck(engine: &E, args: &Open) -> Result<(), MacError> {
+        engine.supports(args.algorithm)?;
+        args.key_at().map(|_| ())
+    }
+
+    fn open(engine: &mut E, _: Caller, slot: usize, args: Open) -> Result<Self::Session, MacError> {
+        engine.supports(args.algorithm)?;
+        let (data, at, len) = args.key_at()?;
+        // Private memory, wiped when it goes out of scope; checked inside the region.
+        let mut key = ClientKey::default();
+        let inside = data.region.read_bytes(at, key.fill(len));
+        debug_assert!(inside);
+        let mut block = BlockKey::default();
+        let ctx = engine.open(slot, args.algorithm, key.as_bytes(), &mut block)?;
+        Ok(Session {
+            algorithm: args.algorithm,
+            state: State::Open,
+            bytes: 0,
+            key: block,
+            engine: ctx,
+        })
+    }
+
+    fn dispatch(calls: &mut impl Calls<Self>, caller: Caller, msg: &Message) -> Message {
+        mac::dispatch(&mut Server(calls, PhantomData), caller, msg)
+    }
+}
+
+/// The IDL's server over the PD's calls.
+struct Server<'c, C, E>(&'c mut C, PhantomData<E>);
+
+impl<E: MacEngine, C: Calls<Mac<E>>> mac::Server for Server<'_, C, E> {
+    fn open_session(
+        &mut self,
+        caller: Caller,
+        algorithm: MacAlgorithm,
+        key_offset: u32,
+        key_len: u32,
+    ) -> Result<u32, MacError> {
+        let data = self.0.data(caller);
+        let args = Open {
+            algorithm,
+            key_offset,
+            key_len,
+            data,
+        };
+        self.0.open(caller, args)
+    }
+
+    fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), MacError> {
+        self.0.close(caller, session)
+    }
+}
