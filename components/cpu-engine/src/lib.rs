@@ -14,11 +14,13 @@
 //! Assumes segments were validated by `cipher-service` (inside the region; a whole number
 //! of blocks in total for ECB and CBC). `no_std`, no heap.
 //!
-//! The Digest side is module [`hash`] ([`hash::CpuDigest`]).
+//! The Digest side is module [`hash`] ([`hash::CpuDigest`]), the Mac side module [`mac`]
+//! ([`mac::CpuMac`]).
 #![no_std]
 #![forbid(unsafe_code)]
 
 pub mod hash;
+pub mod mac;
 
 use aes::{Aes128, Aes192, Aes256};
 use cipher::consts::U16;

@@ -1,0 +1,11 @@
+#![cfg_attr(target_os = "none", no_std, no_main)]
+//! The CPU engine (RustCrypto HMAC over MD5, SHA-1 and SHA-2) as a Mac driver PD.
+use cpu_engine::mac::CpuMac;
+use driver_pd::DriverPd;
+use mac_service::Mac;
+
+fn init() -> DriverPd<Mac<CpuMac>> {
+    DriverPd::start(CpuMac::default(), None, |_, _| {})
+}
+
+pd_runtime::protection_domain!(init);
