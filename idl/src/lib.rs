@@ -73,3 +73,18 @@ macro_rules! segment_request {
 segment_request!(cipher, CipherOp);
 segment_request!(digest, DigestOp);
 segment_request!(mac, MacOp);
+
+impl mac::MacAlgorithm {
+    /// The tag's length: its hash's digest. Here, so that the service and the vectors'
+    /// users share one table.
+    pub const fn tag_len(self) -> usize {
+        match self {
+            mac::MacAlgorithm::Md5 => 16,
+            mac::MacAlgorithm::Sha1 => 20,
+            mac::MacAlgorithm::Sha224 => 28,
+            mac::MacAlgorithm::Sha256 => 32,
+            mac::MacAlgorithm::Sha384 => 48,
+            mac::MacAlgorithm::Sha512 => 64,
+        }
+    }
+}

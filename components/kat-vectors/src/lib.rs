@@ -672,18 +672,6 @@ pub const HMAC: &[MacVector] = &[
     },
 ];
 
-/// HMAC tag length of each algorithm (its hash's digest).
-pub const fn tag_len(algorithm: MacAlgorithm) -> usize {
-    match algorithm {
-        MacAlgorithm::Md5 => 16,
-        MacAlgorithm::Sha1 => 20,
-        MacAlgorithm::Sha224 => 28,
-        MacAlgorithm::Sha256 => 32,
-        MacAlgorithm::Sha384 => 48,
-        MacAlgorithm::Sha512 => 64,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -697,7 +685,7 @@ mod tests {
             let want = match v.source {
                 "RFC 2202 5" => 12,
                 "RFC 4231 5" => 16,
-                _ => tag_len(v.algorithm),
+                _ => v.algorithm.tag_len(),
             };
             assert_eq!(n, want, "{} {:?}", v.source, v.algorithm);
             assert_eq!(v.key.write(&mut buf), v.key.len());

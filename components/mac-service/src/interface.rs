@@ -191,6 +191,7 @@ impl<E: MacEngine> Interface for Mac<E> {
         }
         if flight.job.op != MacOp::Update {
             s.state = State::Finished;
+            s.key.wipe();
         }
     }
 

@@ -56,14 +56,7 @@ pub const MIN_TAG: usize = 10;
 
 /// Tag length of each algorithm (its hash's digest).
 pub const fn tag_len(algorithm: MacAlgorithm) -> usize {
-    match algorithm {
-        MacAlgorithm::Md5 => 16,
-        MacAlgorithm::Sha1 => 20,
-        MacAlgorithm::Sha224 => 28,
-        MacAlgorithm::Sha256 => 32,
-        MacAlgorithm::Sha384 => 48,
-        MacAlgorithm::Sha512 => 64,
-    }
+    algorithm.tag_len()
 }
 
 /// Block length of each algorithm's hash: a longer key is hashed first.
@@ -110,10 +103,17 @@ impl<const N: usize> Secret<N> {
     }
 }
 
-impl<const N: usize> Drop for Secret<N> {
-    fn drop(&mut self) {
+impl<const N: usize> Secret<N> {
+    /// Zeroes the bytes where they lie.
+    pub fn wipe(&mut self) {
         self.bytes.zeroize();
         self.len.zeroize();
+    }
+}
+
+impl<const N: usize> Drop for Secret<N> {
+    fn drop(&mut self) {
+        self.wipe();
     }
 }
 
@@ -167,7 +167,8 @@ pub struct Session<C> {
     /// Bytes authenticated so far.
     pub bytes: u64,
     /// For engines that load the key per request (a hardware engine with no context of
-    /// its own); wiped when the session goes.
+    /// its own); wiped where it lies when the session finishes (the table's slot keeps
+    /// a closed session's bytes until reused), and when the session goes.
     pub key: BlockKey,
     /// What the engine keeps for this session between requests.
     pub engine: C,

@@ -248,9 +248,17 @@ pub fn hostile<E: MacEngine>(rig: &mut Rig<E>) {
         );
         assert_eq!((got.bytes_done, got.tag_len, got.tag), (0, 0, [0; 64]));
     }
-    // None of that touched the session: it gives the published tag, then is finished.
+    // None of that touched the session: it gives the published tag, then is finished,
+    // its key wiped where the table keeps it.
     let got = rig.send(s, MacOp::Final, &msg, &[msg.len()], &[]).unwrap();
     assert_eq!(got.unwrap()[..want.len()], want, "{}", v.source);
+    let kept = rig.service.sessions.get_mut(CLIENT, s).unwrap();
+    assert_eq!(
+        kept.key.as_bytes(),
+        b"",
+        "{}: key wiped at the final",
+        v.source
+    );
     for op in [MacOp::Update, MacOp::Final, MacOp::Verify] {
         let after = rig.send(s, op, &msg, &[msg.len()], &want);
         assert_eq!(
