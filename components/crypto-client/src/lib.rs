@@ -32,7 +32,7 @@ pub mod pd;
 #[allow(unsafe_code)]
 pub mod verdict;
 
-use pd_idl::{cipher, digest};
+use pd_idl::{cipher, digest, mac};
 use shm_queue::{Consumer, Producer, QueueError};
 
 pub use pair::{Control, Epoch};
@@ -50,6 +50,9 @@ const _: () = assert!(
 /// of stray answers (a restarted driver's predecessor's, at most a queue's worth).
 pub const MAX_POLL: usize = MAX_IN_FLIGHT + cipher::RESPONSE_QUEUE_CAPACITY as usize;
 const _: () = assert!(digest::RESPONSE_QUEUE_CAPACITY <= cipher::RESPONSE_QUEUE_CAPACITY);
+const _: () =
+    assert!((mac::REQUEST_QUEUE_CAPACITY + mac::RESPONSE_QUEUE_CAPACITY) as usize <= MAX_IN_FLIGHT);
+const _: () = assert!(mac::RESPONSE_QUEUE_CAPACITY <= cipher::RESPONSE_QUEUE_CAPACITY);
 
 /// A descriptor that carries a request id.
 pub trait Tagged: shm_queue::Descriptor {
@@ -80,7 +83,7 @@ macro_rules! tagged {
         }
     )*};
 }
-tagged!(cipher: CipherError, digest: DigestError);
+tagged!(cipher: CipherError, digest: DigestError, mac: MacError);
 
 /// What became of a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -388,6 +391,8 @@ impl<R, const N: usize> IntoIterator for Answers<R, N> {
 pub type CipherLink<'a> = Link<'a, cipher::Request, cipher::Response>;
 /// A Digest driver link.
 pub type DigestLink<'a> = Link<'a, digest::Request, digest::Response>;
+/// A Mac driver link.
+pub type MacLink<'a> = Link<'a, mac::Request, mac::Response>;
 
 #[cfg(test)]
 mod tests;

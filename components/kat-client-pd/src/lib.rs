@@ -1,6 +1,7 @@
 //! Known-answer client PDs, one source for the host and seL4: `kat-cipher` runs
 //! FIPS-197 C and SP 800-38A through every path a Cipher driver offers, `kat-digest` runs
-//! FIPS 180-4 and RFC 1321 through every path of a Digest driver, each printing a
+//! FIPS 180-4 and RFC 1321 through every path of a Digest driver, `kat-mac` runs RFC 2202
+//! and RFC 4231 through a Mac driver (tags, verifies, mismatches), each printing a
 //! summary per path and exiting 0 only when every answer matches the published one.
 //!
 //! The driver is on channel 0 with the client's regions `queues` and `data`
