@@ -216,3 +216,47 @@ fn verdicts_print_one_line_per_client_in_the_order_named() {
     );
     assert!(lines[2].contains("Dma 24 (0 B CPU-copied)"), "{stdout}");
 }
+
+/// What system-check refuses the runner never boots: a writable and executable map
+/// (it would be a shared W+X mapping made before the sandbox), a map no one can read,
+/// a region of size 0, and maps at the null page or above the user top.
+#[test]
+fn refuses_to_boot_maps_system_check_refuses() {
+    let with = |region: &str, map: &str| {
+        format!(
+            "<system>\n  <memory_region name=\"m\" {region} />\n  <protection_domain name=\"a\" priority=\"300\">\n    \
+             <program_image path=\"hr-bench-server.elf\" />\n    <map mr=\"m\" {map} />\n  </protection_domain>\n</system>\n"
+        )
+    };
+    let page = "size=\"0x1000\"";
+    for (name, region, map, says) in [
+        (
+            "wx",
+            page,
+            "vaddr=\"0x1000000\" perms=\"rwx\"",
+            "writable and executable",
+        ),
+        (
+            "noread",
+            page,
+            "vaddr=\"0x1000000\" perms=\"\"",
+            "has no 'r'",
+        ),
+        (
+            "zero",
+            "size=\"0\"",
+            "vaddr=\"0x1000000\" perms=\"rw\"",
+            "size 0",
+        ),
+        ("null", page, "vaddr=\"0\" perms=\"rw\"", "null page"),
+        (
+            "kernel",
+            page,
+            "vaddr=\"0xffff800000000000\" perms=\"rw\"",
+            "kernel",
+        ),
+    ] {
+        let stderr = refused(&format!("cli-{name}.system"), &with(region, map));
+        assert!(stderr.contains(says), "{name}: {stderr}");
+    }
+}

@@ -162,6 +162,14 @@ fn maps(ctx: &mut Ctx, bad: &HashSet<Loc>, sys: &SystemDescription, pd: &Protect
             ctx.error_at(ErrorKind::VaddrUnaligned, map.loc, "map", message);
             continue;
         }
+        if map.vaddr == 0 {
+            let message = format!(
+                "'{}' at vaddr 0: the null page stays unmapped, so that a null pointer faults",
+                mr.name
+            );
+            ctx.error_at(ErrorKind::NullVaddr, map.loc, "map", message);
+            continue;
+        }
         let Some(end) = map.vaddr.checked_add(mr.size) else {
             let message = format!(
                 "'{}' at {:#x} runs past the end of the address space",
@@ -170,6 +178,16 @@ fn maps(ctx: &mut Ctx, bad: &HashSet<Loc>, sys: &SystemDescription, pd: &Protect
             ctx.error_at(ErrorKind::AddressOverflow, map.loc, "map", message);
             continue;
         };
+        // The stack takes the top of the address space (`sdf.rs` `pd_map_max_vaddr`).
+        let top = ctx.arch.user_top().saturating_sub(pd.stack_size);
+        if end > top {
+            let message = format!(
+                "'{}' at [{:#x}..{end:#x}) reaches above {top:#x}, the highest a PD maps on {:?} (its user top less its stack); the kernel's half is above",
+                mr.name, map.vaddr, ctx.arch
+            );
+            ctx.error_at(ErrorKind::VaddrAboveUserTop, map.loc, "map", message);
+            continue;
+        }
         if let Some((other, start, other_end, at)) = placed
             .iter()
             .find(|(_, s, e, _)| map.vaddr < *e && *s < end)

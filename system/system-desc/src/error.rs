@@ -75,6 +75,18 @@ pub enum ErrorKind {
     BadPerms,
     /// `perms="w"`: the kernel has no write-only mappings.
     WriteOnlyMap,
+    /// `perms` without `r` (`""`, `"x"`, `"wx"`): Microkit takes it, but such a map is
+    /// no use to a PD here and hides a typo.
+    NoReadMap,
+    /// `perms` with both `w` and `x`: code that can be rewritten through the map (W^X).
+    WritableExecutableMap,
+    /// A memory region of size 0.
+    ZeroSizedRegion,
+    /// A map at vaddr 0: the null page stays unmapped so that a null pointer faults.
+    NullVaddr,
+    /// A map reaching above the highest address a PD maps (below its stack, under the
+    /// architecture's user top); the kernel's half lies above.
+    VaddrAboveUserTop,
     /// `trigger` is neither `level` nor `edge`.
     BadTrigger,
     MissingProgramImage,

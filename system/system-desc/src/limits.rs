@@ -63,6 +63,17 @@ impl Arch {
         self.page_sizes()[0]
     }
 
+    /// The first address above a PD's address space: `tool/microkit/src/sel4.rs`
+    /// `Config::user_top`. On aarch64 it is 0x8000_0000_0000 without the hypervisor
+    /// and lower with it (1 << 40 or 1 << 44, by the physical address size); the kernel
+    /// config is not visible here, so the larger bound is checked.
+    pub fn user_top(self) -> u64 {
+        match self {
+            Arch::Aarch64 => 0x8000_0000_0000,
+            Arch::Riscv64 => 0x0000_003f_ffff_f000,
+        }
+    }
+
     /// `smc="true"` needs ARM SMC forwarding: `sdf.rs` errors when `config.arm_smc` is
     /// `None`, which it is off aarch64. On aarch64 the kernel config decides, and we
     /// cannot see it, so we allow it there.

@@ -151,7 +151,48 @@ fn bad_perms_and_write_only() {
     };
     rejects(&map("rq"), ErrorKind::BadPerms, "perms=");
     rejects(&map("w"), ErrorKind::WriteOnlyMap, "perms=");
-    assert!(parse(&map("wx"), "t.system").is_ok());
+    // Stricter than Microkit: no map without 'r', none writable and executable.
+    for perms in ["", "x"] {
+        rejects(&map(perms), ErrorKind::NoReadMap, "perms=");
+    }
+    for perms in ["wx", "rwx"] {
+        rejects(&map(perms), ErrorKind::WritableExecutableMap, "perms=");
+    }
+    for perms in ["r", "rw", "rx"] {
+        assert!(parse(&map(perms), "t.system").is_ok(), "{perms}");
+    }
+}
+
+/// A region of size 0, a map at the null page and one above the user top (into the
+/// kernel's half) are refused, each where it is written.
+#[test]
+fn zero_regions_null_and_kernel_half_maps() {
+    let system = |size: &str, vaddr: &str| {
+        format!(
+            "<system>\n<memory_region name='m' size='{size}' />\n<protection_domain name='a'>\n<program_image path='a' />\n<map mr='m' vaddr='{vaddr}' perms='rw' />\n</protection_domain>\n</system>"
+        )
+    };
+    rejects(
+        &system("0", "0x1000000"),
+        ErrorKind::ZeroSizedRegion,
+        "size=",
+    );
+    rejects(&system("0x1000", "0"), ErrorKind::NullVaddr, "vaddr=");
+    let e = rejects(
+        &system("0x1000", "0xffff800000000000"),
+        ErrorKind::VaddrAboveUserTop,
+        "vaddr=",
+    );
+    assert!(e.message.contains("kernel"), "{e:?}");
+    // The last page below the default stack is the highest a PD maps.
+    let last = format!("{:#x}", 0x8000_0000_0000u64 - 0x2000 - 0x1000);
+    assert!(parse(&system("0x1000", &last), "t.system").is_ok());
+    let over = format!("{:#x}", 0x8000_0000_0000u64 - 0x2000);
+    rejects(
+        &system("0x1000", &over),
+        ErrorKind::VaddrAboveUserTop,
+        "vaddr=",
+    );
 }
 
 #[test]

@@ -134,12 +134,13 @@ fn expected_full() -> SystemDescription {
     worker.children = vec![helper];
     let mut manager = pd("manager", 20, 5, image("manager.elf", 21, 9));
     manager.priority = 100;
-    let rwx = Perms {
+    // Code: readable and executable (a writable one too is refused, W^X).
+    let rx = Perms {
         read: true,
-        write: true,
+        write: false,
         execute: true,
     };
-    manager.maps = vec![map("shared", 0x600_0000, rwx, 22)];
+    manager.maps = vec![map("shared", 0x600_0000, rx, 22)];
     manager.children = vec![worker];
 
     let mut uart_mr = region("uart", 0x1000, 4);

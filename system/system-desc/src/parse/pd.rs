@@ -199,9 +199,12 @@ fn read_map(ctx: &mut Ctx, node: Node) -> Map {
     }
 }
 
-/// Any combination of `r`, `w`, `x`, but not `w` alone: no architecture's kernel
-/// has write-only mappings (`sdf.rs` `SysMapPerms::from_str` and the check after it).
-/// As in Microkit, `perms=""` is accepted and means no access.
+/// A combination of `r`, `w`, `x`, but not `w` alone: no architecture's kernel has
+/// write-only mappings (`sdf.rs` `SysMapPerms::from_str` and the check after it).
+/// Stricter than Microkit, which takes them: a map without `r` (`""`, `"x"`) is
+/// refused, since nothing here can use it and it is most likely a typo, and so is a
+/// writable and executable one (W^X: the host runner would otherwise make a
+/// writable, executable shared map before its sandbox is up).
 fn read_perms(ctx: &mut Ctx, node: Node, text: &str) -> Perms {
     let mut perms = Perms {
         read: false,
@@ -223,6 +226,14 @@ fn read_perms(ctx: &mut Ctx, node: Node, text: &str) -> Perms {
     if perms.write && !perms.read && !perms.execute {
         let message = "write-only mappings are not possible".to_string();
         ctx.attr_error(ErrorKind::WriteOnlyMap, node, "perms", message);
+    } else if perms.write && perms.execute {
+        let message = format!(
+            "perms '{text}' is writable and executable: code could be rewritten through it (give rx for code, rw for data)"
+        );
+        ctx.attr_error(ErrorKind::WritableExecutableMap, node, "perms", message);
+    } else if !perms.read {
+        let message = format!("perms '{text}' has no 'r': a map nothing can read is no use here");
+        ctx.attr_error(ErrorKind::NoReadMap, node, "perms", message);
     }
     perms
 }

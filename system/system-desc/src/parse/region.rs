@@ -43,7 +43,12 @@ pub(super) fn read_region(ctx: &mut Ctx, node: Node) -> MemoryRegion {
     } else {
         ctx.req_num(node, "size")
     };
-    if page_valid && size % page_size != 0 {
+    // A size that did not parse is reported already (and read as 0).
+    let written_zero = node.attribute("size").and_then(crate::parse_number) == Some(0);
+    if written_zero {
+        let message = "size 0: a memory region holds at least one page".to_string();
+        ctx.attr_error(ErrorKind::ZeroSizedRegion, node, "size", message);
+    } else if page_valid && size % page_size != 0 {
         let message = format!("size {size:#x} is not a multiple of the page size {page_size:#x}");
         ctx.attr_error(ErrorKind::SizeNotPageMultiple, node, "size", message);
     }
