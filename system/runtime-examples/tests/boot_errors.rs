@@ -100,3 +100,19 @@ fn pd_that_faults_in_init_is_named_with_its_cause() {
     );
     assert_says(&e, &["PD lonely faulted during init: panicked"]);
 }
+
+/// A PD started with a boot descriptor that is not open (by hand, or a stale number)
+/// ends with the typed cannot-boot status 70 and says why, never an abort (SIGABRT,
+/// "IO Safety violation").
+#[test]
+fn a_boot_descriptor_that_is_not_open_is_the_cannot_boot_status() {
+    for fd in ["57", "-1", "x"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ex-pong"))
+            .env("PD_BOOT_FD", fd)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(70), "PD_BOOT_FD={fd}: {stderr}");
+        assert!(stderr.contains("cannot boot"), "PD_BOOT_FD={fd}: {stderr}");
+    }
+}

@@ -18,6 +18,15 @@ pub(super) fn inherited(fd: i32) -> Result<OwnedFd, String> {
     if fd < 0 {
         return Err(format!("bad descriptor {fd} in boot info"));
     }
+    // Owning a descriptor that is not open makes std abort the process when it is
+    // closed ("IO Safety violation"): a PD started by hand, or with a stale number,
+    // must end with the typed cannot-boot status instead.
+    // SAFETY: F_GETFD reads the descriptor's flags and touches no memory.
+    if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
+        return Err(format!(
+            "descriptor {fd} is not open: run this PD with host-runner"
+        ));
+    }
     // SAFETY: the runner left exactly the descriptors named in the boot information open
     // in this process, and nothing else in the PD owns them; each is taken once (the
     // callers deduplicate).
