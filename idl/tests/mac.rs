@@ -19,6 +19,7 @@ fn mac_queue_items_have_digests_layout() {
     assert_eq!(size_of::<mac::Request>(), size_of::<digest::Request>());
     assert_eq!(size_of::<mac::Response>(), size_of::<digest::Response>());
     assert_eq!(align_of::<mac::Request>(), 16);
+    assert_eq!(align_of::<mac::Response>(), 16);
     let r = mac::Request::over(7, 9, mac::MacOp::Verify, &[(1, 2), (3, 4)]);
     assert_eq!((r.id, r.session, r.nsegs), (7, 9, 2));
     assert_eq!(r.op.get(), Ok(mac::MacOp::Verify));

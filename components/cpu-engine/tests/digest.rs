@@ -19,6 +19,11 @@ fn published_vectors() {
 }
 
 #[test]
+fn digests_land_at_their_output_place() {
+    suite::output_places(&mut rig(), HashPath::Auto, &suite::ALGORITHMS);
+}
+
+#[test]
 fn million_a() {
     suite::million_a(&mut rig(), HashPath::Auto, &suite::ALGORITHMS);
 }

@@ -24,6 +24,11 @@ fn published_vectors() {
 }
 
 #[test]
+fn tags_land_at_their_output_place() {
+    suite::output_places(&mut rig(), &suite::ALGORITHMS);
+}
+
+#[test]
 fn splits_at_every_byte() {
     let mut rig = rig();
     for alg in suite::ALGORITHMS {

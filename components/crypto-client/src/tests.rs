@@ -38,7 +38,6 @@ mod zerocopy_free {
                 digest_len: 0,
                 reserved: [0; 5],
                 bytes_done: 0,
-                digest: [0; 64],
             }
         }
     }

@@ -4,7 +4,7 @@ use core::marker::PhantomData;
 
 use pd_idl::digest::{
     self, Algorithm, DigestError, DigestErrorRaw, DigestOp, HashPath, OpenSessionArgs, Request,
-    Response,
+    Response, Segment,
 };
 use pd_idl::wire::{Caller, Message};
 use pd_trace::Kind;
@@ -12,17 +12,19 @@ use queued_service::{Calls, ClientData, Interface, Sessions, Step};
 use segment_list::{Overlaps, join};
 
 use crate::segments::validate_into;
-use crate::{DigestEngine, DigestStep, DigestValue, Job, MAX_DIGEST, Session, State, validate};
+use crate::{DigestEngine, DigestStep, DigestValue, Job, Session, State, digest_len, validate};
 
 /// The Digest interface over engine `E`: `Service<'_, Digest<E>>` is a Digest driver.
 pub struct Digest<E>(PhantomData<E>);
 
 /// A Digest job as the service holds it: the engine's [`Job`], the session it is of,
-/// and, while it is in flight, its own copy of the session's context (so it can finish
-/// if its session closes meanwhile).
+/// where a final's digest goes (its last request's output place, checked), and, while
+/// it is in flight, its own copy of the session's context (so it can finish if its
+/// session closes meanwhile).
 pub struct Flight<'a, C> {
     pub job: Job<'a>,
     session: u32,
+    output: Option<Segment>,
     ctx: Option<C>,
 }
 
@@ -37,7 +39,8 @@ impl<E: DigestEngine> Interface for Digest<E> {
     type Open = OpenSessionArgs;
 
     const CAPACITY: u32 = digest::REQUEST_QUEUE_CAPACITY;
-    const WRITES_DATA: bool = false;
+    /// A final writes its digest into the client's region.
+    const WRITES_DATA: bool = true;
 
     queued_service::refuse_as!(DigestError);
 
@@ -49,6 +52,7 @@ impl<E: DigestEngine> Interface for Digest<E> {
         Flight {
             job: Job::empty(data),
             session: 0,
+            output: None,
             ctx: None,
         }
     }
@@ -70,7 +74,8 @@ impl<E: DigestEngine> Interface for Digest<E> {
         if session.state == State::Failed {
             return Err(DigestError::EngineFault);
         }
-        validate_into(&mut job.segs, request, job.data.len())?;
+        let final_of = (job.op == DigestOp::Final).then(|| digest_len(session.algorithm));
+        flight.output = validate_into(&mut job.segs, request, job.data.len(), final_of)?;
         job.algorithm = session.algorithm;
         job.path = session.path;
         job.requests = 1;
@@ -89,7 +94,9 @@ impl<E: DigestEngine> Interface for Digest<E> {
 
     /// `next` joins if it may run in the same job: the same session, the job not yet
     /// final, `next` an update or the final, valid on its own, and the segments of both
-    /// still one job's worth (a hash only reads, so they may overlap).
+    /// still one job's worth (a hash only reads, so they may overlap). Only the last
+    /// request can be a final, so the job's output place is that final's own, checked
+    /// against its own data as it would be alone.
     fn join<'a>(
         engine: &E,
         flight: &mut Flight<'a, E::Context>,
@@ -102,7 +109,8 @@ impl<E: DigestEngine> Interface for Digest<E> {
             return None;
         }
         let region = job.data.len();
-        let more = validate(next, region).ok()?;
+        let final_of = (op == DigestOp::Final).then(|| digest_len(job.algorithm));
+        let (more, output) = validate(next, region, final_of).ok()?;
         let alone = Job {
             op,
             segs: more,
@@ -115,6 +123,7 @@ impl<E: DigestEngine> Interface for Digest<E> {
         job.segs = join(&job.segs, &more, region, Overlaps::Allowed).ok()?;
         job.op = op;
         job.requests += 1;
+        flight.output = output;
         Some(more.total())
     }
 
@@ -146,9 +155,9 @@ impl<E: DigestEngine> Interface for Digest<E> {
         engine.cancel(&flight.job);
     }
 
-    /// Moves the session on, if it is still open: its state, its byte count, the
-    /// context of a job that was in flight, and after a final the engine's fresh state
-    /// for the next message.
+    /// Writes a final's digest at its output place, then moves the session on, if it is
+    /// still open: its state, its byte count, the context of a job that was in flight,
+    /// and after a final the engine's fresh state for the next message.
     fn finish(
         engine: &mut E,
         sessions: &mut Sessions<Self::Session>,
@@ -156,6 +165,20 @@ impl<E: DigestEngine> Interface for Digest<E> {
         flight: &mut Flight<'_, E::Context>,
         result: &Result<Option<DigestValue>, DigestError>,
     ) {
+        // Here, for every engine, so none can forget it, and before the answer is built
+        // (both ways a job ends pass here first): the client reads the digest when it
+        // sees the answer. Also for a session closed meanwhile: the final was accepted.
+        // The SEC1 engine could have its descriptor's result pointer write it straight
+        // there instead (a later optimisation; it copies it out as every engine does).
+        if let (Ok(Some(d)), Some(out)) = (result, flight.output) {
+            // Checked inside the region, and at least this long: cannot fail.
+            let inside = flight
+                .job
+                .data
+                .region
+                .write_bytes(out.offset as usize, d.as_bytes());
+            debug_assert!(inside);
+        }
         let Ok((slot, s)) = sessions.slot_mut(caller, flight.session) else {
             return;
         };
@@ -180,7 +203,8 @@ impl<E: DigestEngine> Interface for Digest<E> {
         }
     }
 
-    /// Updates joined ahead of the last request have no digest of their own.
+    /// Updates joined ahead of the last request have no digest of their own; the final
+    /// says how long the digest [`finish`](Interface::finish) wrote is.
     fn answer(
         id: u32,
         bytes: u32,
@@ -193,14 +217,12 @@ impl<E: DigestEngine> Interface for Digest<E> {
             digest_len: 0,
             reserved: [0; 5],
             bytes_done: 0,
-            digest: [0; MAX_DIGEST],
         };
         match result {
             Ok(digest) => {
                 r.bytes_done = bytes;
                 if let Some(d) = digest.filter(|_| last) {
                     r.digest_len = d.as_bytes().len() as u8;
-                    r.digest = *d.padded();
                 }
             }
             Err(e) => r.status = (*e).into(),

@@ -1,6 +1,8 @@
 //! The Digest interface as an instance of `queued-service`: hash sessions fed by
-//! update and final requests over segments of the client's data region, the final's
-//! answer carrying the digest. Here is what is Digest's own: the engine trait every
+//! update and final requests over segments of the client's data region, a final's
+//! digest written into that region at the place its last segment names (the answer
+//! only says how long it is: a 16-byte answer, four to a cache line, where an inline
+//! SHA-512 digest made it two lines). Here is what is Digest's own: the engine trait every
 //! hash engine implements ([`DigestEngine`]), the job it runs ([`Job`]) and the digest
 //! it hands back ([`DigestValue`]), the session ([`Session`]: algorithm, path, progress
 //! and the engine's context), and [`Digest`], which tells the one service how a request
@@ -95,13 +97,6 @@ impl DigestValue {
 
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..usize::from(self.len)]
-    }
-
-    /// The digest's bytes, zero past its length ([`new`](Self::new) clears them): what
-    /// an answer carries, copied in one fixed-size move (a copy of `len` bytes was a
-    /// call to memcpy per answer).
-    pub fn padded(&self) -> &[u8; MAX_DIGEST] {
-        &self.bytes
     }
 }
 
@@ -206,11 +201,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_digest_is_padded_with_zeros_past_its_length() {
+    fn a_digest_keeps_its_length() {
         let d = DigestValue::new(&[0xab; 20]);
         assert_eq!(d.as_bytes(), &[0xab; 20]);
-        assert_eq!(d.padded()[..20], [0xab; 20]);
-        assert_eq!(d.padded()[20..], [0; MAX_DIGEST - 20]);
         // Longer than any algorithm's: cut, never past the array.
         assert_eq!(
             DigestValue::new(&[1; MAX_DIGEST + 8]).as_bytes(),

@@ -2,6 +2,7 @@
 
 use core::marker::PhantomData;
 
+use pd_idl::common::Segment;
 use pd_idl::mac::{
     self, MacAlgorithm, MacError, MacErrorRaw, MacOp, REQUEST_QUEUE_CAPACITY, Request, Response,
 };
@@ -10,7 +11,7 @@ use pd_trace::Kind;
 use queued_service::{Calls, ClientData, Interface, Sessions, Step};
 use subtle::ConstantTimeEq;
 
-use crate::segments::validate_into;
+use crate::segments::{Last, validate_into};
 use crate::{
     BlockKey, ClientKey, Job, MAX_KEY, MAX_TAG, MacEngine, MacStep, Segments, Session, State, Tag,
     tag_len,
@@ -44,11 +45,13 @@ impl Open {
 
 /// A Mac job as the service holds it: the engine's [`Job`], its session, a verify's
 /// expected tag (copied at the check, so the client cannot change it under the
-/// compare), and while in flight its own copy of the session's context.
+/// compare), a final's output place, and while in flight its own copy of the session's
+/// context.
 pub struct Flight<'a, C> {
     pub job: Job<'a>,
     session: u32,
     expected: Option<Tag>,
+    output: Option<Segment>,
     ctx: Option<C>,
 }
 
@@ -80,7 +83,8 @@ impl<E: MacEngine> Interface for Mac<E> {
     type Open = Open;
 
     const CAPACITY: u32 = REQUEST_QUEUE_CAPACITY;
-    const WRITES_DATA: bool = false;
+    /// A final writes its tag into the client's region.
+    const WRITES_DATA: bool = true;
 
     queued_service::refuse_as!(MacError);
 
@@ -99,6 +103,7 @@ impl<E: MacEngine> Interface for Mac<E> {
             job,
             session: 0,
             expected: None,
+            output: None,
             ctx: None,
         }
     }
@@ -121,8 +126,14 @@ impl<E: MacEngine> Interface for Mac<E> {
             State::Finished => return Err(MacError::SessionFinished),
             State::Failed => return Err(MacError::EngineFault),
         }
-        let verify = (job.op == MacOp::Verify).then(|| tag_len(session.algorithm));
-        let tag = validate_into(&mut job.segs, request, job.data.len(), verify)?;
+        let last = match job.op {
+            MacOp::Update => Last::Data,
+            MacOp::Verify => Last::Expected(tag_len(session.algorithm)),
+            MacOp::Final => Last::Output(tag_len(session.algorithm)),
+        };
+        let apart = validate_into(&mut job.segs, request, job.data.len(), last)?;
+        flight.output = apart.filter(|_| job.op == MacOp::Final);
+        let tag = apart.filter(|_| job.op == MacOp::Verify);
         flight.expected = tag.map(|t| {
             let mut buf = [0; MAX_TAG];
             let want = &mut buf[..t.len as usize];
@@ -170,7 +181,8 @@ impl<E: MacEngine> Interface for Mac<E> {
         engine.cancel(&flight.job);
     }
 
-    /// A final or verify (matched or not) finishes the session: its tag was computed.
+    /// A final's tag is written at its output place; a final or verify (matched or
+    /// not) finishes the session: its tag was computed.
     fn finish(
         _: &mut E,
         sessions: &mut Sessions<Self::Session>,
@@ -178,6 +190,17 @@ impl<E: MacEngine> Interface for Mac<E> {
         flight: &mut Flight<'_, E::Context>,
         result: &Result<Option<Tag>, MacError>,
     ) {
+        // Here, for every engine, before the answer is built, as Digest's. A verify's
+        // result carries no tag by now (`settle`): nothing of it is written.
+        if let (Ok(Some(t)), Some(out)) = (result, flight.output) {
+            // Checked inside the region, and at least this long: cannot fail.
+            let inside = flight
+                .job
+                .data
+                .region
+                .write_bytes(out.offset as usize, t.as_bytes());
+            debug_assert!(inside);
+        }
         let Ok(s) = sessions.get_mut(caller, flight.session) else {
             return;
         };
@@ -207,14 +230,12 @@ impl<E: MacEngine> Interface for Mac<E> {
             tag_len: 0,
             reserved: [0; 5],
             bytes_done: 0,
-            tag: [0; MAX_TAG],
         };
         match result {
             Ok(tag) => {
                 r.bytes_done = bytes;
                 if let Some(t) = tag {
                     r.tag_len = t.as_bytes().len() as u8;
-                    r.tag[..t.as_bytes().len()].copy_from_slice(t.as_bytes());
                 }
             }
             Err(e) => r.status = (*e).into(),

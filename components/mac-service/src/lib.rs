@@ -1,7 +1,8 @@
 //! The Mac interface (HMAC, RFC 2104) as an instance of `queued-service`: sessions
 //! opened by call with an algorithm and a key taken from the client's data region, fed
-//! by update requests over segments of that region, and ended by a final (its answer
-//! carries the tag) or a verify (the expected tag is the request's last segment; the
+//! by update requests over segments of that region, and ended by a final (the tag is
+//! written into that region where its last segment says, as Digest's digest: an inline
+//! tag made the answer two cache lines) or a verify (the expected tag is the request's last segment; the
 //! answer is only `Ok` or `MacMismatch`, never the computed tag). Here is what is Mac's
 //! own: the engine trait ([`MacEngine`]), the job it runs ([`Job`]), the session
 //! ([`Session`]: algorithm, state, the key, the engine's context), the keys' memory

@@ -1,6 +1,9 @@
 //! A request's scatter-gather list, checked against the client's data region by the
-//! shared `segment-list` check, as Digest's. MAC only reads, so segments may overlap; a
-//! verify's last segment is its expected tag, checked like the others and set apart.
+//! shared `segment-list` check, as Digest's. MAC only reads, so data segments may
+//! overlap; the last segment of a verify (its expected tag) or of a final (where its
+//! tag is written) is checked like the others and set apart. A final's place may share
+//! no byte with its data: a tag written over it would make what the client reads back
+//! depend on when the engine read its data.
 
 use pd_idl::common::Segment;
 use pd_idl::mac::{MacError, Request};
@@ -10,41 +13,53 @@ pub use segment_list::{MAX_SEGMENTS, Segments};
 
 use crate::{MAX_TAG, MIN_TAG};
 
-/// Checks a request's segments against a region of `region_len` bytes into `out`;
-/// `verify`: the last is the expected tag (at most `tag_len`, at least [`MIN_TAG`]),
-/// returned apart from the data. `out` means nothing if refused.
+/// What a request's last segment is, beside the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Last {
+    /// Data like the others (an update).
+    Data,
+    /// A verify's expected tag, of a tag this long: at least [`MIN_TAG`], at most it.
+    Expected(usize),
+    /// A final's output place, for a tag this long: at least it.
+    Output(usize),
+}
+
+/// Checks a request's segments against a region of `region_len` bytes into `out` (the
+/// data); the last one apart, if `last` says it is no data. `out` means nothing if
+/// refused.
 pub(crate) fn validate_into(
     out: &mut Segments,
     request: &Request,
     region_len: usize,
-    verify: Option<usize>,
+    last: Last,
 ) -> Result<Option<Segment>, MacError> {
-    let Some(tag_len) = verify else {
-        segment_list::check_into(
-            out,
-            &request.segs,
-            request.nsegs,
-            region_len,
-            Overlaps::Allowed,
-        )
-        .map_err(segment_error)?;
-        return Ok(None);
-    };
-    let n = usize::from(request.nsegs);
-    if n > MAX_SEGMENTS {
-        return Err(MacError::TooManySegments);
+    segment_list::check_into(
+        out,
+        &request.segs,
+        request.nsegs,
+        region_len,
+        Overlaps::Allowed,
+    )
+    .map_err(segment_error)?;
+    let len_ok =
+        |seg: &Segment, ok: core::ops::RangeInclusive<usize>| ok.contains(&(seg.len as usize));
+    match last {
+        Last::Data => Ok(None),
+        Last::Expected(tag_len) => {
+            let tag = out.pop().ok_or(MacError::BadRequest)?;
+            if !len_ok(&tag, MIN_TAG..=tag_len.min(MAX_TAG)) {
+                return Err(MacError::BadRequest);
+            }
+            Ok(Some(tag))
+        }
+        Last::Output(tag_len) => {
+            let place = out.pop().ok_or(MacError::BadOutput)?;
+            if !len_ok(&place, tag_len..=usize::MAX) || out.overlaps(&place) {
+                return Err(MacError::BadOutput);
+            }
+            Ok(Some(place))
+        }
     }
-    let Some((tag, data)) = request.segs[..n].split_last() else {
-        return Err(MacError::BadRequest);
-    };
-    *out = segment_list::from_slice(data, region_len, Overlaps::Allowed).map_err(segment_error)?;
-    segment_list::from_slice(core::slice::from_ref(tag), region_len, Overlaps::Allowed)
-        .map_err(segment_error)?;
-    let len = tag.len as usize;
-    if !(MIN_TAG..=tag_len.min(MAX_TAG)).contains(&len) {
-        return Err(MacError::BadRequest);
-    }
-    Ok(Some(*tag))
 }
 
 /// The interface's error for a broken `segment-list` rule.

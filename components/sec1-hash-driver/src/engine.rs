@@ -271,6 +271,10 @@ impl<'a, B: RegisterBus, M: DmaMemory> Sec1Hash<'a, B, M> {
         } else {
             MDEU_CONTEXT_SIZE
         };
+        // The digest lands in the context and is copied out (`read_digest`); the service
+        // writes it at the client's output place, as for every engine. A later
+        // optimisation: point the final descriptor's result pointer at that place in the
+        // client's region (DMA-reachable, checked) and skip both copies.
         d.ptr[slot::OUT] = Ptr::new(ctx, out as u16);
         st.fresh = false;
         self.ch.push(d)

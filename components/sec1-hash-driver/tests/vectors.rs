@@ -24,6 +24,14 @@ fn published_vectors_every_path() {
 }
 
 #[test]
+fn digests_land_at_their_output_place_every_path() {
+    sec1!(rig, ledger);
+    for path in PATHS {
+        suite::output_places(&mut rig, path, &OFFERED);
+    }
+}
+
+#[test]
 fn million_a_chained() {
     sec1!(rig, ledger);
     suite::million_a(&mut rig, HashPath::Chained, &OFFERED);

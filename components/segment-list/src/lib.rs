@@ -80,6 +80,27 @@ impl Segments {
     pub fn total(&self) -> u32 {
         self.total
     }
+
+    /// Takes the last segment off the list (and its bytes off the total): a request whose
+    /// last segment is no data (a final's output place, a verify's tag) is checked whole,
+    /// in one fixed-size copy, then split.
+    pub fn pop(&mut self) -> Option<Segment> {
+        self.count = self.count.checked_sub(1)?;
+        let last = self.segs[self.count];
+        self.total -= last.len;
+        Some(last)
+    }
+
+    /// Whether `other` shares a byte with one of the segments (empty ones share none).
+    pub fn overlaps(&self, other: &Segment) -> bool {
+        // Ends cannot overflow: the list and `other` were checked inside a region.
+        let end = u64::from(other.offset) + u64::from(other.len);
+        self.as_slice().iter().any(|s| {
+            let apart = u64::from(s.offset) + u64::from(s.len) <= u64::from(other.offset)
+                || end <= u64::from(s.offset);
+            !apart && s.len > 0 && other.len > 0
+        })
+    }
 }
 
 /// Whether the list is checked for overlaps: an in-place service (a cipher writes back
@@ -279,6 +300,27 @@ mod tests {
         }
         assert!(!p.push(99, 1), "full");
         assert_eq!((p.len(), p.as_slice()[0]), (MAX_JOINED, (7, 16)));
+    }
+
+    #[test]
+    fn the_last_segment_pops_off_with_its_bytes_and_overlaps_are_seen() {
+        let mut l = from_slice(
+            &[seg(0, 16), seg(32, 16), seg(50, 8)],
+            64,
+            Overlaps::Allowed,
+        )
+        .unwrap();
+        assert_eq!(l.pop(), Some(seg(50, 8)));
+        assert_eq!(
+            (l.as_slice(), l.total()),
+            (&[seg(0, 16), seg(32, 16)][..], 32)
+        );
+        assert!(!l.overlaps(&seg(16, 16)), "touching is apart");
+        assert!(l.overlaps(&seg(47, 4)));
+        assert!(l.overlaps(&seg(10, 30)), "spanning a gap");
+        assert!(!l.overlaps(&seg(5, 0)), "an empty segment shares nothing");
+        let mut none = Segments::EMPTY;
+        assert_eq!(none.pop(), None);
     }
 
     #[test]

@@ -153,12 +153,16 @@ fn a_hostile_digest_client_is_refused_and_cut_off_while_the_good_one_gets_its_di
             "unknown op: refused with BadRequest",
             "a final: answered Ok",
             "an update after the final (a new message): answered Ok",
+            "a final's output place too short: refused with BadOutput",
+            "a final's output over its data: refused with BadOutput",
+            "a final's output past the region: refused with SegmentOutOfRange",
+            "a final with no output place: refused with BadOutput",
         ],
     );
     assert_eq!(lines(&out, "kat", "all 57 digests passed").len(), 1);
-    // Its five bad requests on the queue (algorithm 42 was refused by the call; an
+    // Its nine bad requests on the queue (algorithm 42 was refused by the call; an
     // update after a final starts a new message).
-    contained(&system, &events, "sec1", "sec1_trace", 5);
+    contained(&system, &events, "sec1", "sec1_trace", 9);
 }
 
 /// A client that dies holding sessions does not leak the engine: when it comes back (a

@@ -8,7 +8,7 @@ pub mod vectors;
 use std::vec;
 use std::vec::Vec;
 
-use crate::{Digest, DigestEngine};
+use crate::{Digest, DigestEngine, MAX_DIGEST, digest_len};
 use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath, OpenSessionArgs, Request};
 use pd_idl::wire::Caller;
 pub use queued_service::testkit::{CLIENT, Region};
@@ -17,6 +17,14 @@ pub use queued_service::testkit::{CLIENT, Region};
 /// segments are neither aligned nor contiguous.
 pub const FIRST: u32 = 3;
 pub const GAP: u32 = 37;
+
+/// A final's output place, as the rig reserves it: room for any digest and more (the
+/// driver must write exactly the digest's length), at an odd offset near the region's
+/// end, away from the data that grows from [`FIRST`], with [`CANARY`] bytes on both
+/// sides that must survive every final.
+pub const OUTPUT_LEN: u32 = MAX_DIGEST as u32 + 5;
+pub const CANARY: u8 = 0xc5;
+const AROUND: usize = 7;
 
 /// A client, its queue pair and data region, and a driver serving them with engine `E`
 /// (`queued-service`'s rig, which it derefs to).
@@ -55,9 +63,56 @@ impl<E: DigestEngine> Rig<E> {
         Request::over(id, session, op, segs)
     }
 
+    /// Where the rig's finals put their digest: (offset, length).
+    pub fn output_place(&self) -> (u32, u32) {
+        let at = self.data.len() - OUTPUT_LEN as usize - AROUND;
+        (at as u32, OUTPUT_LEN)
+    }
+
+    /// A final over `segs` with the rig's output place after them, whose bytes and
+    /// the [`CANARY`] bytes around it are set now (see [`take_digest`](Self::take_digest)).
+    pub fn final_request(&mut self, session: u32, segs: &[(u32, u32)]) -> Request {
+        let (at, len) = self.output_place();
+        let around = at as usize - AROUND..(at + len) as usize + AROUND;
+        self.data.bytes_mut()[around].fill(CANARY);
+        let mut all = segs.to_vec();
+        all.push((at, len));
+        self.request(session, DigestOp::Final, &all)
+    }
+
+    /// The digest an answered final of the rig wrote, checking that it is `alg`'s
+    /// length and that nothing around it (in its place or past it) changed.
+    pub fn take_digest(&self, alg: Algorithm, digest_len_answered: u8) -> Vec<u8> {
+        let n = usize::from(digest_len_answered);
+        assert_eq!(n, digest_len(alg), "{alg:?}: the digest's length answered");
+        let (at, len) = self.output_place();
+        let (at, len) = (at as usize, len as usize);
+        let bytes = self.data.bytes();
+        assert!(
+            bytes[at - AROUND..at].iter().all(|&b| b == CANARY),
+            "nothing written before the output place"
+        );
+        assert!(
+            bytes[at + n..at + len + AROUND]
+                .iter()
+                .all(|&b| b == CANARY),
+            "{alg:?}: exactly the digest written, nothing past it"
+        );
+        bytes[at..at + n].to_vec()
+    }
+
+    /// The algorithm of `caller`'s open session `session`.
+    fn algorithm_of(&mut self, caller: Caller, session: u32) -> Algorithm {
+        self.service
+            .sessions
+            .get_mut(caller, session)
+            .unwrap()
+            .algorithm
+    }
+
     /// Puts `msg` in the data region as segments of the `split` lengths (apart, at odd
-    /// offsets), sends one `op` request and checks its response; returns the digest of a
-    /// final.
+    /// offsets), sends one `op` request (a final with the rig's output place) and checks
+    /// its response; returns the digest of a final, read where it was written.
     pub fn send(
         &mut self,
         session: u32,
@@ -74,7 +129,10 @@ impl<E: DigestEngine> Rig<E> {
             at += len + GAP as usize;
         }
         assert_eq!(from, msg.len(), "split covers the message");
-        let req = self.request(session, op, &segs);
+        let req = match op {
+            DigestOp::Update => self.request(session, op, &segs),
+            DigestOp::Final => self.final_request(session, &segs),
+        };
         let resp = self.exchange(CLIENT, &[req]);
         assert_eq!(resp.len(), 1, "one answer per request");
         assert_eq!(resp[0].id, req.id);
@@ -88,7 +146,10 @@ impl<E: DigestEngine> Rig<E> {
                 assert_eq!(resp[0].digest_len, 0, "no digest before the final");
                 None
             }
-            DigestOp::Final => Some(resp[0].digest[..usize::from(resp[0].digest_len)].to_vec()),
+            DigestOp::Final => {
+                let alg = self.algorithm_of(CLIENT, session);
+                Some(self.take_digest(alg, resp[0].digest_len))
+            }
         })
     }
 

@@ -3,8 +3,8 @@
 //! these with a rig over that engine.
 
 use super::vectors::{self, FIPS180_4, MD5_MILLION_A, RFC1321, hex, pattern, reference};
-use super::{CLIENT, FIRST, Rig};
-use crate::{DigestEngine, MAX_SEGMENTS, block_len};
+use super::{CANARY, CLIENT, FIRST, Rig};
+use crate::{DigestEngine, MAX_SEGMENTS, block_len, digest_len};
 use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
 use pd_idl::wire::Caller;
 use std::vec;
@@ -156,6 +156,8 @@ pub fn hostile<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
     bad_op.op.0 = 9;
     let mut too_many = rig.request(s, DigestOp::Update, &[(0, 16)]);
     too_many.nsegs = MAX_SEGMENTS as u8 + 1;
+    let n = digest_len(Algorithm::Sha256) as u32;
+    let (out, _) = rig.output_place();
     let cases = [
         (
             rig.request(s ^ 0x7, DigestOp::Update, &[(0, 16)]),
@@ -183,9 +185,42 @@ pub fn hostile<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
         ),
         (bad_op, DigestError::BadRequest),
         (too_many, DigestError::TooManySegments),
+        // A final's output place: missing, a byte short, past the region, over its
+        // own data (inside it, across its start, containing it).
+        (rig.request(s, DigestOp::Final, &[]), DigestError::BadOutput),
+        (
+            rig.request(s, DigestOp::Final, &[(0, 16), (out, n - 1)]),
+            DigestError::BadOutput,
+        ),
+        (
+            rig.request(s, DigestOp::Final, &[(0, 16), (region - n + 1, n)]),
+            DigestError::SegmentOutOfRange,
+        ),
+        (
+            rig.request(s, DigestOp::Final, &[(0, 16), (u32::MAX - 3, n)]),
+            DigestError::SegmentOutOfRange,
+        ),
+        (
+            rig.request(s, DigestOp::Final, &[(0, 200), (100, n)]),
+            DigestError::BadOutput,
+        ),
+        (
+            rig.request(s, DigestOp::Final, &[(500, 16), (0, 64), (480, n)]),
+            DigestError::BadOutput,
+        ),
+        (
+            rig.request(s, DigestOp::Final, &[(1000, 4), (990, n)]),
+            DigestError::BadOutput,
+        ),
     ];
     let requests: Vec<_> = cases.iter().map(|(r, _)| *r).collect();
+    // A refused final writes nothing: the whole region is as the client left it.
+    rig.data.bytes_mut().fill(CANARY);
     let answers = rig.exchange(CLIENT, &requests);
+    assert!(
+        rig.data.bytes().iter().all(|&b| b == CANARY),
+        "a refused request wrote into the region"
+    );
     assert_eq!(answers.len(), cases.len(), "each answered once");
     for ((req, want), got) in cases.iter().zip(&answers) {
         assert_eq!(got.id, req.id, "in order");
@@ -232,6 +267,71 @@ pub fn hostile<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
         reference(Algorithm::Md5, abc),
         "the engine still works"
     );
+}
+
+/// A final's digest lands exactly at its output place, wherever the client puts it
+/// (before its data, between its segments, at odd offsets, at the region's very end, in
+/// a place longer than the digest), and no other byte of the region changes; each of
+/// `algs`, one final each and updates then a final.
+pub fn output_places<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, algs: &[Algorithm]) {
+    let region = rig.data.len();
+    let msg = pattern(300);
+    for &alg in algs {
+        let want = reference(alg, &msg);
+        let n = want.len();
+        // (data segments, output offset, output length)
+        let end = (region - n) as u32;
+        let cases: [(Vec<(u32, u32)>, u32, u32); 5] = [
+            (vec![(1000, 300)], 1, n as u32),
+            (vec![(1000, 100), (2000, 200)], 1100, n as u32 + 3),
+            (vec![(64, 150), (64 + 150 + 77, 150)], 64 + 150, 77),
+            (vec![(4097, 300)], end, n as u32),
+            (vec![(0, 300)], 300, 64 + 9),
+        ];
+        for (segs, at, len) in cases {
+            for updates in [false, true] {
+                let s = rig.open(alg, path).unwrap();
+                let fill: Vec<u8> = (0..region).map(|i| (i * 7 + 1) as u8).collect();
+                rig.data.write(0, &fill);
+                let mut from = 0;
+                for &(o, l) in &segs {
+                    rig.data.write(o as usize, &msg[from..from + l as usize]);
+                    from += l as usize;
+                }
+                let mut reqs = Vec::new();
+                let mut last: Vec<(u32, u32)> = segs.clone();
+                if updates {
+                    // All but the last segment as updates (an engine may join them to
+                    // the final: the place is still the final's own).
+                    let (init, tail) = segs.split_at(segs.len() - 1);
+                    for &seg in init {
+                        reqs.push(rig.request(s, DigestOp::Update, &[seg]));
+                    }
+                    last = tail.to_vec();
+                }
+                last.push((at, len));
+                reqs.push(rig.request(s, DigestOp::Final, &last));
+                let got = rig.exchange(CLIENT, &reqs);
+                let answer = got.last().unwrap();
+                assert_eq!(answer.status.check(), Ok(Ok(())), "{alg:?} at {at}");
+                assert_eq!(usize::from(answer.digest_len), n, "{alg:?}");
+                let mut expect = fill.clone();
+                let mut from = 0;
+                for &(o, l) in &segs {
+                    expect[o as usize..(o + l) as usize]
+                        .copy_from_slice(&msg[from..from + l as usize]);
+                    from += l as usize;
+                }
+                expect[at as usize..at as usize + n].copy_from_slice(&want);
+                assert!(
+                    rig.data.bytes() == &expect[..],
+                    "{alg:?} output at {at} (len {len}, updates {updates}) on {path:?}: \
+                     the digest there and no other byte changed"
+                );
+                rig.service.sessions.close(CLIENT, s).unwrap();
+            }
+        }
+    }
 }
 
 /// Opens fail cleanly when the table is full; a closed session's id is not reused.
@@ -283,11 +383,7 @@ pub fn queued_updates_match_one_at_a_time<E: DigestEngine>(
             let (mut from, mut at) = (0usize, super::FIRST as usize);
             for (i, &len) in cuts.iter().enumerate() {
                 rig.data.write(at, &msg[from..from + len]);
-                let op = if i + 1 == cuts.len() {
-                    DigestOp::Final
-                } else {
-                    DigestOp::Update
-                };
+                let last = i + 1 == cuts.len();
                 let segs: Vec<(u32, u32)> = if len > 1 {
                     // Two segments with a gap: segment boundaries inside a request too.
                     let half = len / 2;
@@ -302,7 +398,10 @@ pub fn queued_updates_match_one_at_a_time<E: DigestEngine>(
                     let half = len / 2;
                     rig.data.write(at + half + 5, &msg[from + half..from + len]);
                 }
-                reqs.push(rig.request(s, op, &segs));
+                reqs.push(match last {
+                    true => rig.final_request(s, &segs),
+                    false => rig.request(s, DigestOp::Update, &segs),
+                });
                 from += len;
                 at += len + 5 + super::GAP as usize;
             }
@@ -325,7 +424,7 @@ pub fn queued_updates_match_one_at_a_time<E: DigestEngine>(
                 updates.iter().all(|a| a.digest_len == 0),
                 "no digest before the final"
             );
-            let digest = &last.digest[..usize::from(last.digest_len)];
+            let digest = rig.take_digest(alg, last.digest_len);
             assert_eq!(digest, want, "{alg:?} {cuts:?} on {path:?}, queued");
             // The session goes on with the next message.
             let again = rig.send(s, DigestOp::Final, &msg, &[msg.len()]).unwrap();
@@ -346,7 +445,7 @@ pub fn a_cut_off_clients_job_frees_the_engine<E: DigestEngine>(rig: &mut Rig<E>,
     let a = rig.open(Algorithm::Sha256, path).unwrap();
     let b = rig.open_as(other, Algorithm::Sha256, path).unwrap();
     rig.data.write(FIRST as usize, b"abc");
-    let final_a = rig.request(a, DigestOp::Final, &[(FIRST, 3)]);
+    let final_a = rig.final_request(a, &[(FIRST, 3)]);
     assert!(rig.serve_once(CLIENT, &[final_a]).is_empty());
     assert!(rig.service.busy(), "the job waits for its interrupt");
     rig.service.cut_off(CLIENT);
@@ -357,12 +456,12 @@ pub fn a_cut_off_clients_job_frees_the_engine<E: DigestEngine>(rig: &mut Rig<E>,
         "finished, answered to no one"
     );
     assert!(!rig.service.busy());
-    let final_b = rig.request(b, DigestOp::Final, &[(FIRST, 3)]);
+    let final_b = rig.final_request(b, &[(FIRST, 3)]);
     let got = rig.exchange(other, &[final_b]);
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].status.check(), Ok(Ok(())));
-    let digest = &got[0].digest[..usize::from(got[0].digest_len)];
-    assert_eq!(digest, &reference(Algorithm::Sha256, b"abc")[..]);
+    let digest = rig.take_digest(Algorithm::Sha256, got[0].digest_len);
+    assert_eq!(digest, reference(Algorithm::Sha256, b"abc"));
 }
 
 /// What an engine lacks (`refused`, on `path`) is refused at open with

@@ -7,7 +7,7 @@ pub mod suite;
 
 use std::vec::Vec;
 
-use crate::{Mac, MacEngine, Open};
+use crate::{MAX_TAG, Mac, MacEngine, Open, tag_len};
 use pd_idl::mac::{MacAlgorithm, MacError, MacOp, Request};
 use pd_idl::wire::Caller;
 pub use queued_service::testkit::{CLIENT, Region};
@@ -18,6 +18,13 @@ pub const KEY_AT: u32 = 1;
 /// segments: odd, so segments are neither aligned nor contiguous.
 pub const FIRST: u32 = KEY_AT + crate::MAX_KEY as u32 + 2;
 pub const GAP: u32 = 37;
+
+/// A final's output place, as the rig reserves it: room for any tag and more (the
+/// driver must write exactly the tag's length), at an odd offset near the region's end,
+/// with [`CANARY`] bytes around it that must survive every final.
+pub const OUTPUT_LEN: u32 = MAX_TAG as u32 + 5;
+pub const CANARY: u8 = 0xc5;
+const AROUND: usize = 7;
 
 /// A client, its queue pair and data region, and a driver serving them with engine `E`
 /// (`queued-service`'s rig, which it derefs to).
@@ -68,9 +75,16 @@ impl<E: MacEngine> Rig<E> {
         Request::over(id, session, op, segs)
     }
 
+    /// Where the rig's finals put their tag: (offset, length).
+    pub fn output_place(&self) -> (u32, u32) {
+        let at = self.data.len() - OUTPUT_LEN as usize - AROUND;
+        (at as u32, OUTPUT_LEN)
+    }
+
     /// Puts `msg` in the data region as segments of the `split` lengths (apart, at odd
-    /// offsets) and, for a verify, `tag` as the last segment; sends one `op` request and
-    /// checks its answer's shape; returns the tag of a final.
+    /// offsets) and, for a verify, `tag` as the last segment (for a final, the rig's
+    /// output place); sends one `op` request and checks its answer's shape; returns the
+    /// tag of a final, read where it was written (checking nothing around it changed).
     pub fn send(
         &mut self,
         session: u32,
@@ -92,6 +106,18 @@ impl<E: MacEngine> Rig<E> {
             self.data.write(at, tag);
             segs.push((at as u32, tag.len() as u32));
         }
+        let (out, out_len) = self.output_place();
+        let (out, out_len) = (out as usize, out_len as usize);
+        self.data.bytes_mut()[out - AROUND..out + out_len + AROUND].fill(CANARY);
+        if op == MacOp::Final {
+            segs.push((out as u32, out_len as u32));
+        }
+        let algorithm = self
+            .service
+            .sessions
+            .get_mut(CLIENT, session)
+            .map(|s| s.algorithm);
+        let before = self.data.bytes().to_vec();
         let req = self.request(session, op, &segs);
         let resp = self.exchange(CLIENT, &[req]);
         assert_eq!(resp.len(), 1, "one answer per request");
@@ -99,12 +125,26 @@ impl<E: MacEngine> Rig<E> {
         assert_eq!(r.id, req.id);
         let status = r.status.check().expect("a status the interface defines");
         if op != MacOp::Final || status.is_err() {
-            // No tag leaves but a final's: not a verify's, matched or not.
-            assert_eq!((r.tag_len, r.tag), (0, [0; 64]), "{op:?} {status:?}");
+            // No tag leaves but a final's: not a verify's, matched or not, and nothing
+            // of a refused request is written.
+            assert_eq!(r.tag_len, 0, "{op:?} {status:?}");
+            assert!(self.data.bytes() == &before[..], "{op:?} {status:?} wrote");
         }
         status?;
         assert_eq!(r.bytes_done as usize, msg.len());
-        Ok((op == MacOp::Final).then(|| r.tag[..usize::from(r.tag_len)].to_vec()))
+        if op != MacOp::Final {
+            return Ok(None);
+        }
+        let n = usize::from(r.tag_len);
+        let alg = algorithm.expect("a final answered on an open session");
+        assert_eq!(n, tag_len(alg), "{alg:?}: the tag's length answered");
+        let bytes = self.data.bytes();
+        assert!(
+            bytes[..out].iter().eq(&before[..out])
+                && bytes[out + n..].iter().eq(&before[out + n..]),
+            "{alg:?}: exactly the tag written at its place, nothing else"
+        );
+        Ok(Some(bytes[out..out + n].to_vec()))
     }
 
     /// MACs `msg` under `key` in a fresh session: one request per entry of `requests`

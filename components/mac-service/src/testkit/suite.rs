@@ -10,7 +10,7 @@ use pd_idl::mac::{MacAlgorithm, MacError, MacOp, Request};
 use pd_idl::wire::{CallError, Caller, Message, ServerDied, Transport};
 use queued_service::{Calls, Interface};
 
-use super::{CLIENT, FIRST, KEY_AT, Rig};
+use super::{CANARY, CLIENT, FIRST, KEY_AT, Rig};
 use crate::{MAX_KEY, MAX_SEGMENTS, MIN_TAG, Mac, MacEngine, Open, block_len, tag_len};
 
 /// Every algorithm of the interface.
@@ -98,8 +98,9 @@ pub fn splits<E: MacEngine>(rig: &mut Rig<E>, alg: MacAlgorithm) {
 }
 
 /// A verify of a wrong tag (each byte of the published one changed in turn, a tag of
-/// zeros, one shortened to [`MIN_TAG`] but wrong) is `MacMismatch`, answering no tag
-/// byte (the rig checks every answer's tag is zeros) and no byte count; the session is
+/// zeros, one shortened to [`MIN_TAG`] but wrong) is `MacMismatch`, writing and
+/// answering no tag byte (the rig checks the region is untouched) and no byte count;
+/// the session is
 /// finished after it, matched or not.
 pub fn wrong_tags<E: MacEngine>(rig: &mut Rig<E>, alg: MacAlgorithm) {
     let v = vectors(&[alg])
@@ -234,9 +235,39 @@ pub fn hostile<E: MacEngine>(rig: &mut Rig<E>) {
             rig.request(s, MacOp::Verify, &[(region - 4, tl)]),
             MacError::SegmentOutOfRange,
         ),
+        // A final's output place: missing, a byte short, past the region, over its own
+        // data (inside it, across its start, containing it).
+        (rig.request(s, MacOp::Final, &[]), MacError::BadOutput),
+        (
+            rig.request(s, MacOp::Final, &[(FIRST, 16), (FIRST + 100, tl - 1)]),
+            MacError::BadOutput,
+        ),
+        (
+            rig.request(s, MacOp::Final, &[(FIRST, 16), (region - tl + 1, tl)]),
+            MacError::SegmentOutOfRange,
+        ),
+        (
+            rig.request(s, MacOp::Final, &[(FIRST, 200), (FIRST + 100, tl)]),
+            MacError::BadOutput,
+        ),
+        (
+            rig.request(s, MacOp::Final, &[(FIRST + 500, 16), (FIRST + 480, tl)]),
+            MacError::BadOutput,
+        ),
+        (
+            rig.request(s, MacOp::Final, &[(FIRST + 1000, 4), (FIRST + 990, tl)]),
+            MacError::BadOutput,
+        ),
     ];
     let requests: Vec<_> = cases.iter().map(|(r, _)| *r).collect();
+    // A refused final writes nothing: past the key, the region is as the client left it.
+    let past_key = FIRST as usize;
+    rig.data.bytes_mut()[past_key..].fill(CANARY);
     let answers = rig.exchange(CLIENT, &requests);
+    assert!(
+        rig.data.bytes()[past_key..].iter().all(|&b| b == CANARY),
+        "a refused request wrote into the region"
+    );
     assert_eq!(answers.len(), cases.len(), "each answered once");
     for ((req, want), got) in cases.iter().zip(&answers) {
         assert_eq!(got.id, req.id, "in order");
@@ -246,7 +277,7 @@ pub fn hostile<E: MacEngine>(rig: &mut Rig<E>) {
             "request {}",
             req.id
         );
-        assert_eq!((got.bytes_done, got.tag_len, got.tag), (0, 0, [0; 64]));
+        assert_eq!((got.bytes_done, got.tag_len), (0, 0));
     }
     // None of that touched the session: it gives the published tag, then is finished,
     // its key wiped where the table keeps it.
@@ -274,6 +305,48 @@ pub fn hostile<E: MacEngine>(rig: &mut Rig<E>) {
     );
     rig.service.close(Caller(7), other).unwrap();
     assert_eq!(rig.service.sessions.open_count(), 0);
+}
+
+/// A final's tag lands exactly at its output place wherever the client puts it (before
+/// its data, between two of its segments, at the region's very end, in a place longer
+/// than the tag), and no other byte of the region changes; each of `algs`.
+pub fn output_places<E: MacEngine>(rig: &mut Rig<E>, algs: &[MacAlgorithm]) {
+    let region = rig.data.len();
+    for v in vectors(algs).filter(|v| tag(v).len() == tag_len(v.algorithm)) {
+        let (key, msg, want) = (bytes(&v.key), bytes(&v.data), tag(v));
+        let (n, m) = (want.len() as u32, msg.len() as u32);
+        let d = FIRST + 200;
+        let cases = [
+            (vec![(d, m)], FIRST + 1, n),
+            (vec![(d, 1), (d + 1 + n + 3, m - 1)], d + 1, n + 3),
+            (vec![(d, m)], (region as u32) - n, n),
+        ];
+        for (segs, at, len) in cases {
+            let s = rig.open(v.algorithm, &key).unwrap();
+            let fill: Vec<u8> = (0..region).map(|i| (i * 7 + 1) as u8).collect();
+            let mut expect = fill.clone();
+            let mut from = 0;
+            for &(o, l) in &segs {
+                expect[o as usize..(o + l) as usize].copy_from_slice(&msg[from..from + l as usize]);
+                from += l as usize;
+            }
+            rig.data.write(0, &expect);
+            let mut all = segs.clone();
+            all.push((at, len));
+            let req = rig.request(s, MacOp::Final, &all);
+            let got = rig.exchange(CLIENT, &[req]);
+            assert_eq!(got[0].status.check(), Ok(Ok(())), "{} at {at}", v.source);
+            assert_eq!(u32::from(got[0].tag_len), n);
+            expect[at as usize..(at + n) as usize].copy_from_slice(&want);
+            assert!(
+                rig.data.bytes() == &expect[..],
+                "{} {:?}: the tag at {at} (len {len}) and no other byte changed",
+                v.source,
+                v.algorithm
+            );
+            rig.service.close(CLIENT, s).unwrap();
+        }
+    }
 }
 
 /// Opens fail cleanly when the table is full; a client cut off (or dead) leaves no

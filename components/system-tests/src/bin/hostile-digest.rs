@@ -89,7 +89,7 @@ fn init() -> Hostile<Request, Response, DigestError> {
     bad_op.op = DigestOpRaw(9);
     h.send(bad_op, check("unknown op", Err(DigestError::BadRequest)));
     h.send(
-        Request::over(6, finished, DigestOp::Final, &[(0, 3)]),
+        Request::over(6, finished, DigestOp::Final, &[(0, 3), (64, 32)]),
         check("a final", Ok(())),
     );
     h.send(
@@ -102,6 +102,33 @@ fn init() -> Hostile<Request, Response, DigestError> {
             "a session of another incarnation",
             Err(DigestError::ServerRestarted),
         ),
+    );
+    // A final's output place (its last segment): a byte short of SHA-256's digest,
+    // over its own data, past the region, missing.
+    h.send(
+        Request::over(9, finished, DigestOp::Final, &[(0, 3), (64, 31)]),
+        check(
+            "a final's output place too short",
+            Err(DigestError::BadOutput),
+        ),
+    );
+    h.send(
+        Request::over(10, finished, DigestOp::Final, &[(0, 64), (32, 32)]),
+        check(
+            "a final's output over its data",
+            Err(DigestError::BadOutput),
+        ),
+    );
+    h.send(
+        Request::over(11, finished, DigestOp::Final, &[(0, 3), (size - 16, 32)]),
+        check(
+            "a final's output past the region",
+            Err(DigestError::SegmentOutOfRange),
+        ),
+    );
+    h.send(
+        Request::over(12, finished, DigestOp::Final, &[]),
+        check("a final with no output place", Err(DigestError::BadOutput)),
     );
     h.start();
     h

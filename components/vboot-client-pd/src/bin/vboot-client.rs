@@ -50,10 +50,19 @@ struct Vboot {
 const CHECKS: u32 = 4;
 /// Times a hash is sent again after the Digest driver restarted under it.
 const MAX_REHASHES: u32 = 2;
+/// The region's last bytes are where the driver writes the digest: the image may not
+/// reach them (the precheck bounds it by the rest).
+const DIGEST_ROOM: usize = 32;
+
+/// How much of the region the image may take.
+fn image_room(image: &MemoryRegion) -> u64 {
+    image.size.saturating_sub(DIGEST_ROOM) as u64
+}
 
 impl Vboot {
     /// Opens a SHA-256 session and queues one Final over the image in as many segments as a request
-    /// carries.
+    /// carries, the last the digest's place (cleared first: a digest left there by the
+    /// boot loader must not pass for the driver's).
     fn hash(&mut self, id: u32) -> Result<(), &'static str> {
         let session = self
             .digest
@@ -62,18 +71,25 @@ impl Vboot {
         self.session = Some(session);
         let len = self.body.length as u32;
         let mut r = Request::new_zeroed();
-        let part = len.div_ceil(r.segs.len() as u32);
-        r.id = id;
-        r.session = session;
-        r.op = DigestOp::Final.into();
-        r.nsegs = r.segs.len() as u8;
-        for (i, s) in r.segs.iter_mut().enumerate() {
+        let (out, data) = r.segs.split_last_mut().expect("a request has segments");
+        let part = len.div_ceil(data.len() as u32);
+        for (i, s) in data.iter_mut().enumerate() {
             let offset = (i as u32 * part).min(len);
             *s = Segment {
                 offset,
                 len: part.min(len - offset),
             };
         }
+        let at = self.image.size - DIGEST_ROOM;
+        *out = Segment {
+            offset: at as u32,
+            len: DIGEST_ROOM as u32,
+        };
+        self.image_region().write_bytes(at, &[0; DIGEST_ROOM]);
+        r.id = id;
+        r.session = session;
+        r.op = DigestOp::Final.into();
+        r.nsegs = r.segs.len() as u8;
         match self.link.submit(r) {
             Ok(true) => DIGEST.notify(),
             Ok(false) => {}
@@ -119,8 +135,16 @@ impl Vboot {
             );
             return None;
         }
-        // SHA-256's 32 bytes at the head of the (SHA-512-sized) field.
-        resp.digest[..32].try_into().ok()
+        let mut d = [0; 32];
+        self.image_region()
+            .read_bytes(self.image.size - DIGEST_ROOM, &mut d)
+            .then_some(d)
+    }
+
+    /// The image's region, shared with the boot loader and the driver.
+    fn image_region(&self) -> SharedRegion<'static> {
+        // SAFETY: mapped read-write for the PD's life; reached only by volatile copies.
+        unsafe { SharedRegion::from_raw(self.image.vaddr, self.image.size) }
     }
 
     fn answered(&mut self, resp: Response) {
@@ -190,7 +214,7 @@ impl Vboot {
     /// Check 1, first half: the genuine manifest; then hash the image in place.
     fn start(&mut self) {
         self.phase = Phase::Genuine;
-        let capacity = self.image.size as u64;
+        let capacity = image_room(&self.image);
         match precheck(MANIFEST, &TRUSTED_KEY, ROLLBACK_FLOOR, capacity) {
             Ok(body) => {
                 debug_println!(
@@ -313,7 +337,7 @@ fn init() -> Vboot {
     let (tx, rx, control) =
         pair::client_side::<Request, Response>(queues, pd_idl::digest::REQUEST_QUEUE_CAPACITY)
             .unwrap_or_else(|e| panic!("{}: queue region: {e:?}", pd_name()));
-    let capacity = image.size as u64;
+    let capacity = image_room(&image);
     let mut good = 0;
     // Check 2: a forged signature and a rollback are refused before anything is hashed.
     let mut forged = [0u8; vboot::MANIFEST_LEN];

@@ -42,6 +42,11 @@ const fn hex(s: &str) -> [u8; 32] {
 const ABC: &[u8] = b"abc";
 const TWO_BLOCKS: &[u8] = b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
 const MILLION: u32 = 1_000_000;
+/// Where the final of vector `i` has its digest written: its own 32 bytes, past the
+/// messages.
+const fn out_at(i: usize) -> u32 {
+    0x10_0000 + 32 * i as u32
+}
 
 const VECTORS: [Vector; 3] = [
     Vector {
@@ -65,6 +70,7 @@ const VECTORS: [Vector; 3] = [
 ];
 
 struct DemoClient {
+    data: pd_runtime::MemoryRegion,
     hasher: Client<PpcTransport>,
     tx: Producer<'static, Request>,
     rx: Consumer<'static, Response>,
@@ -108,9 +114,16 @@ impl DemoClient {
             resp.status
         );
         assert_eq!(resp.digest_len, 32);
-        assert_eq!(resp.digest[..32], v.digest, "sha256({}) is wrong", v.name);
+        let digest: [u8; 32] = core::array::from_fn(|i| {
+            let at = out_at(resp.id as usize) as usize + i;
+            assert!(at < self.data.size);
+            // SAFETY: inside the region, mapped rw here; the hasher wrote it before it
+            // answered.
+            unsafe { self.data.vaddr.add(at).read_volatile() }
+        });
+        assert_eq!(digest, v.digest, "sha256({}) is wrong", v.name);
         let mut shown = [0u8; 16];
-        for (i, b) in resp.digest[..8].iter().enumerate() {
+        for (i, b) in digest[..8].iter().enumerate() {
             let d = b"0123456789abcdef";
             shown[2 * i] = d[usize::from(b >> 4)];
             shown[2 * i + 1] = d[usize::from(b & 15)];
@@ -164,6 +177,7 @@ fn init() -> DemoClient {
     }
     debug_println!("client: opened SHA-256 sessions {sessions:?} on the hasher (PPC)");
     let mut client = DemoClient {
+        data,
         hasher,
         tx,
         rx,
@@ -171,12 +185,12 @@ fn init() -> DemoClient {
         matched: 0,
     };
     for (id, v) in VECTORS.iter().enumerate().take(2) {
-        let seg = (v.offset, v.len);
+        let segs = [(v.offset, v.len), (out_at(id), 32)];
         client.send(Request::over(
             id as u32,
             sessions[id],
             DigestOp::Final,
-            &[seg],
+            &segs,
         ));
     }
     // The long message as a scatter-gather list, then a final with no data.
@@ -189,7 +203,12 @@ fn init() -> DemoClient {
         DigestOp::Update,
         &segs,
     ));
-    client.send(Request::over(2, sessions[2], DigestOp::Final, &[]));
+    client.send(Request::over(
+        2,
+        sessions[2],
+        DigestOp::Final,
+        &[(out_at(2), 32)],
+    ));
     if client.tx.take_signal_request() {
         HASHER.notify();
     }

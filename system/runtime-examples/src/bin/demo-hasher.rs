@@ -1,11 +1,11 @@
 #![cfg_attr(target_os = "none", no_std, no_main)]
 //! Demo digest server: SHA-256 sessions opened and closed by PPC (pd-idl's Digest
 //! dispatch), data hashed from queued requests whose segments point into the client's
-//! data region, which this PD maps read-only. It holds a power grant from the power PD
+//! data region, where a final's digest is written too. It holds a power grant from the power PD
 //! (a nested PPC) while any session is open, as a driver would. A software stand-in for
 //! an engine driver: the hashing is RustCrypto's.
 use pd_idl::digest::{
-    self, Algorithm, DigestError, DigestErrorRaw, DigestOp, HashPath, Request, Response,
+    self, Algorithm, DigestError, DigestErrorRaw, DigestOp, HashPath, Request, Response, Segment,
 };
 use pd_idl::power::{Client as PowerClient, Engine, Grant};
 use pd_idl::wire::Caller;
@@ -96,14 +96,38 @@ impl Hasher {
             if session.finished {
                 return Err(DigestError::SessionFinished);
             }
+            // A final's last segment is where its digest goes, in the client's region,
+            // apart from its data (the interface's rule; checked before any hashing).
+            let (segs, out) = match op {
+                DigestOp::Update => (segs, None),
+                DigestOp::Final => {
+                    let (out, segs) = segs.split_last().ok_or(DigestError::BadOutput)?;
+                    let end = out.offset.checked_add(out.len);
+                    if end.is_none_or(|e| e as usize > data.size) {
+                        return Err(DigestError::SegmentOutOfRange);
+                    }
+                    let apart = |s: &Segment| {
+                        s.len == 0
+                            || s.offset + s.len <= out.offset
+                            || out.offset + out.len <= s.offset
+                    };
+                    if (out.len as usize) < 32 || !segs.iter().all(apart) {
+                        return Err(DigestError::BadOutput);
+                    }
+                    (segs, Some(*out))
+                }
+            };
             for seg in segs {
                 Self::feed(data, &mut session.hash, seg.offset, seg.len)?;
                 resp.bytes_done = resp.bytes_done.saturating_add(seg.len);
             }
-            if op == DigestOp::Final {
+            if let Some(out) = out {
                 session.finished = true;
                 let digest = core::mem::take(&mut session.hash).finalize();
-                resp.digest[..digest.len()].copy_from_slice(&digest);
+                for (i, b) in digest.iter().enumerate() {
+                    // SAFETY: inside the mapped region (checked above), mapped writable.
+                    unsafe { data.vaddr.add(out.offset as usize + i).write_volatile(*b) };
+                }
                 resp.digest_len = digest.len() as u8;
             }
             Ok(())

@@ -16,7 +16,9 @@
 //! * cipher: one session per size (power is taken at open, outside the timed window);
 //!   an op is one request of `size` bytes at offset 0, enciphered in place.
 //! * digest: one session per size; an op is a whole digest of `size` bytes: one final
-//!   request (the session then starts the next message), no call per message.
+//!   request (the session then starts the next message), no call per message, its
+//!   digest written to the region's last [`OUT_LEN`] bytes (a client's own place; the
+//!   data at offset 0 may not reach them).
 //! * stream: one session, updates of `size` bytes until `PDT_TOTAL`, then a final; an op
 //!   is an update. The ledger is read after each half of the updates so the tool can
 //!   check that every update costs the same.
@@ -68,6 +70,9 @@ enum Calls {
 }
 
 /// The measurement of the current size.
+/// Where a final's digest goes: the data region's last bytes (the longest digest's).
+const OUT_LEN: usize = 64;
+
 struct Run {
     size: usize,
     /// One request in flight: when it was submitted, and each request's idle-to-reply
@@ -274,8 +279,13 @@ impl Speed {
                 } else {
                     (DigestOp::Final, r.size)
                 };
-                let whole = [(0, len as u32)];
-                let segs: &[_] = if len > 0 { &whole } else { &[] };
+                let out = ((self.data_size - OUT_LEN) as u32, OUT_LEN as u32);
+                let all = [(0, len as u32), out];
+                let segs: &[_] = match (op, len > 0) {
+                    (DigestOp::Update, _) => &all[..1],
+                    (DigestOp::Final, true) => &all,
+                    (DigestOp::Final, false) => &all[1..],
+                };
                 let req = digest::Request::over(id, r.session, op, segs);
                 submit(link, req)
             }
@@ -513,10 +523,14 @@ fn init() -> Speed {
     let data = Data::map();
     let fill: Vec<u8> = (0..data.size()).map(|i| (i * 131 % 251) as u8).collect();
     data.write(0, &fill);
-    if let Some(&big) = sizes.iter().find(|&&s| s > data.size()) {
+    // A digest's place is past the data.
+    let room = match kind {
+        Kind::Digest | Kind::Stream => data.size() - OUT_LEN,
+        Kind::Cipher | Kind::Idle => data.size(),
+    };
+    if let Some(&big) = sizes.iter().find(|&&s| s > room) {
         fail(format!(
-            "size {big} is larger than the data region ({})",
-            data.size()
+            "size {big} is larger than the data region ({room})"
         ));
     }
     let mut s = Speed {
