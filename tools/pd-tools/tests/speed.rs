@@ -272,7 +272,11 @@ fn host_limit_rounds_give_a_ratio_per_round_and_their_range() {
             lo.parse().unwrap(),
             hi.trim_end_matches('x').parse().unwrap(),
         );
-        assert!(lo <= ratio && ratio <= hi && hi > 0.0, "{r}");
+        assert!(lo <= ratio && ratio <= hi, "{r}");
+        // A figure was measured: the PD's time per op. (Not the ratio: on a machine
+        // loaded enough, a debug build's 16-byte ratio rounds to 0.00x.)
+        let pd_ns: f64 = w[1].parse().unwrap();
+        assert!(pd_ns > 0.0, "{r}");
     }
     assert!(
         out.contains("idle-to-reply latency, one request in flight, the driver spinning (first round): 16 B p50"),
