@@ -103,31 +103,31 @@ fn init() -> Hostile<Request, Response, DigestError> {
             Err(DigestError::ServerRestarted),
         ),
     );
-    // A final's output place (its last segment): a byte short of SHA-256's digest,
-    // over its own data, past the region, missing.
+    // A final's output place (its last segment), on the SHA-256 session: a byte short of
+    // its digest, over its own data, past the region, missing.
     h.send(
-        Request::over(9, finished, DigestOp::Final, &[(0, 3), (64, 31)]),
+        Request::over(9, session, DigestOp::Final, &[(0, 3), (64, 31)]),
         check(
             "a final's output place too short",
             Err(DigestError::BadOutput),
         ),
     );
     h.send(
-        Request::over(10, finished, DigestOp::Final, &[(0, 64), (32, 32)]),
+        Request::over(10, session, DigestOp::Final, &[(0, 64), (32, 32)]),
         check(
             "a final's output over its data",
             Err(DigestError::BadOutput),
         ),
     );
     h.send(
-        Request::over(11, finished, DigestOp::Final, &[(0, 3), (size - 16, 32)]),
+        Request::over(11, session, DigestOp::Final, &[(0, 3), (size - 16, 32)]),
         check(
             "a final's output past the region",
             Err(DigestError::SegmentOutOfRange),
         ),
     );
     h.send(
-        Request::over(12, finished, DigestOp::Final, &[]),
+        Request::over(12, session, DigestOp::Final, &[]),
         check("a final with no output place", Err(DigestError::BadOutput)),
     );
     h.start();
