@@ -269,6 +269,9 @@ pub fn hostile<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath) {
     );
 }
 
+/// A final's data segments, and its output place's offset and length.
+type Place = (Vec<(u32, u32)>, u32, u32);
+
 /// A final's digest lands exactly at its output place, wherever the client puts it
 /// (before its data, between its segments, at odd offsets, at the region's very end, in
 /// a place longer than the digest), and no other byte of the region changes; each of
@@ -279,9 +282,8 @@ pub fn output_places<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, algs: &[
     for &alg in algs {
         let want = reference(alg, &msg);
         let n = want.len();
-        // (data segments, output offset, output length)
         let end = (region - n) as u32;
-        let cases: [(Vec<(u32, u32)>, u32, u32); 5] = [
+        let cases: [Place; 5] = [
             (vec![(1000, 300)], 1, n as u32),
             (vec![(1000, 100), (2000, 200)], 1100, n as u32 + 3),
             (vec![(64, 150), (64 + 150 + 77, 150)], 64 + 150, 77),
