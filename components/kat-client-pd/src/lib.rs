@@ -68,3 +68,26 @@ pub fn conclude(v: Verdict<'_>, passed: u32, failed: u32) -> ! {
     report(false, format_args!("{failed} failed, {passed} passed"));
     pd_runtime::exit(1);
 }
+
+/// The algorithms of `all` the driver refused at open (their bits, `bit(a)`, set in
+/// `bits`), for the verdict's extra: reported, not failed.
+pub struct Refused<A: 'static> {
+    pub bits: u8,
+    pub all: &'static [A],
+    pub bit: fn(A) -> u8,
+}
+
+impl<A: Copy + core::fmt::Debug> core::fmt::Display for Refused<A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut sep = "; refused at open: ";
+        for a in self
+            .all
+            .iter()
+            .filter(|a| self.bits & 1 << (self.bit)(**a) != 0)
+        {
+            write!(f, "{sep}{a:?}")?;
+            sep = ", ";
+        }
+        Ok(())
+    }
+}

@@ -10,7 +10,7 @@
 use cost_ledger::{Counts, Event};
 use crypto_client::pd::{DRIVER, Data, answers, link};
 use crypto_client::{Completion, DigestLink};
-use kat_client_pd::Meter;
+use kat_client_pd::{Meter, Refused};
 use kat_vectors::{FIPS180_4, MILLION, RFC1321, block_len, digest_len, fips_message, hex};
 use pd_idl::digest::{
     self, Algorithm, DigestError, DigestOp, HashPath, REQUEST_QUEUE_CAPACITY, Request, Response,
@@ -100,24 +100,15 @@ struct Kat {
     refused: u8,
 }
 
-/// The algorithms in `refused` (bits as in [`Kat::refused`]), for the verdict.
-struct Refused(u8);
-
-impl core::fmt::Display for Refused {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let mut sep = "; refused at open: ";
-        for a in Algorithm::ALL
-            .iter()
-            .filter(|a| self.0 & 1 << (**a as u8) != 0)
-        {
-            write!(f, "{sep}{a:?}")?;
-            sep = ", ";
-        }
-        Ok(())
-    }
-}
-
 impl Kat {
+    fn refused_at_open(&self) -> Refused<Algorithm> {
+        Refused {
+            bits: self.refused,
+            all: &Algorithm::ALL,
+            bit: |a| a as u8,
+        }
+    }
+
     fn fail(&mut self, what: core::fmt::Arguments<'_>) {
         self.failed += 1;
         debug_println!("kat-digest: FAIL {what}");
@@ -191,7 +182,7 @@ impl Kat {
             what: "digests",
             sources: "FIPS 180-4, RFC 1321",
             by_path: &ByPath(&self.tally),
-            extra: format_args!("{}", Refused(self.refused)),
+            extra: format_args!("{}", self.refused_at_open()),
             legend: "updates: update requests; max_update_copy: most client bytes the CPU copied for one update, at most two blocks when chained; cpu_copy: all bytes it copied; whole_copy: those copied by updates of whole blocks",
         };
         kat_client_pd::conclude(verdict, passed, self.failed)

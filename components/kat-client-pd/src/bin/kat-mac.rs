@@ -52,23 +52,6 @@ impl core::fmt::Display for ByWay<'_> {
     }
 }
 
-/// The algorithms in `refused` (bits `alg as u8`), for the verdict.
-struct Refused(u8);
-
-impl core::fmt::Display for Refused {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let mut sep = "; refused at open: ";
-        for a in MacAlgorithm::ALL
-            .iter()
-            .filter(|a| self.0 & 1 << (**a as u8) != 0)
-        {
-            write!(f, "{sep}{a:?}")?;
-            sep = ", ";
-        }
-        Ok(())
-    }
-}
-
 struct Current {
     session: u32,
     /// The update was answered (a `Tag` way sends its final next).
@@ -97,6 +80,14 @@ fn put(data: &Data, at: u32, b: &Bytes) -> u32 {
 }
 
 impl Kat {
+    fn refused_at_open(&self) -> kat_client_pd::Refused<MacAlgorithm> {
+        kat_client_pd::Refused {
+            bits: self.refused,
+            all: &MacAlgorithm::ALL,
+            bit: |a| a as u8,
+        }
+    }
+
     fn fail(&mut self, what: core::fmt::Arguments<'_>) {
         self.failed += 1;
         debug_println!("kat-mac: FAIL {what}");
@@ -151,7 +142,7 @@ impl Kat {
             what: "answers",
             sources: "RFC 2202, RFC 4231",
             by_path: &ByWay(&self.passed),
-            extra: format_args!("{}", Refused(self.refused)),
+            extra: format_args!("{}", self.refused_at_open()),
             legend: "tags: finals whose tag begins with the published one; verified: verifies of the published tag answered Ok; mismatches: verifies of a wrong tag answered MacMismatch with no tag",
         };
         kat_client_pd::conclude(verdict, passed, self.failed)
