@@ -4,11 +4,11 @@ use core::marker::PhantomData;
 
 use pd_idl::digest::{
     self, Algorithm, DigestError, DigestErrorRaw, DigestOp, HashPath, OpenSessionArgs, Request,
-    Response,
+    Response, Segment,
 };
 use pd_idl::wire::{Caller, Message};
 use pd_trace::Kind;
-use queued_service::{Calls, ClientData, Held, Interface, Sessions, Step, answer_parts, outcome};
+use queued_service::{Calls, ClientData, Interface, Sessions, Step};
 use segment_list::{Overlaps, join};
 
 use crate::segments::validate_into;
@@ -17,11 +17,15 @@ use crate::{DigestEngine, DigestStep, DigestValue, Job, Session, State, digest_l
 /// The Digest interface over engine `E`: `Service<'_, Digest<E>>` is a Digest driver.
 pub struct Digest<E>(PhantomData<E>);
 
-/// A Digest job as the service holds it: the engine's [`Job`] and what it holds of its
-/// session ([`Held`]: the session, a final's output place, the context in flight).
+/// A Digest job as the service holds it: the engine's [`Job`], the session it is of,
+/// where a final's digest goes (its last request's output place, checked), and, while
+/// it is in flight, its own copy of the session's context (so it can finish if its
+/// session closes meanwhile).
 pub struct Flight<'a, C> {
     pub job: Job<'a>,
-    held: Held<C>,
+    session: u32,
+    output: Option<Segment>,
+    ctx: Option<C>,
 }
 
 impl<E: DigestEngine> Interface for Digest<E> {
@@ -47,7 +51,9 @@ impl<E: DigestEngine> Interface for Digest<E> {
     fn empty_job(data: ClientData<'_>) -> Flight<'_, E::Context> {
         Flight {
             job: Job::empty(data),
-            held: Held::EMPTY,
+            session: 0,
+            output: None,
+            ctx: None,
         }
     }
 
@@ -69,12 +75,12 @@ impl<E: DigestEngine> Interface for Digest<E> {
             return Err(DigestError::EngineFault);
         }
         let final_of = (job.op == DigestOp::Final).then(|| digest_len(session.algorithm));
-        flight.held.output = validate_into(&mut job.segs, request, job.data.len(), final_of)?;
+        flight.output = validate_into(&mut job.segs, request, job.data.len(), final_of)?;
         job.algorithm = session.algorithm;
         job.path = session.path;
         job.requests = 1;
-        flight.held.session = request.session;
-        flight.held.ctx = None;
+        flight.session = request.session;
+        flight.ctx = None;
         Ok(())
     }
 
@@ -117,7 +123,7 @@ impl<E: DigestEngine> Interface for Digest<E> {
         job.segs = join(&job.segs, &more, region, Overlaps::Allowed).ok()?;
         job.op = op;
         job.requests += 1;
-        flight.held.output = output;
+        flight.output = output;
         Some(more.total())
     }
 
@@ -128,16 +134,21 @@ impl<E: DigestEngine> Interface for Digest<E> {
         flight: &mut Flight<'_, E::Context>,
     ) -> DigestStep {
         // The check found the session open just now.
-        let Ok(session) = sessions.get_mut(caller, flight.held.session) else {
+        let Ok(session) = sessions.get_mut(caller, flight.session) else {
             return Step::Done(Err(DigestError::UnknownSession));
         };
         let step = engine.start(&mut session.engine, &flight.job);
-        flight.held.started(step, &session.engine)
+        if step == Step::Pending {
+            flight.ctx = Some(session.engine.clone());
+        }
+        step
     }
 
     fn interrupt(engine: &mut E, flight: &mut Flight<'_, E::Context>) -> DigestStep {
-        let job = &flight.job;
-        (flight.held).interrupt(DigestError::EngineFault, |ctx| engine.interrupt(ctx, job))
+        match &mut flight.ctx {
+            Some(ctx) => engine.interrupt(ctx, &flight.job),
+            None => Step::Done(Err(DigestError::EngineFault)),
+        }
     }
 
     fn cancel(engine: &mut E, flight: &Flight<'_, E::Context>) {
@@ -154,10 +165,21 @@ impl<E: DigestEngine> Interface for Digest<E> {
         flight: &mut Flight<'_, E::Context>,
         result: &Result<Option<DigestValue>, DigestError>,
     ) {
+        // Here, for every engine, so none can forget it, and before the answer is built
+        // (both ways a job ends pass here first): the client reads the digest when it
+        // sees the answer. Also for a session closed meanwhile: the final was accepted.
         // The SEC1 engine could have its descriptor's result pointer write it straight
         // there instead (a later optimisation; it copies it out as every engine does).
-        flight.held.write_output(&flight.job.data, result);
-        let Ok((slot, s)) = sessions.slot_mut(caller, flight.held.session) else {
+        if let (Ok(Some(d)), Some(out)) = (result, flight.output) {
+            // Checked inside the region, and at least this long: cannot fail.
+            let inside = flight
+                .job
+                .data
+                .region
+                .write_bytes(out.offset as usize, d.as_bytes());
+            debug_assert!(inside);
+        }
+        let Ok((slot, s)) = sessions.slot_mut(caller, flight.session) else {
             return;
         };
         if result.is_err() {
@@ -166,7 +188,7 @@ impl<E: DigestEngine> Interface for Digest<E> {
         }
         s.state = State::Open;
         s.bytes += u64::from(flight.job.segs.total());
-        if let Some(ctx) = flight.held.ctx.take() {
+        if let Some(ctx) = flight.ctx.take() {
             s.engine = ctx;
         }
         if flight.job.op == DigestOp::Final {
@@ -189,18 +211,30 @@ impl<E: DigestEngine> Interface for Digest<E> {
         result: &Result<Option<DigestValue>, DigestError>,
         last: bool,
     ) -> Response {
-        let (status, bytes_done, digest_len) = answer_parts(bytes, result, last);
-        Response {
+        let mut r = Response {
             id,
-            status: status.into(),
-            digest_len,
+            status: DigestErrorRaw::OK,
+            digest_len: 0,
             reserved: [0; 5],
-            bytes_done,
+            bytes_done: 0,
+        };
+        match result {
+            Ok(digest) => {
+                r.bytes_done = bytes;
+                if let Some(d) = digest.filter(|_| last) {
+                    r.digest_len = d.as_bytes().len() as u8;
+                }
+            }
+            Err(e) => r.status = (*e).into(),
         }
+        r
     }
 
     fn outcome(r: &Response) -> (Kind, u32) {
-        outcome(Kind::Hashed, r.status == DigestErrorRaw::OK, r.status.0)
+        match r.status.check() {
+            Ok(Ok(())) => (Kind::Hashed, 0),
+            _ => (Kind::Refused, u32::from(r.status.0)),
+        }
     }
 
     fn precheck(engine: &E, args: &OpenSessionArgs) -> Result<(), DigestError> {

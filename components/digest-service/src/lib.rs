@@ -73,8 +73,32 @@ pub const MAX_DIGEST: usize = 64;
 // vectors, which every Digest engine's tests and the test client PDs check against.
 pub use kat_vectors::{block_len, digest_len};
 
-/// A finished digest (the one service's value, as Mac's tag is).
-pub type DigestValue = queued_service::Value<MAX_DIGEST>;
+/// A finished digest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DigestValue {
+    bytes: [u8; MAX_DIGEST],
+    len: u8,
+}
+
+impl DigestValue {
+    /// `bytes` must be at most [`MAX_DIGEST`] long (longer is cut: no algorithm has one).
+    /// Inlined, so that an engine's fixed-size digest is copied in fixed-size moves, not
+    /// through memcpy.
+    #[inline]
+    pub fn new(bytes: &[u8]) -> Self {
+        let n = bytes.len().min(MAX_DIGEST);
+        let mut d = DigestValue {
+            bytes: [0; MAX_DIGEST],
+            len: n as u8,
+        };
+        d.bytes[..n].copy_from_slice(&bytes[..n]);
+        d
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
 
 /// One validated request, as an engine runs it.
 #[derive(Clone, Copy)]

@@ -5,7 +5,7 @@
 //! depend on when the engine read them).
 
 use pd_idl::digest::{DigestError, Request, Segment};
-use segment_list::{Overlaps, PlaceError, SegmentError};
+use segment_list::{Overlaps, SegmentError};
 
 pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Segments};
 
@@ -32,25 +32,36 @@ pub(crate) fn validate_into(
     region_len: usize,
     output: Option<usize>,
 ) -> Result<Option<Segment>, DigestError> {
-    segment_list::check_output_into(out, &request.segs, request.nsegs, region_len, output)
-        .map_err(segment_error)
+    segment_list::check_into(
+        out,
+        &request.segs,
+        request.nsegs,
+        region_len,
+        Overlaps::Allowed,
+    )
+    .map_err(segment_error)?;
+    let Some(digest_len) = output else {
+        return Ok(None);
+    };
+    // Checked whole, then split: the place is inside the region like any segment.
+    let place = out.pop().ok_or(DigestError::BadOutput)?;
+    if (place.len as usize) < digest_len || out.overlaps(&place) {
+        return Err(DigestError::BadOutput);
+    }
+    Ok(Some(place))
 }
 
 /// Segments built by the driver itself (self-tests), checked like a client's.
 pub fn from_slice(segs: &[Segment], region_len: usize) -> Result<Segments, DigestError> {
-    segment_list::from_slice(segs, region_len, Overlaps::Allowed)
-        .map_err(|e| segment_error(e.into()))
+    segment_list::from_slice(segs, region_len, Overlaps::Allowed).map_err(segment_error)
 }
 
 /// The interface's error for a broken `segment-list` rule.
-pub(crate) fn segment_error(e: PlaceError) -> DigestError {
+pub(crate) fn segment_error(e: SegmentError) -> DigestError {
     match e {
-        PlaceError::Output => DigestError::BadOutput,
-        PlaceError::Segments(SegmentError::TooMany) => DigestError::TooManySegments,
-        PlaceError::Segments(SegmentError::OutOfRange) => DigestError::SegmentOutOfRange,
+        SegmentError::TooMany => DigestError::TooManySegments,
+        SegmentError::OutOfRange => DigestError::SegmentOutOfRange,
         // The answer's `bytes_done` could not say how much was hashed.
-        PlaceError::Segments(SegmentError::TooLong | SegmentError::Overlap) => {
-            DigestError::BadRequest
-        }
+        SegmentError::TooLong | SegmentError::Overlap => DigestError::BadRequest,
     }
 }

@@ -2,12 +2,13 @@
 
 use core::marker::PhantomData;
 
+use pd_idl::common::Segment;
 use pd_idl::mac::{
     self, MacAlgorithm, MacError, MacErrorRaw, MacOp, REQUEST_QUEUE_CAPACITY, Request, Response,
 };
 use pd_idl::wire::{Caller, Message};
 use pd_trace::Kind;
-use queued_service::{Calls, ClientData, Held, Interface, Sessions, Step, answer_parts, outcome};
+use queued_service::{Calls, ClientData, Interface, Sessions, Step};
 use subtle::ConstantTimeEq;
 
 use crate::segments::{Last, validate_into};
@@ -42,14 +43,16 @@ impl Open {
     }
 }
 
-/// A Mac job as the service holds it: the engine's [`Job`], what it holds of its
-/// session ([`Held`]: the session, a final's output place, the context in flight), and
-/// a verify's expected tag (copied at the check, so the client cannot change it under
-/// the compare).
+/// A Mac job as the service holds it: the engine's [`Job`], its session, a verify's
+/// expected tag (copied at the check, so the client cannot change it under the
+/// compare), a final's output place, and while in flight its own copy of the session's
+/// context.
 pub struct Flight<'a, C> {
     pub job: Job<'a>,
-    held: Held<C>,
+    session: u32,
     expected: Option<Tag>,
+    output: Option<Segment>,
+    ctx: Option<C>,
 }
 
 impl<C> Flight<'_, C> {
@@ -98,8 +101,10 @@ impl<E: MacEngine> Interface for Mac<E> {
         };
         Flight {
             job,
-            held: Held::EMPTY,
+            session: 0,
             expected: None,
+            output: None,
+            ctx: None,
         }
     }
 
@@ -127,7 +132,7 @@ impl<E: MacEngine> Interface for Mac<E> {
             MacOp::Final => Last::Output(tag_len(session.algorithm)),
         };
         let apart = validate_into(&mut job.segs, request, job.data.len(), last)?;
-        flight.held.output = apart.filter(|_| job.op == MacOp::Final);
+        flight.output = apart.filter(|_| job.op == MacOp::Final);
         let tag = apart.filter(|_| job.op == MacOp::Verify);
         flight.expected = tag.map(|t| {
             let mut buf = [0; MAX_TAG];
@@ -138,8 +143,8 @@ impl<E: MacEngine> Interface for Mac<E> {
             Tag::new(want)
         });
         job.algorithm = session.algorithm;
-        flight.held.session = request.session;
-        flight.held.ctx = None;
+        flight.session = request.session;
+        flight.ctx = None;
         Ok(())
     }
 
@@ -154,17 +159,21 @@ impl<E: MacEngine> Interface for Mac<E> {
         flight: &mut Flight<'_, E::Context>,
     ) -> MacStep {
         // The check found the session open just now.
-        let Ok(session) = sessions.get_mut(caller, flight.held.session) else {
+        let Ok(session) = sessions.get_mut(caller, flight.session) else {
             return Step::Done(Err(MacError::UnknownSession));
         };
         let step = engine.start(&mut session.engine, &session.key, &flight.job);
-        let step = flight.held.started(step, &session.engine);
+        if step == Step::Pending {
+            flight.ctx = Some(session.engine.clone());
+        }
         flight.settle(step)
     }
 
     fn interrupt(engine: &mut E, flight: &mut Flight<'_, E::Context>) -> MacStep {
-        let job = &flight.job;
-        let step = (flight.held).interrupt(MacError::EngineFault, |ctx| engine.interrupt(ctx, job));
+        let step = match &mut flight.ctx {
+            Some(ctx) => engine.interrupt(ctx, &flight.job),
+            None => Step::Done(Err(MacError::EngineFault)),
+        };
         flight.settle(step)
     }
 
@@ -181,9 +190,18 @@ impl<E: MacEngine> Interface for Mac<E> {
         flight: &mut Flight<'_, E::Context>,
         result: &Result<Option<Tag>, MacError>,
     ) {
-        // A verify's result carries no tag by now (`settle`): nothing of it is written.
-        flight.held.write_output(&flight.job.data, result);
-        let Ok(s) = sessions.get_mut(caller, flight.held.session) else {
+        // Here, for every engine, before the answer is built, as Digest's. A verify's
+        // result carries no tag by now (`settle`): nothing of it is written.
+        if let (Ok(Some(t)), Some(out)) = (result, flight.output) {
+            // Checked inside the region, and at least this long: cannot fail.
+            let inside = flight
+                .job
+                .data
+                .region
+                .write_bytes(out.offset as usize, t.as_bytes());
+            debug_assert!(inside);
+        }
+        let Ok(s) = sessions.get_mut(caller, flight.session) else {
             return;
         };
         if matches!(result, Err(e) if *e != MacError::MacMismatch) {
@@ -191,7 +209,7 @@ impl<E: MacEngine> Interface for Mac<E> {
             return;
         }
         s.bytes += u64::from(flight.job.segs.total());
-        if let Some(ctx) = flight.held.ctx.take() {
+        if let Some(ctx) = flight.ctx.take() {
             s.engine = ctx;
         }
         if flight.job.op != MacOp::Update {
@@ -200,22 +218,36 @@ impl<E: MacEngine> Interface for Mac<E> {
         }
     }
 
-    /// Only a final's answer has a tag's length (a verify's is `Ok` or `MacMismatch`);
-    /// requests never join, so each is the last of its job.
-    fn answer(id: u32, bytes: u32, result: &Result<Option<Tag>, MacError>, last: bool) -> Response {
-        let (status, bytes_done, tag_len) = answer_parts(bytes, result, last);
-        let reserved = [0; 5];
-        Response {
+    fn answer(
+        id: u32,
+        bytes: u32,
+        result: &Result<Option<Tag>, MacError>,
+        _last: bool,
+    ) -> Response {
+        let mut r = Response {
             id,
-            status: status.into(),
-            tag_len,
-            reserved,
-            bytes_done,
+            status: MacErrorRaw::OK,
+            tag_len: 0,
+            reserved: [0; 5],
+            bytes_done: 0,
+        };
+        match result {
+            Ok(tag) => {
+                r.bytes_done = bytes;
+                if let Some(t) = tag {
+                    r.tag_len = t.as_bytes().len() as u8;
+                }
+            }
+            Err(e) => r.status = (*e).into(),
         }
+        r
     }
 
     fn outcome(r: &Response) -> (Kind, u32) {
-        outcome(Kind::Hashed, r.status == MacErrorRaw::OK, r.status.0)
+        match r.status.check() {
+            Ok(Ok(())) => (Kind::Hashed, 0),
+            _ => (Kind::Refused, u32::from(r.status.0)),
+        }
     }
 
     fn precheck(engine: &E, args: &Open) -> Result<(), MacError> {

@@ -124,8 +124,29 @@ impl<const N: usize> core::fmt::Debug for Secret<N> {
     }
 }
 
-/// A computed tag (the one service's value, as Digest's digest is).
-pub type Tag = queued_service::Value<MAX_TAG>;
+/// A computed tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tag {
+    bytes: [u8; MAX_TAG],
+    len: u8,
+}
+
+impl Tag {
+    /// `bytes` must be at most [`MAX_TAG`] long (longer is cut: no algorithm has one).
+    pub fn new(bytes: &[u8]) -> Self {
+        let n = bytes.len().min(MAX_TAG);
+        let mut t = Tag {
+            bytes: [0; MAX_TAG],
+            len: n as u8,
+        };
+        t.bytes[..n].copy_from_slice(&bytes[..n]);
+        t
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
 
 /// Where a session is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

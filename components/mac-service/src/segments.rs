@@ -7,7 +7,7 @@
 
 use pd_idl::common::Segment;
 use pd_idl::mac::{MacError, Request};
-use segment_list::{PlaceError, SegmentError};
+use segment_list::{Overlaps, SegmentError};
 
 pub use segment_list::{MAX_SEGMENTS, Segments};
 
@@ -33,30 +33,41 @@ pub(crate) fn validate_into(
     region_len: usize,
     last: Last,
 ) -> Result<Option<Segment>, MacError> {
-    let output = match last {
-        Last::Output(tag_len) => Some(tag_len),
-        Last::Data | Last::Expected(_) => None,
-    };
-    let place =
-        segment_list::check_output_into(out, &request.segs, request.nsegs, region_len, output)
-            .map_err(segment_error)?;
-    let Last::Expected(tag_len) = last else {
-        return Ok(place);
-    };
-    let tag = out.pop().ok_or(MacError::BadRequest)?;
-    if !(MIN_TAG..=tag_len.min(MAX_TAG)).contains(&(tag.len as usize)) {
-        return Err(MacError::BadRequest);
+    segment_list::check_into(
+        out,
+        &request.segs,
+        request.nsegs,
+        region_len,
+        Overlaps::Allowed,
+    )
+    .map_err(segment_error)?;
+    let len_ok =
+        |seg: &Segment, ok: core::ops::RangeInclusive<usize>| ok.contains(&(seg.len as usize));
+    match last {
+        Last::Data => Ok(None),
+        Last::Expected(tag_len) => {
+            let tag = out.pop().ok_or(MacError::BadRequest)?;
+            if !len_ok(&tag, MIN_TAG..=tag_len.min(MAX_TAG)) {
+                return Err(MacError::BadRequest);
+            }
+            Ok(Some(tag))
+        }
+        Last::Output(tag_len) => {
+            let place = out.pop().ok_or(MacError::BadOutput)?;
+            if !len_ok(&place, tag_len..=usize::MAX) || out.overlaps(&place) {
+                return Err(MacError::BadOutput);
+            }
+            Ok(Some(place))
+        }
     }
-    Ok(Some(tag))
 }
 
 /// The interface's error for a broken `segment-list` rule.
-fn segment_error(e: PlaceError) -> MacError {
+fn segment_error(e: SegmentError) -> MacError {
     match e {
-        PlaceError::Output => MacError::BadOutput,
-        PlaceError::Segments(SegmentError::TooMany) => MacError::TooManySegments,
-        PlaceError::Segments(SegmentError::OutOfRange) => MacError::SegmentOutOfRange,
+        SegmentError::TooMany => MacError::TooManySegments,
+        SegmentError::OutOfRange => MacError::SegmentOutOfRange,
         // The answer's `bytes_done` could not say how much was authenticated.
-        PlaceError::Segments(SegmentError::TooLong | SegmentError::Overlap) => MacError::BadRequest,
+        SegmentError::TooLong | SegmentError::Overlap => MacError::BadRequest,
     }
 }

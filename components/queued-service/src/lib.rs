@@ -5,10 +5,7 @@
 //! one job, how its engine is started and interrupted, and how an answer is built.
 //! Everything else is written here, once: the serving pass with its backpressure, the
 //! session table, joining (coalescing) of a session's queued requests, the requests in
-//! flight, the watchdog, and what a client cut off or gone leaves behind. For the
-//! interfaces whose final writes a value into the client's region (Digest, Mac) it also
-//! has that value ([`Value`]), what their jobs hold of a session ([`Held`]) and their
-//! answers' parts.
+//! flight, the watchdog, and what a client cut off or gone leaves behind.
 //!
 //! A request's way, from the PD's notification to the engine and back:
 //! [`Service::serve_batch`] copies each request out of the client's queue, has the
@@ -53,13 +50,11 @@ mod service;
 mod sessions;
 #[cfg(feature = "testkit")]
 pub mod testkit;
-mod valued;
 
 pub use landed::{Landed, LandedJob};
 pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Parts, Segments};
 pub use service::{MAX_COALESCED, Service, Stopped};
 pub use sessions::{MAX_SESSIONS, Sessions};
-pub use valued::{Held, Value, answer_parts, outcome};
 
 use pd_idl::wire::{Caller, Message};
 use pd_trace::{Kind, Trace};

@@ -2,8 +2,7 @@
 //! engine sees it: written once for every service, since the Cipher and Digest
 //! interfaces share one `Segment` type (`pd_idl::common`). Each service maps a
 //! [`SegmentError`] to its interface's error and adds its own rules (a block cipher's
-//! whole blocks); a reader whose final writes a value back (Digest, Mac) has its output
-//! place split off and checked here too ([`check_output_into`]).
+//! whole blocks).
 //!
 //! Checks: at most [`MAX_SEGMENTS`] per request ([`MAX_JOINED`] once a driver joins
 //! several requests' lists); each segment inside the region, with overflow
@@ -146,46 +145,6 @@ pub fn check_into(
     out.segs[..MAX_SEGMENTS].copy_from_slice(segs);
     out.count = count;
     Ok(())
-}
-
-/// Why a reader's request (see [`check_output_into`]) is refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlaceError {
-    /// A rule of every list broken.
-    Segments(SegmentError),
-    /// The output place is missing, shorter than its value, or shares a byte with the data.
-    Output,
-}
-
-impl From<SegmentError> for PlaceError {
-    fn from(e: SegmentError) -> Self {
-        PlaceError::Segments(e)
-    }
-}
-
-/// [`check_into`] for a reader (a hash: overlaps allowed) whose request, if `output` is a
-/// length, ends with the place a value that long is written (a digest, a tag): checked
-/// whole like any segment, then taken apart from the data and returned. The place may
-/// share no byte with the data: a value written over its own data would make the bytes
-/// a client reads back depend on when the engine read them. `out` means nothing if
-/// refused.
-#[inline]
-pub fn check_output_into(
-    out: &mut Segments,
-    segs: &[Segment; MAX_SEGMENTS],
-    count: u8,
-    region_len: usize,
-    output: Option<usize>,
-) -> Result<Option<Segment>, PlaceError> {
-    check_into(out, segs, count, region_len, Overlaps::Allowed)?;
-    let Some(len) = output else {
-        return Ok(None);
-    };
-    let place = out.pop().ok_or(PlaceError::Output)?;
-    if (place.len as usize) < len || out.overlaps(&place) {
-        return Err(PlaceError::Output);
-    }
-    Ok(Some(place))
 }
 
 /// The checks of [`check`] on a list of at most [`MAX_JOINED`]; its total.
