@@ -44,11 +44,9 @@ pub(crate) fn validate_into(
         return Ok(None);
     };
     // Checked whole, then split: the place is inside the region like any segment.
-    let place = out.pop().ok_or(DigestError::BadOutput)?;
-    if (place.len as usize) < digest_len || out.overlaps(&place) {
-        return Err(DigestError::BadOutput);
-    }
-    Ok(Some(place))
+    out.take_output(digest_len)
+        .map(Some)
+        .ok_or(DigestError::BadOutput)
 }
 
 /// Segments built by the driver itself (self-tests), checked like a client's.

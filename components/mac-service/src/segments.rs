@@ -52,13 +52,10 @@ pub(crate) fn validate_into(
             }
             Ok(Some(tag))
         }
-        Last::Output(tag_len) => {
-            let place = out.pop().ok_or(MacError::BadOutput)?;
-            if !len_ok(&place, tag_len..=usize::MAX) || out.overlaps(&place) {
-                return Err(MacError::BadOutput);
-            }
-            Ok(Some(place))
-        }
+        Last::Output(tag_len) => out
+            .take_output(tag_len)
+            .map(Some)
+            .ok_or(MacError::BadOutput),
     }
 }
 

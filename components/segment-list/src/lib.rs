@@ -91,6 +91,16 @@ impl Segments {
         Some(last)
     }
 
+    /// Takes the last segment off as the place a result of `len` bytes is written (a
+    /// digest, a tag): it must hold the result and share no byte with the segments
+    /// left, whose bytes the engine reads while it works. `None`: no segment, or one too
+    /// short or overlapping; the list means nothing then.
+    #[inline]
+    pub fn take_output(&mut self, len: usize) -> Option<Segment> {
+        let place = self.pop()?;
+        ((place.len as usize) >= len && !self.overlaps(&place)).then_some(place)
+    }
+
     /// Whether `other` shares a byte with one of the segments (empty ones share none).
     pub fn overlaps(&self, other: &Segment) -> bool {
         // Ends cannot overflow: the list and `other` were checked inside a region.
