@@ -9,9 +9,10 @@ use std::time::Duration;
 use common::{lines, show, system_file};
 use host_runner::{Options, Outcome, System};
 
-const CLIENTS: [&str; 6] = [
+const CLIENTS: [&str; 7] = [
     "vboot",
     "kat_cpu",
+    "kat_mac",
     "kat_omap",
     "kat_stm32",
     "kat_sec1",
@@ -48,6 +49,10 @@ fn every_client_of_the_demo_finishes_and_then_the_system_stops() {
         ("kat_omap", "all 72 vectors passed"),
         ("kat_stm32", "all 72 vectors passed"),
         ("kat_sec1", "all 57 digests passed"),
+        (
+            "kat_mac",
+            &format!("all {} answers passed", 3 * kat_vectors::HMAC.len()),
+        ),
     ] {
         assert_eq!(lines(&out, client, done).len(), 1, "{client}: {done}");
         assert!(lines(&out, client, "FAIL").is_empty(), "{client}");
