@@ -6,6 +6,7 @@
 #   make pds    every no_std crate, and every PD binary, for aarch64-unknown-none
 #   make sizes  each PD's text/data/bss for aarch64
 #   make image  a Microkit loader image (MICROKIT_SDK=... MICROKIT_BOARD=... MICROKIT_CONFIG=...)
+#   make systems  the generated .system files (tools/sdfgen-crypto/meta.py, sdfgen) in target/system
 #   make qemu   boot that image under QEMU (with a virtio-crypto device)
 #   make lint   rustfmt --check and clippy -D warnings
 #   make qemu-test  the virtio-crypto driver against QEMU's real device (bare metal, no seL4)
@@ -24,7 +25,8 @@ BENCH_DIR  := target/bench
 # The PDs the tools boot, and the tools (they find the PDs beside themselves).
 HOST_PD_PKGS = $(call packages,host-pds)
 
-.PHONY: fuzz help setup run test tools bench pds sizes image qemu lint check-systems qemu-setup qemu-test
+.PHONY: fuzz help setup run test tools bench pds sizes image qemu lint check-systems qemu-setup qemu-test \
+	sdfgen-setup systems sdfgen-test
 .DEFAULT_GOAL := help
 
 # The targets, from the comment at the top of this file.
@@ -54,12 +56,43 @@ test: setup
 	$(CARGO) build --locked --workspace --bins
 	$(CARGO) test --locked --workspace
 	$(MAKE) --no-print-directory check-systems
+	$(MAKE) --no-print-directory sdfgen-test
 
 # Every Microkit system description in system/ must pass the checker.
 check-systems:
 	@files=$$(ls system/*.system system/*/systems/*.system 2>/dev/null); \
 	if [ -n "$$files" ]; then $(CARGO) run --locked -q -p system-desc --bin system-check -- $$files; \
 	else echo "check-systems: no system/*.system files yet"; fi
+
+# sdfgen (au-ts/microkit_sdf_gen, from PyPI) in a venv of its own, pinned by
+# tools/sdfgen-crypto/requirements.txt: the meta script that writes the image's .system
+# files with the project's crypto class (tools/sdfgen-crypto/crypto_sdf.py). Debian's
+# python3 makes no venv without python3-venv (no ensurepip): installed as qemu-setup
+# installs QEMU. A failed `python3 -m venv` leaves a venv without pip, hence the marker.
+SDFGEN_DIR  := tools/sdfgen-crypto
+SDFGEN_VENV := target/sdfgen-venv
+SDFGEN_PY   := PYTHONDONTWRITEBYTECODE=1 $(SDFGEN_VENV)/bin/python
+GEN_DIR     := target/system
+
+sdfgen-setup:
+	@command -v python3 >/dev/null || { echo "sdfgen: python3 is missing (Debian: apt-get install python3 python3-venv)"; exit 1; }
+	@[ -x $(SDFGEN_VENV)/bin/pip ] || python3 -m venv $(SDFGEN_VENV) >/dev/null 2>&1 || { \
+	  echo "sdfgen: python3 cannot make a venv; installing Debian's python3-venv"; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q python3-venv >/dev/null \
+	  || { echo "sdfgen: FAILED to install python3-venv with apt-get; install it by hand and re-run"; exit 1; }; \
+	  rm -rf $(SDFGEN_VENV) && python3 -m venv $(SDFGEN_VENV); }
+	@$(SDFGEN_VENV)/bin/pip freeze 2>/dev/null | grep -qxF -f $(SDFGEN_DIR)/requirements.txt \
+	  || $(SDFGEN_VENV)/bin/pip install -q --disable-pip-version-check -r $(SDFGEN_DIR)/requirements.txt
+
+systems: sdfgen-setup
+	$(SDFGEN_PY) $(SDFGEN_DIR)/meta.py --all $(GEN_DIR)
+
+# The helper's tests: the generated image systems against the hand-written ones last
+# booted on an SDK, system-check on every generated system, the host ones booted (so
+# after `cargo build --workspace --bins`, as `make test` runs it).
+sdfgen-test: sdfgen-setup
+	$(SDFGEN_PY) -m unittest discover -s $(SDFGEN_DIR)
 
 bench: setup
 	@mkdir -p $(BENCH_DIR)
@@ -107,7 +140,7 @@ PD_DIR          := target/$(NOSTD)/pd
 PD_LIST         := target/pds.list
 MICROKIT_BOARD  ?= qemu_virt_aarch64
 MICROKIT_CONFIG ?= debug
-SYSTEM          ?= system/qemu_virt_aarch64.system
+SYSTEM          ?= $(GEN_DIR)/qemu_virt_aarch64.system
 LOADER_IMG      := target/loader.img
 
 # The tools for use (pd-dgst, pd-enc, speed, host-runner, system-check, vboot-sign):
@@ -166,15 +199,17 @@ qemu-test: setup qemu-setup
 	$(CARGO) build --locked --release --target $(NOSTD) -p qemu-test
 	timeout 300 $(QEMU_TEST_CMD) </dev/null
 
-# A Microkit loader image of $(SYSTEM) (default: the full qemu_virt_aarch64 system;
-# SYSTEM=system/qemu_hello.system boots the runtime examples), then QEMU. The SDK is
+# A Microkit loader image of $(SYSTEM) (default: the full qemu_virt_aarch64 system, as
+# `make systems` generates it; SYSTEM=target/system/qemu_hello.system boots the runtime
+# examples; a hand-written file works too, e.g. system/qemu_virt_aarch64.system, the
+# reference the generated one is tested against), then QEMU. The SDK is
 # not part of this repository: see `make image` without one for how to get it.
 MICROKIT_SDK_HELP = "Get a Microkit 2.3.0 SDK: download microkit-sdk-2.3.0-linux-x86-64.tar.gz from \
 https://github.com/seL4/microkit/releases and untar it, or build one from source with \
 build_sdk.py (microkit DEVELOPER.md: --sel4=<seL4 16.0.0> --boards $(MICROKIT_BOARD) \
 --configs $(MICROKIT_CONFIG)); then: make image MICROKIT_SDK=/path/to/microkit-sdk-2.3.0"
 
-image:
+image: systems
 	@test -n "$(MICROKIT_SDK)" || { echo "image: MICROKIT_SDK is not set (the Microkit SDK directory)."; \
 	  echo $(MICROKIT_SDK_HELP); exit 1; }
 	@test -x "$(MICROKIT_SDK)/bin/microkit" || { echo "image: $(MICROKIT_SDK)/bin/microkit is missing: MICROKIT_SDK is not a Microkit SDK."; \
@@ -186,7 +221,7 @@ image:
 	@missing=""; for img in $$(sed -n 's/.*program_image path="\([^"]*\)".*/\1/p' $(SYSTEM)); do \
 	  [ -f "$(PD_DIR)/$$img" ] || missing="$$missing $$img"; done; \
 	  [ -z "$$missing" ] || { echo "image: $(SYSTEM) needs PD images that no package in PD_PKGS builds:$$missing"; \
-	  echo "image: add their packages to PD_PKGS, or try SYSTEM=system/qemu_hello.system"; exit 1; }
+	  echo "image: add their packages to PD_PKGS, or try SYSTEM=$(GEN_DIR)/qemu_hello.system"; exit 1; }
 	$(MICROKIT_SDK)/bin/microkit $(SYSTEM) --search-path $(PD_DIR) --board $(MICROKIT_BOARD) \
 	  --config $(MICROKIT_CONFIG) -o $(LOADER_IMG) -r target/report.txt
 
@@ -199,7 +234,7 @@ image:
 # kept in target/qemu.log, and make fails unless the line says PASS. Any other system
 # (QEMU_VERDICT empty) is interactive: Ctrl-a x quits QEMU; QEMU_TIMEOUT=seconds stops
 # it after that long.
-QEMU_VERDICT ?= $(if $(filter system/qemu_virt_aarch64.system,$(SYSTEM)),test_client: (PASS|FAIL))
+QEMU_VERDICT ?= $(if $(filter %/qemu_virt_aarch64.system,$(SYSTEM)),test_client: (PASS|FAIL))
 QEMU_TIMEOUT ?= $(if $(QEMU_VERDICT),120)
 QEMU_LOG     := target/qemu.log
 QEMU_IMAGE_CMD = $(QEMU) -machine virt,virtualization=on -cpu cortex-a53 -m size=2G -nographic \
