@@ -30,7 +30,7 @@ regions by setvar, never by a fixed address.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Union
 
 from sdfgen import SystemDescription
@@ -47,7 +47,7 @@ DEVICE_CHANNEL = 20
 # device-model-pd maps dma0..dma7; dma0 is the driver's scratch.
 MAX_DMA_REGIONS = 8
 # Every crypto-pd PD keeps its state on its stack (pd-runtime's init returns the
-# handler by value) and overflows Microkit's default 4 KiB; 32 KiB is what the image
+# handler by value) and overflows Microkit's default 8 KiB; 32 KiB is what the image
 # has always booted with (see the image's meta script).
 STACK_SIZE = 0x8000
 

@@ -32,7 +32,6 @@ assert version("sdfgen").split(".")[:2] == ["0", "35"], "unexpected sdfgen versi
 
 ProtectionDomain = SystemDescription.ProtectionDomain
 Channel = SystemDescription.Channel
-Map = SystemDescription.Map
 Irq = SystemDescription.IrqConventional
 AARCH64 = SystemDescription.Arch.AARCH64
 # QEMU virt with -m size=2G: RAM is 0x40000000..0xc0000000.
