@@ -84,6 +84,16 @@ impl ClientData<'_> {
         self.region.is_empty()
     }
 
+    /// Writes an answer's bytes (a digest, a tag) at the place a request named for them,
+    /// which its check found inside the region and at least this long. Written for every
+    /// engine by the interface's `finish`, before the answer is built: the client reads
+    /// them when it sees the answer.
+    #[inline]
+    pub fn write_output(&self, place: pd_idl::common::Segment, bytes: &[u8]) {
+        let inside = self.region.write_bytes(place.offset as usize, bytes);
+        debug_assert!(inside && bytes.len() <= place.len as usize);
+    }
+
     /// Calls `f` on the bytes of `segs`, in order, in pieces of at most `buf.len()`
     /// copied into `buf` (private memory: an engine must not read bytes the client may
     /// change under it twice).

@@ -230,3 +230,117 @@ impl<I: Interface> Rig<I> {
         got
     }
 }
+
+/// A region's fill no engine's output matches by chance: `(i * 7 + 1)` over `len` bytes.
+pub fn fill(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * 7 + 1) as u8).collect()
+}
+
+/// Writes `msg` across `segs`, in order, into `bytes` (a region's bytes, or what they
+/// are expected to be).
+pub fn lay(bytes: &mut [u8], segs: &[(u32, u32)], msg: &[u8]) {
+    let mut from = 0;
+    for &(at, len) in segs {
+        let (at, len) = (at as usize, len as usize);
+        bytes[at..at + len].copy_from_slice(&msg[from..from + len]);
+        from += len;
+    }
+    assert_eq!(from, msg.len(), "the segments cover the message");
+}
+
+impl Region {
+    /// Puts `msg` in the region as segments of the `split` lengths, the first at
+    /// `first` and each `gap` bytes past the one before (odd offsets and gaps make
+    /// segments neither aligned nor contiguous); the segments, and where a next one
+    /// would start.
+    pub fn scatter(
+        &mut self,
+        first: usize,
+        gap: usize,
+        msg: &[u8],
+        split: &[usize],
+    ) -> (Vec<(u32, u32)>, usize) {
+        let mut at = first;
+        let segs: Vec<(u32, u32)> = split
+            .iter()
+            .map(|&len| {
+                let seg = (at as u32, len as u32);
+                at += len + gap;
+                seg
+            })
+            .collect();
+        lay(self.bytes_mut(), &segs, msg);
+        (segs, at)
+    }
+}
+
+/// The place a rig's requests name for an answer's bytes (a digest, a tag): `len` bytes
+/// at an odd offset near the region's end, away from data laid from its start, with
+/// [`OutputPlace::CANARY`] bytes on both sides that must survive every request.
+#[derive(Clone, Copy, Debug)]
+pub struct OutputPlace {
+    pub at: u32,
+    pub len: u32,
+}
+
+impl OutputPlace {
+    pub const CANARY: u8 = 0xc5;
+    const AROUND: usize = 7;
+
+    pub fn near_end(region: &Region, len: u32) -> Self {
+        let at = region.len() - len as usize - Self::AROUND;
+        OutputPlace { at: at as u32, len }
+    }
+
+    /// As a request's segment.
+    pub fn seg(&self) -> (u32, u32) {
+        (self.at, self.len)
+    }
+
+    /// Sets the place and the bytes around it to the canary, before a request.
+    pub fn guard(&self, region: &mut Region) {
+        let at = self.at as usize;
+        region.bytes_mut()[at - Self::AROUND..at + self.len as usize + Self::AROUND]
+            .fill(Self::CANARY);
+    }
+
+    /// The `n` bytes an answer says it wrote at the place, checking that nothing before
+    /// the place or past those bytes changed since [`guard`](Self::guard).
+    pub fn take(&self, region: &Region, n: usize) -> Vec<u8> {
+        let (at, len) = (self.at as usize, self.len as usize);
+        let bytes = region.bytes();
+        let canary = |r: core::ops::Range<usize>| bytes[r].iter().all(|&b| b == Self::CANARY);
+        assert!(
+            canary(at - Self::AROUND..at),
+            "nothing written before the output place"
+        );
+        assert!(
+            n <= len && canary(at + n..at + len + Self::AROUND),
+            "exactly {n} bytes written at the output place, nothing past them"
+        );
+        bytes[at..at + n].to_vec()
+    }
+}
+
+/// Sends `msg` as one request per entry of `requests` (each a list of segment lengths)
+/// through `send(last, part, split)`; the last request's result. Stops at the first
+/// refusal.
+pub fn feed<T, E>(
+    msg: &[u8],
+    requests: &[&[usize]],
+    mut send: impl FnMut(bool, &[u8], &[usize]) -> Result<T, E>,
+) -> Result<Option<T>, E> {
+    let mut from = 0;
+    let mut out = None;
+    for (i, split) in requests.iter().enumerate() {
+        let len: usize = split.iter().sum();
+        out = Some(send(
+            i + 1 == requests.len(),
+            &msg[from..from + len],
+            split,
+        )?);
+        from += len;
+    }
+    assert_eq!(from, msg.len(), "requests cover the message");
+    Ok(out)
+}

@@ -12,6 +12,7 @@ use crate::{Digest, DigestEngine, MAX_DIGEST, digest_len};
 use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath, OpenSessionArgs, Request};
 use pd_idl::wire::Caller;
 pub use queued_service::testkit::{CLIENT, Region};
+use queued_service::testkit::{OutputPlace, feed};
 
 /// Where the rig puts a request's first segment, and the gap between segments: odd, so
 /// segments are neither aligned nor contiguous.
@@ -19,12 +20,10 @@ pub const FIRST: u32 = 3;
 pub const GAP: u32 = 37;
 
 /// A final's output place, as the rig reserves it: room for any digest and more (the
-/// driver must write exactly the digest's length), at an odd offset near the region's
-/// end, away from the data that grows from [`FIRST`], with [`CANARY`] bytes on both
-/// sides that must survive every final.
+/// driver must write exactly the digest's length), near the region's end
+/// (`queued-service`'s [`OutputPlace`], with its canaries).
 pub const OUTPUT_LEN: u32 = MAX_DIGEST as u32 + 5;
-pub const CANARY: u8 = 0xc5;
-const AROUND: usize = 7;
+pub const CANARY: u8 = OutputPlace::CANARY;
 
 /// A client, its queue pair and data region, and a driver serving them with engine `E`
 /// (`queued-service`'s rig, which it derefs to).
@@ -65,18 +64,20 @@ impl<E: DigestEngine> Rig<E> {
 
     /// Where the rig's finals put their digest: (offset, length).
     pub fn output_place(&self) -> (u32, u32) {
-        let at = self.data.len() - OUTPUT_LEN as usize - AROUND;
-        (at as u32, OUTPUT_LEN)
+        self.place().seg()
+    }
+
+    fn place(&self) -> OutputPlace {
+        OutputPlace::near_end(&self.data, OUTPUT_LEN)
     }
 
     /// A final over `segs` with the rig's output place after them, whose bytes and
     /// the [`CANARY`] bytes around it are set now (see [`take_digest`](Self::take_digest)).
     pub fn final_request(&mut self, session: u32, segs: &[(u32, u32)]) -> Request {
-        let (at, len) = self.output_place();
-        let around = at as usize - AROUND..(at + len) as usize + AROUND;
-        self.data.bytes_mut()[around].fill(CANARY);
+        let place = self.place();
+        place.guard(&mut self.data);
         let mut all = segs.to_vec();
-        all.push((at, len));
+        all.push(place.seg());
         self.request(session, DigestOp::Final, &all)
     }
 
@@ -85,20 +86,7 @@ impl<E: DigestEngine> Rig<E> {
     pub fn take_digest(&self, alg: Algorithm, digest_len_answered: u8) -> Vec<u8> {
         let n = usize::from(digest_len_answered);
         assert_eq!(n, digest_len(alg), "{alg:?}: the digest's length answered");
-        let (at, len) = self.output_place();
-        let (at, len) = (at as usize, len as usize);
-        let bytes = self.data.bytes();
-        assert!(
-            bytes[at - AROUND..at].iter().all(|&b| b == CANARY),
-            "nothing written before the output place"
-        );
-        assert!(
-            bytes[at + n..at + len + AROUND]
-                .iter()
-                .all(|&b| b == CANARY),
-            "{alg:?}: exactly the digest written, nothing past it"
-        );
-        bytes[at..at + n].to_vec()
+        self.place().take(&self.data, n)
     }
 
     /// The algorithm of `caller`'s open session `session`.
@@ -120,15 +108,7 @@ impl<E: DigestEngine> Rig<E> {
         msg: &[u8],
         split: &[usize],
     ) -> Result<Option<Vec<u8>>, DigestError> {
-        let mut segs = Vec::new();
-        let (mut at, mut from) = (FIRST as usize, 0usize);
-        for &len in split {
-            self.data.write(at, &msg[from..from + len]);
-            segs.push((at as u32, len as u32));
-            from += len;
-            at += len + GAP as usize;
-        }
-        assert_eq!(from, msg.len(), "split covers the message");
+        let (segs, _) = self.data.scatter(FIRST as usize, GAP as usize, msg, split);
         let req = match op {
             DigestOp::Update => self.request(session, op, &segs),
             DigestOp::Final => self.final_request(session, &segs),
@@ -163,21 +143,16 @@ impl<E: DigestEngine> Rig<E> {
         requests: &[&[usize]],
     ) -> Result<Vec<u8>, DigestError> {
         let s = self.open(algorithm, path)?;
-        let mut from = 0;
-        let mut digest = None;
-        for (i, split) in requests.iter().enumerate() {
-            let len: usize = split.iter().sum();
-            let op = if i + 1 == requests.len() {
+        let digest = feed(msg, requests, |last, part, split| {
+            let op = if last {
                 DigestOp::Final
             } else {
                 DigestOp::Update
             };
-            digest = self.send(s, op, &msg[from..from + len], split)?;
-            from += len;
-        }
-        assert_eq!(from, msg.len(), "requests cover the message");
+            self.send(s, op, part, split)
+        })?;
         self.service.close(CLIENT, s)?;
-        Ok(digest.expect("the last request is the final"))
+        Ok(digest.flatten().expect("the last request is the final"))
     }
 
     /// Hashes `msg` as updates of `chunk` bytes (one segment each) and an empty final.

@@ -7,6 +7,7 @@ use super::{CANARY, CLIENT, FIRST, Rig};
 use crate::{DigestEngine, MAX_SEGMENTS, block_len, digest_len};
 use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath};
 use pd_idl::wire::Caller;
+use queued_service::testkit::{fill, lay};
 use std::vec;
 use std::vec::Vec;
 
@@ -293,13 +294,9 @@ pub fn output_places<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, algs: &[
         for (segs, at, len) in cases {
             for updates in [false, true] {
                 let s = rig.open(alg, path).unwrap();
-                let fill: Vec<u8> = (0..region).map(|i| (i * 7 + 1) as u8).collect();
-                rig.data.write(0, &fill);
-                let mut from = 0;
-                for &(o, l) in &segs {
-                    rig.data.write(o as usize, &msg[from..from + l as usize]);
-                    from += l as usize;
-                }
+                let mut expect = fill(region);
+                lay(&mut expect, &segs, &msg);
+                rig.data.write(0, &expect);
                 let mut reqs = Vec::new();
                 let mut last: Vec<(u32, u32)> = segs.clone();
                 if updates {
@@ -317,13 +314,6 @@ pub fn output_places<E: DigestEngine>(rig: &mut Rig<E>, path: HashPath, algs: &[
                 let answer = got.last().unwrap();
                 assert_eq!(answer.status.check(), Ok(Ok(())), "{alg:?} at {at}");
                 assert_eq!(usize::from(answer.digest_len), n, "{alg:?}");
-                let mut expect = fill.clone();
-                let mut from = 0;
-                for &(o, l) in &segs {
-                    expect[o as usize..(o + l) as usize]
-                        .copy_from_slice(&msg[from..from + l as usize]);
-                    from += l as usize;
-                }
                 expect[at as usize..at as usize + n].copy_from_slice(&want);
                 assert!(
                     rig.data.bytes() == &expect[..],

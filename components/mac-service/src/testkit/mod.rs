@@ -11,6 +11,7 @@ use crate::{MAX_TAG, Mac, MacEngine, Open, tag_len};
 use pd_idl::mac::{MacAlgorithm, MacError, MacOp, Request};
 use pd_idl::wire::Caller;
 pub use queued_service::testkit::{CLIENT, Region};
+use queued_service::testkit::{OutputPlace, feed};
 
 /// Where the rig puts a session's key (odd: keys need no alignment).
 pub const KEY_AT: u32 = 1;
@@ -20,11 +21,10 @@ pub const FIRST: u32 = KEY_AT + crate::MAX_KEY as u32 + 2;
 pub const GAP: u32 = 37;
 
 /// A final's output place, as the rig reserves it: room for any tag and more (the
-/// driver must write exactly the tag's length), at an odd offset near the region's end,
-/// with [`CANARY`] bytes around it that must survive every final.
+/// driver must write exactly the tag's length), near the region's end
+/// (`queued-service`'s [`OutputPlace`], with its canaries).
 pub const OUTPUT_LEN: u32 = MAX_TAG as u32 + 5;
-pub const CANARY: u8 = 0xc5;
-const AROUND: usize = 7;
+pub const CANARY: u8 = OutputPlace::CANARY;
 
 /// A client, its queue pair and data region, and a driver serving them with engine `E`
 /// (`queued-service`'s rig, which it derefs to).
@@ -77,8 +77,7 @@ impl<E: MacEngine> Rig<E> {
 
     /// Where the rig's finals put their tag: (offset, length).
     pub fn output_place(&self) -> (u32, u32) {
-        let at = self.data.len() - OUTPUT_LEN as usize - AROUND;
-        (at as u32, OUTPUT_LEN)
+        OutputPlace::near_end(&self.data, OUTPUT_LEN).seg()
     }
 
     /// Puts `msg` in the data region as segments of the `split` lengths (apart, at odd
@@ -93,24 +92,15 @@ impl<E: MacEngine> Rig<E> {
         split: &[usize],
         tag: &[u8],
     ) -> Result<Option<Vec<u8>>, MacError> {
-        let mut segs = Vec::new();
-        let (mut at, mut from) = (FIRST as usize, 0usize);
-        for &len in split {
-            self.data.write(at, &msg[from..from + len]);
-            segs.push((at as u32, len as u32));
-            from += len;
-            at += len + GAP as usize;
-        }
-        assert_eq!(from, msg.len(), "split covers the message");
+        let (mut segs, at) = self.data.scatter(FIRST as usize, GAP as usize, msg, split);
         if op == MacOp::Verify {
             self.data.write(at, tag);
             segs.push((at as u32, tag.len() as u32));
         }
-        let (out, out_len) = self.output_place();
-        let (out, out_len) = (out as usize, out_len as usize);
-        self.data.bytes_mut()[out - AROUND..out + out_len + AROUND].fill(CANARY);
+        let place = OutputPlace::near_end(&self.data, OUTPUT_LEN);
+        place.guard(&mut self.data);
         if op == MacOp::Final {
-            segs.push((out as u32, out_len as u32));
+            segs.push(place.seg());
         }
         let algorithm = self
             .service
@@ -138,6 +128,7 @@ impl<E: MacEngine> Rig<E> {
         let n = usize::from(r.tag_len);
         let alg = algorithm.expect("a final answered on an open session");
         assert_eq!(n, tag_len(alg), "{alg:?}: the tag's length answered");
+        let out = place.at as usize;
         let bytes = self.data.bytes();
         assert!(
             bytes[..out].iter().eq(&before[..out])
@@ -185,19 +176,10 @@ impl<E: MacEngine> Rig<E> {
         last: MacOp,
         tag: &[u8],
     ) -> Result<Option<Vec<u8>>, MacError> {
-        let mut from = 0;
-        let mut out = None;
-        for (i, split) in requests.iter().enumerate() {
-            let len: usize = split.iter().sum();
-            let op = if i + 1 == requests.len() {
-                last
-            } else {
-                MacOp::Update
-            };
-            out = self.send(s, op, &msg[from..from + len], split, tag)?;
-            from += len;
-        }
-        assert_eq!(from, msg.len(), "requests cover the message");
-        Ok(out)
+        let out = feed(msg, requests, |is_last, part, split| {
+            let op = if is_last { last } else { MacOp::Update };
+            self.send(s, op, part, split, tag)
+        })?;
+        Ok(out.flatten())
     }
 }

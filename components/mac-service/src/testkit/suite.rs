@@ -8,6 +8,7 @@ use std::vec::Vec;
 use kat_vectors::{Bytes, HMAC, MacVector};
 use pd_idl::mac::{MacAlgorithm, MacError, MacOp, Request};
 use pd_idl::wire::{CallError, Caller, Message, ServerDied, Transport};
+use queued_service::testkit::{fill, lay};
 use queued_service::{Calls, Interface};
 
 use super::{CANARY, CLIENT, FIRST, KEY_AT, Rig};
@@ -323,13 +324,8 @@ pub fn output_places<E: MacEngine>(rig: &mut Rig<E>, algs: &[MacAlgorithm]) {
         ];
         for (segs, at, len) in cases {
             let s = rig.open(v.algorithm, &key).unwrap();
-            let fill: Vec<u8> = (0..region).map(|i| (i * 7 + 1) as u8).collect();
-            let mut expect = fill.clone();
-            let mut from = 0;
-            for &(o, l) in &segs {
-                expect[o as usize..(o + l) as usize].copy_from_slice(&msg[from..from + l as usize]);
-                from += l as usize;
-            }
+            let mut expect = fill(region);
+            lay(&mut expect, &segs, &msg);
             rig.data.write(0, &expect);
             let mut all = segs.clone();
             all.push((at, len));
