@@ -21,7 +21,7 @@
 #![no_std]
 #![forbid(unsafe_code)]
 
-#[cfg(feature = "testkit")]
+#[cfg(any(test, feature = "testkit"))]
 extern crate std;
 
 mod interface;
