@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-const INTERFACES: [&str; 6] = ["common", "power", "cipher", "digest", "mac", "regbus"];
+const INTERFACES: [&str; 7] = [
+    "common", "power", "cipher", "digest", "mac", "aead", "regbus",
+];
 
 fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));

@@ -6,6 +6,8 @@
 //! * [`digest`]: hash sessions (calls) and update/final requests (queues).
 //! * [`mac`]: HMAC sessions keyed at open (calls) and update/final/verify requests
 //!   (queues).
+//! * [`aead`]: AES-GCM and AES-CCM sessions keyed at open and one-message
+//!   encrypt/decrypt requests (queues).
 //! * [`regbus`]: register access over calls to a device PD standing in for silicon.
 //!
 //! Each module has the interface's types (zerocopy `#[repr(C)]` descriptors, enums and
@@ -37,6 +39,10 @@ pub mod mac {
     include!(concat!(env!("OUT_DIR"), "/mac.rs"));
 }
 
+pub mod aead {
+    include!(concat!(env!("OUT_DIR"), "/aead.rs"));
+}
+
 pub mod regbus {
     include!(concat!(env!("OUT_DIR"), "/regbus.rs"));
 }
@@ -46,6 +52,7 @@ pub mod regbus {
 static_assertions::const_assert!(cipher::RESPONSE_QUEUE_CAPACITY >= cipher::REQUEST_QUEUE_CAPACITY);
 static_assertions::const_assert!(digest::RESPONSE_QUEUE_CAPACITY >= digest::REQUEST_QUEUE_CAPACITY);
 static_assertions::const_assert!(mac::RESPONSE_QUEUE_CAPACITY >= mac::REQUEST_QUEUE_CAPACITY);
+static_assertions::const_assert!(aead::RESPONSE_QUEUE_CAPACITY >= aead::REQUEST_QUEUE_CAPACITY);
 
 /// The one way a request is built from a segment list, written once for every queued
 /// interface (they share the descriptor's shape). `nsegs` is the count given, not the
@@ -73,6 +80,38 @@ macro_rules! segment_request {
 segment_request!(cipher, CipherOp);
 segment_request!(digest, DigestOp);
 segment_request!(mac, MacOp);
+
+impl aead::Request {
+    /// Request `id` of `session` sealing or opening one message: its nonce, AAD,
+    /// payload and tag segments, each (offset, length) in the client's data region.
+    /// Counts are the ones given, as [`cipher::Request::over`]'s: too many segments
+    /// reach the driver as such and are refused (`TooManySegments`).
+    pub fn message(
+        id: u32,
+        session: u32,
+        op: aead::AeadOp,
+        nonce: (u32, u32),
+        aad: &[(u32, u32)],
+        payload: &[(u32, u32)],
+        tag: (u32, u32),
+    ) -> Self {
+        let mut request = <Self as zerocopy::FromZeros>::new_zeroed();
+        request.id = id;
+        request.session = session;
+        request.op = op.into();
+        request.naad = u8::try_from(aad.len()).unwrap_or(u8::MAX);
+        let all = core::iter::once(&nonce)
+            .chain(aad)
+            .chain(payload)
+            .chain(core::iter::once(&tag));
+        let n = 2 + aad.len() + payload.len();
+        request.nsegs = u8::try_from(n).unwrap_or(u8::MAX);
+        for (d, &(offset, len)) in request.segs.iter_mut().zip(all) {
+            *d = common::Segment { offset, len };
+        }
+        request
+    }
+}
 
 impl mac::MacAlgorithm {
     /// The tag's length: its hash's digest. Here, so that the service and the vectors'
