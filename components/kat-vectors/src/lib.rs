@@ -2,7 +2,8 @@
 //! vectors through the full client, queue, driver and engine path) and host tests share
 //! one copy. Copied, not retyped, from the driver crates' tests (`omap-aes-driver`'s
 //! SP 800-38A table, `cpu-engine`'s FIPS-197 table, `digest-service`'s testkit), and
-//! the HMAC examples of RFC 2202 and RFC 4231.
+//! the HMAC examples of RFC 2202 and RFC 4231, and CAVP's and SP 800-38C's AES-GCM and
+//! AES-CCM cases ([`aead`]).
 //!
 //! With them, each digest algorithm's published digest and block lengths ([`digest_len`],
 //! [`block_len`]), which `digest-service` re-exports as the interface's.
@@ -10,6 +11,9 @@
 //! Hex strings are decoded by [`hex`] into a caller's buffer: no heap.
 #![no_std]
 #![forbid(unsafe_code)]
+
+pub mod aead;
+pub use aead::{AeadVector, CCM, GCM};
 
 use pd_idl::cipher::Mode;
 use pd_idl::digest::Algorithm;
