@@ -4,9 +4,10 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ast::{Interface, TypeDef};
+use crate::c::Fact;
 use crate::types::{EnumDef, Model, OpDef, Prim, StructDef, Ty};
 
-pub fn interface(iface: &Interface, model: &Model) -> TokenStream {
+pub fn interface(iface: &Interface, model: &Model, stem: &str) -> TokenStream {
     let name = &iface.name;
     let iface_doc = doc(&iface.doc);
     let types = iface.types.iter().map(|(name, def)| {
@@ -55,6 +56,7 @@ pub fn interface(iface: &Interface, model: &Model) -> TokenStream {
             static_assertions::const_assert!(#cap_name.is_power_of_two());
         }
     });
+    let c_facts = c_facts(iface, model, stem);
     quote! {
         #[allow(unused_imports)]
         use crate::wire;
@@ -66,6 +68,72 @@ pub fn interface(iface: &Interface, model: &Model) -> TokenStream {
         #(#types)*
         #ops
         #(#queues)*
+        #c_facts
+    }
+}
+
+/// `C_FACTS`: each number the C header states, as rustc computes it here.
+fn c_facts(iface: &Interface, model: &Model, stem: &str) -> TokenStream {
+    let rows = crate::c::facts(iface, model, stem)
+        .into_iter()
+        .map(|(key, _, fact)| {
+            let value = match fact {
+                Fact::SizeOf(t) => {
+                    let t = format_ident!("{t}");
+                    quote! { core::mem::size_of::<#t>() }
+                }
+                Fact::AlignOf(t) => {
+                    let t = format_ident!("{t}");
+                    quote! { core::mem::align_of::<#t>() }
+                }
+                Fact::OffsetOf(t, f) => {
+                    let (t, f) = (format_ident!("{t}"), format_ident!("{f}"));
+                    quote! { core::mem::offset_of!(#t, #f) }
+                }
+                Fact::EnumSize(e) => {
+                    let raw = format_ident!("{e}Raw");
+                    quote! { core::mem::size_of::<#raw>() }
+                }
+                Fact::EnumValue(e, v) => {
+                    let (e, v) = (format_ident!("{e}"), format_ident!("{v}"));
+                    quote! { #e::#v }
+                }
+                Fact::OpLabel(op) => {
+                    // Already a u64: the table's cast would be clippy's unnecessary one.
+                    let k = format_ident!("OP_{}", op.to_uppercase());
+                    return quote! { (#key, #k) };
+                }
+                Fact::ArgsBytes(op) => {
+                    let a = format_ident!("{}Args", camel(&op));
+                    quote! { <#a as hubpack::SerializedSize>::MAX_SIZE }
+                }
+                Fact::OkBytes(op) => {
+                    let i = iface.ops.get_index_of(&op).expect("a listed op");
+                    let ok = rust_type(&model.ops[i].ok, false);
+                    quote! { <#ok as hubpack::SerializedSize>::MAX_SIZE }
+                }
+                Fact::QueueCapacity(q) => {
+                    let k = format_ident!("{}_QUEUE_CAPACITY", q.to_uppercase());
+                    quote! { #k }
+                }
+                Fact::SlotBytes(q) => {
+                    let item = format_ident!("{}QueueItem", camel(&q));
+                    quote! { shm_queue::slot_size::<#item>() }
+                }
+                Fact::QueueBytes(q) => {
+                    let k = format_ident!("{}_QUEUE_BYTES", q.to_uppercase());
+                    quote! { #k }
+                }
+            };
+            quote! { (#key, #value as u64) }
+        });
+    quote! {
+        /// Each number `idlc`'s C header for this interface states (a `_Static_assert`'s
+        /// left side or a `#define`'s name), as rustc lays out and computes it here: the
+        /// header's numbers are idlc's, so a test comparing the two (pd-idl's
+        /// `c_headers`) fails if either side changes alone.
+        #[doc(hidden)]
+        pub const C_FACTS: &[(&str, u64)] = &[#(#rows),*];
     }
 }
 
