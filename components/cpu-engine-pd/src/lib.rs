@@ -1,5 +1,6 @@
 //! The CPU engine's driver PDs: `cpu-cipher` (AES ECB/CBC/CTR), `cpu-digest` (MD5,
-//! SHA-1, SHA-256) and `cpu-mac` (HMAC over those and SHA-224/384/512), each `cpu-engine` behind `driver-pd`'s generic driver PD. One
+//! SHA-1, SHA-256), `cpu-mac` (HMAC over those and SHA-224/384/512) and `cpu-aead`
+//! (AES-GCM, AES-CCM), each `cpu-engine` behind `driver-pd`'s generic driver PD. One
 //! source builds for the host backend and for seL4 Microkit (`aarch64-unknown-none`).
 //!
 //! The CPU has no clock gate, so these PDs hold no power grant and take no interrupt:

@@ -15,10 +15,11 @@
 //! of blocks in total for ECB and CBC). `no_std`, no heap.
 //!
 //! The Digest side is module [`hash`] ([`hash::CpuDigest`]), the Mac side module [`mac`]
-//! ([`mac::CpuMac`]).
+//! ([`mac::CpuMac`]), the Aead side module [`aead`] ([`aead::CpuAead`]).
 #![no_std]
 #![forbid(unsafe_code)]
 
+pub mod aead;
 pub mod hash;
 pub mod mac;
 

@@ -1,0 +1,318 @@
+//! What the one service needs to know of Aead ([`queued_service::Interface`]).
+
+use core::marker::PhantomData;
+
+use pd_idl::aead::{
+    self, AeadAlgorithm, AeadError, AeadErrorRaw, AeadOp, REQUEST_QUEUE_CAPACITY, Request, Response,
+};
+use pd_idl::common::Segment;
+use pd_idl::wire::{Caller, Message};
+use pd_trace::Kind;
+use queued_service::{Calls, ClientData, Interface, Sessions, Step};
+use segment_list::{Overlaps, SegmentError};
+
+use crate::{
+    AeadEngine, AeadStep, Job, Key, MAX_AAD, MAX_PAYLOAD, Segments, Session, nonce_ok, tag_ok,
+};
+
+/// The Aead interface over engine `E`: `Service<'_, Aead<E>>` is an Aead driver.
+pub struct Aead<E>(PhantomData<E>);
+
+/// The `open_session` call's arguments and the caller's data region the key is in
+/// (`None`: the caller is no client).
+#[derive(Clone, Copy)]
+pub struct Open {
+    pub algorithm: AeadAlgorithm,
+    pub key_offset: u32,
+    pub key_len: u32,
+    pub nonce_len: u8,
+    pub tag_len: u8,
+    pub data: Option<ClientData<'static>>,
+}
+
+impl Open {
+    /// The lengths and where the key lies, checked; the region and the key's place.
+    fn checked(&self) -> Result<(ClientData<'static>, usize, usize), AeadError> {
+        if !nonce_ok(self.algorithm, usize::from(self.nonce_len)) {
+            return Err(AeadError::BadNonceLength);
+        }
+        if !tag_ok(self.algorithm, usize::from(self.tag_len)) {
+            return Err(AeadError::BadTagLength);
+        }
+        let data = self.data.ok_or(AeadError::BadRequest)?;
+        let (at, len) = (self.key_offset as usize, self.key_len as usize);
+        let inside = at.checked_add(len).is_some_and(|end| end <= data.len());
+        if !matches!(len, 16 | 24 | 32) || !inside {
+            return Err(AeadError::BadKeySize);
+        }
+        Ok((data, at, len))
+    }
+}
+
+/// An Aead job as the service holds it: the engine's [`Job`], its session and, while in
+/// flight, its own copy of the session's context.
+pub struct Flight<'a, C> {
+    pub job: Job<'a>,
+    session: u32,
+    ctx: Option<C>,
+}
+
+/// The interface's error for a broken `segment-list` rule.
+fn segment_error(e: SegmentError) -> AeadError {
+    match e {
+        SegmentError::TooMany => AeadError::TooManySegments,
+        SegmentError::OutOfRange => AeadError::SegmentOutOfRange,
+        SegmentError::Overlap => AeadError::OverlappingSegments,
+        SegmentError::TooLong => AeadError::MessageTooLong,
+    }
+}
+
+/// Zeroes `segs` in the client's region, in pieces (no buffer as long as a payload).
+fn wipe(data: &ClientData<'_>, segs: &Segments) {
+    const ZEROS: [u8; 64] = [0; 64];
+    for s in segs.as_slice() {
+        let (mut at, end) = (s.offset as usize, (s.offset + s.len) as usize);
+        while at < end {
+            let n = (end - at).min(ZEROS.len());
+            // Checked inside the region: the write cannot fail.
+            let inside = data.region.write_bytes(at, &ZEROS[..n]);
+            debug_assert!(inside);
+            at += n;
+        }
+    }
+}
+
+impl<E: AeadEngine> Interface for Aead<E> {
+    type Engine = E;
+    type Request = Request;
+    type Response = Response;
+    type Error = AeadError;
+    type Session = Session<E::Context>;
+    type Job<'a> = Flight<'a, E::Context>;
+    type Done = ();
+    type Open = Open;
+
+    const CAPACITY: u32 = REQUEST_QUEUE_CAPACITY;
+    /// Payloads are worked in place, tags written.
+    const WRITES_DATA: bool = true;
+
+    queued_service::refuse_as!(AeadError);
+
+    fn header(request: &Request) -> (u32, u32) {
+        (request.id, request.session)
+    }
+
+    fn empty_job(data: ClientData<'_>) -> Flight<'_, E::Context> {
+        let none = Segment { offset: 0, len: 0 };
+        let job = Job {
+            algorithm: AeadAlgorithm::AesGcm,
+            op: AeadOp::Encrypt,
+            nonce: none,
+            aad: Segments::EMPTY,
+            payload: Segments::EMPTY,
+            tag: none,
+            data,
+        };
+        Flight {
+            job,
+            session: 0,
+            ctx: None,
+        }
+    }
+
+    fn check<'a>(
+        _: &E,
+        sessions: &mut Sessions<Self::Session>,
+        caller: Caller,
+        request: &Request,
+        flight: &mut Flight<'a, E::Context>,
+        _slot: usize,
+    ) -> Result<(), AeadError> {
+        let job = &mut flight.job;
+        job.op = request.op.get().map_err(|_| AeadError::BadRequest)?;
+        let session = sessions
+            .get_mut(caller, request.session)
+            .map_err(Self::refuse)?;
+        // Every segment, the nonce and tag too: the payload is written in place and the
+        // tag written or read once, so none may share a byte with another.
+        let all = segment_list::check(
+            &request.segs,
+            request.nsegs,
+            job.data.len(),
+            Overlaps::Refused,
+        )
+        .map_err(segment_error)?;
+        let all = all.as_slice();
+        let naad = usize::from(request.naad);
+        // A nonce and a tag at least, and the AAD between them.
+        if all.len() < 2 || naad > all.len() - 2 {
+            return Err(AeadError::BadRequest);
+        }
+        let (nonce, tag) = (all[0], all[all.len() - 1]);
+        if nonce.len != u32::from(session.nonce_len) {
+            return Err(AeadError::BadNonceLength);
+        }
+        if tag.len != u32::from(session.tag_len) {
+            return Err(AeadError::BadTagLength);
+        }
+        let (aad, payload) = all[1..all.len() - 1].split_at(naad);
+        let region = job.data.len();
+        job.aad =
+            segment_list::from_slice(aad, region, Overlaps::Allowed).map_err(segment_error)?;
+        job.payload =
+            segment_list::from_slice(payload, region, Overlaps::Allowed).map_err(segment_error)?;
+        if job.aad.total() as usize > MAX_AAD || job.payload.total() as usize > MAX_PAYLOAD {
+            return Err(AeadError::MessageTooLong);
+        }
+        job.nonce = nonce;
+        job.tag = tag;
+        job.algorithm = session.algorithm;
+        flight.session = request.session;
+        flight.ctx = None;
+        Ok(())
+    }
+
+    fn bytes(flight: &Flight<'_, E::Context>) -> u32 {
+        flight.job.payload.total()
+    }
+
+    fn start(
+        engine: &mut E,
+        sessions: &mut Sessions<Self::Session>,
+        caller: Caller,
+        flight: &mut Flight<'_, E::Context>,
+    ) -> AeadStep {
+        // The check found the session just now.
+        let Ok(session) = sessions.get_mut(caller, flight.session) else {
+            return Step::Done(Err(AeadError::UnknownSession));
+        };
+        let step = engine.start(&mut session.engine, &session.key, &flight.job);
+        if step == Step::Pending {
+            flight.ctx = Some(session.engine.clone());
+        }
+        step
+    }
+
+    fn interrupt(engine: &mut E, flight: &mut Flight<'_, E::Context>) -> AeadStep {
+        match &mut flight.ctx {
+            Some(ctx) => engine.interrupt(ctx, &flight.job),
+            None => Step::Done(Err(AeadError::EngineFault)),
+        }
+    }
+
+    fn cancel(engine: &mut E, flight: &Flight<'_, E::Context>) {
+        engine.cancel(&flight.job);
+    }
+
+    /// A decrypt refused for its tag has its payload zeroed here, for every engine,
+    /// before the answer is built: whatever an engine left there (a hardware engine
+    /// may have decrypted in place before its tag was known) is gone when the client
+    /// reads the refusal. So is anything of a decrypt the engine failed in the middle.
+    fn finish(
+        _: &mut E,
+        sessions: &mut Sessions<Self::Session>,
+        caller: Caller,
+        flight: &mut Flight<'_, E::Context>,
+        result: &Result<(), AeadError>,
+    ) {
+        if flight.job.op == AeadOp::Decrypt
+            && matches!(result, Err(AeadError::TagMismatch | AeadError::EngineFault))
+        {
+            wipe(&flight.job.data, &flight.job.payload);
+        }
+        let Ok(s) = sessions.get_mut(caller, flight.session) else {
+            return;
+        };
+        if result.is_ok() {
+            s.messages += 1;
+        }
+        if let Some(ctx) = flight.ctx.take() {
+            s.engine = ctx;
+        }
+    }
+
+    fn answer(id: u32, bytes: u32, result: &Result<(), AeadError>, _last: bool) -> Response {
+        let mut r = Response {
+            id,
+            status: AeadErrorRaw::OK,
+            tag_len: 0,
+            reserved: [0; 5],
+            bytes_done: 0,
+        };
+        match result {
+            Ok(()) => r.bytes_done = bytes,
+            Err(e) => r.status = (*e).into(),
+        }
+        r
+    }
+
+    /// As Mac's: the trace's kind for a finished request that names no path.
+    fn outcome(r: &Response) -> (Kind, u32) {
+        match r.status.check() {
+            Ok(Ok(())) => (Kind::Hashed, 0),
+            _ => (Kind::Refused, u32::from(r.status.0)),
+        }
+    }
+
+    fn precheck(engine: &E, args: &Open) -> Result<(), AeadError> {
+        engine.supports(args.algorithm, args.key_len as usize)?;
+        args.checked().map(|_| ())
+    }
+
+    fn open(
+        engine: &mut E,
+        _: Caller,
+        _slot: usize,
+        args: Open,
+    ) -> Result<Self::Session, AeadError> {
+        engine.supports(args.algorithm, args.key_len as usize)?;
+        let (data, at, len) = args.checked()?;
+        let mut key = Key::default();
+        // Checked inside the region: the copy cannot fail.
+        let inside = data.region.read_bytes(at, key.fill(len));
+        debug_assert!(inside);
+        let ctx = engine.open(_slot, args.algorithm, key.as_bytes())?;
+        Ok(Session {
+            algorithm: args.algorithm,
+            nonce_len: args.nonce_len,
+            tag_len: args.tag_len,
+            messages: 0,
+            key,
+            engine: ctx,
+        })
+    }
+
+    fn dispatch(calls: &mut impl Calls<Self>, caller: Caller, msg: &Message) -> Message {
+        aead::dispatch(&mut Server(calls, PhantomData), caller, msg)
+    }
+}
+
+/// The IDL's server over the PD's calls.
+struct Server<'c, C, E>(&'c mut C, PhantomData<E>);
+
+impl<E: AeadEngine, C: Calls<Aead<E>>> aead::Server for Server<'_, C, E> {
+    fn open_session(
+        &mut self,
+        caller: Caller,
+        algorithm: AeadAlgorithm,
+        key_offset: u32,
+        key_len: u32,
+        nonce_len: u8,
+        tag_len: u8,
+    ) -> Result<u32, AeadError> {
+        let data = self.0.data(caller);
+        let args = Open {
+            algorithm,
+            key_offset,
+            key_len,
+            nonce_len,
+            tag_len,
+            data,
+        };
+        self.0.open(caller, args)
+    }
+
+    fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), AeadError> {
+        self.0.close(caller, session)
+    }
+}
