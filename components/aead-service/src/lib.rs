@@ -67,7 +67,7 @@ pub const fn nonce_ok(algorithm: AeadAlgorithm, len: usize) -> bool {
 pub const fn tag_ok(algorithm: AeadAlgorithm, len: usize) -> bool {
     match algorithm {
         AeadAlgorithm::AesGcm => 12 <= len && len <= 16,
-        AeadAlgorithm::AesCcm => 4 <= len && len <= 16 && len % 2 == 0,
+        AeadAlgorithm::AesCcm => 4 <= len && len <= 16 && len & 1 == 0,
     }
 }
 

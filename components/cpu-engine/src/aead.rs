@@ -286,7 +286,7 @@ fn ccm<C: BlockEncrypt + BlockSizeUser<BlockSize = U16>>(
     op: AeadOp,
 ) -> Result<(), AeadError> {
     let (n, t) = (nonce.len(), tag.len());
-    if !(7..=13).contains(&n) || !(4..=16).contains(&t) || t % 2 == 1 {
+    if !(7..=13).contains(&n) || !(4..=16).contains(&t) || t & 1 == 1 {
         return Err(AeadError::BadRequest);
     }
     let q = 15 - n;

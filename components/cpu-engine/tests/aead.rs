@@ -1,0 +1,490 @@
+//! The CPU Aead engine through the whole client -> queue -> service -> engine path:
+//! CAVP's GCM cases (failing tags included), SP 800-38C's and CAVP's CCM cases, the
+//! engine's own CCM against RustCrypto's `ccm` at every nonce and tag length, and each
+//! typed refusal.
+
+use aead_service::{Aead, MAX_PAYLOAD, Open};
+use cpu_engine::aead::CpuAead;
+use kat_vectors::{AeadVector, CCM, GCM};
+use pd_idl::aead::{AeadAlgorithm, AeadError, AeadOp, Request};
+use queued_service::Interface;
+use queued_service::testkit::{CLIENT, Region, Rig, fill};
+
+const KEY_AT: u32 = 3;
+const NONCE_AT: u32 = 41;
+const AAD_AT: u32 = 101;
+const PAYLOAD_AT: u32 = 1001;
+/// Past the longest payload, with room for any tag and canaries around it.
+const TAG_AT: u32 = PAYLOAD_AT + MAX_PAYLOAD as u32 + 300;
+const REGION: usize = 8192;
+
+fn hex(s: &str) -> Vec<u8> {
+    let mut out = vec![0; s.len() / 2];
+    kat_vectors::hex(s, &mut out);
+    out
+}
+
+struct Case<'a> {
+    key: &'a [u8],
+    nonce: &'a [u8],
+    aad: &'a [u8],
+    tag_len: usize,
+}
+
+fn rig() -> Rig<Aead<CpuAead>> {
+    Rig::new(CpuAead::default(), Region::new(REGION), None)
+}
+
+fn open(
+    rig: &mut Rig<Aead<CpuAead>>,
+    alg: AeadAlgorithm,
+    key: &[u8],
+    nonce_len: usize,
+    tag_len: usize,
+) -> Result<u32, AeadError> {
+    rig.data.write(KEY_AT as usize, key);
+    let args = Open {
+        algorithm: alg,
+        key_offset: KEY_AT,
+        key_len: key.len() as u32,
+        nonce_len: nonce_len as u8,
+        tag_len: tag_len as u8,
+        data: Some(rig.client_data()),
+    };
+    <Aead<CpuAead> as Interface>::precheck(&rig.service.engine, &args)?;
+    rig.open_as(CLIENT, args)
+}
+
+/// Payload segments of the `split` lengths from `PAYLOAD_AT`, 5 bytes apart.
+fn payload_segs(split: &[usize]) -> Vec<(u32, u32)> {
+    let mut at = PAYLOAD_AT;
+    split
+        .iter()
+        .map(|&n| {
+            let s = (at, n as u32);
+            at += n as u32 + 5;
+            s
+        })
+        .collect()
+}
+
+/// Lays out one message (the payload cut by `split`), sends one `op` request; the
+/// answer's status, and the payload and tag as the region holds them after.
+fn one(
+    rig: &mut Rig<Aead<CpuAead>>,
+    s: u32,
+    op: AeadOp,
+    c: &Case<'_>,
+    payload: &[u8],
+    tag: &[u8],
+    split: &[usize],
+) -> (Result<(), AeadError>, Vec<u8>, Vec<u8>) {
+    rig.data.write(0, &fill(REGION));
+    rig.data.write(NONCE_AT as usize, c.nonce);
+    rig.data.write(AAD_AT as usize, c.aad);
+    let segs = payload_segs(split);
+    let mut from = 0;
+    for &(at, n) in &segs {
+        rig.data
+            .write(at as usize, &payload[from..from + n as usize]);
+        from += n as usize;
+    }
+    assert_eq!(from, payload.len());
+    rig.data.write(TAG_AT as usize, tag);
+    let before = rig.data.bytes().to_vec();
+    let aad: &[(u32, u32)] = &[(AAD_AT, c.aad.len() as u32)];
+    let tag_seg = (TAG_AT, c.tag_len as u32);
+    let req = Request::message(
+        9,
+        s,
+        op,
+        (NONCE_AT, c.nonce.len() as u32),
+        aad,
+        &segs,
+        tag_seg,
+    );
+    let resp = rig.exchange(CLIENT, &[req]);
+    assert_eq!(resp.len(), 1, "one answer per request");
+    let status = resp[0]
+        .status
+        .check()
+        .expect("a status the interface defines");
+    let after = rig.data.bytes();
+    let out: Vec<u8> = segs
+        .iter()
+        .flat_map(|&(at, n)| after[at as usize..(at + n) as usize].to_vec())
+        .collect();
+    let t = after[TAG_AT as usize..TAG_AT as usize + c.tag_len].to_vec();
+    // Nothing but the payload and (an encrypt's) tag changes.
+    for (i, (a, b)) in after.iter().zip(&before).enumerate() {
+        let in_payload = segs
+            .iter()
+            .any(|&(at, n)| (at as usize..(at + n) as usize).contains(&i));
+        let in_tag =
+            op == AeadOp::Encrypt && (TAG_AT as usize..TAG_AT as usize + c.tag_len).contains(&i);
+        assert!(a == b || in_payload || in_tag, "byte {i} changed");
+    }
+    if status.is_ok() {
+        assert_eq!(resp[0].bytes_done as usize, payload.len());
+    } else if status != Err(AeadError::TagMismatch) {
+        assert!(after == &before[..], "a refused request writes nothing");
+    }
+    (status, out, t)
+}
+
+/// A published case: encrypted (if it has a plaintext) to its ciphertext and tag, and
+/// decrypted to its plaintext, or refused with the payload zeroed (FAIL).
+fn run_vector(rig: &mut Rig<Aead<CpuAead>>, v: &AeadVector, split: &[usize]) {
+    let (key, nonce, aad, ct, tag) = (
+        hex(v.key),
+        hex(v.nonce),
+        hex(v.aad),
+        hex(v.cipher),
+        hex(v.tag),
+    );
+    let c = Case {
+        key: &key,
+        nonce: &nonce,
+        aad: &aad,
+        tag_len: tag.len(),
+    };
+    let s = open(rig, v.algorithm, c.key, nonce.len(), tag.len()).unwrap();
+    match v.plain.map(hex) {
+        Some(pt) => {
+            let (st, got_ct, got_tag) = one(rig, s, AeadOp::Encrypt, &c, &pt, &[], split);
+            assert_eq!(st, Ok(()), "{}", v.source);
+            assert_eq!((got_ct, got_tag), (ct.clone(), tag.clone()), "{}", v.source);
+            let (st, got_pt, _) = one(rig, s, AeadOp::Decrypt, &c, &ct, &tag, split);
+            assert_eq!(st, Ok(()), "{}", v.source);
+            assert_eq!(got_pt, pt, "{}", v.source);
+        }
+        None => {
+            let (st, got, _) = one(rig, s, AeadOp::Decrypt, &c, &ct, &tag, split);
+            assert_eq!(st, Err(AeadError::TagMismatch), "{}", v.source);
+            assert!(got.iter().all(|&b| b == 0), "{}: payload zeroed", v.source);
+        }
+    }
+    rig.service.close(CLIENT, s).unwrap();
+}
+
+#[test]
+fn cavp_gcm_cases_pass_and_their_fails_fail() {
+    let mut rig = rig();
+    for v in GCM {
+        let n = hex(v.cipher).len();
+        run_vector(&mut rig, v, &[n]);
+        // Across three payload segments too.
+        run_vector(&mut rig, v, &[n / 3, n / 2 - n / 3, n - n / 2]);
+    }
+    assert!(GCM.iter().filter(|v| v.plain.is_none()).count() >= 6);
+}
+
+#[test]
+fn sp800_38c_and_cavp_ccm_cases_pass() {
+    let mut rig = rig();
+    for v in CCM {
+        let n = hex(v.cipher).len();
+        run_vector(&mut rig, v, &[n]);
+        run_vector(&mut rig, v, &[n / 2, n - n / 2]);
+    }
+}
+
+#[test]
+fn a_forged_tag_never_releases_plaintext() {
+    let mut rig = rig();
+    for v in GCM.iter().chain(CCM).filter(|v| v.plain.is_some()) {
+        let (key, nonce, aad, ct) = (hex(v.key), hex(v.nonce), hex(v.aad), hex(v.cipher));
+        let c = Case {
+            key: &key,
+            nonce: &nonce,
+            aad: &aad,
+            tag_len: v.tag.len() / 2,
+        };
+        let s = open(&mut rig, v.algorithm, c.key, nonce.len(), c.tag_len).unwrap();
+        for bit in [0, 7, c.tag_len * 8 - 1] {
+            let mut tag = hex(v.tag);
+            tag[bit / 8] ^= 1 << (bit % 8);
+            let (st, got, _) = one(&mut rig, s, AeadOp::Decrypt, &c, &ct, &tag, &[ct.len()]);
+            assert_eq!(st, Err(AeadError::TagMismatch), "{} bit {bit}", v.source);
+            assert!(got.iter().all(|&b| b == 0), "{}: zeroed", v.source);
+        }
+        if !ct.is_empty() {
+            // A flipped ciphertext bit, with the published tag.
+            let mut bad = ct.clone();
+            bad[0] ^= 0x80;
+            let (st, got, _) = one(
+                &mut rig,
+                s,
+                AeadOp::Decrypt,
+                &c,
+                &bad,
+                &hex(v.tag),
+                &[ct.len()],
+            );
+            assert_eq!(st, Err(AeadError::TagMismatch), "{}", v.source);
+            assert!(got.iter().all(|&b| b == 0));
+        }
+        rig.service.close(CLIENT, s).unwrap();
+    }
+}
+
+/// RustCrypto's `ccm` for one (key, tag, nonce) size: the ciphertext and tag.
+macro_rules! reference_ccm {
+    ($key:expr, $nonce:expr, $aad:expr, $pt:expr, $tag:expr; $($n:literal => $N:ty),*; $($t:literal => $T:ty),*) => {{
+        use ccm::aead::{AeadInPlace, KeyInit, generic_array::GenericArray};
+        fn with<C, M, N>(key: &[u8], nonce: &[u8], aad: &[u8], pt: &[u8]) -> (Vec<u8>, Vec<u8>)
+        where
+            C: ccm::aead::KeyInit + aes::cipher::BlockCipher + aes::cipher::BlockSizeUser<BlockSize = ccm::consts::U16> + aes::cipher::BlockEncrypt,
+            M: ccm::aead::generic_array::ArrayLength<u8> + ccm::TagSize,
+            N: ccm::aead::generic_array::ArrayLength<u8> + ccm::NonceSize,
+        {
+            let c = ccm::Ccm::<C, M, N>::new_from_slice(key).unwrap();
+            let mut buf = pt.to_vec();
+            let t = c.encrypt_in_place_detached(GenericArray::from_slice(nonce), aad, &mut buf).unwrap();
+            (buf, t.to_vec())
+        }
+        fn tagged<C, N>(t: usize, key: &[u8], nonce: &[u8], aad: &[u8], pt: &[u8]) -> (Vec<u8>, Vec<u8>)
+        where
+            C: ccm::aead::KeyInit + aes::cipher::BlockCipher + aes::cipher::BlockSizeUser<BlockSize = ccm::consts::U16> + aes::cipher::BlockEncrypt,
+            N: ccm::aead::generic_array::ArrayLength<u8> + ccm::NonceSize,
+        {
+            match t { $($t => with::<C, $T, N>(key, nonce, aad, pt),)* _ => unreachable!() }
+        }
+        fn keyed<C>(t: usize, key: &[u8], nonce: &[u8], aad: &[u8], pt: &[u8]) -> (Vec<u8>, Vec<u8>)
+        where
+            C: ccm::aead::KeyInit + aes::cipher::BlockCipher + aes::cipher::BlockSizeUser<BlockSize = ccm::consts::U16> + aes::cipher::BlockEncrypt,
+        {
+            match nonce.len() { $($n => tagged::<C, $N>(t, key, nonce, aad, pt),)* _ => unreachable!() }
+        }
+        let (key, nonce, aad, pt, t): (&[u8], &[u8], &[u8], &[u8], usize) = ($key, $nonce, $aad, $pt, $tag);
+        match key.len() {
+            16 => keyed::<aes::Aes128>(t, key, nonce, aad, pt),
+            24 => keyed::<aes::Aes192>(t, key, nonce, aad, pt),
+            _ => keyed::<aes::Aes256>(t, key, nonce, aad, pt),
+        }
+    }};
+}
+
+#[test]
+fn ccm_matches_rustcrypto_at_every_nonce_and_tag_length() {
+    use ccm::consts::*;
+    let mut rig = rig();
+    let mut ran = 0;
+    for key_len in [16, 24, 32] {
+        let key: Vec<u8> = (0..key_len as u8)
+            .map(|i| i.wrapping_mul(29) ^ 0x5a)
+            .collect();
+        for n in 7..=13 {
+            let nonce: Vec<u8> = (0..n as u8).map(|i| i * 3 + 1).collect();
+            for t in (4..=16).step_by(2) {
+                let s = open(&mut rig, AeadAlgorithm::AesCcm, &key, n, t).unwrap();
+                for (plen, alen) in [
+                    (0, 0),
+                    (1, 0),
+                    (0, 1),
+                    (16, 16),
+                    (17, 14),
+                    (100, 300),
+                    (MAX_PAYLOAD, 512),
+                ] {
+                    let pt: Vec<u8> = (0..plen).map(|i| (i * 13 + n + t) as u8).collect();
+                    let aad: Vec<u8> = (0..alen).map(|i| (i * 5 + 7) as u8).collect();
+                    let want = reference_ccm!(&key, &nonce, &aad, &pt, t;
+                        7 => U7, 8 => U8, 9 => U9, 10 => U10, 11 => U11, 12 => U12, 13 => U13;
+                        4 => U4, 6 => U6, 8 => U8, 10 => U10, 12 => U12, 14 => U14, 16 => U16);
+                    let c = Case {
+                        key: &key,
+                        nonce: &nonce,
+                        aad: &aad,
+                        tag_len: t,
+                    };
+                    let (st, ct, tag) = one(&mut rig, s, AeadOp::Encrypt, &c, &pt, &[], &[plen]);
+                    assert_eq!(st, Ok(()));
+                    assert_eq!(
+                        (ct.clone(), tag.clone()),
+                        want,
+                        "key {key_len} nonce {n} tag {t} p {plen} a {alen}"
+                    );
+                    let (st, back, _) = one(&mut rig, s, AeadOp::Decrypt, &c, &ct, &tag, &[plen]);
+                    assert_eq!((st, back), (Ok(()), pt));
+                    ran += 1;
+                }
+                rig.service.close(CLIENT, s).unwrap();
+            }
+        }
+    }
+    assert_eq!(ran, 3 * 7 * 7 * 7);
+}
+
+#[test]
+fn gcm_short_tags_are_the_full_tag_cut() {
+    // SP 800-38D 5.2.1.2: a t-bit tag is MSB_t of the full one.
+    let mut rig = rig();
+    let v = GCM
+        .iter()
+        .find(|v| v.source.contains("PT408 AAD160 #0"))
+        .unwrap();
+    let (key, nonce, aad, pt, full) = (
+        hex(v.key),
+        hex(v.nonce),
+        hex(v.aad),
+        hex(v.plain.unwrap()),
+        hex(v.tag),
+    );
+    for t in 12..=16 {
+        let s = open(&mut rig, AeadAlgorithm::AesGcm, &key, 12, t).unwrap();
+        let c = Case {
+            key: &key,
+            nonce: &nonce,
+            aad: &aad,
+            tag_len: t,
+        };
+        let (st, _, tag) = one(&mut rig, s, AeadOp::Encrypt, &c, &pt, &[], &[pt.len()]);
+        assert_eq!((st, tag), (Ok(()), full[..t].to_vec()), "tag {t}");
+        rig.service.close(CLIENT, s).unwrap();
+    }
+}
+
+#[test]
+fn bad_lengths_at_open_are_typed() {
+    let mut rig = rig();
+    let k = [1u8; 16];
+    use AeadAlgorithm::*;
+    for (alg, key_len, n, t, want) in [
+        (AesGcm, 16, 11, 16, AeadError::BadNonceLength),
+        (AesGcm, 16, 13, 16, AeadError::BadNonceLength),
+        (AesCcm, 16, 6, 16, AeadError::BadNonceLength),
+        (AesCcm, 16, 14, 16, AeadError::BadNonceLength),
+        (AesGcm, 16, 12, 8, AeadError::BadTagLength),
+        (AesGcm, 16, 12, 17, AeadError::BadTagLength),
+        (AesCcm, 16, 13, 5, AeadError::BadTagLength),
+        (AesCcm, 16, 13, 18, AeadError::BadTagLength),
+        (AesCcm, 16, 13, 2, AeadError::BadTagLength),
+        (AesGcm, 15, 12, 16, AeadError::BadKeySize),
+        (AesGcm, 0, 12, 16, AeadError::BadKeySize),
+    ] {
+        let got = open(&mut rig, alg, &k[..key_len.min(16)], n, t);
+        let got = if key_len > 16 {
+            open(&mut rig, alg, &[0; 33][..key_len], n, t)
+        } else {
+            got
+        };
+        assert_eq!(got, Err(want), "{alg:?} key {key_len} nonce {n} tag {t}");
+    }
+    // A key past the region's end.
+    let args = Open {
+        algorithm: AesGcm,
+        key_offset: (REGION - 8) as u32,
+        key_len: 16,
+        nonce_len: 12,
+        tag_len: 16,
+        data: Some(rig.client_data()),
+    };
+    assert_eq!(rig.open_as(CLIENT, args), Err(AeadError::BadKeySize));
+}
+
+#[test]
+fn bad_requests_are_typed_and_write_nothing() {
+    let mut rig = rig();
+    let key = [7u8; 16];
+    let s = open(&mut rig, AeadAlgorithm::AesGcm, &key, 12, 16).unwrap();
+    let nonce = (NONCE_AT, 12);
+    let aad = [(AAD_AT, 16)];
+    let pay = [(PAYLOAD_AT, 64)];
+    let tag = (TAG_AT, 16);
+    let send = |rig: &mut Rig<Aead<CpuAead>>, r: Request| {
+        rig.data.write(0, &fill(REGION));
+        let before = rig.data.bytes().to_vec();
+        let a = rig.exchange(CLIENT, &[r]);
+        assert!(rig.data.bytes() == &before[..], "a refusal writes nothing");
+        a[0].status.check().unwrap()
+    };
+    use AeadOp::{Decrypt, Encrypt};
+    let cases: Vec<(Request, AeadError)> = vec![
+        (
+            Request::message(1, s, Encrypt, (NONCE_AT, 11), &aad, &pay, tag),
+            AeadError::BadNonceLength,
+        ),
+        (
+            Request::message(1, s, Decrypt, (NONCE_AT, 13), &aad, &pay, tag),
+            AeadError::BadNonceLength,
+        ),
+        (
+            Request::message(1, s, Decrypt, nonce, &aad, &pay, (TAG_AT, 12)),
+            AeadError::BadTagLength,
+        ),
+        (
+            Request::message(1, s, Decrypt, nonce, &aad, &pay, (TAG_AT, 17)),
+            AeadError::BadTagLength,
+        ),
+        (
+            Request::message(1, s, Encrypt, nonce, &aad, &pay, (TAG_AT, 15)),
+            AeadError::BadTagLength,
+        ),
+        (
+            Request::message(1, s, Encrypt, nonce, &[(REGION as u32 - 8, 16)], &pay, tag),
+            AeadError::SegmentOutOfRange,
+        ),
+        (
+            Request::message(1, s, Decrypt, nonce, &[(u32::MAX - 2, 16)], &pay, tag),
+            AeadError::SegmentOutOfRange,
+        ),
+        (
+            Request::message(1, s, Encrypt, nonce, &aad, &[(REGION as u32 - 32, 64)], tag),
+            AeadError::SegmentOutOfRange,
+        ),
+        (
+            Request::message(
+                1,
+                s,
+                Encrypt,
+                nonce,
+                &aad,
+                &[(PAYLOAD_AT, MAX_PAYLOAD as u32 + 1)],
+                tag,
+            ),
+            AeadError::MessageTooLong,
+        ),
+        (
+            Request::message(1, s, Encrypt, nonce, &[(AAD_AT, 513)], &pay, tag),
+            AeadError::MessageTooLong,
+        ),
+        (
+            Request::message(
+                1,
+                s,
+                Encrypt,
+                nonce,
+                &aad,
+                &[(PAYLOAD_AT, 64), (PAYLOAD_AT + 32, 8)],
+                tag,
+            ),
+            AeadError::OverlappingSegments,
+        ),
+        (
+            Request::message(1, s, Encrypt, nonce, &aad, &pay, (PAYLOAD_AT + 60, 16)),
+            AeadError::OverlappingSegments,
+        ),
+        (
+            Request::message(1, s, Encrypt, nonce, &aad, &[(1, 1); 4], tag),
+            AeadError::TooManySegments,
+        ),
+        (
+            Request::message(1, s + 1, Encrypt, nonce, &aad, &pay, tag),
+            AeadError::UnknownSession,
+        ),
+    ];
+    for (r, want) in cases {
+        assert_eq!(send(&mut rig, r), Err(want), "{r:?}");
+    }
+    // A count of AAD past the segments, and a list with no room for a tag.
+    let mut r = Request::message(1, s, Encrypt, nonce, &aad, &pay, tag);
+    r.naad = 3;
+    assert_eq!(send(&mut rig, r), Err(AeadError::BadRequest));
+    r.naad = 0;
+    r.nsegs = 1;
+    assert_eq!(send(&mut rig, r), Err(AeadError::BadRequest));
+    r.nsegs = 4;
+    r.op = pd_idl::aead::AeadOpRaw(9);
+    assert_eq!(send(&mut rig, r), Err(AeadError::BadRequest));
+}
