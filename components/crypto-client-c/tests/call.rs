@@ -41,9 +41,12 @@ struct Ctx {
     power_calls: bool,
 }
 
+/// An `open_session`'s arguments as the server received them.
+type Opened = (cipher::Mode, cipher::Path, u8, [u8; 32], [u8; 16]);
+
 #[derive(Default)]
 struct Cipher {
-    opened: Vec<(cipher::Mode, cipher::Path, u8, [u8; 32], [u8; 16])>,
+    opened: Vec<Opened>,
     closed: Vec<u32>,
 }
 
