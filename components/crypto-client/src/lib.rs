@@ -32,7 +32,7 @@ pub mod pd;
 #[allow(unsafe_code)]
 pub mod verdict;
 
-use pd_idl::{cipher, digest, mac};
+use pd_idl::{aead, cipher, digest, mac};
 use shm_queue::{Consumer, Producer, QueueError};
 
 pub use pair::{Control, Epoch};
@@ -83,7 +83,7 @@ macro_rules! tagged {
         }
     )*};
 }
-tagged!(cipher: CipherError, digest: DigestError, mac: MacError);
+tagged!(cipher: CipherError, digest: DigestError, mac: MacError, aead: AeadError);
 
 /// What became of a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -393,6 +393,8 @@ pub type CipherLink<'a> = Link<'a, cipher::Request, cipher::Response>;
 pub type DigestLink<'a> = Link<'a, digest::Request, digest::Response>;
 /// A Mac driver link.
 pub type MacLink<'a> = Link<'a, mac::Request, mac::Response>;
+/// An Aead driver link.
+pub type AeadLink<'a> = Link<'a, aead::Request, aead::Response>;
 
 #[cfg(test)]
 mod tests;
