@@ -319,3 +319,20 @@ fn imports_by_plain_names_and_no_imported_errors() {
     let e = idlc::compile_with(uses, "t.idl", &|_| Ok(SHARED_ERR.to_string())).unwrap_err();
     assert!(e.message.contains("is imported"), "{e}");
 }
+
+/// A name Rust allows but C does not (or the C header's own `idl_` names) compiles to
+/// Rust and is refused by the C backend, with where.
+#[test]
+fn c_refuses_names_reserved_in_c() {
+    let no_import = |name: &str| -> Result<String, idlc::Error> { panic!("imports {name}") };
+    let source = with_types(r#""S": Struct(fields: {"int": "u32"}),"#);
+    assert!(idlc::compile(&source, "t.idl").is_ok());
+    let e = idlc::compile_c_with(&source, "t.idl", &no_import).unwrap_err();
+    assert!(e.context.contains("field `int`"), "{e}");
+    assert!(e.message.contains("reserved in C"), "{e}");
+    let source = format!(
+        "Interface(name: \"T\", types: {{ {ERR} }}, ops: {{ \"f\": (args: {{\"idl_p\": \"u8\"}}, reply: Result(ok: \"()\", err: CLike(\"E\"))) }})"
+    );
+    let e = idlc::compile_c_with(&source, "t.idl", &no_import).unwrap_err();
+    assert!(e.context.contains("argument `idl_p`"), "{e}");
+}
