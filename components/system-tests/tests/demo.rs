@@ -9,10 +9,11 @@ use std::time::Duration;
 use common::{lines, show, system_file};
 use host_runner::{Options, Outcome, System};
 
-const CLIENTS: [&str; 7] = [
+const CLIENTS: [&str; 8] = [
     "vboot",
     "kat_cpu",
     "kat_mac",
+    "kat_aead",
     "kat_omap",
     "kat_stm32",
     "kat_sec1",
@@ -44,6 +45,11 @@ fn every_client_of_the_demo_finishes_and_then_the_system_stops() {
     // The last client to finish ended the system; every one had finished by then.
     assert!(CLIENTS.contains(&pd.as_str()));
     assert_eq!(lines(&out, "vboot", "boot image verified").len(), 1);
+    // Each AEAD case is opened; one with a plaintext is also sealed and forged.
+    let aead = {
+        let cases = || kat_vectors::GCM.iter().chain(kat_vectors::CCM);
+        cases().count() + 2 * cases().filter(|v| v.plain.is_some()).count()
+    };
     for (client, done) in [
         ("kat_cpu", "all 48 vectors passed"),
         ("kat_omap", "all 72 vectors passed"),
@@ -53,6 +59,7 @@ fn every_client_of_the_demo_finishes_and_then_the_system_stops() {
             "kat_mac",
             &format!("all {} answers passed", 3 * kat_vectors::HMAC.len()),
         ),
+        ("kat_aead", &format!("all {aead} answers passed")),
     ] {
         assert_eq!(lines(&out, client, done).len(), 1, "{client}: {done}");
         assert!(lines(&out, client, "FAIL").is_empty(), "{client}");

@@ -1,0 +1,272 @@
+#![cfg_attr(target_os = "none", no_std, no_main)]
+//! Known-answer client for an Aead driver: CAVP's AES-GCM cases (gcmEncryptExtIV128 and
+//! gcmDecrypt128, failing tags included) and SP 800-38C's and CAVP's AES-CCM cases
+//! (`kat-vectors::aead`), one session each, each up to three ways through the queue: an
+//! encrypt of the published plaintext (its ciphertext and tag must be the published
+//! ones), a decrypt of the published ciphertext and tag (the plaintext, or for a FAIL
+//! case `TagMismatch` with the payload zeroed), and a decrypt with one tag bit flipped
+//! (`TagMismatch`, payload zeroed: a forged tag releases no plaintext). The payload is
+//! sent in two segments. An algorithm the driver refuses at open is named in the
+//! verdict, not run. Exits 0 only when every answer is the one published.
+use crypto_client::pd::{DRIVER, Data, answers, link};
+use crypto_client::{AeadLink, Completion};
+use kat_vectors::{AeadVector, CCM, GCM, hex};
+use pd_idl::aead::{self, AeadAlgorithm, AeadError, AeadOp, REQUEST_QUEUE_CAPACITY, Response};
+use pd_idl::wire::CallError;
+use pd_runtime::ipc::PpcTransport;
+use pd_runtime::{ChannelSet, Handler, debug_println};
+
+/// Where each part of a message goes (odd offsets: nothing needs alignment).
+const KEY_AT: u32 = 0x11;
+const NONCE_AT: u32 = 0x41;
+const AAD_AT: u32 = 0x103;
+const PAYLOAD_AT: u32 = 0x403;
+/// The payload's second segment starts this far past the first's end.
+const GAP: u32 = 7;
+const TAG_AT: u32 = 0x803;
+/// Longest vector field, in bytes.
+const MAX: usize = 128;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Way {
+    Encrypt,
+    Decrypt,
+    Forged,
+}
+
+const WAYS: [Way; 3] = [Way::Encrypt, Way::Decrypt, Way::Forged];
+
+fn vector(i: usize) -> Option<&'static AeadVector> {
+    GCM.iter().chain(CCM).nth(i)
+}
+
+/// A vector field's bytes.
+fn bytes(s: &str) -> ([u8; MAX], usize) {
+    let mut b = [0; MAX];
+    let n = hex(s, &mut b);
+    (b, n)
+}
+
+struct ByWay<'a>(&'a [u32; 3]);
+
+impl core::fmt::Display for ByWay<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "sealed {}, opened {}, forgeries refused {}",
+            self.0[0], self.0[1], self.0[2]
+        )
+    }
+}
+
+struct Kat {
+    calls: aead::Client<PpcTransport>,
+    link: AeadLink<'static>,
+    data: Data,
+    index: usize,
+    way: usize,
+    session: Option<u32>,
+    passed: [u32; 3],
+    failed: u32,
+    next_id: u32,
+    refused: u8,
+}
+
+impl Kat {
+    fn refused_at_open(&self) -> kat_client_pd::Refused<AeadAlgorithm> {
+        kat_client_pd::Refused {
+            bits: self.refused,
+            all: &AeadAlgorithm::ALL,
+            bit: |a| a as u8,
+        }
+    }
+
+    fn fail(&mut self, what: core::fmt::Arguments<'_>) {
+        self.failed += 1;
+        debug_println!("kat-aead: FAIL {what}");
+    }
+
+    /// Whether the current way applies to the current case: an encrypt needs a
+    /// plaintext, a forgery a tag that verifies.
+    fn applies(v: &AeadVector, way: Way) -> bool {
+        way == Way::Decrypt || v.plain.is_some()
+    }
+
+    /// Sends the next way's request, opening the next case's session when one ends; at
+    /// the end, the verdict.
+    fn next(&mut self) {
+        while let Some(v) = vector(self.index) {
+            if self.way == WAYS.len() {
+                if let Some(s) = self.session.take()
+                    && let Err(e) = self.calls.close_session(s)
+                {
+                    self.fail(format_args!("close_session: {e:?}"));
+                }
+                self.way = 0;
+                self.index += 1;
+                continue;
+            }
+            if self.refused & 1 << (v.algorithm as u8) != 0 || !Self::applies(v, WAYS[self.way]) {
+                self.way += 1;
+                continue;
+            }
+            if self.session.is_none() {
+                let (key, kn) = bytes(v.key);
+                self.data.write(KEY_AT, &key[..kn]);
+                let (nonce_len, tag_len) = (v.nonce.len() / 2, v.tag.len() / 2);
+                match self.calls.open_session(
+                    v.algorithm,
+                    KEY_AT,
+                    kn as u32,
+                    nonce_len as u8,
+                    tag_len as u8,
+                ) {
+                    Ok(s) => self.session = Some(s),
+                    Err(CallError::Server(AeadError::UnsupportedAlgorithm)) => {
+                        self.refused |= 1 << (v.algorithm as u8);
+                        continue;
+                    }
+                    Err(e) => {
+                        self.fail(format_args!("{}: open_session: {e:?}", v.source));
+                        self.way = WAYS.len();
+                        continue;
+                    }
+                }
+            }
+            return self.send(v);
+        }
+        let passed: u32 = self.passed.iter().sum();
+        let verdict = kat_client_pd::Verdict {
+            name: "kat-aead",
+            what: "answers",
+            sources: "CAVP gcmEncryptExtIV128, gcmDecrypt128, ccmtestvectors; SP 800-38C C",
+            by_path: &ByWay(&self.passed),
+            extra: format_args!("{}", self.refused_at_open()),
+            legend: "sealed: encrypts giving the published ciphertext and tag; opened: decrypts giving the published plaintext, or TagMismatch and zeros where the published answer is a failed tag; forgeries refused: decrypts with a flipped tag bit answered TagMismatch, payload zeroed",
+        };
+        kat_client_pd::conclude(verdict, passed, self.failed)
+    }
+
+    /// The payload's two segments for `n` bytes.
+    fn segs(n: u32) -> [(u32, u32); 2] {
+        let half = n / 2;
+        [(PAYLOAD_AT, half), (PAYLOAD_AT + half + GAP, n - half)]
+    }
+
+    fn put_payload(&self, b: &[u8]) {
+        let [a, c] = Self::segs(b.len() as u32);
+        self.data.write(a.0, &b[..a.1 as usize]);
+        self.data.write(c.0, &b[a.1 as usize..]);
+    }
+
+    fn get_payload(&self, out: &mut [u8]) {
+        let [a, c] = Self::segs(out.len() as u32);
+        let (x, y) = out.split_at_mut(a.1 as usize);
+        self.data.read(a.0, x);
+        self.data.read(c.0, y);
+    }
+
+    fn send(&mut self, v: &AeadVector) {
+        let Some(session) = self.session else {
+            return;
+        };
+        let way = WAYS[self.way];
+        let (nonce, nn) = bytes(v.nonce);
+        let (aad, an) = bytes(v.aad);
+        let (mut tag, tn) = bytes(v.tag);
+        self.data.write(NONCE_AT, &nonce[..nn]);
+        self.data.write(AAD_AT, &aad[..an]);
+        let (op, (payload, pn)) = match way {
+            Way::Encrypt => {
+                tag = [0; MAX];
+                (AeadOp::Encrypt, bytes(v.plain.unwrap_or("")))
+            }
+            Way::Decrypt => (AeadOp::Decrypt, bytes(v.cipher)),
+            Way::Forged => {
+                tag[tn - 1] ^= 0x01;
+                (AeadOp::Decrypt, bytes(v.cipher))
+            }
+        };
+        self.put_payload(&payload[..pn]);
+        self.data.write(TAG_AT, &tag[..tn]);
+        self.next_id += 1;
+        let request = aead::Request::message(
+            self.next_id,
+            session,
+            op,
+            (NONCE_AT, nn as u32),
+            &[(AAD_AT, an as u32)],
+            &Self::segs(pn as u32),
+            (TAG_AT, tn as u32),
+        );
+        match self.link.submit(request) {
+            Ok(true) => DRIVER.notify(),
+            Ok(false) => {}
+            Err(e) => panic!("kat-aead: submit: {e:?}"),
+        }
+    }
+
+    fn check(&mut self, resp: Response) {
+        let Some(v) = vector(self.index) else {
+            return self.fail(format_args!("answer {} to nothing asked", resp.id));
+        };
+        let way = WAYS[self.way];
+        let status = resp.status.check();
+        let (ct, cn) = bytes(v.cipher);
+        let (want_tag, tn) = bytes(v.tag);
+        let mut out = [0; MAX];
+        self.get_payload(&mut out[..cn]);
+        let mut tag = [0; 16];
+        self.data.read(TAG_AT, &mut tag[..tn]);
+        let zeroed = out[..cn].iter().all(|&b| b == 0);
+        let refused = status == Ok(Err(AeadError::TagMismatch)) && zeroed;
+        let right = match (way, v.plain) {
+            (Way::Encrypt, _) => {
+                status == Ok(Ok(())) && out[..cn] == ct[..cn] && tag[..tn] == want_tag[..tn]
+            }
+            (Way::Decrypt, Some(p)) => {
+                let (pt, pn) = bytes(p);
+                status == Ok(Ok(())) && pn == cn && out[..cn] == pt[..pn]
+            }
+            (Way::Decrypt, None) | (Way::Forged, _) => refused,
+        };
+        if right {
+            // A published failing tag refused counts as opened: it is the published answer.
+            self.passed[self.way] += 1;
+        } else {
+            self.fail(format_args!("{} {way:?}: {:?}", v.source, resp.status));
+        }
+        self.way += 1;
+        self.next();
+    }
+}
+
+impl Handler for Kat {
+    fn notified(&mut self, _: ChannelSet) {
+        for c in answers::<_, _, 4>(&mut self.link).expect("response queue") {
+            match c {
+                Completion::Answered(r) => self.check(r),
+                Completion::Restarted(id) => panic!("kat-aead: driver restarted (request {id})"),
+            }
+        }
+    }
+}
+
+fn init() -> Kat {
+    let mut kat = Kat {
+        calls: aead::Client::new(PpcTransport(DRIVER)),
+        link: link(REQUEST_QUEUE_CAPACITY),
+        data: Data::map(),
+        index: 0,
+        way: 0,
+        session: None,
+        passed: [0; 3],
+        failed: 0,
+        next_id: 0,
+        refused: 0,
+    };
+    kat.next();
+    kat
+}
+
+pd_runtime::protection_domain!(init);

@@ -1,0 +1,36 @@
+//! The Aead interface in a whole system booted on the host backend: the CPU engine's
+//! Aead driver PD and the known-answer client, CAVP's GCM and SP 800-38C's and CAVP's
+//! CCM cases through client -> queue -> driver -> engine, each as a seal, an open and a
+//! forgery. The client checks every answer itself (a forged tag's payload is read back
+//! after the refusal and must be zeros) and exits 0 only when all are right; this test
+//! checks it ran what the vector tables hold.
+
+mod common;
+
+use common::{field, lines, run_kat};
+use kat_vectors::{CCM, GCM};
+
+#[test]
+fn cpu_aead_seals_opens_and_refuses_forgeries_as_published() {
+    let out = run_kat("aead-cpu.system");
+    let all = || GCM.iter().chain(CCM);
+    let with_plain = all().filter(|v| v.plain.is_some()).count() as u64;
+    let cases = all().count() as u64;
+    let verdict = lines(&out, "kat", "verdict");
+    let [line] = verdict.as_slice() else {
+        panic!("one verdict: {verdict:?}");
+    };
+    let total = with_plain + cases + with_plain;
+    assert!(
+        line.contains(&format!("all {total} answers passed")),
+        "{line}"
+    );
+    assert_eq!(field(line, "sealed "), with_plain, "{line}");
+    assert_eq!(field(line, "opened "), cases, "{line}");
+    assert_eq!(field(line, "forgeries refused "), with_plain, "{line}");
+    assert!(
+        !line.contains("refused at open"),
+        "the CPU has both: {line}"
+    );
+    assert!(lines(&out, "kat", "FAIL").is_empty());
+}
