@@ -1,9 +1,12 @@
 //! The Aead interface in a whole system booted on the host backend: the CPU engine's
 //! Aead driver PD and the known-answer client, CAVP's GCM and SP 800-38C's and CAVP's
 //! CCM cases through client -> queue -> driver -> engine, each as a seal, an open and a
-//! forgery. The client checks every answer itself (a forged tag's payload is read back
-//! after the refusal and must be zeros) and exits 0 only when all are right; this test
-//! checks it ran what the vector tables hold.
+//! forgery, then 7 opens and 9 requests that must each get their typed error (bad
+//! nonce and tag lengths, short and oversized tags, a bad key, AAD and payload past the
+//! region or past a request's limit, overlapping segments). The client checks every
+//! answer itself (a forged tag's payload is read back after the refusal and must be
+//! zeros; a refused request must leave the region as it was) and exits 0 only when all
+//! are right; this test checks it ran what the vector tables hold.
 
 mod common;
 
@@ -20,7 +23,8 @@ fn cpu_aead_seals_opens_and_refuses_forgeries_as_published() {
     let [line] = verdict.as_slice() else {
         panic!("one verdict: {verdict:?}");
     };
-    let total = with_plain + cases + with_plain;
+    let typed = 7 + 9;
+    let total = with_plain + cases + with_plain + typed;
     assert!(
         line.contains(&format!("all {total} answers passed")),
         "{line}"
@@ -28,6 +32,7 @@ fn cpu_aead_seals_opens_and_refuses_forgeries_as_published() {
     assert_eq!(field(line, "sealed "), with_plain, "{line}");
     assert_eq!(field(line, "opened "), cases, "{line}");
     assert_eq!(field(line, "forgeries refused "), with_plain, "{line}");
+    assert_eq!(field(line, "refusals typed "), typed, "{line}");
     assert!(
         !line.contains("refused at open"),
         "the CPU has both: {line}"

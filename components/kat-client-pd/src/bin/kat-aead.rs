@@ -7,7 +7,12 @@
 //! case `TagMismatch` with the payload zeroed), and a decrypt with one tag bit flipped
 //! (`TagMismatch`, payload zeroed: a forged tag releases no plaintext). The payload is
 //! sent in two segments. An algorithm the driver refuses at open is named in the
-//! verdict, not run. Exits 0 only when every answer is the one published.
+//! verdict, not run. Then the typed refusals: opens with a nonce or tag length the mode
+//! does not take, a bad key size, a key past the region; and requests whose nonce or
+//! tag segment is not the session's length (short and oversized), whose AAD or payload
+//! reaches past the region, is longer than a request takes, or overlaps: each must be
+//! its own error and leave the region as it was. Exits 0 only when every answer is the
+//! one published or expected.
 use crypto_client::pd::{DRIVER, Data, answers, link};
 use crypto_client::{AeadLink, Completion};
 use kat_vectors::{AeadVector, CCM, GCM, hex};
@@ -36,6 +41,78 @@ enum Way {
 
 const WAYS: [Way; 3] = [Way::Encrypt, Way::Decrypt, Way::Forged];
 
+/// A GCM key for the refusals' session.
+const KEY: [u8; 16] = [0x5a; 16];
+/// One refused request: its nonce, AAD, payload and tag segments (the region's length
+/// is added to offsets marked `END`) and the error it must get.
+type Bad = ((u32, u32), (u32, u32), (u32, u32), (u32, u32), AeadError);
+const END: u32 = 0x8000_0000;
+const BAD: [Bad; 9] = [
+    (
+        (NONCE_AT, 11),
+        (AAD_AT, 16),
+        (PAYLOAD_AT, 32),
+        (TAG_AT, 16),
+        AeadError::BadNonceLength,
+    ),
+    (
+        (NONCE_AT, 13),
+        (AAD_AT, 16),
+        (PAYLOAD_AT, 32),
+        (TAG_AT, 16),
+        AeadError::BadNonceLength,
+    ),
+    (
+        (NONCE_AT, 12),
+        (AAD_AT, 16),
+        (PAYLOAD_AT, 32),
+        (TAG_AT, 12),
+        AeadError::BadTagLength,
+    ),
+    (
+        (NONCE_AT, 12),
+        (AAD_AT, 16),
+        (PAYLOAD_AT, 32),
+        (TAG_AT, 17),
+        AeadError::BadTagLength,
+    ),
+    (
+        (NONCE_AT, 12),
+        (END - 8, 16),
+        (PAYLOAD_AT, 32),
+        (TAG_AT, 16),
+        AeadError::SegmentOutOfRange,
+    ),
+    (
+        (NONCE_AT, 12),
+        (AAD_AT, 16),
+        (END - 16, 32),
+        (TAG_AT, 16),
+        AeadError::SegmentOutOfRange,
+    ),
+    (
+        (NONCE_AT, 12),
+        (AAD_AT, 16),
+        (PAYLOAD_AT, 0x801),
+        (0x0F01, 16),
+        AeadError::MessageTooLong,
+    ),
+    (
+        (NONCE_AT, 12),
+        (AAD_AT, 0x201),
+        (PAYLOAD_AT, 32),
+        (TAG_AT, 16),
+        AeadError::MessageTooLong,
+    ),
+    (
+        (NONCE_AT, 12),
+        (AAD_AT, 16),
+        (PAYLOAD_AT, 32),
+        (PAYLOAD_AT + 16, 16),
+        AeadError::OverlappingSegments,
+    ),
+];
+
 fn vector(i: usize) -> Option<&'static AeadVector> {
     GCM.iter().chain(CCM).nth(i)
 }
@@ -47,14 +124,14 @@ fn bytes(s: &str) -> ([u8; MAX], usize) {
     (b, n)
 }
 
-struct ByWay<'a>(&'a [u32; 3]);
+struct ByWay<'a>(&'a [u32; 4]);
 
 impl core::fmt::Display for ByWay<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
-            "sealed {}, opened {}, forgeries refused {}",
-            self.0[0], self.0[1], self.0[2]
+            "sealed {}, opened {}, forgeries refused {}, refusals typed {}",
+            self.0[0], self.0[1], self.0[2], self.0[3]
         )
     }
 }
@@ -66,7 +143,11 @@ struct Kat {
     index: usize,
     way: usize,
     session: Option<u32>,
-    passed: [u32; 3],
+    passed: [u32; 4],
+    /// The refusals' session, and the next of [`BAD`] to send.
+    bad: Option<(u32, usize)>,
+    /// The region as it was before a refused request.
+    before: [u8; 64],
     failed: u32,
     next_id: u32,
     refused: u8,
@@ -135,6 +216,9 @@ impl Kat {
             }
             return self.send(v);
         }
+        if self.refusals() {
+            return;
+        }
         let passed: u32 = self.passed.iter().sum();
         let verdict = kat_client_pd::Verdict {
             name: "kat-aead",
@@ -142,9 +226,103 @@ impl Kat {
             sources: "CAVP gcmEncryptExtIV128, gcmDecrypt128, ccmtestvectors; SP 800-38C C",
             by_path: &ByWay(&self.passed),
             extra: format_args!("{}", self.refused_at_open()),
-            legend: "sealed: encrypts giving the published ciphertext and tag; opened: decrypts giving the published plaintext, or TagMismatch and zeros where the published answer is a failed tag; forgeries refused: decrypts with a flipped tag bit answered TagMismatch, payload zeroed",
+            legend: "sealed: encrypts giving the published ciphertext and tag; opened: decrypts giving the published plaintext, or TagMismatch and zeros where the published answer is a failed tag; forgeries refused: decrypts with a flipped tag bit answered TagMismatch, payload zeroed; refusals typed: opens and requests with bad lengths or places answered their own error, nothing written",
         };
         kat_client_pd::conclude(verdict, passed, self.failed)
+    }
+
+    /// The typed refusals: the opens at once, then [`BAD`]'s requests one at a time;
+    /// false when all are done.
+    fn refusals(&mut self) -> bool {
+        let session = match self.bad {
+            Some((s, i)) if i < BAD.len() => s,
+            Some(_) => return false,
+            None => {
+                self.refused_opens();
+                self.data.write(KEY_AT, &KEY);
+                match self
+                    .calls
+                    .open_session(AeadAlgorithm::AesGcm, KEY_AT, 16, 12, 16)
+                {
+                    Ok(s) => s,
+                    Err(e) => {
+                        self.fail(format_args!("refusals: open_session: {e:?}"));
+                        return false;
+                    }
+                }
+            }
+        };
+        let i = self.bad.map_or(0, |(_, i)| i);
+        self.bad = Some((session, i));
+        let end = self.data.0.size as u32;
+        let at = |(o, n): (u32, u32)| (if o >= END / 2 { end - (END - o) } else { o }, n);
+        let (nonce, aad, payload, tag, _) = BAD[i];
+        self.data.read(PAYLOAD_AT, &mut self.before);
+        self.next_id += 1;
+        let request = aead::Request::message(
+            self.next_id,
+            session,
+            AeadOp::Decrypt,
+            at(nonce),
+            &[at(aad)],
+            &[at(payload)],
+            at(tag),
+        );
+        match self.link.submit(request) {
+            Ok(true) => DRIVER.notify(),
+            Ok(false) => {}
+            Err(e) => panic!("kat-aead: submit: {e:?}"),
+        }
+        true
+    }
+
+    /// Opens the driver must refuse, each with its error.
+    fn refused_opens(&mut self) {
+        use AeadAlgorithm::{AesCcm, AesGcm};
+        let end = self.data.0.size as u32;
+        self.data.write(KEY_AT, &KEY);
+        let opens = [
+            (AesGcm, KEY_AT, 16, 11, 16, AeadError::BadNonceLength),
+            (AesCcm, KEY_AT, 16, 6, 16, AeadError::BadNonceLength),
+            (AesGcm, KEY_AT, 16, 12, 8, AeadError::BadTagLength),
+            (AesCcm, KEY_AT, 16, 13, 5, AeadError::BadTagLength),
+            (AesCcm, KEY_AT, 16, 13, 18, AeadError::BadTagLength),
+            (AesGcm, KEY_AT, 15, 12, 16, AeadError::BadKeySize),
+            (AesGcm, end - 8, 16, 12, 16, AeadError::BadKeySize),
+        ];
+        for (alg, at, len, n, t, want) in opens {
+            match self.calls.open_session(alg, at, len, n, t) {
+                Err(CallError::Server(e)) if e == want => self.passed[3] += 1,
+                got => self.fail(format_args!(
+                    "open {alg:?} key {len} nonce {n} tag {t}: {got:?}"
+                )),
+            }
+        }
+    }
+
+    /// A refused request's answer: its error, and the region unchanged.
+    fn check_refusal(&mut self, resp: Response) {
+        let Some((session, i)) = self.bad else {
+            return;
+        };
+        let want = BAD[i].4;
+        let mut now = [0; 64];
+        self.data.read(PAYLOAD_AT, &mut now);
+        if resp.status.check() == Ok(Err(want)) && now == self.before {
+            self.passed[3] += 1;
+        } else {
+            self.fail(format_args!(
+                "refusal {i}: {:?}, want {want:?}",
+                resp.status
+            ));
+        }
+        self.bad = Some((session, i + 1));
+        if i + 1 == BAD.len()
+            && let Err(e) = self.calls.close_session(session)
+        {
+            self.fail(format_args!("close_session: {e:?}"));
+        }
+        self.next();
     }
 
     /// The payload's two segments for `n` bytes.
@@ -207,6 +385,9 @@ impl Kat {
     }
 
     fn check(&mut self, resp: Response) {
+        if self.bad.is_some() {
+            return self.check_refusal(resp);
+        }
         let Some(v) = vector(self.index) else {
             return self.fail(format_args!("answer {} to nothing asked", resp.id));
         };
@@ -260,7 +441,9 @@ fn init() -> Kat {
         index: 0,
         way: 0,
         session: None,
-        passed: [0; 3],
+        passed: [0; 4],
+        bad: None,
+        before: [0; 64],
         failed: 0,
         next_id: 0,
         refused: 0,
