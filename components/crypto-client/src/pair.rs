@@ -24,16 +24,6 @@
 //! the word at will only makes the driver close its own sessions. The first
 //! announcement (from 0) is not a return: a client may open sessions before it attaches
 //! its queues (so one that dies before ever attaching is not noticed).
-//!
-//! Request ids carry the client's incarnation: the id on the wire is the id the client
-//! chose in its low [`ID_BITS`] bits and the incarnation's low 8 bits above them
-//! ([`wire_id`]). A dead incarnation's requests and answers outlive it in the queues
-//! (its ids started again at 0 in its successor, which took 129-173 answers of its
-//! predecessor as its own in one storm of kills); with the tag, the driver drops the
-//! requests of any other incarnation left at the head of the request queue when it sees
-//! the word move, and the link drops an answer of another incarnation as stale. Eight
-//! bits suffice: an answer of an earlier incarnation can be written only until the
-//! driver sees the word move (its next event), not 255 incarnations later.
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
@@ -50,22 +40,6 @@ const fn response_at<Req>(capacity: u32) -> usize {
 
 const fn control_at<Req, Resp>(capacity: u32) -> usize {
     response_at::<Req>(capacity) + region_size::<Resp>(capacity).next_multiple_of(CACHE_LINE)
-}
-
-/// Bits of a request id the client chooses; the bits above carry its incarnation.
-pub const ID_BITS: u32 = 24;
-/// The client's part of a wire id.
-pub const ID_MASK: u32 = (1 << ID_BITS) - 1;
-
-/// The id on the wire of request `id` (its low [`ID_BITS`] bits) of client incarnation
-/// `incarnation` (its low 8 bits, above them).
-pub const fn wire_id(incarnation: u32, id: u32) -> u32 {
-    (incarnation << ID_BITS) | (id & ID_MASK)
-}
-
-/// Whether wire id `wire` was sent by incarnation `incarnation` (or one 256 before it).
-pub const fn of_incarnation(wire: u32, incarnation: u32) -> bool {
-    wire >> ID_BITS == incarnation & (u32::MAX >> ID_BITS)
 }
 
 /// The number of the driver's incarnations that have served this queue pair (0: none

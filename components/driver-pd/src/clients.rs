@@ -69,18 +69,6 @@ pub struct Clients<Req: 'static, Resp: 'static> {
     /// The client the next pass starts with (round robin across passes, so a client
     /// whose request keeps the engine busy does not always go first).
     next: usize,
-    /// A request's id (the interface's `header`), whose tag says which client
-    /// incarnation sent it (`crypto_client::pair::wire_id`).
-    id_of: fn(&Req) -> u32,
-}
-
-/// A client that came back as a new incarnation (see [`Clients::came_back`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CameBack {
-    /// Requests of earlier incarnations dropped from the head of its request queue.
-    pub discarded: u32,
-    /// Its request queue broke while they were dropped: it is cut off.
-    pub broken: Option<QueueError>,
 }
 
 /// One serving pass over a client's queue.
@@ -95,9 +83,8 @@ pub type ServeFn<'f, Req, Resp> = dyn FnMut(
 impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
     /// Finds the clients the `.system` file maps into this PD and takes over their
     /// queue pairs for this incarnation (see the crate docs on restart). `writable_data`:
-    /// whether the engine writes client data (a cipher works in place); `id_of`: a
-    /// request's id.
-    pub fn from_system(capacity: u32, writable_data: bool, id_of: fn(&Req) -> u32) -> Self {
+    /// whether the engine writes client data (a cipher works in place).
+    pub fn from_system(capacity: u32, writable_data: bool) -> Self {
         let mut slots = [const { None }; MAX_CLIENTS];
         for (k, (slot, regions)) in slots.iter_mut().zip(client_regions()).enumerate() {
             let (Some(q), Some(data)) = regions else {
@@ -178,48 +165,25 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
             slots,
             incarnation: pd_runtime::starts(),
             next: 0,
-            id_of,
         }
     }
 
     /// Whether `caller` came back as a new incarnation since it was last seen (its
     /// queue pair's client word moved): the old one's sessions must close. Seen once.
-    /// What the dead incarnation left queued is dropped here, unanswered: the requests
-    /// at the head of the queue whose ids carry another incarnation's tag (the new one
-    /// announced itself before queueing any, so they are all ahead of its own). Served,
-    /// their answers would go to the new incarnation, which drops them as stale anyway,
-    /// but a cipher's would change data in place that the new one may be reusing.
-    pub fn came_back(&mut self, caller: Caller) -> Option<CameBack> {
-        let id_of = self.id_of;
-        let c = self
+    pub fn came_back(&mut self, caller: Caller) -> bool {
+        let Some(c) = self
             .slots
             .get_mut(caller.0 as usize)
-            .and_then(Option::as_mut)?;
-        let now = c.control.client();
-        if now == c.incarnation {
-            return None;
-        }
-        // From 0 is the first announcement (a client may call before it attaches its
-        // queues), not a return: nothing can be queued before it.
-        let first = c.incarnation == 0;
-        c.incarnation = now;
-        if first {
-            return None;
-        }
-        let mut back = CameBack {
-            discarded: 0,
-            broken: None,
+            .and_then(Option::as_mut)
+        else {
+            return false;
         };
-        if c.cut_off.is_none() {
-            match discard_stale(&mut c.rx, now, id_of) {
-                Ok(n) => back.discarded = n,
-                Err(e) => {
-                    cut_off(c, e);
-                    back.broken = Some(e);
-                }
-            }
-        }
-        Some(back)
+        let now = c.control.client();
+        // From 0 is the first announcement (a client may call before it attaches its
+        // queues), not a return.
+        let back = c.incarnation != 0 && now != c.incarnation;
+        c.incarnation = now;
+        back
     }
 
     pub fn get(&self, caller: Caller) -> Option<&Client<Req, Resp>> {
@@ -354,31 +318,6 @@ pub fn discard<Req: Descriptor>(rx: &mut Consumer<'_, Req>, bound: u32) -> Resul
             Ok(_) => n += 1,
             Err(QueueError::Empty) => break,
             Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
-
-/// Drops the requests at the head of `rx` whose ids carry another client incarnation's
-/// tag than `incarnation`'s, stopping at the first of its own; how many. At most a
-/// queue's worth: a client cannot keep it going by refilling.
-fn discard_stale<Req: Descriptor>(
-    rx: &mut Consumer<'_, Req>,
-    incarnation: u32,
-    id_of: fn(&Req) -> u32,
-) -> Result<u32, QueueError> {
-    let capacity = rx.capacity();
-    let mut n = 0u32;
-    while n < capacity {
-        let batch = rx.read_batch()?;
-        let len = batch.len().min((capacity - n) as usize);
-        let stale = (0..len)
-            .take_while(|&i| !pair::of_incarnation(id_of(&batch.get(i)), incarnation))
-            .count();
-        batch.release(stale);
-        n += stale as u32;
-        if stale == 0 || stale < len {
-            break;
         }
     }
     Ok(n)

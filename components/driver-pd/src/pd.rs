@@ -75,7 +75,7 @@ impl<I: Interface> DriverPd<I> {
             hold
         });
         init(&mut engine, &trace);
-        let clients = Clients::from_system(I::CAPACITY, I::WRITES_DATA, |r| I::header(r).0);
+        let clients = Clients::from_system(I::CAPACITY, I::WRITES_DATA);
         let irqs = pd_runtime::irq_channels();
         debug_println!(
             "{}: serving {} client(s); engine interrupts on channels {:#x}",
@@ -154,21 +154,15 @@ impl<I: Interface> DriverPd<I> {
     }
 
     /// A client that died and came back (a new incarnation announced in its queue
-    /// pair): what the dead one held goes, its queued requests (dropped by
-    /// `came_back`), its sessions (its jobs in flight finish unanswered) and with them
-    /// the power grant.
+    /// pair): what the dead one held goes, its sessions and with them the power grant.
     fn check_client(&mut self, caller: Caller) {
-        if let Some(back) = self.clients.came_back(caller) {
+        if self.clients.came_back(caller) {
             self.trace.record(Kind::ClientBack, caller.0);
-            if back.broken.is_some() {
-                self.trace.record(Kind::CutOff, caller.0);
-            }
             let closed = self.close_all(caller);
             debug_println!(
-                "{}: client {} came back: closed {closed} session(s) and dropped {} queued request(s) of its previous incarnation",
+                "{}: client {} came back: closed {closed} session(s) of its previous incarnation",
                 pd_name(),
-                caller.0,
-                back.discarded
+                caller.0
             );
             self.follow_power();
         }
@@ -189,10 +183,7 @@ impl<I: Interface> DriverPd<I> {
             I::powered_on(&mut self.service.engine);
         }
         let clients = ChannelSet(channels.0 & !self.irqs.0 & !(1 << crate::POWER.index()));
-        // Every client, not only those notified: an engine's interrupt serves them all,
-        // and one that came back must not have its dead incarnation's jobs answered or
-        // its requests served. A look at a word per client.
-        for ch in self.clients.all().iter() {
+        for ch in clients.iter() {
             self.check_client(Caller(u32::from(ch.index())));
         }
         if self.service.busy() {
