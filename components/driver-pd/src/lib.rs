@@ -22,6 +22,12 @@
 //! the client. Sessions do not survive a restart: a request on a session of an earlier
 //! incarnation is answered `ServerRestarted`.
 //!
+//! A client's restart: each client incarnation announces itself in the control line and
+//! its request ids carry it (`crypto_client::pair::wire_id`). A driver that sees the word
+//! move (on each call, and for every client on each event) drops the requests the dead
+//! incarnation left at the head of the queue, unanswered, and closes its sessions (its
+//! jobs in flight finish unanswered).
+//!
 //! Assumes the PD is single-threaded (Microkit's model), at most [`MAX_CLIENTS`]
 //! clients, and queue regions mapped read-write. No heap: fixed tables.
 #![no_std]

@@ -11,6 +11,8 @@
 //! * `hostile-cipher`, `hostile-digest`: clients that misbehave in every way a client can
 //!   ([`hostile`]);
 //! * `come-back-client`: a client that faults with sessions open and is restarted;
+//! * `storm-client`: a streaming client that checks each answer is its incarnation's
+//!   own, for storms of client and driver kills (`system/storm.system`);
 //! * `demo-speed`: the demo's speed table; `device-prober`: a client that probes device
 //!   PDs it must not reach;
 //! * `timer-tick`: a host stand-in for a timer driver, so the power manager gates engines
