@@ -13,6 +13,13 @@
 //!   which answers it (`ServerRestarted` if its session died with the old one, also
 //!   reported `Restarted`): none silently dropped, none answered twice (an answer for an
 //!   id not in flight is counted as stray and dropped).
+//! * Client restarts: [`Link::new`] announces the client's incarnation (see [`pair`]),
+//!   tags every request's id with it (so the answers of a dead incarnation are never
+//!   taken for its successor's: they are counted [`LinkStats::stale`] and dropped), and
+//!   re-arms the response queue's signal and polls once before the client first waits,
+//!   and its first flush notifies the driver whatever the driver's flag says: a dead
+//!   incarnation may have left either flag spent (a client killed mid-stream hung for
+//!   ever, its answers unread and the driver idle).
 //! * [`pd`]: a client PD's end as the `.system` conventions give it (driver on channel
 //!   0, regions `queues` and `data`, found by symbol).
 //! * [`verdict`]: a test client's verdict, written to a region for another PD to read.
@@ -37,6 +44,9 @@ use shm_queue::{Consumer, Producer, QueueError};
 
 pub use pair::{Control, Epoch};
 
+// An id's home slot in the in-flight table is the same with or without its tag.
+const _: () = assert!(((pair::ID_MASK as usize) + 1).is_multiple_of(MAX_IN_FLIGHT));
+
 /// Requests one client may have in flight: a full request queue and a full response
 /// queue (a driver takes a request only when its answer has room, so it holds none
 /// beyond them).
@@ -57,6 +67,9 @@ const _: () = assert!(mac::RESPONSE_QUEUE_CAPACITY <= cipher::RESPONSE_QUEUE_CAP
 /// A descriptor that carries a request id.
 pub trait Tagged: shm_queue::Descriptor {
     fn id(&self) -> u32;
+    /// Rewrites the id: the link puts its incarnation's tag on a request's and takes it
+    /// off an answer's (see [`pair::wire_id`]).
+    fn set_id(&mut self, id: u32);
     /// An answer saying its request's session died with an earlier incarnation of the
     /// driver (`ServerRestarted`): reported as [`Completion::Restarted`].
     fn restarted(&self) -> bool {
@@ -72,10 +85,16 @@ macro_rules! tagged {
             fn id(&self) -> u32 {
                 self.id
             }
+            fn set_id(&mut self, id: u32) {
+                self.id = id;
+            }
         }
         impl Tagged for $idl::Response {
             fn id(&self) -> u32 {
                 self.id
+            }
+            fn set_id(&mut self, id: u32) {
+                self.id = id;
             }
             fn restarted(&self) -> bool {
                 self.status.check() == Ok(Err($idl::$error::ServerRestarted))
@@ -116,6 +135,9 @@ pub struct LinkStats {
     /// Answers for ids not in flight (a second answer, or one after a restart report):
     /// dropped, never delivered.
     pub stray: u64,
+    /// Answers to another incarnation of this client (a dead one's, left in the queue or
+    /// written before the driver saw the new incarnation): dropped, never delivered.
+    pub stale: u64,
     /// Driver restarts seen.
     pub restarts: u32,
     /// Polls that stopped at [`MAX_POLL`] answers (a driver answering more than was
@@ -131,9 +153,14 @@ pub struct Link<'a, Req, Resp> {
     /// The driver epoch this link last saw (0: driver not up yet when we attached).
     epoch: u32,
     incarnation: u32,
-    /// Ids in flight, each at its home slot (`id % MAX_IN_FLIGHT`) when free, else in
-    /// any free slot: sequential ids always find theirs, so a submit and an answer cost
-    /// a look at one slot, not a scan.
+    /// Set at attach: the first flush or poll with requests waiting notifies the driver
+    /// whatever its flag says (a dead incarnation may have taken the driver's request
+    /// for a notification and died before sending it).
+    fresh: bool,
+    /// Ids in flight (as the client chose them, untagged), each at its home slot
+    /// (`id % MAX_IN_FLIGHT`) when free, else in any free slot: sequential ids always
+    /// find theirs, so a submit and an answer cost a look at one slot, not a scan. Two
+    /// ids equal in their low [`pair::ID_BITS`] bits are the same id on the wire.
     in_flight: [Option<u32>; MAX_IN_FLIGHT],
     /// The request queue index each request in flight was queued at (beside its id), to
     /// judge it against a restarted driver's boundary (see [`pair`]).
@@ -147,22 +174,34 @@ pub struct Link<'a, Req, Resp> {
 
 impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
     /// The link of this client incarnation: announces it to the driver (see
-    /// [`pair`]), which then closes whatever sessions an earlier incarnation left open.
+    /// [`pair`]) with the request index it queues from, so that the driver closes
+    /// whatever sessions an earlier incarnation left open and drops the requests it
+    /// left queued. Then polls once, which re-arms the
+    /// response queue's signal: an incarnation killed after the driver took its request
+    /// for a notification (and sent it) but before it asked again left the flag saying
+    /// "no need", so no answer of the new one would be notified. Whatever the poll finds
+    /// is a dead incarnation's, dropped as stale.
     pub fn new(tx: Producer<'a, Req>, rx: Consumer<'a, Resp>, control: Control<'a>) -> Self {
         let epoch = control.epoch().0;
-        let incarnation = control.announce_client();
-        Link {
+        let incarnation = control.announce_client(tx.tail());
+        let mut link = Link {
             tx,
             rx,
             control,
             epoch,
             incarnation,
+            fresh: false,
             in_flight: [None; MAX_IN_FLIGHT],
             queued_at: [0; MAX_IN_FLIGHT],
             displaced: 0,
             count: 0,
             stats: LinkStats::default(),
-        }
+        };
+        // A broken queue shows again at the client's first poll. Whether the driver is
+        // to be told is left to the first flush, which tells it anyway.
+        let _ = link.poll_at_most(MAX_POLL, |_| {});
+        link.fresh = true;
+        link
     }
 
     /// Which incarnation of the client this link belongs to (1 for the first).
@@ -190,11 +229,12 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
     /// looking whether the driver asked to be notified: a batch of requests needs that
     /// look (a fence) only after its first request, so that a waiting driver starts on
     /// it while the rest are written, and after its last ([`flush`](Self::flush)).
-    pub fn queue(&mut self, req: Req) -> Result<(), SubmitError> {
+    pub fn queue(&mut self, mut req: Req) -> Result<(), SubmitError> {
         let id = req.id();
         if self.find(id).is_some() {
             return Err(SubmitError::DuplicateId);
         }
+        req.set_id(pair::wire_id(self.incarnation, id));
         let home = id as usize % MAX_IN_FLIGHT;
         let slot = if self.in_flight[home].is_none() {
             home
@@ -222,7 +262,7 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
     /// (the caller then notifies its channel). Required after the last request of a
     /// batch: it is the client's half of the queues' handshake.
     pub fn flush(&mut self) -> bool {
-        self.tx.take_signal_request()
+        self.tx.take_signal_request() | core::mem::take(&mut self.fresh)
     }
 
     /// Room left in the request queue.
@@ -286,13 +326,21 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
                 break false;
             }
             match self.rx.dequeue() {
-                Ok(resp) => {
+                Ok(mut resp) => {
                     taken += 1;
-                    if !self.take(resp.id()) {
+                    let wire = resp.id();
+                    if !pair::of_incarnation(wire, self.incarnation) {
+                        self.stats.stale += 1;
+                        continue;
+                    }
+                    let Some(id) = self.take(wire) else {
                         self.stats.stray += 1;
-                    } else if resp.restarted() {
+                        continue;
+                    };
+                    resp.set_id(id);
+                    if resp.restarted() {
                         self.stats.restarted += 1;
-                        f(Completion::Restarted(resp.id()));
+                        f(Completion::Restarted(id));
                     } else {
                         self.stats.answered += 1;
                         f(Completion::Answered(resp));
@@ -335,27 +383,30 @@ impl<'a, Req: Tagged, Resp: Tagged> Link<'a, Req, Resp> {
         // queue again before it waits; a notification per drain would only wake it
         // for nothing.
         let waiting = self.tx.free()? < self.tx.capacity();
-        Ok(waiting && self.tx.take_signal_request())
+        Ok(waiting && (self.tx.take_signal_request() | core::mem::take(&mut self.fresh)))
     }
 
-    /// The slot holding `id`, if it is in flight.
+    /// The slot holding the id whose wire id is `id`'s (the same low
+    /// [`pair::ID_BITS`] bits), if one is in flight.
     fn find(&self, id: u32) -> Option<usize> {
+        let same = |s: &Option<u32>| s.is_some_and(|s| (s ^ id) & pair::ID_MASK == 0);
         let home = id as usize % MAX_IN_FLIGHT;
-        if self.in_flight[home] == Some(id) {
+        if same(&self.in_flight[home]) {
             return Some(home);
         }
         if self.displaced == 0 {
             return None;
         }
-        self.in_flight.iter().position(|s| *s == Some(id))
+        self.in_flight.iter().position(same)
     }
 
-    fn take(&mut self, id: u32) -> bool {
-        let Some(slot) = self.find(id) else {
-            return false;
-        };
+    /// Completes the request in flight that wire id `wire` names; its id as the client
+    /// chose it.
+    fn take(&mut self, wire: u32) -> Option<u32> {
+        let slot = self.find(wire)?;
+        let id = self.in_flight[slot]?;
         self.release(slot, id);
-        true
+        Some(id)
     }
 
     /// Frees `slot`, which holds `id`.

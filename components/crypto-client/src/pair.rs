@@ -6,6 +6,7 @@
 //! next cache line                control: epoch    (written by the driver only)
 //!                                         client   (written by the client only)
 //!                                         boundary (written by the driver only)
+//!                                         client from (written by the client only)
 //! ```
 //!
 //! The epoch says which incarnation of the driver serves the pair: 0 before the driver
@@ -24,6 +25,21 @@
 //! the word at will only makes the driver close its own sessions. The first
 //! announcement (from 0) is not a return: a client may open sessions before it attaches
 //! its queues (so one that dies before ever attaching is not noticed).
+//!
+//! With its incarnation a client announces its *from*: the request queue's index from
+//! which it queues (its producer's tail at attach). Everything before it was queued by
+//! a dead incarnation, and a driver that sees the word move drops it unanswered, up to
+//! a queue's worth (a client writing the word at will only loses its own requests).
+//!
+//! Request ids carry the client's incarnation: the id on the wire is the id the client
+//! chose in its low [`ID_BITS`] bits and the incarnation's low 8 bits above them
+//! ([`wire_id`]). A dead incarnation's requests and answers outlive it in the queues
+//! (its ids started again at 0 in its successor, which took 129-173 answers of its
+//! predecessor as its own in one storm of kills); with the tag, the link drops an
+//! answer of another incarnation as stale, whether it was left in the queue or written
+//! before the driver saw the new incarnation. Eight
+//! bits suffice: an answer of an earlier incarnation can be written only until the
+//! driver sees the word move (its next event), not 255 incarnations later.
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
@@ -42,6 +58,22 @@ const fn control_at<Req, Resp>(capacity: u32) -> usize {
     response_at::<Req>(capacity) + region_size::<Resp>(capacity).next_multiple_of(CACHE_LINE)
 }
 
+/// Bits of a request id the client chooses; the bits above carry its incarnation.
+pub const ID_BITS: u32 = 24;
+/// The client's part of a wire id.
+pub const ID_MASK: u32 = (1 << ID_BITS) - 1;
+
+/// The id on the wire of request `id` (its low [`ID_BITS`] bits) of client incarnation
+/// `incarnation` (its low 8 bits, above them).
+pub const fn wire_id(incarnation: u32, id: u32) -> u32 {
+    (incarnation << ID_BITS) | (id & ID_MASK)
+}
+
+/// Whether wire id `wire` was sent by incarnation `incarnation` (or one 256 before it).
+pub const fn of_incarnation(wire: u32, incarnation: u32) -> bool {
+    wire >> ID_BITS == incarnation & (u32::MAX >> ID_BITS)
+}
+
 /// The number of the driver's incarnations that have served this queue pair (0: none
 /// yet): one more each time one settles the queues.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +85,7 @@ pub struct Control<'a> {
     epoch: &'a AtomicU32,
     client: &'a AtomicU32,
     boundary: &'a AtomicU32,
+    client_from: &'a AtomicU32,
 }
 
 impl Control<'_> {
@@ -83,9 +116,17 @@ impl Control<'_> {
         self.client.load(Ordering::Acquire)
     }
 
-    /// Client side: announces the next incarnation of the client; returns it (1 for the
-    /// first).
-    pub fn announce_client(&self) -> u32 {
+    /// The request queue's index from which the client incarnation read before it
+    /// queues (or a later one's: read after [`client`](Self::client), with Acquire, it
+    /// is at least that one's).
+    pub fn client_from(&self) -> u32 {
+        self.client_from.load(Ordering::Acquire)
+    }
+
+    /// Client side: announces the next incarnation of the client, which queues from
+    /// request index `from` (its producer's tail); returns it (1 for the first).
+    pub fn announce_client(&self, from: u32) -> u32 {
+        self.client_from.store(from, Ordering::Release);
         let next = self.client.load(Ordering::Relaxed).wrapping_add(1).max(1);
         self.client.store(next, Ordering::Release);
         next
@@ -121,6 +162,7 @@ fn split<'a, Req: Descriptor, Resp: Descriptor>(
             let epoch = ctl.atomic_u32(0).ok_or(too_small)?;
             let client = ctl.atomic_u32(4).ok_or(too_small)?;
             let boundary = ctl.atomic_u32(8).ok_or(too_small)?;
+            let client_from = ctl.atomic_u32(12).ok_or(too_small)?;
             Ok((
                 req,
                 resp,
@@ -128,6 +170,7 @@ fn split<'a, Req: Descriptor, Resp: Descriptor>(
                     epoch,
                     client,
                     boundary,
+                    client_from,
                 },
                 too_small,
             ))

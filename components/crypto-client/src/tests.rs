@@ -16,6 +16,12 @@ fn req(id: u32) -> Request {
     Request::over(id, 0, DigestOp::Update, &[])
 }
 
+/// The wire id of `id` sent by the first incarnation of the client (every link in these
+/// tests but the restart tests' second).
+fn first(id: u32) -> u32 {
+    pair::wire_id(1, id)
+}
+
 fn resp(id: u32) -> Response {
     let mut r = <Response as zerocopy_free::Zero>::zero();
     r.id = id;
@@ -95,7 +101,7 @@ fn a_restart_reports_each_unanswered_request_once_and_drops_late_answers() {
     // The driver answers 0 and 1, takes 2 and dies; 3 and 4 stay queued.
     for _ in 0..3 {
         let r = d_rx.dequeue().unwrap();
-        if r.id < 2 {
+        if r.id < first(2) {
             d_tx.enqueue(resp(r.id)).unwrap();
         }
     }
@@ -118,7 +124,7 @@ fn a_restart_reports_each_unanswered_request_once_and_drops_late_answers() {
     );
     assert_eq!(link.in_flight(), 0);
     // A late answer for a reported id is stray, not a second completion.
-    d_tx.enqueue(resp(3)).unwrap();
+    d_tx.enqueue(resp(first(3))).unwrap();
     assert_eq!(collect(&mut link), []);
     let s = link.stats();
     assert_eq!(
@@ -148,7 +154,7 @@ fn ids_sharing_a_slot_are_tracked_apart() {
     // Answered out of order, the displaced ones first.
     for id in [5 + 2 * n, 6, 5, 5 + n] {
         assert_eq!(d_rx.dequeue().map(|_| ()), Ok(()));
-        d_tx.enqueue(resp(id)).unwrap();
+        d_tx.enqueue(resp(first(id))).unwrap();
     }
     assert_eq!(
         collect(&mut link),
@@ -161,7 +167,7 @@ fn ids_sharing_a_slot_are_tracked_apart() {
     );
     assert_eq!(link.in_flight(), 0);
     // A second answer to any of them is stray.
-    d_tx.enqueue(resp(5 + n)).unwrap();
+    d_tx.enqueue(resp(first(5 + n))).unwrap();
     assert_eq!(collect(&mut link), []);
     assert_eq!(link.stats().stray, 1);
     // And the table is whole again: the same ids go in afresh.
@@ -183,9 +189,9 @@ fn a_driver_flooding_stray_answers_cannot_hold_its_client() {
     let (mut link, (mut d_rx, mut d_tx, d_control)) = attached(region, true);
     assert_eq!(collect(&mut link), []);
     link.submit(req(7)).unwrap();
-    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(7));
+    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(first(7)));
     // Strays up to the brim, then the driver dies and its successor comes up.
-    while d_tx.enqueue(resp(999)).is_ok() {}
+    while d_tx.enqueue(resp(first(999))).is_ok() {}
     d_control.publish_next(d_rx.head());
     let mut got = Vec::new();
     link.poll_at_most(16, |c| got.push(c)).unwrap();
@@ -215,7 +221,7 @@ fn a_first_incarnation_gone_before_the_client_looked_is_a_restart() {
     }
     let (mut d_rx, _, d_control) = driver(region);
     d_control.publish_next(d_rx.head());
-    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(0));
+    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(first(0)));
     // It dies holding 0; the next one discards 1 and 2.
     let (mut d_rx, _, d_control) = driver(region);
     while d_rx.dequeue().is_ok() {}
@@ -242,7 +248,7 @@ fn a_request_queued_after_the_restart_is_answered_not_reported() {
     let region = SharedRegion::new(&mut page.0);
     let (mut link, (mut d_rx, _, _)) = attached(region, true);
     link.submit(req(1)).unwrap();
-    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(1));
+    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(first(1)));
     // The driver dies holding 1; its successor settles the (empty) queue and publishes.
     let (mut d_rx, mut d_tx, d_control) = driver(region);
     while d_rx.dequeue().is_ok() {}
@@ -250,10 +256,10 @@ fn a_request_queued_after_the_restart_is_answered_not_reported() {
     // Not having polled, the client sends 2, which the new incarnation takes; the client
     // polls before it is answered: 1 is reported, 2 is not.
     link.submit(req(2)).unwrap();
-    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(2));
+    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(first(2)));
     assert_eq!(collect(&mut link), [Completion::Restarted(1)]);
     assert_eq!(link.in_flight(), 1);
-    d_tx.enqueue(resp(2)).unwrap();
+    d_tx.enqueue(resp(first(2))).unwrap();
     assert_eq!(collect(&mut link), [Completion::Answered(2)]);
     let s = link.stats();
     assert_eq!((s.answered, s.restarted, s.stray, s.restarts), (1, 1, 0, 1));
@@ -274,11 +280,115 @@ fn an_answer_server_restarted_is_reported_as_a_restart() {
     let region = SharedRegion::new(&mut page.0);
     let (mut link, (mut d_rx, mut d_tx, _)) = attached(region, true);
     link.submit(req(4)).unwrap();
-    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(4));
-    let mut r = resp(4);
+    assert_eq!(d_rx.dequeue().map(|r| r.id), Ok(first(4)));
+    let mut r = resp(first(4));
     r.status = pd_idl::digest::DigestError::ServerRestarted.into();
     d_tx.enqueue(r).unwrap();
     assert_eq!(collect(&mut link), [Completion::Restarted(4)]);
     let s = link.stats();
     assert_eq!((s.answered, s.restarted, link.in_flight()), (0, 1, 0));
+}
+
+/// A client killed mid-stream and started again (a second link over the same pair) is
+/// told of its own answers and tells the driver of its requests: the dead incarnation
+/// left the response queue's flag spent (the driver notified it of an answer it never
+/// read) and the request queue's too (it took the driver's request for a notification
+/// and died before sending it). Before the fix neither end heard of the other: the new
+/// incarnation's first flush said "no need", and so did the driver's answer.
+#[test]
+fn a_restarted_client_rearms_and_notifies_whatever_its_predecessor_left() {
+    let mut page = Page([0; 20480]);
+    let region = SharedRegion::new(&mut page.0);
+    let (mut old, (mut d_rx, mut d_tx, _)) = attached(region, true);
+    // The driver waits for requests (armed); the client sends one and takes the
+    // request for a notification (it dies before sending it).
+    assert!(d_rx.arm_signal().unwrap());
+    old.queue(req(0)).unwrap();
+    assert!(old.flush(), "the driver asked");
+    // ... and an answer of the dead incarnation, notified (the flag spent), never read.
+    d_tx.enqueue(resp(first(9))).unwrap();
+    assert!(d_tx.take_signal_request());
+    let _dead = old;
+    let mut new = client(region);
+    assert_eq!(new.incarnation(), 2);
+    assert_eq!(
+        new.stats().stale,
+        1,
+        "the dead one's answer, dropped at attach"
+    );
+    new.queue(req(0)).unwrap();
+    assert!(
+        new.flush(),
+        "the first flush notifies whatever the flag says"
+    );
+    new.queue(req(1)).unwrap();
+    assert!(!new.flush(), "only the first");
+    // The driver, woken, serves; its answer is notified, as the link re-armed.
+    while d_rx.dequeue().is_ok() {}
+    d_tx.enqueue(resp(pair::wire_id(2, 0))).unwrap();
+    assert!(
+        d_tx.take_signal_request(),
+        "the new incarnation asked to be told"
+    );
+}
+
+/// A restarted client's ids start again at 0, as its predecessor's did: the answers of
+/// the dead incarnation still in the response queue (and any the driver writes before
+/// it sees the new one) carry the dead one's tag and are dropped as stale, never taken
+/// for the new requests of the same ids; the new one's are delivered with the ids the
+/// client chose.
+#[test]
+fn a_restarted_client_never_takes_its_predecessors_answers() {
+    let mut page = Page([0; 20480]);
+    let region = SharedRegion::new(&mut page.0);
+    let (mut old, (mut d_rx, mut d_tx, d_control)) = attached(region, true);
+    for id in 0..4 {
+        old.submit(req(id)).unwrap();
+    }
+    // The driver answers 0 and 1; the client dies before it reads them.
+    for _ in 0..2 {
+        let r = d_rx.dequeue().unwrap();
+        d_tx.enqueue(resp(r.id)).unwrap();
+    }
+    let _dead = old;
+    let mut new = client(region);
+    assert_eq!(new.stats().stale, 2);
+    assert_eq!(d_control.client(), 2, "announced");
+    assert_eq!(
+        d_control.client_from(),
+        4,
+        "from past the dead one's requests, which the driver drops"
+    );
+    for id in 0..2 {
+        new.submit(req(id)).unwrap();
+    }
+    // Not yet aware of the new incarnation, the driver answers the dead one's 2 and 3,
+    // then the new one's 0 and 1.
+    for _ in 0..4 {
+        let r = d_rx.dequeue().unwrap();
+        d_tx.enqueue(resp(r.id)).unwrap();
+    }
+    assert_eq!(
+        collect(&mut new),
+        [Completion::Answered(0), Completion::Answered(1)]
+    );
+    let s = new.stats();
+    assert_eq!((s.answered, s.stale, s.stray), (2, 4, 0), "{s:?}");
+}
+
+/// Ids are the client's in their low `ID_BITS` bits: two in flight that differ only above
+/// them are one id on the wire, refused as a duplicate; an id above them comes back as
+/// the client chose it.
+#[test]
+fn ids_keep_their_high_bits_and_collide_below_them() {
+    let mut page = Page([0; 20480]);
+    let region = SharedRegion::new(&mut page.0);
+    let (mut link, (mut d_rx, mut d_tx, _)) = attached(region, true);
+    let big = 0xFF00_0005;
+    link.submit(req(big)).unwrap();
+    assert_eq!(link.submit(req(5)), Err(SubmitError::DuplicateId));
+    let r = d_rx.dequeue().unwrap();
+    assert_eq!(r.id, first(5));
+    d_tx.enqueue(resp(r.id)).unwrap();
+    assert_eq!(collect(&mut link), [Completion::Answered(big)]);
 }

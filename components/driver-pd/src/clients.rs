@@ -170,20 +170,31 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
 
     /// Whether `caller` came back as a new incarnation since it was last seen (its
     /// queue pair's client word moved): the old one's sessions must close. Seen once.
-    pub fn came_back(&mut self, caller: Caller) -> bool {
-        let Some(c) = self
+    /// What the dead incarnation left queued is dropped here, unanswered: the requests
+    /// before the index the new one queues from (`pair::Control::client_from`), at most
+    /// a queue's worth. Served, their answers would go to the new incarnation, which
+    /// drops them as stale anyway (their ids carry the dead one's tag), but a cipher's
+    /// would change data in place that the new one may be reusing. Returns how many (a
+    /// queue found broken meanwhile cuts the client off).
+    pub fn came_back(&mut self, caller: Caller) -> Option<u32> {
+        let c = self
             .slots
             .get_mut(caller.0 as usize)
-            .and_then(Option::as_mut)
-        else {
-            return false;
-        };
+            .and_then(Option::as_mut)?;
         let now = c.control.client();
+        let was = core::mem::replace(&mut c.incarnation, now);
         // From 0 is the first announcement (a client may call before it attaches its
-        // queues), not a return.
-        let back = c.incarnation != 0 && now != c.incarnation;
-        c.incarnation = now;
-        back
+        // queues), not a return: nothing can be queued before it.
+        if now == was || was == 0 {
+            return None;
+        }
+        let stale = c.control.client_from().wrapping_sub(c.rx.head());
+        // Past a queue's worth: the client wrote the word at will; nothing is dropped.
+        let bound = if stale <= c.rx.capacity() { stale } else { 0 };
+        Some(discard(&mut c.rx, bound).unwrap_or_else(|e| {
+            cut_off(c, e);
+            0
+        }))
     }
 
     pub fn get(&self, caller: Caller) -> Option<&Client<Req, Resp>> {
@@ -309,8 +320,9 @@ pub fn dma_address(data: &MemoryRegion) -> Option<u64> {
     (data.paddr != 0).then_some(data.paddr)
 }
 
-/// Drops up to `bound` requests from `rx` (a restarted driver's predecessor left them);
-/// how many. Bounded: a client may refill the queue as fast as it is drained.
+/// Drops up to `bound` requests from `rx` (a restarted driver's predecessor left them,
+/// or a client's dead incarnation); how many. Bounded: a client may refill the queue as
+/// fast as it is drained.
 pub fn discard<Req: Descriptor>(rx: &mut Consumer<'_, Req>, bound: u32) -> Result<u32, QueueError> {
     let mut n = 0;
     while n < bound {

@@ -154,13 +154,15 @@ impl<I: Interface> DriverPd<I> {
     }
 
     /// A client that died and came back (a new incarnation announced in its queue
-    /// pair): what the dead one held goes, its sessions and with them the power grant.
+    /// pair): what the dead one held goes, its queued requests (dropped by
+    /// `came_back`), its sessions (its jobs in flight finish unanswered) and with them
+    /// the power grant.
     fn check_client(&mut self, caller: Caller) {
-        if self.clients.came_back(caller) {
+        if let Some(dropped) = self.clients.came_back(caller) {
             self.trace.record(Kind::ClientBack, caller.0);
             let closed = self.close_all(caller);
             debug_println!(
-                "{}: client {} came back: closed {closed} session(s) of its previous incarnation",
+                "{}: client {} came back: closed {closed} session(s) and dropped {dropped} queued request(s) of its previous incarnation",
                 pd_name(),
                 caller.0
             );
@@ -183,7 +185,10 @@ impl<I: Interface> DriverPd<I> {
             I::powered_on(&mut self.service.engine);
         }
         let clients = ChannelSet(channels.0 & !self.irqs.0 & !(1 << crate::POWER.index()));
-        for ch in clients.iter() {
+        // Every client, not only those notified: an engine's interrupt serves them all,
+        // and one that came back must not have its dead incarnation's jobs answered or
+        // its requests served. A look at a word per client.
+        for ch in self.clients.all().iter() {
             self.check_client(Caller(u32::from(ch.index())));
         }
         if self.service.busy() {

@@ -154,12 +154,14 @@ fn a_client_killed_again_and_again_never_hangs_nor_takes_another_incarnations_an
         .collect::<std::collections::BTreeMap<_, _>>()
         .values()
         .sum();
-    let closed = lines(&out, "omap_aes", "came back").len();
+    let backs = lines(&out, "omap_aes", "came back");
+    let closed = backs.len();
+    let dropped: u64 = backs.iter().map(|l| field(l, "dropped")).sum();
     eprintln!(
         "client storm (seed {seed:#x}): {kills} kills ({early} 0-8 ms after the restart) in {:.1} s; \
          hangs {} {hangs:?}; last incarnation finished {finished}; answers of another \
          incarnation taken: {}; stale answers dropped (as last reported): {stale}; \
-         returns seen by the driver: {closed}",
+         returns seen by the driver: {closed}, dropping {dropped} queued request(s) of dead incarnations",
         start.elapsed().as_secs_f64(),
         hangs.len() + usize::from(!finished),
         wrong.len(),
