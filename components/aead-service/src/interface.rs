@@ -41,8 +41,7 @@ impl Open {
         }
         let data = self.data.ok_or(AeadError::BadRequest)?;
         let (at, len) = (self.key_offset as usize, self.key_len as usize);
-        let inside = at.checked_add(len).is_some_and(|end| end <= data.len());
-        if !matches!(len, 16 | 24 | 32) || !inside {
+        if !matches!(len, 16 | 24 | 32) || !data.holds(at, len) {
             return Err(AeadError::BadKeySize);
         }
         Ok((data, at, len))
@@ -64,21 +63,6 @@ fn segment_error(e: SegmentError) -> AeadError {
         SegmentError::OutOfRange => AeadError::SegmentOutOfRange,
         SegmentError::Overlap => AeadError::OverlappingSegments,
         SegmentError::TooLong => AeadError::MessageTooLong,
-    }
-}
-
-/// Zeroes `segs` in the client's region, in pieces (no buffer as long as a payload).
-fn wipe(data: &ClientData<'_>, segs: &Segments) {
-    const ZEROS: [u8; 64] = [0; 64];
-    for s in segs.as_slice() {
-        let (mut at, end) = (s.offset as usize, (s.offset + s.len) as usize);
-        while at < end {
-            let n = (end - at).min(ZEROS.len());
-            // Checked inside the region: the write cannot fail.
-            let inside = data.region.write_bytes(at, &ZEROS[..n]);
-            debug_assert!(inside);
-            at += n;
-        }
     }
 }
 
@@ -218,7 +202,7 @@ impl<E: AeadEngine> Interface for Aead<E> {
         if flight.job.op == AeadOp::Decrypt
             && matches!(result, Err(AeadError::TagMismatch | AeadError::EngineFault))
         {
-            wipe(&flight.job.data, &flight.job.payload);
+            flight.job.data.zero(&flight.job.payload);
         }
         let Ok(s) = sessions.get_mut(caller, flight.session) else {
             return;

@@ -35,8 +35,7 @@ impl Open {
     fn key_at(&self) -> Result<(ClientData<'static>, usize, usize), MacError> {
         let data = self.data.ok_or(MacError::BadRequest)?;
         let (at, len) = (self.key_offset as usize, self.key_len as usize);
-        let inside = at.checked_add(len).is_some_and(|end| end <= data.len());
-        if len == 0 || len > MAX_KEY || !inside {
+        if len == 0 || len > MAX_KEY || !data.holds(at, len) {
             return Err(MacError::BadKeySize);
         }
         Ok((data, at, len))

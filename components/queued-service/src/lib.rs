@@ -84,6 +84,27 @@ impl ClientData<'_> {
         self.region.is_empty()
     }
 
+    /// Whether `len` bytes at `offset` lie inside the region (overflow checked): where a
+    /// call says its argument is, as a key's place.
+    pub fn holds(&self, offset: usize, len: usize) -> bool {
+        offset.checked_add(len).is_some_and(|end| end <= self.len())
+    }
+
+    /// Zeroes `segs` (checked inside the region), in pieces: no buffer as long as a
+    /// payload. Aead's answer to a tag that failed: no plaintext is left behind.
+    pub fn zero(&self, segs: &Segments) {
+        const ZEROS: [u8; 64] = [0; 64];
+        for s in segs.as_slice() {
+            let (mut at, end) = (s.offset as usize, (s.offset + s.len) as usize);
+            while at < end {
+                let n = (end - at).min(ZEROS.len());
+                let inside = self.region.write_bytes(at, &ZEROS[..n]);
+                debug_assert!(inside);
+                at += n;
+            }
+        }
+    }
+
     /// Writes an answer's bytes (a digest, a tag) at the place a request named for them,
     /// which its check found inside the region and at least this long. Written for every
     /// engine by the interface's `finish`, before the answer is built: the client reads
