@@ -16,15 +16,7 @@ typedef uint8_t aead_algorithm_t;
 #define AEAD_ALGORITHM_AES_CCM 2u
 _Static_assert(sizeof(aead_algorithm_t) == 1, "AeadAlgorithm is a u8");
 /* Whether `v` is a declared `AeadAlgorithm` (a peer may write any value). */
-static inline int aead_algorithm_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int aead_algorithm_valid(uint32_t v) { return v == 1u || v == 2u; }
 
 /* `AeadOp`. `Encrypt`: the payload is encrypted in place, the tag written at the last
  * segment. `Decrypt`: the tag at the last segment is checked; the payload is
@@ -34,15 +26,7 @@ typedef uint8_t aead_op_t;
 #define AEAD_OP_DECRYPT 2u
 _Static_assert(sizeof(aead_op_t) == 1, "AeadOp is a u8");
 /* Whether `v` is a declared `AeadOp` (a peer may write any value). */
-static inline int aead_op_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int aead_op_valid(uint32_t v) { return v == 1u || v == 2u; }
 
 /* `AeadError`. */
 typedef uint16_t aead_error_t;
@@ -64,28 +48,7 @@ typedef uint16_t aead_error_t;
 #define AEAD_ERROR_OK 0u
 _Static_assert(sizeof(aead_error_t) == 2, "AeadError is a u16");
 /* Whether `v` is a declared `AeadError` (a peer may write any value). */
-static inline int aead_error_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-    case 4u:
-    case 5u:
-    case 6u:
-    case 7u:
-    case 8u:
-    case 9u:
-    case 10u:
-    case 11u:
-    case 12u:
-    case 13u:
-    case 14u:
-    case 15u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int aead_error_valid(uint32_t v) { return (v >= 1u && v <= 15u); }
 
 /* `Request`. Seal or open one message: `segs[0]` its nonce, `segs[1..1 + naad]` its AAD,
  * the next ones up to the last its payload, the last its tag. */
@@ -130,11 +93,9 @@ _Static_assert(offsetof(aead_response_t, bytes_done) == 12, "pd_idl::aead::Respo
  * `nonce_len` bytes and tags of `tag_len`. */
 #define AEAD_LABEL_OPEN_SESSION 1u
 #define AEAD_OPEN_SESSION_ARGS_BYTES 11u
-#define AEAD_OPEN_SESSION_ARGS_WORDS 2u
 #define AEAD_OPEN_SESSION_OK_BYTES 4u
-#define AEAD_OPEN_SESSION_OK_WORDS 1u
-#define AEAD_OPEN_SESSION_IDEMPOTENT 0
-_Static_assert(AEAD_OPEN_SESSION_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && AEAD_OPEN_SESSION_OK_WORDS <= CRYPTO_PD_MSG_WORDS, "open_session fits in the message words");
+_Static_assert(AEAD_OPEN_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && AEAD_OPEN_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session fits in the message words");
+static const crypto_pd_op_t AEAD_OPEN_SESSION_OP = {AEAD_LABEL_OPEN_SESSION, CRYPTO_PD_WORDS(AEAD_OPEN_SESSION_OK_BYTES), 0, AEAD_ERROR_SERVER_RESTARTED, aead_error_valid};
 /* `open_session`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
 static inline uint32_t aead_open_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], aead_algorithm_t algorithm, uint32_t key_offset, uint32_t key_len, uint8_t nonce_len, uint8_t tag_len) {
@@ -144,8 +105,7 @@ static inline uint32_t aead_open_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_W
     idl_p = crypto_pd_put_u32(idl_p, key_len);
     idl_p = crypto_pd_put_u8(idl_p, nonce_len);
     idl_p = crypto_pd_put_u8(idl_p, tag_len);
-    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + AEAD_OPEN_SESSION_ARGS_WORDS * 8);
-    return AEAD_OPEN_SESSION_ARGS_WORDS;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(AEAD_OPEN_SESSION_ARGS_BYTES));
 }
 /* `open_session`'s `ok` value from the reply's words: 1, or 0 for a value its type
  * does not allow. */
@@ -160,46 +120,29 @@ static inline int aead_open_session_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_M
  * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
 static inline uint32_t aead_open_session(const crypto_pd_transport_t *idl_t, aead_algorithm_t algorithm, uint32_t key_offset, uint32_t key_len, uint8_t nonce_len, uint8_t tag_len, uint32_t *idl_ok) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_words = aead_open_session_encode(idl_mrs, algorithm, key_offset, key_len, nonce_len, tag_len);
-    uint32_t idl_status = crypto_pd_call(idl_t, AEAD_LABEL_OPEN_SESSION, idl_words, AEAD_OPEN_SESSION_IDEMPOTENT,
-                                         idl_mrs, AEAD_OPEN_SESSION_OK_WORDS, AEAD_ERROR_SERVER_RESTARTED);
-    if (idl_status >= 1u && idl_status <= 0xFFFFu && !aead_error_valid(idl_status)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    if (idl_status == CRYPTO_PD_OK && !aead_open_session_decode_ok(idl_mrs, idl_ok)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    return idl_status;
+    uint32_t idl_status = crypto_pd_call(idl_t, &AEAD_OPEN_SESSION_OP, aead_open_session_encode(idl_mrs, algorithm, key_offset, key_len, nonce_len, tag_len), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !aead_open_session_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
 /* Op 2: `close_session`. */
 #define AEAD_LABEL_CLOSE_SESSION 2u
 #define AEAD_CLOSE_SESSION_ARGS_BYTES 4u
-#define AEAD_CLOSE_SESSION_ARGS_WORDS 1u
 #define AEAD_CLOSE_SESSION_OK_BYTES 0u
-#define AEAD_CLOSE_SESSION_OK_WORDS 0u
-#define AEAD_CLOSE_SESSION_IDEMPOTENT 1
-_Static_assert(AEAD_CLOSE_SESSION_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && AEAD_CLOSE_SESSION_OK_WORDS <= CRYPTO_PD_MSG_WORDS, "close_session fits in the message words");
+_Static_assert(AEAD_CLOSE_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && AEAD_CLOSE_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "close_session fits in the message words");
+static const crypto_pd_op_t AEAD_CLOSE_SESSION_OP = {AEAD_LABEL_CLOSE_SESSION, CRYPTO_PD_WORDS(AEAD_CLOSE_SESSION_OK_BYTES), 1, AEAD_ERROR_SERVER_RESTARTED, aead_error_valid};
 /* `close_session`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
 static inline uint32_t aead_close_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t session) {
     uint8_t *idl_p = (uint8_t *)idl_mrs;
     idl_p = crypto_pd_put_u32(idl_p, session);
-    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + AEAD_CLOSE_SESSION_ARGS_WORDS * 8);
-    return AEAD_CLOSE_SESSION_ARGS_WORDS;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(AEAD_CLOSE_SESSION_ARGS_BYTES));
 }
 /* Calls `close_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
  * `AeadError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
  * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
 static inline uint32_t aead_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_words = aead_close_session_encode(idl_mrs, session);
-    uint32_t idl_status = crypto_pd_call(idl_t, AEAD_LABEL_CLOSE_SESSION, idl_words, AEAD_CLOSE_SESSION_IDEMPOTENT,
-                                         idl_mrs, AEAD_CLOSE_SESSION_OK_WORDS, AEAD_ERROR_SERVER_RESTARTED);
-    if (idl_status >= 1u && idl_status <= 0xFFFFu && !aead_error_valid(idl_status)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    return idl_status;
+    return crypto_pd_call(idl_t, &AEAD_CLOSE_SESSION_OP, aead_close_session_encode(idl_mrs, session), idl_mrs);
 }
 
 /* Queue `request` of `Request`. Client to driver. */
@@ -207,15 +150,13 @@ typedef aead_request_t aead_request_queue_item_t;
 #define AEAD_REQUEST_QUEUE_CAPACITY 64u
 #define AEAD_REQUEST_QUEUE_SLOT_BYTES 128u
 #define AEAD_REQUEST_QUEUE_BYTES 8384u
-_Static_assert(AEAD_REQUEST_QUEUE_SLOT_BYTES >= sizeof(aead_request_t) && AEAD_REQUEST_QUEUE_SLOT_BYTES % _Alignof(aead_request_t) == 0, "a slot holds its item, aligned");
-_Static_assert(AEAD_REQUEST_QUEUE_BYTES == CRYPTO_PD_QUEUE_HEADER_BYTES + AEAD_REQUEST_QUEUE_CAPACITY * AEAD_REQUEST_QUEUE_SLOT_BYTES, "header, then the slots");
+CRYPTO_PD_QUEUE_LAYOUT(aead_request_t, AEAD_REQUEST_QUEUE_CAPACITY, AEAD_REQUEST_QUEUE_SLOT_BYTES, AEAD_REQUEST_QUEUE_BYTES);
 
 /* Queue `response` of `Response`. Driver to client. */
 typedef aead_response_t aead_response_queue_item_t;
 #define AEAD_RESPONSE_QUEUE_CAPACITY 64u
 #define AEAD_RESPONSE_QUEUE_SLOT_BYTES 16u
 #define AEAD_RESPONSE_QUEUE_BYTES 1216u
-_Static_assert(AEAD_RESPONSE_QUEUE_SLOT_BYTES >= sizeof(aead_response_t) && AEAD_RESPONSE_QUEUE_SLOT_BYTES % _Alignof(aead_response_t) == 0, "a slot holds its item, aligned");
-_Static_assert(AEAD_RESPONSE_QUEUE_BYTES == CRYPTO_PD_QUEUE_HEADER_BYTES + AEAD_RESPONSE_QUEUE_CAPACITY * AEAD_RESPONSE_QUEUE_SLOT_BYTES, "header, then the slots");
+CRYPTO_PD_QUEUE_LAYOUT(aead_response_t, AEAD_RESPONSE_QUEUE_CAPACITY, AEAD_RESPONSE_QUEUE_SLOT_BYTES, AEAD_RESPONSE_QUEUE_BYTES);
 
 #endif /* CRYPTO_PD_AEAD_H */

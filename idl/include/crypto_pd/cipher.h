@@ -16,16 +16,7 @@ typedef uint8_t cipher_mode_t;
 #define CIPHER_MODE_CTR 3u
 _Static_assert(sizeof(cipher_mode_t) == 1, "Mode is a u8");
 /* Whether `v` is a declared `Mode` (a peer may write any value). */
-static inline int cipher_mode_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int cipher_mode_valid(uint32_t v) { return (v >= 1u && v <= 3u); }
 
 /* `Path`. How the driver moves data: chosen per request by size and alignment
  * (`Adaptive`), or forced, for measurements. */
@@ -36,17 +27,7 @@ typedef uint8_t cipher_path_t;
 #define CIPHER_PATH_CPU 4u
 _Static_assert(sizeof(cipher_path_t) == 1, "Path is a u8");
 /* Whether `v` is a declared `Path` (a peer may write any value). */
-static inline int cipher_path_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-    case 4u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int cipher_path_valid(uint32_t v) { return (v >= 1u && v <= 4u); }
 
 /* `CipherOp`. */
 typedef uint8_t cipher_op_t;
@@ -54,15 +35,7 @@ typedef uint8_t cipher_op_t;
 #define CIPHER_OP_DECRYPT 2u
 _Static_assert(sizeof(cipher_op_t) == 1, "CipherOp is a u8");
 /* Whether `v` is a declared `CipherOp` (a peer may write any value). */
-static inline int cipher_op_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int cipher_op_valid(uint32_t v) { return v == 1u || v == 2u; }
 
 /* `CipherError`. */
 typedef uint16_t cipher_error_t;
@@ -82,26 +55,7 @@ typedef uint16_t cipher_error_t;
 #define CIPHER_ERROR_OK 0u
 _Static_assert(sizeof(cipher_error_t) == 2, "CipherError is a u16");
 /* Whether `v` is a declared `CipherError` (a peer may write any value). */
-static inline int cipher_error_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-    case 4u:
-    case 5u:
-    case 6u:
-    case 7u:
-    case 8u:
-    case 9u:
-    case 10u:
-    case 11u:
-    case 12u:
-    case 13u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int cipher_error_valid(uint32_t v) { return (v >= 1u && v <= 13u); }
 
 /* `Request`. Encrypt or decrypt the concatenation of `segs[..nsegs]` in place. */
 typedef struct cipher_request {
@@ -140,11 +94,9 @@ _Static_assert(offsetof(cipher_response_t, bytes_done) == 8, "pd_idl::cipher::Re
 /* Op 1: `open_session`. Opens a session; `key[..key_len]` is the AES key (16, 24 or 32 bytes). */
 #define CIPHER_LABEL_OPEN_SESSION 1u
 #define CIPHER_OPEN_SESSION_ARGS_BYTES 51u
-#define CIPHER_OPEN_SESSION_ARGS_WORDS 7u
 #define CIPHER_OPEN_SESSION_OK_BYTES 4u
-#define CIPHER_OPEN_SESSION_OK_WORDS 1u
-#define CIPHER_OPEN_SESSION_IDEMPOTENT 0
-_Static_assert(CIPHER_OPEN_SESSION_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && CIPHER_OPEN_SESSION_OK_WORDS <= CRYPTO_PD_MSG_WORDS, "open_session fits in the message words");
+_Static_assert(CIPHER_OPEN_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && CIPHER_OPEN_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session fits in the message words");
+static const crypto_pd_op_t CIPHER_OPEN_SESSION_OP = {CIPHER_LABEL_OPEN_SESSION, CRYPTO_PD_WORDS(CIPHER_OPEN_SESSION_OK_BYTES), 0, CIPHER_ERROR_SERVER_RESTARTED, cipher_error_valid};
 /* `open_session`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
 static inline uint32_t cipher_open_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], cipher_mode_t mode, cipher_path_t path, uint8_t key_len, const uint8_t key[32], const uint8_t iv[16]) {
@@ -158,8 +110,7 @@ static inline uint32_t cipher_open_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG
     for (uint32_t idl_i0 = 0; idl_i0 < 16u; idl_i0++) {
         idl_p = crypto_pd_put_u8(idl_p, iv[idl_i0]);
     }
-    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + CIPHER_OPEN_SESSION_ARGS_WORDS * 8);
-    return CIPHER_OPEN_SESSION_ARGS_WORDS;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(CIPHER_OPEN_SESSION_ARGS_BYTES));
 }
 /* `open_session`'s `ok` value from the reply's words: 1, or 0 for a value its type
  * does not allow. */
@@ -174,46 +125,29 @@ static inline int cipher_open_session_decode_ok(const uint64_t idl_mrs[CRYPTO_PD
  * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
 static inline uint32_t cipher_open_session(const crypto_pd_transport_t *idl_t, cipher_mode_t mode, cipher_path_t path, uint8_t key_len, const uint8_t key[32], const uint8_t iv[16], uint32_t *idl_ok) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_words = cipher_open_session_encode(idl_mrs, mode, path, key_len, key, iv);
-    uint32_t idl_status = crypto_pd_call(idl_t, CIPHER_LABEL_OPEN_SESSION, idl_words, CIPHER_OPEN_SESSION_IDEMPOTENT,
-                                         idl_mrs, CIPHER_OPEN_SESSION_OK_WORDS, CIPHER_ERROR_SERVER_RESTARTED);
-    if (idl_status >= 1u && idl_status <= 0xFFFFu && !cipher_error_valid(idl_status)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    if (idl_status == CRYPTO_PD_OK && !cipher_open_session_decode_ok(idl_mrs, idl_ok)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    return idl_status;
+    uint32_t idl_status = crypto_pd_call(idl_t, &CIPHER_OPEN_SESSION_OP, cipher_open_session_encode(idl_mrs, mode, path, key_len, key, iv), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !cipher_open_session_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
 /* Op 2: `close_session`. */
 #define CIPHER_LABEL_CLOSE_SESSION 2u
 #define CIPHER_CLOSE_SESSION_ARGS_BYTES 4u
-#define CIPHER_CLOSE_SESSION_ARGS_WORDS 1u
 #define CIPHER_CLOSE_SESSION_OK_BYTES 0u
-#define CIPHER_CLOSE_SESSION_OK_WORDS 0u
-#define CIPHER_CLOSE_SESSION_IDEMPOTENT 1
-_Static_assert(CIPHER_CLOSE_SESSION_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && CIPHER_CLOSE_SESSION_OK_WORDS <= CRYPTO_PD_MSG_WORDS, "close_session fits in the message words");
+_Static_assert(CIPHER_CLOSE_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && CIPHER_CLOSE_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "close_session fits in the message words");
+static const crypto_pd_op_t CIPHER_CLOSE_SESSION_OP = {CIPHER_LABEL_CLOSE_SESSION, CRYPTO_PD_WORDS(CIPHER_CLOSE_SESSION_OK_BYTES), 1, CIPHER_ERROR_SERVER_RESTARTED, cipher_error_valid};
 /* `close_session`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
 static inline uint32_t cipher_close_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t session) {
     uint8_t *idl_p = (uint8_t *)idl_mrs;
     idl_p = crypto_pd_put_u32(idl_p, session);
-    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + CIPHER_CLOSE_SESSION_ARGS_WORDS * 8);
-    return CIPHER_CLOSE_SESSION_ARGS_WORDS;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(CIPHER_CLOSE_SESSION_ARGS_BYTES));
 }
 /* Calls `close_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
  * `CipherError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
  * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
 static inline uint32_t cipher_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_words = cipher_close_session_encode(idl_mrs, session);
-    uint32_t idl_status = crypto_pd_call(idl_t, CIPHER_LABEL_CLOSE_SESSION, idl_words, CIPHER_CLOSE_SESSION_IDEMPOTENT,
-                                         idl_mrs, CIPHER_CLOSE_SESSION_OK_WORDS, CIPHER_ERROR_SERVER_RESTARTED);
-    if (idl_status >= 1u && idl_status <= 0xFFFFu && !cipher_error_valid(idl_status)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    return idl_status;
+    return crypto_pd_call(idl_t, &CIPHER_CLOSE_SESSION_OP, cipher_close_session_encode(idl_mrs, session), idl_mrs);
 }
 
 /* Queue `request` of `Request`. Client to driver. */
@@ -221,15 +155,13 @@ typedef cipher_request_t cipher_request_queue_item_t;
 #define CIPHER_REQUEST_QUEUE_CAPACITY 64u
 #define CIPHER_REQUEST_QUEUE_SLOT_BYTES 128u
 #define CIPHER_REQUEST_QUEUE_BYTES 8384u
-_Static_assert(CIPHER_REQUEST_QUEUE_SLOT_BYTES >= sizeof(cipher_request_t) && CIPHER_REQUEST_QUEUE_SLOT_BYTES % _Alignof(cipher_request_t) == 0, "a slot holds its item, aligned");
-_Static_assert(CIPHER_REQUEST_QUEUE_BYTES == CRYPTO_PD_QUEUE_HEADER_BYTES + CIPHER_REQUEST_QUEUE_CAPACITY * CIPHER_REQUEST_QUEUE_SLOT_BYTES, "header, then the slots");
+CRYPTO_PD_QUEUE_LAYOUT(cipher_request_t, CIPHER_REQUEST_QUEUE_CAPACITY, CIPHER_REQUEST_QUEUE_SLOT_BYTES, CIPHER_REQUEST_QUEUE_BYTES);
 
 /* Queue `response` of `Response`. Driver to client. */
 typedef cipher_response_t cipher_response_queue_item_t;
 #define CIPHER_RESPONSE_QUEUE_CAPACITY 64u
 #define CIPHER_RESPONSE_QUEUE_SLOT_BYTES 16u
 #define CIPHER_RESPONSE_QUEUE_BYTES 1216u
-_Static_assert(CIPHER_RESPONSE_QUEUE_SLOT_BYTES >= sizeof(cipher_response_t) && CIPHER_RESPONSE_QUEUE_SLOT_BYTES % _Alignof(cipher_response_t) == 0, "a slot holds its item, aligned");
-_Static_assert(CIPHER_RESPONSE_QUEUE_BYTES == CRYPTO_PD_QUEUE_HEADER_BYTES + CIPHER_RESPONSE_QUEUE_CAPACITY * CIPHER_RESPONSE_QUEUE_SLOT_BYTES, "header, then the slots");
+CRYPTO_PD_QUEUE_LAYOUT(cipher_response_t, CIPHER_RESPONSE_QUEUE_CAPACITY, CIPHER_RESPONSE_QUEUE_SLOT_BYTES, CIPHER_RESPONSE_QUEUE_BYTES);
 
 #endif /* CRYPTO_PD_CIPHER_H */

@@ -20,19 +20,7 @@ typedef uint8_t digest_algorithm_t;
 #define DIGEST_ALGORITHM_SHA512 6u
 _Static_assert(sizeof(digest_algorithm_t) == 1, "Algorithm is a u8");
 /* Whether `v` is a declared `Algorithm` (a peer may write any value). */
-static inline int digest_algorithm_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-    case 4u:
-    case 5u:
-    case 6u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int digest_algorithm_valid(uint32_t v) { return (v >= 1u && v <= 6u); }
 
 /* `HashPath`. How a hash driver feeds buffered bytes to its engine: chained descriptors
  * (`Auto`, the default where the engine can), or copy into one buffer (the old
@@ -43,16 +31,7 @@ typedef uint8_t digest_hash_path_t;
 #define DIGEST_HASH_PATH_COPY 3u
 _Static_assert(sizeof(digest_hash_path_t) == 1, "HashPath is a u8");
 /* Whether `v` is a declared `HashPath` (a peer may write any value). */
-static inline int digest_hash_path_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int digest_hash_path_valid(uint32_t v) { return (v >= 1u && v <= 3u); }
 
 /* `DigestOp`. */
 typedef uint8_t digest_op_t;
@@ -60,15 +39,7 @@ typedef uint8_t digest_op_t;
 #define DIGEST_OP_FINAL 2u
 _Static_assert(sizeof(digest_op_t) == 1, "DigestOp is a u8");
 /* Whether `v` is a declared `DigestOp` (a peer may write any value). */
-static inline int digest_op_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int digest_op_valid(uint32_t v) { return v == 1u || v == 2u; }
 
 /* `DigestError`. */
 typedef uint16_t digest_error_t;
@@ -87,25 +58,7 @@ typedef uint16_t digest_error_t;
 #define DIGEST_ERROR_OK 0u
 _Static_assert(sizeof(digest_error_t) == 2, "DigestError is a u16");
 /* Whether `v` is a declared `DigestError` (a peer may write any value). */
-static inline int digest_error_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-    case 4u:
-    case 5u:
-    case 6u:
-    case 7u:
-    case 8u:
-    case 9u:
-    case 10u:
-    case 11u:
-    case 12u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int digest_error_valid(uint32_t v) { return (v >= 1u && v <= 12u); }
 
 /* `Request`. `Update`: hash `segs[..nsegs]` into the session. `Final`: hash
  * `segs[..nsegs - 1]`, finish, and write the digest at the start of `segs[nsegs - 1]`
@@ -147,19 +100,16 @@ _Static_assert(offsetof(digest_response_t, bytes_done) == 12, "pd_idl::digest::R
 /* Op 1: `open_session`. */
 #define DIGEST_LABEL_OPEN_SESSION 1u
 #define DIGEST_OPEN_SESSION_ARGS_BYTES 2u
-#define DIGEST_OPEN_SESSION_ARGS_WORDS 1u
 #define DIGEST_OPEN_SESSION_OK_BYTES 4u
-#define DIGEST_OPEN_SESSION_OK_WORDS 1u
-#define DIGEST_OPEN_SESSION_IDEMPOTENT 0
-_Static_assert(DIGEST_OPEN_SESSION_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && DIGEST_OPEN_SESSION_OK_WORDS <= CRYPTO_PD_MSG_WORDS, "open_session fits in the message words");
+_Static_assert(DIGEST_OPEN_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && DIGEST_OPEN_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session fits in the message words");
+static const crypto_pd_op_t DIGEST_OPEN_SESSION_OP = {DIGEST_LABEL_OPEN_SESSION, CRYPTO_PD_WORDS(DIGEST_OPEN_SESSION_OK_BYTES), 0, DIGEST_ERROR_SERVER_RESTARTED, digest_error_valid};
 /* `open_session`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
 static inline uint32_t digest_open_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], digest_algorithm_t algorithm, digest_hash_path_t path) {
     uint8_t *idl_p = (uint8_t *)idl_mrs;
     idl_p = crypto_pd_put_u8(idl_p, algorithm);
     idl_p = crypto_pd_put_u8(idl_p, path);
-    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + DIGEST_OPEN_SESSION_ARGS_WORDS * 8);
-    return DIGEST_OPEN_SESSION_ARGS_WORDS;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(DIGEST_OPEN_SESSION_ARGS_BYTES));
 }
 /* `open_session`'s `ok` value from the reply's words: 1, or 0 for a value its type
  * does not allow. */
@@ -174,46 +124,29 @@ static inline int digest_open_session_decode_ok(const uint64_t idl_mrs[CRYPTO_PD
  * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
 static inline uint32_t digest_open_session(const crypto_pd_transport_t *idl_t, digest_algorithm_t algorithm, digest_hash_path_t path, uint32_t *idl_ok) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_words = digest_open_session_encode(idl_mrs, algorithm, path);
-    uint32_t idl_status = crypto_pd_call(idl_t, DIGEST_LABEL_OPEN_SESSION, idl_words, DIGEST_OPEN_SESSION_IDEMPOTENT,
-                                         idl_mrs, DIGEST_OPEN_SESSION_OK_WORDS, DIGEST_ERROR_SERVER_RESTARTED);
-    if (idl_status >= 1u && idl_status <= 0xFFFFu && !digest_error_valid(idl_status)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    if (idl_status == CRYPTO_PD_OK && !digest_open_session_decode_ok(idl_mrs, idl_ok)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    return idl_status;
+    uint32_t idl_status = crypto_pd_call(idl_t, &DIGEST_OPEN_SESSION_OP, digest_open_session_encode(idl_mrs, algorithm, path), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !digest_open_session_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
 /* Op 2: `close_session`. */
 #define DIGEST_LABEL_CLOSE_SESSION 2u
 #define DIGEST_CLOSE_SESSION_ARGS_BYTES 4u
-#define DIGEST_CLOSE_SESSION_ARGS_WORDS 1u
 #define DIGEST_CLOSE_SESSION_OK_BYTES 0u
-#define DIGEST_CLOSE_SESSION_OK_WORDS 0u
-#define DIGEST_CLOSE_SESSION_IDEMPOTENT 1
-_Static_assert(DIGEST_CLOSE_SESSION_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && DIGEST_CLOSE_SESSION_OK_WORDS <= CRYPTO_PD_MSG_WORDS, "close_session fits in the message words");
+_Static_assert(DIGEST_CLOSE_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && DIGEST_CLOSE_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "close_session fits in the message words");
+static const crypto_pd_op_t DIGEST_CLOSE_SESSION_OP = {DIGEST_LABEL_CLOSE_SESSION, CRYPTO_PD_WORDS(DIGEST_CLOSE_SESSION_OK_BYTES), 1, DIGEST_ERROR_SERVER_RESTARTED, digest_error_valid};
 /* `close_session`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
 static inline uint32_t digest_close_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t session) {
     uint8_t *idl_p = (uint8_t *)idl_mrs;
     idl_p = crypto_pd_put_u32(idl_p, session);
-    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + DIGEST_CLOSE_SESSION_ARGS_WORDS * 8);
-    return DIGEST_CLOSE_SESSION_ARGS_WORDS;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(DIGEST_CLOSE_SESSION_ARGS_BYTES));
 }
 /* Calls `close_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
  * `DigestError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
  * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
 static inline uint32_t digest_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_words = digest_close_session_encode(idl_mrs, session);
-    uint32_t idl_status = crypto_pd_call(idl_t, DIGEST_LABEL_CLOSE_SESSION, idl_words, DIGEST_CLOSE_SESSION_IDEMPOTENT,
-                                         idl_mrs, DIGEST_CLOSE_SESSION_OK_WORDS, DIGEST_ERROR_SERVER_RESTARTED);
-    if (idl_status >= 1u && idl_status <= 0xFFFFu && !digest_error_valid(idl_status)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    return idl_status;
+    return crypto_pd_call(idl_t, &DIGEST_CLOSE_SESSION_OP, digest_close_session_encode(idl_mrs, session), idl_mrs);
 }
 
 /* Queue `request` of `Request`. Client to driver. */
@@ -221,15 +154,13 @@ typedef digest_request_t digest_request_queue_item_t;
 #define DIGEST_REQUEST_QUEUE_CAPACITY 64u
 #define DIGEST_REQUEST_QUEUE_SLOT_BYTES 128u
 #define DIGEST_REQUEST_QUEUE_BYTES 8384u
-_Static_assert(DIGEST_REQUEST_QUEUE_SLOT_BYTES >= sizeof(digest_request_t) && DIGEST_REQUEST_QUEUE_SLOT_BYTES % _Alignof(digest_request_t) == 0, "a slot holds its item, aligned");
-_Static_assert(DIGEST_REQUEST_QUEUE_BYTES == CRYPTO_PD_QUEUE_HEADER_BYTES + DIGEST_REQUEST_QUEUE_CAPACITY * DIGEST_REQUEST_QUEUE_SLOT_BYTES, "header, then the slots");
+CRYPTO_PD_QUEUE_LAYOUT(digest_request_t, DIGEST_REQUEST_QUEUE_CAPACITY, DIGEST_REQUEST_QUEUE_SLOT_BYTES, DIGEST_REQUEST_QUEUE_BYTES);
 
 /* Queue `response` of `Response`. Driver to client. */
 typedef digest_response_t digest_response_queue_item_t;
 #define DIGEST_RESPONSE_QUEUE_CAPACITY 64u
 #define DIGEST_RESPONSE_QUEUE_SLOT_BYTES 16u
 #define DIGEST_RESPONSE_QUEUE_BYTES 1216u
-_Static_assert(DIGEST_RESPONSE_QUEUE_SLOT_BYTES >= sizeof(digest_response_t) && DIGEST_RESPONSE_QUEUE_SLOT_BYTES % _Alignof(digest_response_t) == 0, "a slot holds its item, aligned");
-_Static_assert(DIGEST_RESPONSE_QUEUE_BYTES == CRYPTO_PD_QUEUE_HEADER_BYTES + DIGEST_RESPONSE_QUEUE_CAPACITY * DIGEST_RESPONSE_QUEUE_SLOT_BYTES, "header, then the slots");
+CRYPTO_PD_QUEUE_LAYOUT(digest_response_t, DIGEST_RESPONSE_QUEUE_CAPACITY, DIGEST_RESPONSE_QUEUE_SLOT_BYTES, DIGEST_RESPONSE_QUEUE_BYTES);
 
 #endif /* CRYPTO_PD_DIGEST_H */

@@ -20,19 +20,7 @@ typedef uint8_t mac_algorithm_t;
 #define MAC_ALGORITHM_SHA512 6u
 _Static_assert(sizeof(mac_algorithm_t) == 1, "MacAlgorithm is a u8");
 /* Whether `v` is a declared `MacAlgorithm` (a peer may write any value). */
-static inline int mac_algorithm_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-    case 4u:
-    case 5u:
-    case 6u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int mac_algorithm_valid(uint32_t v) { return (v >= 1u && v <= 6u); }
 
 /* `MacOp`. `Verify`: the request's last segment is the expected tag (the whole tag, or
  * at least half of it and 10 bytes, RFC 2104's truncation), the others the data.
@@ -44,16 +32,7 @@ typedef uint8_t mac_op_t;
 #define MAC_OP_VERIFY 3u
 _Static_assert(sizeof(mac_op_t) == 1, "MacOp is a u8");
 /* Whether `v` is a declared `MacOp` (a peer may write any value). */
-static inline int mac_op_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int mac_op_valid(uint32_t v) { return (v >= 1u && v <= 3u); }
 
 /* `MacError`. */
 typedef uint16_t mac_error_t;
@@ -73,26 +52,7 @@ typedef uint16_t mac_error_t;
 #define MAC_ERROR_OK 0u
 _Static_assert(sizeof(mac_error_t) == 2, "MacError is a u16");
 /* Whether `v` is a declared `MacError` (a peer may write any value). */
-static inline int mac_error_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-    case 4u:
-    case 5u:
-    case 6u:
-    case 7u:
-    case 8u:
-    case 9u:
-    case 10u:
-    case 11u:
-    case 12u:
-    case 13u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int mac_error_valid(uint32_t v) { return (v >= 1u && v <= 13u); }
 
 /* `Request`. Authenticate `segs[..nsegs]` in the session (a verify's and a final's last one
  * is the tag: expected, or where it is written). */
@@ -135,11 +95,9 @@ _Static_assert(offsetof(mac_response_t, bytes_done) == 12, "pd_idl::mac::Respons
  * caller's data region (1 to 1024), copied out now: the region may change after. */
 #define MAC_LABEL_OPEN_SESSION 1u
 #define MAC_OPEN_SESSION_ARGS_BYTES 9u
-#define MAC_OPEN_SESSION_ARGS_WORDS 2u
 #define MAC_OPEN_SESSION_OK_BYTES 4u
-#define MAC_OPEN_SESSION_OK_WORDS 1u
-#define MAC_OPEN_SESSION_IDEMPOTENT 0
-_Static_assert(MAC_OPEN_SESSION_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && MAC_OPEN_SESSION_OK_WORDS <= CRYPTO_PD_MSG_WORDS, "open_session fits in the message words");
+_Static_assert(MAC_OPEN_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && MAC_OPEN_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session fits in the message words");
+static const crypto_pd_op_t MAC_OPEN_SESSION_OP = {MAC_LABEL_OPEN_SESSION, CRYPTO_PD_WORDS(MAC_OPEN_SESSION_OK_BYTES), 0, MAC_ERROR_SERVER_RESTARTED, mac_error_valid};
 /* `open_session`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
 static inline uint32_t mac_open_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], mac_algorithm_t algorithm, uint32_t key_offset, uint32_t key_len) {
@@ -147,8 +105,7 @@ static inline uint32_t mac_open_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WO
     idl_p = crypto_pd_put_u8(idl_p, algorithm);
     idl_p = crypto_pd_put_u32(idl_p, key_offset);
     idl_p = crypto_pd_put_u32(idl_p, key_len);
-    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + MAC_OPEN_SESSION_ARGS_WORDS * 8);
-    return MAC_OPEN_SESSION_ARGS_WORDS;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(MAC_OPEN_SESSION_ARGS_BYTES));
 }
 /* `open_session`'s `ok` value from the reply's words: 1, or 0 for a value its type
  * does not allow. */
@@ -163,46 +120,29 @@ static inline int mac_open_session_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MS
  * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
 static inline uint32_t mac_open_session(const crypto_pd_transport_t *idl_t, mac_algorithm_t algorithm, uint32_t key_offset, uint32_t key_len, uint32_t *idl_ok) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_words = mac_open_session_encode(idl_mrs, algorithm, key_offset, key_len);
-    uint32_t idl_status = crypto_pd_call(idl_t, MAC_LABEL_OPEN_SESSION, idl_words, MAC_OPEN_SESSION_IDEMPOTENT,
-                                         idl_mrs, MAC_OPEN_SESSION_OK_WORDS, MAC_ERROR_SERVER_RESTARTED);
-    if (idl_status >= 1u && idl_status <= 0xFFFFu && !mac_error_valid(idl_status)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    if (idl_status == CRYPTO_PD_OK && !mac_open_session_decode_ok(idl_mrs, idl_ok)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    return idl_status;
+    uint32_t idl_status = crypto_pd_call(idl_t, &MAC_OPEN_SESSION_OP, mac_open_session_encode(idl_mrs, algorithm, key_offset, key_len), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !mac_open_session_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
 /* Op 2: `close_session`. */
 #define MAC_LABEL_CLOSE_SESSION 2u
 #define MAC_CLOSE_SESSION_ARGS_BYTES 4u
-#define MAC_CLOSE_SESSION_ARGS_WORDS 1u
 #define MAC_CLOSE_SESSION_OK_BYTES 0u
-#define MAC_CLOSE_SESSION_OK_WORDS 0u
-#define MAC_CLOSE_SESSION_IDEMPOTENT 1
-_Static_assert(MAC_CLOSE_SESSION_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && MAC_CLOSE_SESSION_OK_WORDS <= CRYPTO_PD_MSG_WORDS, "close_session fits in the message words");
+_Static_assert(MAC_CLOSE_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && MAC_CLOSE_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "close_session fits in the message words");
+static const crypto_pd_op_t MAC_CLOSE_SESSION_OP = {MAC_LABEL_CLOSE_SESSION, CRYPTO_PD_WORDS(MAC_CLOSE_SESSION_OK_BYTES), 1, MAC_ERROR_SERVER_RESTARTED, mac_error_valid};
 /* `close_session`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
 static inline uint32_t mac_close_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t session) {
     uint8_t *idl_p = (uint8_t *)idl_mrs;
     idl_p = crypto_pd_put_u32(idl_p, session);
-    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + MAC_CLOSE_SESSION_ARGS_WORDS * 8);
-    return MAC_CLOSE_SESSION_ARGS_WORDS;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(MAC_CLOSE_SESSION_ARGS_BYTES));
 }
 /* Calls `close_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
  * `MacError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
  * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
 static inline uint32_t mac_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_words = mac_close_session_encode(idl_mrs, session);
-    uint32_t idl_status = crypto_pd_call(idl_t, MAC_LABEL_CLOSE_SESSION, idl_words, MAC_CLOSE_SESSION_IDEMPOTENT,
-                                         idl_mrs, MAC_CLOSE_SESSION_OK_WORDS, MAC_ERROR_SERVER_RESTARTED);
-    if (idl_status >= 1u && idl_status <= 0xFFFFu && !mac_error_valid(idl_status)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    return idl_status;
+    return crypto_pd_call(idl_t, &MAC_CLOSE_SESSION_OP, mac_close_session_encode(idl_mrs, session), idl_mrs);
 }
 
 /* Queue `request` of `Request`. Client to driver. */
@@ -210,15 +150,13 @@ typedef mac_request_t mac_request_queue_item_t;
 #define MAC_REQUEST_QUEUE_CAPACITY 64u
 #define MAC_REQUEST_QUEUE_SLOT_BYTES 128u
 #define MAC_REQUEST_QUEUE_BYTES 8384u
-_Static_assert(MAC_REQUEST_QUEUE_SLOT_BYTES >= sizeof(mac_request_t) && MAC_REQUEST_QUEUE_SLOT_BYTES % _Alignof(mac_request_t) == 0, "a slot holds its item, aligned");
-_Static_assert(MAC_REQUEST_QUEUE_BYTES == CRYPTO_PD_QUEUE_HEADER_BYTES + MAC_REQUEST_QUEUE_CAPACITY * MAC_REQUEST_QUEUE_SLOT_BYTES, "header, then the slots");
+CRYPTO_PD_QUEUE_LAYOUT(mac_request_t, MAC_REQUEST_QUEUE_CAPACITY, MAC_REQUEST_QUEUE_SLOT_BYTES, MAC_REQUEST_QUEUE_BYTES);
 
 /* Queue `response` of `Response`. Driver to client. */
 typedef mac_response_t mac_response_queue_item_t;
 #define MAC_RESPONSE_QUEUE_CAPACITY 64u
 #define MAC_RESPONSE_QUEUE_SLOT_BYTES 16u
 #define MAC_RESPONSE_QUEUE_BYTES 1216u
-_Static_assert(MAC_RESPONSE_QUEUE_SLOT_BYTES >= sizeof(mac_response_t) && MAC_RESPONSE_QUEUE_SLOT_BYTES % _Alignof(mac_response_t) == 0, "a slot holds its item, aligned");
-_Static_assert(MAC_RESPONSE_QUEUE_BYTES == CRYPTO_PD_QUEUE_HEADER_BYTES + MAC_RESPONSE_QUEUE_CAPACITY * MAC_RESPONSE_QUEUE_SLOT_BYTES, "header, then the slots");
+CRYPTO_PD_QUEUE_LAYOUT(mac_response_t, MAC_RESPONSE_QUEUE_CAPACITY, MAC_RESPONSE_QUEUE_SLOT_BYTES, MAC_RESPONSE_QUEUE_BYTES);
 
 #endif /* CRYPTO_PD_MAC_H */

@@ -16,17 +16,7 @@ typedef uint8_t power_engine_t;
 #define POWER_ENGINE_VIRTIO_CRYPTO 4u
 _Static_assert(sizeof(power_engine_t) == 1, "Engine is a u8");
 /* Whether `v` is a declared `Engine` (a peer may write any value). */
-static inline int power_engine_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-    case 4u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int power_engine_valid(uint32_t v) { return (v >= 1u && v <= 4u); }
 
 /* `PowerError`. */
 typedef uint16_t power_error_t;
@@ -39,19 +29,7 @@ typedef uint16_t power_error_t;
 #define POWER_ERROR_OK 0u
 _Static_assert(sizeof(power_error_t) == 2, "PowerError is a u16");
 /* Whether `v` is a declared `PowerError` (a peer may write any value). */
-static inline int power_error_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-    case 4u:
-    case 5u:
-    case 6u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int power_error_valid(uint32_t v) { return (v >= 1u && v <= 6u); }
 
 /* `Grant`. Proof that the caller holds an engine. `generation` changes whenever the
  * holder restarts or the grant is revoked, so a grant from a previous incarnation
@@ -73,18 +51,15 @@ _Static_assert(offsetof(power_grant_t, generation) == 4, "pd_idl::power::Grant's
  * manager looks once and never waits); nothing is held: acquire again. */
 #define POWER_LABEL_ACQUIRE 1u
 #define POWER_ACQUIRE_ARGS_BYTES 1u
-#define POWER_ACQUIRE_ARGS_WORDS 1u
 #define POWER_ACQUIRE_OK_BYTES 8u
-#define POWER_ACQUIRE_OK_WORDS 1u
-#define POWER_ACQUIRE_IDEMPOTENT 1
-_Static_assert(POWER_ACQUIRE_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && POWER_ACQUIRE_OK_WORDS <= CRYPTO_PD_MSG_WORDS, "acquire fits in the message words");
+_Static_assert(POWER_ACQUIRE_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && POWER_ACQUIRE_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "acquire fits in the message words");
+static const crypto_pd_op_t POWER_ACQUIRE_OP = {POWER_LABEL_ACQUIRE, CRYPTO_PD_WORDS(POWER_ACQUIRE_OK_BYTES), 1, POWER_ERROR_SERVER_RESTARTED, power_error_valid};
 /* `acquire`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
 static inline uint32_t power_acquire_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], power_engine_t engine) {
     uint8_t *idl_p = (uint8_t *)idl_mrs;
     idl_p = crypto_pd_put_u8(idl_p, engine);
-    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + POWER_ACQUIRE_ARGS_WORDS * 8);
-    return POWER_ACQUIRE_ARGS_WORDS;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(POWER_ACQUIRE_ARGS_BYTES));
 }
 /* `acquire`'s `ok` value from the reply's words: 1, or 0 for a value its type
  * does not allow. */
@@ -103,27 +78,17 @@ static inline int power_acquire_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_W
  * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
 static inline uint32_t power_acquire(const crypto_pd_transport_t *idl_t, power_engine_t engine, power_grant_t *idl_ok) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_words = power_acquire_encode(idl_mrs, engine);
-    uint32_t idl_status = crypto_pd_call(idl_t, POWER_LABEL_ACQUIRE, idl_words, POWER_ACQUIRE_IDEMPOTENT,
-                                         idl_mrs, POWER_ACQUIRE_OK_WORDS, POWER_ERROR_SERVER_RESTARTED);
-    if (idl_status >= 1u && idl_status <= 0xFFFFu && !power_error_valid(idl_status)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    if (idl_status == CRYPTO_PD_OK && !power_acquire_decode_ok(idl_mrs, idl_ok)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    return idl_status;
+    uint32_t idl_status = crypto_pd_call(idl_t, &POWER_ACQUIRE_OP, power_acquire_encode(idl_mrs, engine), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !power_acquire_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
 /* Op 2: `release`. Drops the caller's hold; the engine is gated after its autosuspend delay
  * once nobody holds it. */
 #define POWER_LABEL_RELEASE 2u
 #define POWER_RELEASE_ARGS_BYTES 8u
-#define POWER_RELEASE_ARGS_WORDS 1u
 #define POWER_RELEASE_OK_BYTES 0u
-#define POWER_RELEASE_OK_WORDS 0u
-#define POWER_RELEASE_IDEMPOTENT 1
-_Static_assert(POWER_RELEASE_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && POWER_RELEASE_OK_WORDS <= CRYPTO_PD_MSG_WORDS, "release fits in the message words");
+_Static_assert(POWER_RELEASE_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && POWER_RELEASE_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "release fits in the message words");
+static const crypto_pd_op_t POWER_RELEASE_OP = {POWER_LABEL_RELEASE, CRYPTO_PD_WORDS(POWER_RELEASE_OK_BYTES), 1, POWER_ERROR_SERVER_RESTARTED, power_error_valid};
 /* `release`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
 static inline uint32_t power_release_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], const power_grant_t *grant) {
@@ -133,21 +98,14 @@ static inline uint32_t power_release_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS
         idl_p = crypto_pd_put_u8(idl_p, grant->reserved[idl_i0]);
     }
     idl_p = crypto_pd_put_u32(idl_p, grant->generation);
-    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + POWER_RELEASE_ARGS_WORDS * 8);
-    return POWER_RELEASE_ARGS_WORDS;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(POWER_RELEASE_ARGS_BYTES));
 }
 /* Calls `release` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
  * `PowerError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
  * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
 static inline uint32_t power_release(const crypto_pd_transport_t *idl_t, const power_grant_t *grant) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_words = power_release_encode(idl_mrs, grant);
-    uint32_t idl_status = crypto_pd_call(idl_t, POWER_LABEL_RELEASE, idl_words, POWER_RELEASE_IDEMPOTENT,
-                                         idl_mrs, POWER_RELEASE_OK_WORDS, POWER_ERROR_SERVER_RESTARTED);
-    if (idl_status >= 1u && idl_status <= 0xFFFFu && !power_error_valid(idl_status)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    return idl_status;
+    return crypto_pd_call(idl_t, &POWER_RELEASE_OP, power_release_encode(idl_mrs, grant), idl_mrs);
 }
 
 #endif /* CRYPTO_PD_POWER_H */

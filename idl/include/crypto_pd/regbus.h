@@ -20,37 +20,22 @@ typedef uint16_t regbus_bus_error_t;
 #define REGBUS_BUS_ERROR_OK 0u
 _Static_assert(sizeof(regbus_bus_error_t) == 2, "BusError is a u16");
 /* Whether `v` is a declared `BusError` (a peer may write any value). */
-static inline int regbus_bus_error_valid(uint32_t v) {
-    switch (v) {
-    case 1u:
-    case 2u:
-    case 3u:
-    case 4u:
-    case 5u:
-    case 6u:
-        return 1;
-    default:
-        return 0;
-    }
-}
+static inline int regbus_bus_error_valid(uint32_t v) { return (v >= 1u && v <= 6u); }
 
 /* Op 1: `read32`. Reads the register at byte `offset` of window `window` (a device of the
  * board, numbered by the device PD; each caller may use only its own). */
 #define REGBUS_LABEL_READ32 1u
 #define REGBUS_READ32_ARGS_BYTES 5u
-#define REGBUS_READ32_ARGS_WORDS 1u
 #define REGBUS_READ32_OK_BYTES 4u
-#define REGBUS_READ32_OK_WORDS 1u
-#define REGBUS_READ32_IDEMPOTENT 0
-_Static_assert(REGBUS_READ32_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && REGBUS_READ32_OK_WORDS <= CRYPTO_PD_MSG_WORDS, "read32 fits in the message words");
+_Static_assert(REGBUS_READ32_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && REGBUS_READ32_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "read32 fits in the message words");
+static const crypto_pd_op_t REGBUS_READ32_OP = {REGBUS_LABEL_READ32, CRYPTO_PD_WORDS(REGBUS_READ32_OK_BYTES), 0, REGBUS_BUS_ERROR_SERVER_RESTARTED, regbus_bus_error_valid};
 /* `read32`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
 static inline uint32_t regbus_read32_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint8_t window, uint32_t offset) {
     uint8_t *idl_p = (uint8_t *)idl_mrs;
     idl_p = crypto_pd_put_u8(idl_p, window);
     idl_p = crypto_pd_put_u32(idl_p, offset);
-    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + REGBUS_READ32_ARGS_WORDS * 8);
-    return REGBUS_READ32_ARGS_WORDS;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(REGBUS_READ32_ARGS_BYTES));
 }
 /* `read32`'s `ok` value from the reply's words: 1, or 0 for a value its type
  * does not allow. */
@@ -65,27 +50,17 @@ static inline int regbus_read32_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_W
  * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
 static inline uint32_t regbus_read32(const crypto_pd_transport_t *idl_t, uint8_t window, uint32_t offset, uint32_t *idl_ok) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_words = regbus_read32_encode(idl_mrs, window, offset);
-    uint32_t idl_status = crypto_pd_call(idl_t, REGBUS_LABEL_READ32, idl_words, REGBUS_READ32_IDEMPOTENT,
-                                         idl_mrs, REGBUS_READ32_OK_WORDS, REGBUS_BUS_ERROR_SERVER_RESTARTED);
-    if (idl_status >= 1u && idl_status <= 0xFFFFu && !regbus_bus_error_valid(idl_status)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    if (idl_status == CRYPTO_PD_OK && !regbus_read32_decode_ok(idl_mrs, idl_ok)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    return idl_status;
+    uint32_t idl_status = crypto_pd_call(idl_t, &REGBUS_READ32_OP, regbus_read32_encode(idl_mrs, window, offset), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !regbus_read32_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
 /* Op 2: `write32`. Writes `value` to the register at byte `offset` of window `window`; the
  * device runs until nothing more happens by itself (DMA, descriptor chains). */
 #define REGBUS_LABEL_WRITE32 2u
 #define REGBUS_WRITE32_ARGS_BYTES 9u
-#define REGBUS_WRITE32_ARGS_WORDS 2u
 #define REGBUS_WRITE32_OK_BYTES 0u
-#define REGBUS_WRITE32_OK_WORDS 0u
-#define REGBUS_WRITE32_IDEMPOTENT 0
-_Static_assert(REGBUS_WRITE32_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && REGBUS_WRITE32_OK_WORDS <= CRYPTO_PD_MSG_WORDS, "write32 fits in the message words");
+_Static_assert(REGBUS_WRITE32_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && REGBUS_WRITE32_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "write32 fits in the message words");
+static const crypto_pd_op_t REGBUS_WRITE32_OP = {REGBUS_LABEL_WRITE32, CRYPTO_PD_WORDS(REGBUS_WRITE32_OK_BYTES), 0, REGBUS_BUS_ERROR_SERVER_RESTARTED, regbus_bus_error_valid};
 /* `write32`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
 static inline uint32_t regbus_write32_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint8_t window, uint32_t offset, uint32_t value) {
@@ -93,21 +68,14 @@ static inline uint32_t regbus_write32_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORD
     idl_p = crypto_pd_put_u8(idl_p, window);
     idl_p = crypto_pd_put_u32(idl_p, offset);
     idl_p = crypto_pd_put_u32(idl_p, value);
-    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + REGBUS_WRITE32_ARGS_WORDS * 8);
-    return REGBUS_WRITE32_ARGS_WORDS;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(REGBUS_WRITE32_ARGS_BYTES));
 }
 /* Calls `write32` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
  * `BusError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
  * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
 static inline uint32_t regbus_write32(const crypto_pd_transport_t *idl_t, uint8_t window, uint32_t offset, uint32_t value) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_words = regbus_write32_encode(idl_mrs, window, offset, value);
-    uint32_t idl_status = crypto_pd_call(idl_t, REGBUS_LABEL_WRITE32, idl_words, REGBUS_WRITE32_IDEMPOTENT,
-                                         idl_mrs, REGBUS_WRITE32_OK_WORDS, REGBUS_BUS_ERROR_SERVER_RESTARTED);
-    if (idl_status >= 1u && idl_status <= 0xFFFFu && !regbus_bus_error_valid(idl_status)) {
-        return CRYPTO_PD_BAD_REPLY;
-    }
-    return idl_status;
+    return crypto_pd_call(idl_t, &REGBUS_WRITE32_OP, regbus_write32_encode(idl_mrs, window, offset, value), idl_mrs);
 }
 
 #endif /* CRYPTO_PD_REGBUS_H */

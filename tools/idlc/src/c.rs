@@ -338,14 +338,11 @@ pub fn header(iface: &Interface, model: &Model, stem: &str, origin: &str) -> Res
                 "/* Whether `v` is a declared `{name}` (a peer may write any value). */"
             )
             .unwrap();
-            writeln!(o, "static inline int {base}_valid(uint32_t v) {{").unwrap();
-            writeln!(o, "    switch (v) {{").unwrap();
-            for (_, val) in &e.variants {
-                writeln!(o, "    case {val}u:").unwrap();
-            }
+            let values: Vec<u64> = e.variants.iter().map(|(_, v)| *v).collect();
             writeln!(
                 o,
-                "        return 1;\n    default:\n        return 0;\n    }}\n}}\n"
+                "static inline int {base}_valid(uint32_t v) {{ return {}; }}\n",
+                membership(&values)
             )
             .unwrap();
         } else {
@@ -403,18 +400,19 @@ pub fn header(iface: &Interface, model: &Model, stem: &str, origin: &str) -> Res
             &format!("Op {}: `{name}`. {}", def.number, op.doc),
         );
         writeln!(o, "#define {s}_LABEL_{o_up} {}u", def.number).unwrap();
-        for (what, key) in [
-            ("ARGS", format!("{pre}_ARGS_BYTES")),
-            ("OK", format!("{pre}_OK_BYTES")),
-        ] {
-            let bytes = value(&key);
-            writeln!(o, "#define {key} {bytes}u").unwrap();
-            writeln!(o, "#define {pre}_{what}_WORDS {}u", bytes.div_ceil(8)).unwrap();
+        for key in [format!("{pre}_ARGS_BYTES"), format!("{pre}_OK_BYTES")] {
+            writeln!(o, "#define {key} {}u", value(&key)).unwrap();
         }
-        writeln!(o, "#define {pre}_IDEMPOTENT {}", u8::from(op.idempotent)).unwrap();
         writeln!(
             o,
-            "_Static_assert({pre}_ARGS_WORDS <= CRYPTO_PD_MSG_WORDS && {pre}_OK_WORDS <= CRYPTO_PD_MSG_WORDS, \"{name} fits in the message words\");"
+            "_Static_assert({pre}_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && {pre}_OK_BYTES <= CRYPTO_PD_MSG_BYTES, \"{name} fits in the message words\");"
+        )
+        .unwrap();
+        writeln!(
+            o,
+            "static const crypto_pd_op_t {pre}_OP = {{{s}_LABEL_{o_up}, CRYPTO_PD_WORDS({pre}_OK_BYTES), {}, {}_SERVER_RESTARTED, {err_base}_valid}};",
+            u8::from(op.idempotent),
+            upper(&err_base)
         )
         .unwrap();
         // The arguments as C parameters: scalars by value, arrays as arrays, structs by
@@ -456,7 +454,7 @@ pub fn header(iface: &Interface, model: &Model, stem: &str, origin: &str) -> Res
         }
         writeln!(
             o,
-            "    crypto_pd_zero(idl_p, (uint8_t *)idl_mrs + {pre}_ARGS_WORDS * 8);\n    return {pre}_ARGS_WORDS;\n}}"
+            "    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS({pre}_ARGS_BYTES));\n}}"
         )
         .unwrap();
         // The ok value's decoder and the stub.
@@ -517,31 +515,19 @@ pub fn header(iface: &Interface, model: &Model, stem: &str, origin: &str) -> Res
         let enc_args: Vec<String> = std::iter::once("idl_mrs".to_string())
             .chain(names)
             .collect();
-        writeln!(
-            o,
-            "    uint32_t idl_words = {fname}_encode({});",
+        let call = format!(
+            "crypto_pd_call(idl_t, &{pre}_OP, {fname}_encode({}), idl_mrs)",
             enc_args.join(", ")
-        )
-        .unwrap();
-        writeln!(
-            o,
-            "    uint32_t idl_status = crypto_pd_call(idl_t, {s}_LABEL_{o_up}, idl_words, {pre}_IDEMPOTENT,\n                                         idl_mrs, {pre}_OK_WORDS, {}_SERVER_RESTARTED);",
-            upper(&err_base)
-        )
-        .unwrap();
-        writeln!(
-            o,
-            "    if (idl_status >= 1u && idl_status <= 0xFFFFu && !{err_base}_valid(idl_status)) {{\n        return CRYPTO_PD_BAD_REPLY;\n    }}"
-        )
-        .unwrap();
+        );
         if ok_param.is_some() {
             writeln!(
                 o,
-                "    if (idl_status == CRYPTO_PD_OK && !{fname}_decode_ok(idl_mrs, idl_ok)) {{\n        return CRYPTO_PD_BAD_REPLY;\n    }}"
+                "    uint32_t idl_status = {call};\n    return idl_status == CRYPTO_PD_OK && !{fname}_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;\n}}\n"
             )
             .unwrap();
+        } else {
+            writeln!(o, "    return {call};\n}}\n").unwrap();
         }
-        writeln!(o, "    return idl_status;\n}}\n").unwrap();
     }
     for (qname, q) in &iface.queues {
         let base = format!("{s}_{}_QUEUE", upper(qname));
@@ -558,12 +544,7 @@ pub fn header(iface: &Interface, model: &Model, stem: &str, origin: &str) -> Res
         }
         writeln!(
             o,
-            "_Static_assert({base}_SLOT_BYTES >= sizeof({item_t}) && {base}_SLOT_BYTES % _Alignof({item_t}) == 0, \"a slot holds its item, aligned\");"
-        )
-        .unwrap();
-        writeln!(
-            o,
-            "_Static_assert({base}_BYTES == CRYPTO_PD_QUEUE_HEADER_BYTES + {base}_CAPACITY * {base}_SLOT_BYTES, \"header, then the slots\");\n"
+            "CRYPTO_PD_QUEUE_LAYOUT({item_t}, {base}_CAPACITY, {base}_SLOT_BYTES, {base}_BYTES);\n"
         )
         .unwrap();
     }
@@ -681,99 +662,37 @@ fn decode(
     }
 }
 
-/// `wire.h`: the message layer every header uses, as `pd_idl::wire` defines it (the
-/// numbers are compared with it by pd-idl's tests). `crypto_pd_call` is the C client
+/// `wire.h`: the message layer every header uses, written by hand as its Rust twin
+/// `pd_idl::wire` is (pd-idl's tests compare its numbers with that module's), and handed
+/// out by `idlc --c` beside the generated headers. `crypto_pd_call` is the C client
 /// library's (components/crypto-client-c).
 pub fn wire_header() -> String {
-    WIRE_H.to_string()
+    include_str!("../../../idl/include/crypto_pd/wire.h").to_string()
 }
 
-const WIRE_H: &str = r#"/* Generated by idlc (its wire layer, the same for every interface). Do not edit. */
-/* The message layer under every interface header, as pd_idl::wire defines it: a call is
- * label = op number and the hubpack encoding of its arguments (fixed-width little-endian
- * integers, fields in order, no padding) in the bytes of the message words, in memory
- * order; a reply's label is 0 (OK; the words hold the `ok` value), 1..=0xFFFF (the
- * interface's error, by value) or CRYPTO_PD_PROTOCOL_BASE + n (the call was malformed).
- * Freestanding C11: nothing from libc. */
-#ifndef CRYPTO_PD_WIRE_H
-#define CRYPTO_PD_WIRE_H
-
-#include <stdint.h>
-
-/* Message words in one call or reply (Microkit's limit), and the bytes they hold. */
-#define CRYPTO_PD_MSG_WORDS 64u
-#define CRYPTO_PD_MSG_BYTES 512u
-/* Reply labels at and above this carry a protocol error. */
-#define CRYPTO_PD_PROTOCOL_BASE 65536u
-#define CRYPTO_PD_PROTOCOL_UNKNOWN_OP 1u
-#define CRYPTO_PD_PROTOCOL_TRUNCATED 2u
-#define CRYPTO_PD_PROTOCOL_OVERSIZED 3u
-#define CRYPTO_PD_PROTOCOL_BAD_VALUE 4u
-/* A call stub's result: 0 is OK; 1..=0xFFFF the interface's error; PROTOCOL_BASE + n a
- * protocol error; BAD_REPLY a reply the client cannot decode (pd_idl's CallError). */
-#define CRYPTO_PD_OK 0u
-#define CRYPTO_PD_BAD_REPLY 131072u
-/* shm-queue's layout: tail, head and consumer_signalled a cache line each, then slots. */
-#define CRYPTO_PD_CACHE_LINE 64u
-#define CRYPTO_PD_QUEUE_HEADER_BYTES 192u
-
-/* How a call stub reaches its server: one protected procedure call, its label and
- * `words` words in `mrs`, the reply's label and word count out, its words in `mrs`.
- * Returns 0, or nonzero if the server died before replying. */
-typedef struct crypto_pd_transport {
-    int (*call)(void *ctx, uint64_t label, uint32_t words, uint64_t mrs[CRYPTO_PD_MSG_WORDS],
-                uint64_t *reply_label, uint32_t *reply_words);
-    void *ctx;
-} crypto_pd_transport_t;
-
-/* One call (the C client library's, crypto_pd/call.h): returns a stub's result, with the
- * reply's `ok_words` words in `mrs` when OK (any other count is BAD_REPLY); a server
- * that died is `server_restarted`, after one more attempt if `idempotent`. */
-uint32_t crypto_pd_call(const crypto_pd_transport_t *t, uint64_t label, uint32_t words,
-                        int idempotent, uint64_t mrs[CRYPTO_PD_MSG_WORDS], uint32_t ok_words,
-                        uint32_t server_restarted);
-
-static inline uint8_t *crypto_pd_put_u8(uint8_t *p, uint8_t v) {
-    p[0] = v;
-    return p + 1;
-}
-static inline uint8_t *crypto_pd_put_u16(uint8_t *p, uint16_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    return p + 2;
-}
-static inline uint8_t *crypto_pd_put_u32(uint8_t *p, uint32_t v) {
-    return crypto_pd_put_u16(crypto_pd_put_u16(p, (uint16_t)v), (uint16_t)(v >> 16));
-}
-static inline uint8_t *crypto_pd_put_u64(uint8_t *p, uint64_t v) {
-    return crypto_pd_put_u32(crypto_pd_put_u32(p, (uint32_t)v), (uint32_t)(v >> 32));
-}
-static inline const uint8_t *crypto_pd_get_u8(const uint8_t *p, uint8_t *v) {
-    *v = p[0];
-    return p + 1;
-}
-static inline const uint8_t *crypto_pd_get_u16(const uint8_t *p, uint16_t *v) {
-    *v = (uint16_t)(p[0] | (uint16_t)p[1] << 8);
-    return p + 2;
-}
-static inline const uint8_t *crypto_pd_get_u32(const uint8_t *p, uint32_t *v) {
-    uint16_t lo, hi;
-    p = crypto_pd_get_u16(crypto_pd_get_u16(p, &lo), &hi);
-    *v = lo | (uint32_t)hi << 16;
-    return p;
-}
-static inline const uint8_t *crypto_pd_get_u64(const uint8_t *p, uint64_t *v) {
-    uint32_t lo, hi;
-    p = crypto_pd_get_u32(crypto_pd_get_u32(p, &lo), &hi);
-    *v = lo | (uint64_t)hi << 32;
-    return p;
-}
-/* Zeroes [p, end): the unused bytes of a call's last word, as the Rust side leaves them. */
-static inline void crypto_pd_zero(uint8_t *p, uint8_t *end) {
-    while (p < end) {
-        *p++ = 0;
+/// A C expression true when `v` is one of `values`: contiguous runs as ranges.
+fn membership(values: &[u64]) -> String {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for v in sorted {
+        match runs.last_mut() {
+            Some((_, hi)) if *hi + 1 == v => *hi = v,
+            _ => runs.push((v, v)),
+        }
+    }
+    let terms: Vec<String> = runs
+        .iter()
+        .map(|&(lo, hi)| match hi - lo {
+            0 => format!("v == {lo}u"),
+            _ if lo == 0 => format!("v <= {hi}u"),
+            1 => format!("v == {lo}u || v == {hi}u"),
+            _ => format!("(v >= {lo}u && v <= {hi}u)"),
+        })
+        .collect();
+    if terms.is_empty() {
+        "0".to_string()
+    } else {
+        terms.join(" || ")
     }
 }
-
-#endif /* CRYPTO_PD_WIRE_H */
-"#;
