@@ -8,7 +8,7 @@ use pd_idl::aead::{
 use pd_idl::common::Segment;
 use pd_idl::wire::{Caller, Message};
 use pd_trace::Kind;
-use queued_service::{Calls, ClientData, Interface, Sessions, Step};
+use queued_service::{Calls, Carried, ClientData, Interface, Sessions};
 use segment_list::{Overlaps, SegmentError};
 
 use crate::{
@@ -52,8 +52,7 @@ impl Open {
 /// flight, its own copy of the session's context.
 pub struct Flight<'a, C> {
     pub job: Job<'a>,
-    session: u32,
-    ctx: Option<C>,
+    carried: Carried<C>,
 }
 
 /// The interface's error for a broken `segment-list` rule.
@@ -99,8 +98,7 @@ impl<E: AeadEngine> Interface for Aead<E> {
         };
         Flight {
             job,
-            session: 0,
-            ctx: None,
+            carried: Carried::new(),
         }
     }
 
@@ -151,8 +149,7 @@ impl<E: AeadEngine> Interface for Aead<E> {
         job.nonce = nonce;
         job.tag = tag;
         job.algorithm = session.algorithm;
-        flight.session = request.session;
-        flight.ctx = None;
+        flight.carried.name(request.session);
         Ok(())
     }
 
@@ -166,22 +163,15 @@ impl<E: AeadEngine> Interface for Aead<E> {
         caller: Caller,
         flight: &mut Flight<'_, E::Context>,
     ) -> AeadStep {
-        // The check found the session just now.
-        let Ok(session) = sessions.get_mut(caller, flight.session) else {
-            return Step::Done(Err(AeadError::UnknownSession));
-        };
-        let step = engine.start(&mut session.engine, &session.key, &flight.job);
-        if step == Step::Pending {
-            flight.ctx = Some(session.engine.clone());
-        }
-        step
+        let job = &flight.job;
+        (flight.carried).start(sessions, caller, AeadError::UnknownSession, |s| {
+            engine.start(&mut s.engine, &s.key, job)
+        })
     }
 
     fn interrupt(engine: &mut E, flight: &mut Flight<'_, E::Context>) -> AeadStep {
-        match &mut flight.ctx {
-            Some(ctx) => engine.interrupt(ctx, &flight.job),
-            None => Step::Done(Err(AeadError::EngineFault)),
-        }
+        let job = &flight.job;
+        (flight.carried).interrupt(AeadError::EngineFault, |ctx| engine.interrupt(ctx, job))
     }
 
     fn cancel(engine: &mut E, flight: &Flight<'_, E::Context>) {
@@ -204,15 +194,13 @@ impl<E: AeadEngine> Interface for Aead<E> {
         {
             flight.job.data.zero(&flight.job.payload);
         }
-        let Ok(s) = sessions.get_mut(caller, flight.session) else {
+        let Ok(s) = sessions.get_mut(caller, flight.carried.session) else {
             return;
         };
         if result.is_ok() {
             s.messages += 1;
         }
-        if let Some(ctx) = flight.ctx.take() {
-            s.engine = ctx;
-        }
+        flight.carried.hand_back(s);
     }
 
     fn answer(id: u32, bytes: u32, result: &Result<(), AeadError>, _last: bool) -> Response {

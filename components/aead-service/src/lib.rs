@@ -119,6 +119,13 @@ pub struct Session<C> {
     pub engine: C,
 }
 
+impl<C: Clone> queued_service::Carries for Session<C> {
+    type Context = C;
+    fn context(&mut self) -> &mut C {
+        &mut self.engine
+    }
+}
+
 /// One checked request, as an engine runs it: every segment inside the region, none
 /// overlapping another, the nonce and tag of the session's lengths, AAD and payload
 /// within [`MAX_AAD`] and [`MAX_PAYLOAD`].

@@ -8,7 +8,7 @@ use pd_idl::digest::{
 };
 use pd_idl::wire::{Caller, Message};
 use pd_trace::Kind;
-use queued_service::{Calls, ClientData, Interface, Sessions, Step};
+use queued_service::{Calls, Carried, ClientData, Interface, Sessions};
 use segment_list::{Overlaps, join};
 
 use crate::segments::validate_into;
@@ -23,9 +23,8 @@ pub struct Digest<E>(PhantomData<E>);
 /// session closes meanwhile).
 pub struct Flight<'a, C> {
     pub job: Job<'a>,
-    session: u32,
+    carried: Carried<C>,
     output: Option<Segment>,
-    ctx: Option<C>,
 }
 
 impl<E: DigestEngine> Interface for Digest<E> {
@@ -51,9 +50,8 @@ impl<E: DigestEngine> Interface for Digest<E> {
     fn empty_job(data: ClientData<'_>) -> Flight<'_, E::Context> {
         Flight {
             job: Job::empty(data),
-            session: 0,
+            carried: Carried::new(),
             output: None,
-            ctx: None,
         }
     }
 
@@ -79,8 +77,7 @@ impl<E: DigestEngine> Interface for Digest<E> {
         job.algorithm = session.algorithm;
         job.path = session.path;
         job.requests = 1;
-        flight.session = request.session;
-        flight.ctx = None;
+        flight.carried.name(request.session);
         Ok(())
     }
 
@@ -133,22 +130,15 @@ impl<E: DigestEngine> Interface for Digest<E> {
         caller: Caller,
         flight: &mut Flight<'_, E::Context>,
     ) -> DigestStep {
-        // The check found the session open just now.
-        let Ok(session) = sessions.get_mut(caller, flight.session) else {
-            return Step::Done(Err(DigestError::UnknownSession));
-        };
-        let step = engine.start(&mut session.engine, &flight.job);
-        if step == Step::Pending {
-            flight.ctx = Some(session.engine.clone());
-        }
-        step
+        let job = &flight.job;
+        (flight.carried).start(sessions, caller, DigestError::UnknownSession, |s| {
+            engine.start(&mut s.engine, job)
+        })
     }
 
     fn interrupt(engine: &mut E, flight: &mut Flight<'_, E::Context>) -> DigestStep {
-        match &mut flight.ctx {
-            Some(ctx) => engine.interrupt(ctx, &flight.job),
-            None => Step::Done(Err(DigestError::EngineFault)),
-        }
+        let job = &flight.job;
+        (flight.carried).interrupt(DigestError::EngineFault, |ctx| engine.interrupt(ctx, job))
     }
 
     fn cancel(engine: &mut E, flight: &Flight<'_, E::Context>) {
@@ -173,7 +163,7 @@ impl<E: DigestEngine> Interface for Digest<E> {
         if let (Ok(Some(d)), Some(out)) = (result, flight.output) {
             flight.job.data.write_output(out, d.as_bytes());
         }
-        let Ok((slot, s)) = sessions.slot_mut(caller, flight.session) else {
+        let Ok((slot, s)) = sessions.slot_mut(caller, flight.carried.session) else {
             return;
         };
         if result.is_err() {
@@ -182,9 +172,7 @@ impl<E: DigestEngine> Interface for Digest<E> {
         }
         s.state = State::Open;
         s.bytes += u64::from(flight.job.segs.total());
-        if let Some(ctx) = flight.ctx.take() {
-            s.engine = ctx;
-        }
+        flight.carried.hand_back(s);
         if flight.job.op == DigestOp::Final {
             // The digest is out: the session starts a new message.
             s.bytes = 0;
@@ -279,6 +267,7 @@ mod tests {
     use crate::Service;
     use pd_idl::digest::Client;
     use pd_idl::wire::{CallError, ServerDied, Transport};
+    use queued_service::Step;
 
     /// An engine that takes every algorithm on the `Auto` path and hashes nothing.
     struct AutoOnly;

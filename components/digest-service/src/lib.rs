@@ -66,6 +66,13 @@ pub struct Session<C> {
     pub engine: C,
 }
 
+impl<C: Clone> queued_service::Carries for Session<C> {
+    type Context = C;
+    fn context(&mut self) -> &mut C {
+        &mut self.engine
+    }
+}
+
 /// Longest digest of the interface's algorithms (SHA-512).
 pub const MAX_DIGEST: usize = 64;
 

@@ -8,7 +8,7 @@ use pd_idl::mac::{
 };
 use pd_idl::wire::{Caller, Message};
 use pd_trace::Kind;
-use queued_service::{Calls, ClientData, Interface, Sessions, Step};
+use queued_service::{Calls, Carried, ClientData, Interface, Sessions, Step};
 use subtle::ConstantTimeEq;
 
 use crate::segments::{Last, validate_into};
@@ -48,10 +48,9 @@ impl Open {
 /// context.
 pub struct Flight<'a, C> {
     pub job: Job<'a>,
-    session: u32,
+    carried: Carried<C>,
     expected: Option<Tag>,
     output: Option<Segment>,
-    ctx: Option<C>,
 }
 
 impl<C> Flight<'_, C> {
@@ -100,10 +99,9 @@ impl<E: MacEngine> Interface for Mac<E> {
         };
         Flight {
             job,
-            session: 0,
+            carried: Carried::new(),
             expected: None,
             output: None,
-            ctx: None,
         }
     }
 
@@ -142,8 +140,7 @@ impl<E: MacEngine> Interface for Mac<E> {
             Tag::new(want)
         });
         job.algorithm = session.algorithm;
-        flight.session = request.session;
-        flight.ctx = None;
+        flight.carried.name(request.session);
         Ok(())
     }
 
@@ -157,22 +154,17 @@ impl<E: MacEngine> Interface for Mac<E> {
         caller: Caller,
         flight: &mut Flight<'_, E::Context>,
     ) -> MacStep {
-        // The check found the session open just now.
-        let Ok(session) = sessions.get_mut(caller, flight.session) else {
-            return Step::Done(Err(MacError::UnknownSession));
-        };
-        let step = engine.start(&mut session.engine, &session.key, &flight.job);
-        if step == Step::Pending {
-            flight.ctx = Some(session.engine.clone());
-        }
+        let job = &flight.job;
+        let step = (flight.carried).start(sessions, caller, MacError::UnknownSession, |s| {
+            engine.start(&mut s.engine, &s.key, job)
+        });
         flight.settle(step)
     }
 
     fn interrupt(engine: &mut E, flight: &mut Flight<'_, E::Context>) -> MacStep {
-        let step = match &mut flight.ctx {
-            Some(ctx) => engine.interrupt(ctx, &flight.job),
-            None => Step::Done(Err(MacError::EngineFault)),
-        };
+        let job = &flight.job;
+        let step =
+            (flight.carried).interrupt(MacError::EngineFault, |ctx| engine.interrupt(ctx, job));
         flight.settle(step)
     }
 
@@ -194,7 +186,7 @@ impl<E: MacEngine> Interface for Mac<E> {
         if let (Ok(Some(t)), Some(out)) = (result, flight.output) {
             flight.job.data.write_output(out, t.as_bytes());
         }
-        let Ok(s) = sessions.get_mut(caller, flight.session) else {
+        let Ok(s) = sessions.get_mut(caller, flight.carried.session) else {
             return;
         };
         if matches!(result, Err(e) if *e != MacError::MacMismatch) {
@@ -202,9 +194,7 @@ impl<E: MacEngine> Interface for Mac<E> {
             return;
         }
         s.bytes += u64::from(flight.job.segs.total());
-        if let Some(ctx) = flight.ctx.take() {
-            s.engine = ctx;
-        }
+        flight.carried.hand_back(s);
         if flight.job.op != MacOp::Update {
             s.state = State::Finished;
             s.key.wipe();

@@ -175,6 +175,13 @@ pub struct Session<C> {
     pub engine: C,
 }
 
+impl<C: Clone> queued_service::Carries for Session<C> {
+    type Context = C;
+    fn context(&mut self) -> &mut C {
+        &mut self.engine
+    }
+}
+
 /// One checked request, as an engine runs it.
 #[derive(Clone, Copy)]
 pub struct Job<'a> {

@@ -45,12 +45,14 @@
 #[cfg(feature = "testkit")]
 extern crate std;
 
+mod carried;
 mod landed;
 mod service;
 mod sessions;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 
+pub use carried::{Carried, Carries};
 pub use landed::{Landed, LandedJob};
 pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Parts, Segments};
 pub use service::{MAX_COALESCED, Service, Stopped};
