@@ -25,7 +25,7 @@ use rustix::net::{
     recvmsg, socketpair, sockopt,
 };
 
-use crate::shared::Shared;
+use crate::shared::{BYTES_PER_S, LINES_PER_S, Pushed, Shared};
 
 /// Longest record kept: a longer one is cut here (the runtime writes at most 4000
 /// bytes of a line at once).
@@ -137,18 +137,21 @@ fn read_records(from: OwnedFd, mut sink: impl FnMut(Option<u32>, String)) {
     }
 }
 
-/// Which PDs' lines are printed: none, all, or only those named.
+/// Which PDs' lines are printed: none, all, or only those named; and whether the runner
+/// says when a PD's lines are dropped for its rate.
 #[derive(Clone, Debug)]
 pub(crate) struct Echo {
     on: bool,
     only: Arc<[String]>,
+    log: bool,
 }
 
 impl Echo {
-    pub(crate) fn new(on: bool, only: &[String]) -> Self {
+    pub(crate) fn new(on: bool, only: &[String], log: bool) -> Self {
         Echo {
             on,
             only: only.into(),
+            log,
         }
     }
 
@@ -157,13 +160,26 @@ impl Echo {
     }
 }
 
-/// One output line of PD `pd`: echoed if asked, kept for [`System::output`](crate::System).
+/// One output line of PD `pd`: kept for [`System::output`](crate::System) and echoed if
+/// asked, unless the PD is over its output rate (see [`LINES_PER_S`]): then dropped,
+/// counted, and said when the first is.
 pub(crate) fn emit(shared: &Shared, echo: &Echo, pd: &str, line: String) {
-    if echo.shows(pd) {
-        // One write per line: threads echoing for different PDs never split a line.
-        let _ = std::io::stdout().write_all(format!("[{pd}] {line}\n").as_bytes());
+    let text = echo.shows(pd).then(|| format!("[{pd}] {line}\n"));
+    let mut pushed = Pushed::Kept;
+    shared.update(|st| pushed = st.output.push(pd, line, Instant::now()));
+    if pushed == (Pushed::Dropped { first: true }) && echo.log {
+        let _ = std::io::stderr().write_all(
+            format!(
+                "host-runner: PD {pd} writes over {LINES_PER_S} lines/s or {BYTES_PER_S} \
+                 bytes/s: its lines beyond that are dropped, counted, the count said at the end\n"
+            )
+            .as_bytes(),
+        );
     }
-    shared.update(|st| st.output.push(pd, line));
+    if let (Some(text), Pushed::Kept) = (text, pushed) {
+        // One write per line: threads echoing for different PDs never split a line.
+        let _ = std::io::stdout().write_all(text.as_bytes());
+    }
 }
 
 /// Files one record under the PD whose pid wrote it, or passes the runner's own marker

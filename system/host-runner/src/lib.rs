@@ -21,7 +21,11 @@
 //! * PD output: debug lines through one console socket (in the order written, each
 //!   filed under the PD whose pid wrote it), other
 //!   stdout/stderr through a pipe per PD; [`Options::echo`] prints them as `[pd] line`,
-//!   [`System::output`] keeps them. [`Options::pin_cpus`] runs each PD on the CPU its
+//!   [`System::output`] keeps the latest of them ([`KEPT_LINES`], [`KEPT_BYTES`]). A PD
+//!   writing over [`LINES_PER_S`] or [`BYTES_PER_S`] (after a burst) has its lines
+//!   dropped, neither echoed nor kept, and counted ([`System::dropped_output`]), so a
+//!   flood costs neither the runner's memory nor the other PDs' lines.
+//!   [`Options::pin_cpus`] runs each PD on the CPU its
 //!   `cpu` attribute names (the round-trip benchmark uses it).
 //! * A PD's trace (`pd-trace`, the region it maps as `trace`): [`System::trace`] reads
 //!   it; [`Options::fault_traces`] prints a faulted PD's last events; [`trace`] finds a
@@ -58,5 +62,5 @@ pub mod trace;
 pub use error::BootError;
 pub use event::{Cause, Event, Outcome};
 pub use rustix::process::Signal;
-pub use shared::{KEPT_BYTES, KEPT_LINES};
+pub use shared::{BURST_BYTES, BURST_LINES, BYTES_PER_S, KEPT_BYTES, KEPT_LINES, LINES_PER_S};
 pub use system::{Grant, Options, System, default_bin_dir};

@@ -109,6 +109,13 @@ fn check_traces(desc: &SystemDescription, file: &Path, asked: &[String]) -> Resu
     ))
 }
 
+/// Says, for each PD that wrote over its output rate, how many of its lines were dropped.
+fn report_dropped(system: &System) {
+    for (pd, n) in system.dropped_output() {
+        eprintln!("host-runner: PD {pd}: {n} output lines dropped in all (over its rate)");
+    }
+}
+
 static STOP: AtomicBool = AtomicBool::new(false);
 static DUMP: AtomicBool = AtomicBool::new(false);
 
@@ -255,6 +262,7 @@ fn main() -> ExitCode {
         if let Some(outcome) = system.wait_outcome(Duration::from_millis(50)) {
             print_finished(&system, true);
             dump_traces(&system, &args.trace);
+            report_dropped(&system);
             system.shutdown();
             return match outcome {
                 Outcome::Exited { pd } => {
@@ -277,6 +285,7 @@ fn main() -> ExitCode {
         if STOP.load(Ordering::SeqCst) || timed_out {
             print_finished(&system, true);
             dump_traces(&system, &args.trace);
+            report_dropped(&system);
             system.shutdown();
             let why = if timed_out {
                 "time is up"

@@ -78,7 +78,12 @@ impl Supervisor {
             .collect();
         let pds = plan.pds.iter().map(|_| PdState::default()).collect();
         let names: Vec<String> = plan.pds.iter().map(|p| p.name.clone()).collect();
-        let console = Console::open(names, shared.clone(), Echo::new(opts.echo, &opts.show)).ok();
+        let console = Console::open(
+            names,
+            shared.clone(),
+            Echo::new(opts.echo, &opts.show, opts.log),
+        )
+        .ok();
         Supervisor {
             plan,
             objs,
@@ -111,7 +116,7 @@ impl Supervisor {
         self.objs.pages[i].get().reset();
         let name = self.plan.pds[i].name.clone();
         let shared = self.shared.clone();
-        let echo = Echo::new(self.opts.echo, &self.opts.show);
+        let echo = Echo::new(self.opts.echo, &self.opts.show, self.opts.log);
         let sink = move |line: String| emit(&shared, &echo, &name, line);
         let console = self
             .console

@@ -172,6 +172,12 @@ impl System {
             .collect()
     }
 
+    /// Each PD that wrote over its output rate, and how many of its lines were dropped
+    /// for it (see [`LINES_PER_S`](crate::LINES_PER_S)).
+    pub fn dropped_output(&self) -> Vec<(String, u64)> {
+        self.shared.lock().output.dropped()
+    }
+
     /// Waits until `f` finds what it looks for in the event log and output (pairs of PD
     /// name and line). `f` runs with the system's state locked: it must not call other
     /// methods of this `System`, and should be quick, since PD output waits for it.

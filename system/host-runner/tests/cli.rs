@@ -260,3 +260,69 @@ fn refuses_to_boot_maps_system_check_refuses() {
         assert!(stderr.contains(says), "{name}: {stderr}");
     }
 }
+
+/// A PD writing 400 MiB to its console and stdout as fast as it can: the runner's memory
+/// stays bounded (its peak RSS, and its PDs', under 64 MiB), the flooder's lines beyond
+/// its rate are dropped and counted to the line (kept + dropped = written), and a quiet
+/// PD's line is kept.
+#[test]
+fn an_output_flood_is_dropped_counted_and_bounded() {
+    let system = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("systems/flood.system");
+    let out = runner()
+        // The flood is the flooder's init.
+        .args([
+            "--spin",
+            "0",
+            "--init-timeout",
+            "300",
+            "--wait-for",
+            "flooder",
+        ])
+        .arg(&system)
+        .env("PD_FLOOD_MB", "400")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // Peak RSS of the largest of the runner and its PDs (all waited for), in KiB.
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes one rusage into the buffer it is given.
+    let usage = unsafe {
+        assert_eq!(
+            libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()),
+            0
+        );
+        usage.assume_init()
+    };
+    let peak_mib = usage.ru_maxrss as f64 / 1024.0;
+    assert!(peak_mib < 64.0, "peak RSS {peak_mib:.1} MiB");
+    assert!(stdout.contains("[witness] witness: here"), "{stderr}");
+    let written: u64 = stdout
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("[flooder] flood: ")?
+                .strip_suffix(" lines")?
+                .parse()
+                .ok()
+        })
+        .expect("the flooder says how many lines it writes");
+    let kept = stdout
+        .lines()
+        .filter(|l| l.starts_with("[flooder] "))
+        .count() as u64;
+    let dropped: u64 = stderr
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("host-runner: PD flooder: ")?
+                .strip_suffix(" output lines dropped in all (over its rate)")?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("the runner counts the drops: {stderr}"));
+    assert!(dropped > 0 && kept > 1, "kept {kept}, dropped {dropped}");
+    assert_eq!(kept + dropped, written, "every line kept or counted");
+    eprintln!(
+        "flood: {written} lines written, {kept} kept, {dropped} dropped; peak RSS {peak_mib:.1} MiB"
+    );
+}
