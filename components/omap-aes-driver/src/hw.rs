@@ -4,33 +4,27 @@
 //! interrupt, reading the IV back, recovery. The sequences follow upstream `omap-aes.c`
 //! (omap4 layout) after "crypto: omap-aes: DMA and PIO mode improvements" (2013).
 
-use cipher_service::{Job, Segments, Session, sg};
+use board::am335x::{AES0, EDMA_IRQ_COMPLETION, EDMA_IRQ_ERROR};
+use cipher_service::{Job, Segments, Session};
 use cost_ledger::Event;
 use mmio::omap_aes::{self as r, ctrl, irq, sysconfig};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherOp, Mode};
 use pio_dma_driver::edma::{self, Wiring};
-use pio_dma_driver::{Meter, PioDmaEngine, Route, kat};
+use pio_dma_driver::pio::Blocks;
+use pio_dma_driver::regs::{iv_after, read_words, write_words};
+use pio_dma_driver::{HwError, Meter, PioDmaEngine, Route, kat};
 
 use crate::route;
 
-/// Where the engine and its DMA lines sit (`pio_dma_driver::edma::Wiring`).
-pub type Config = Wiring;
-
 /// The am335x board's AES0, as this driver drives it.
-pub const AM335X: Config = Wiring::of(
-    board::am335x::AES0,
-    board::am335x::EDMA_IRQ_COMPLETION,
-    board::am335x::EDMA_IRQ_ERROR,
-);
-
-pub use pio_dma_driver::HwError;
+pub const AM335X: Wiring = Wiring::of(AES0, EDMA_IRQ_COMPLETION, EDMA_IRQ_ERROR);
 
 /// The engine's buses and the job in flight.
 pub struct Engine<A, D> {
     pub aes: A,
     pub edma: D,
-    pub cfg: Config,
+    pub cfg: Wiring,
     state: State,
     /// A soft reset was issued after a failed request and not yet seen complete.
     resetting: bool,
@@ -40,27 +34,13 @@ pub struct Engine<A, D> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     Idle,
-    /// PIO: blocks written to the engine and read back so far, of `blocks`.
-    Pio {
-        sent: usize,
-        got: usize,
-        blocks: usize,
-    },
+    Pio(Blocks),
     /// Both channels run; rx's completion ends the job.
     Dma,
 }
 
-fn word(bytes: &[u8], i: usize) -> u32 {
-    u32::from_le_bytes([
-        bytes[4 * i],
-        bytes[4 * i + 1],
-        bytes[4 * i + 2],
-        bytes[4 * i + 3],
-    ])
-}
-
 impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
-    pub fn new(cfg: Config, aes: A, edma: D) -> Self {
+    pub fn new(cfg: Wiring, aes: A, edma: D) -> Self {
         Engine {
             aes,
             edma,
@@ -72,42 +52,29 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
 }
 
 impl<A: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<A, D> {
-    type Error = HwError;
-    const STALLED: HwError = HwError::Stalled;
     const MIN_DMA_BLOCKS: u32 = 1;
-    const DMA_ALIGN: u64 = edma::WORD;
     const KATS: &'static [&'static kat::Kat] = &kat::ALL;
 
     fn dma_capable(&self, segs: &Segments, phys: Option<u64>) -> bool {
         route::dma_capable(segs, phys)
     }
 
-    /// Loads the job's context (unless `kept`) and starts it on `route`; the engine's
-    /// interrupts do the rest.
-    fn start(
-        &mut self,
-        route: Route,
-        job: &Job<'_>,
-        kept: bool,
-        _: &impl Meter,
-    ) -> Result<(), HwError> {
-        let total = job.segs.total();
+    fn load(&mut self, job: &Job<'_>, kept: bool) -> Result<(), HwError> {
         self.reset_done()?;
         self.load_context(&job.session, job.op, kept)?;
-        self.set_length(total)?;
+        Ok(self.set_length(job.segs.total())?)
+    }
+
+    fn start(&mut self, route: Route, job: &Job<'_>, _: &impl Meter) -> Result<(), HwError> {
         match route {
             Route::Pio => {
                 self.aes.write32(r::IRQ_ENABLE, irq::DATA_IN)?;
-                let blocks = (total as usize).div_ceil(r::BLOCK);
-                self.state = State::Pio {
-                    sent: 0,
-                    got: 0,
-                    blocks,
-                };
+                self.state = State::Pio(Blocks::of(job));
                 Ok(())
             }
             Route::Dma => {
                 self.state = State::Dma;
+                let total = job.segs.total();
                 self.dma_start(&job.segs, job.data.phys.unwrap_or_default(), total)
             }
         }
@@ -116,16 +83,14 @@ impl<A: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<A, D> {
     fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> Result<bool, HwError> {
         match self.state {
             State::Idle => Ok(false),
-            State::Pio { .. } => self.pio_step(job, meter),
+            State::Pio(_) => self.pio_step(job, meter),
             State::Dma => self.dma_step(meter),
         }
     }
 
     fn finish(&mut self, job: &Job<'_>) -> Result<[u8; 16], HwError> {
         self.state = State::Idle;
-        let mut iv = job.session.iv;
-        self.read_iv(job.session.mode, &mut iv)?;
-        Ok(iv)
+        Ok(iv_after(&mut self.aes, r::iv, job, u32::to_le_bytes)?)
     }
 
     /// Engine and channels back to a clean state. A soft reset still under way (the
@@ -147,13 +112,9 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
     fn load_context(&mut self, session: &Session, op: CipherOp, kept: bool) -> Result<(), HwError> {
         let key = session.key();
         if !kept {
-            for i in 0..key.len() / 4 {
-                self.aes.write32(r::key(i), word(key, i))?;
-            }
+            write_words(&mut self.aes, r::key, key, u32::from_le_bytes)?;
             if session.mode != Mode::Ecb {
-                for i in 0..r::BLOCK_WORDS {
-                    self.aes.write32(r::iv(i), word(&session.iv, i))?;
-                }
+                write_words(&mut self.aes, r::iv, &session.iv, u32::from_le_bytes)?;
             }
         }
         let size = match key.len() {
@@ -175,19 +136,6 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
         Ok(())
     }
 
-    /// The chaining value the engine left in its IV registers (CBC: the last ciphertext
-    /// block; CTR: the counter after the last block used).
-    fn read_iv(&mut self, mode: Mode, iv: &mut [u8; 16]) -> Result<(), BusFault> {
-        if mode == Mode::Ecb {
-            return Ok(());
-        }
-        for i in 0..r::BLOCK_WORDS {
-            let w = self.aes.read32(r::iv(i))?;
-            iv[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-        }
-        Ok(())
-    }
-
     fn set_length(&mut self, total: u32) -> Result<(), BusFault> {
         // omap4 counts the payload; a stale length would stop the engine early.
         self.aes.write32(r::C_LENGTH_0, total)?;
@@ -197,43 +145,32 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
     /// One PIO interrupt, as `omap_aes_irq`: on DATA_IN write the next block, on
     /// DATA_OUT read one back. `true` when the last block is back.
     fn pio_step(&mut self, job: &Job<'_>, meter: &impl Meter) -> Result<bool, HwError> {
-        let State::Pio {
-            mut sent,
-            mut got,
-            blocks,
-        } = self.state
-        else {
+        let State::Pio(mut blocks) = self.state else {
             return Ok(false);
         };
         let status = self.aes.read32(r::IRQ_STATUS)?;
-        let mut block = [0u8; r::BLOCK];
-        if status & irq::DATA_IN != 0 && sent < blocks {
+        if status & irq::DATA_IN != 0
+            && let Some(block) = blocks.next_in(job)
+        {
             meter.count(Event::Interrupt, 1);
             self.aes.write32(r::IRQ_ENABLE, 0)?;
-            sg::gather(&job.segs, &job.data, sent * r::BLOCK, &mut block);
-            for i in 0..r::BLOCK_WORDS {
-                self.aes.write32(r::data(i), word(&block, i))?;
-            }
-            sent += 1;
+            write_words(&mut self.aes, r::data, &block, u32::from_le_bytes)?;
             self.aes.write32(r::IRQ_ENABLE, irq::DATA_OUT)?;
         } else if status & irq::DATA_OUT != 0 {
             meter.count(Event::Interrupt, 1);
             self.aes.write32(r::IRQ_ENABLE, 0)?;
-            for i in 0..r::BLOCK_WORDS {
-                let w = self.aes.read32(r::data(i))?;
-                block[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-            }
-            sg::scatter(&job.segs, &job.data, got * r::BLOCK, &block);
-            got += 1;
-            if got < blocks {
+            let mut block = [0u8; r::BLOCK];
+            read_words(&mut self.aes, r::data, &mut block, u32::to_le_bytes)?;
+            blocks.put_out(job, &block);
+            if !blocks.done() {
                 self.aes.write32(r::IRQ_ENABLE, irq::DATA_IN)?;
             }
         } else {
             // Not ours (or already handled): nothing changes.
             return Ok(false);
         }
-        self.state = State::Pio { sent, got, blocks };
-        Ok(got == blocks)
+        self.state = State::Pio(blocks);
+        Ok(blocks.done())
     }
 
     /// DMA straight from the client's segments ("DMA and PIO mode improvements"): tx
@@ -248,13 +185,10 @@ impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {
 
     /// EDMA's completion or error interrupt. `true` when the transfer is done.
     fn dma_step(&mut self, meter: &impl Meter) -> Result<bool, HwError> {
-        let result = edma::finished(&mut self.edma, &self.cfg, meter);
-        if matches!(result, Ok(false)) {
-            return Ok(false);
-        }
         let reqs = sysconfig::DMA_REQ_IN | sysconfig::DMA_REQ_OUT;
-        self.aes.modify32(r::SYSCONFIG, reqs, 0)?;
-        result
+        let aes = &mut self.aes;
+        let engine_off = || aes.modify32(r::SYSCONFIG, reqs, 0);
+        edma::finished(&mut self.edma, &self.cfg, meter, engine_off)
     }
 
     /// Puts engine and channels back to a clean state after a failed request. The soft

@@ -18,7 +18,7 @@
 //! * Known-answer self-test on every path before serving (`init`); an
 //!   engine that fails is reported and every open and request gets `EngineFault`.
 //!
-//! Assumptions: the driver owns the engine, the two EDMA channels of [`Config`] and the
+//! Assumptions: the driver owns the engine, the two EDMA channels of its [`Wiring`] and the
 //! PaRAM link sets from `tx_links`/`rx_links` (`MAX_JOINED` - 1 each); the power grant
 //! is held while sessions are open (a gated engine answers `NoPower`); segments were validated by
 //! `cipher-service`; the scratch region is DMA-reachable, word-aligned and at least
@@ -29,13 +29,9 @@
 mod hw;
 pub mod route;
 
-pub use hw::{AM335X, Config, Engine, HwError};
-pub use pio_dma_driver::{
-    Calibration, Crossover, Health, InitError, LedgerMeter, Meter, Route, SCRATCH_BYTES,
-    SelfTestFailure, calibrate, kat,
-};
+pub use hw::{AM335X, Engine};
+pub use pio_dma_driver::prelude::*;
 
-/// The driver: this crate's engine under the shared self-test, calibration and routing.
-/// `Driver::new(Engine::new(..), ..)` serves nothing until `init` (self-test, then
-/// calibration) succeeds.
+/// [`Engine`] under the shared self-test, calibration and routing; serves nothing until
+/// `init` succeeds.
 pub type OmapAesDriver<'a, A, D, M> = pio_dma_driver::Driver<'a, Engine<A, D>, M>;

@@ -1,30 +1,21 @@
 //! A hostile or careless client, two clients interleaved, a broken engine: typed errors,
-//! the engine keeps working, and a driver whose self-test fails serves nobody.
+//! the engine keeps working, and a driver whose self-test fails serves nobody. What both
+//! engines check alike is `pio_dma_driver::testkit::hostile_suite`.
 
 mod rig;
 
-use cipher_service::testkit::suite;
 use pio_dma_driver::testkit as kit;
 
 use mmio::{BusFault, RegisterBus, omap_aes};
-use omap_aes_driver::{InitError, Route};
+use omap_aes_driver::Route;
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
 use rig::{Board, CLIENT, hex, request};
 
 const KEY: &str = "2b7e151628aed2a6abf7158809cf4f3c";
 
 #[test]
-fn each_bad_request_gets_its_own_error_and_the_engine_keeps_working() {
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    suite::bad_requests_get_their_own_errors(&mut rig, true);
-}
-
-#[test]
-fn dma_to_an_unreachable_address_is_a_typed_error_and_the_engine_recovers() {
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    suite::dma_fault_is_typed_and_recovers(&mut rig);
+fn the_hostile_cases_both_engines_survive() {
+    kit::hostile_suite::<rig::Omap>();
 }
 
 /// An AES bus whose first soft reset is still running for the next `reads` SYSSTATUS
@@ -167,37 +158,4 @@ fn a_client_scribbling_on_its_data_mid_request_spoils_only_its_own_result() {
     };
     job.data.region.read_bytes(512, &mut got);
     assert_eq!((got, again), (want, clean));
-}
-
-/// A scratch the engine's 32-bit DMA addresses cannot reach whole is refused at init:
-/// the self-test and calibration run DMA on it without the per-request check, and would
-/// have written to its address modulo 4 GiB.
-#[test]
-fn a_scratch_above_4_gib_is_refused() {
-    let straddling = (1 << 32) - omap_aes_driver::SCRATCH_BYTES as u64 + 16;
-    for phys in [1 << 32, straddling] {
-        let board = Board::new();
-        let mut driver = board.driver_with_scratch_at(board.soc.aes(), board.soc.edma(), phys);
-        assert!(
-            matches!(driver.init(), Err(InitError::Scratch)),
-            "scratch at {phys:#x}"
-        );
-    }
-}
-
-#[test]
-fn an_untested_driver_serves_nobody_and_a_gated_engine_says_no_power() {
-    kit::an_untested_driver_serves_nobody(&Board::new());
-    kit::a_gated_engine_says_no_power(&Board::new());
-}
-
-#[test]
-fn the_self_test_covers_the_dma_path_too() {
-    kit::the_self_test_covers_the_dma_path(&Board::new());
-}
-
-#[test]
-fn two_clients_with_different_keys_and_modes_interleave() {
-    let board = Board::new();
-    kit::two_clients_interleave(&mut rig::rig(&board, board.driver()), 16);
 }

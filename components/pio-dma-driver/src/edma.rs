@@ -167,12 +167,14 @@ pub fn stop(dma: &mut impl RegisterBus, w: &Wiring) -> Result<(), BusFault> {
 
 /// The DMA controller's completion or error interrupt for `w`'s channel pair:
 /// `Ok(true)` when rx completed, `Err(DmaBus)` on a bus error, `Ok(false)` if the
-/// interrupt was not this transfer's. Once it ended either way, both channels are
-/// disabled and the interrupt counted.
+/// interrupt was not this transfer's. Once it ended either way, the interrupt is
+/// counted, both channels are disabled and then `engine_off` turns the engine's own DMA
+/// requests off.
 pub fn finished(
     dma: &mut impl RegisterBus,
     w: &Wiring,
     meter: &impl Meter,
+    engine_off: impl FnOnce() -> Result<(), BusFault>,
 ) -> Result<bool, HwError> {
     let (tx, rx) = (w.dma_tx, w.dma_rx);
     let ipr = dma.read32(e::IPR)?;
@@ -188,5 +190,6 @@ pub fn finished(
     };
     meter.count(Event::Interrupt, 1);
     dma.write32(e::EECR, (1 << tx) | (1 << rx))?;
+    engine_off()?;
     result
 }

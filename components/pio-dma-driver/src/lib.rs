@@ -15,7 +15,10 @@
 //!   and each interrupt advances the request ([`PioDmaEngine::interrupt`]: the next PIO
 //!   block, the end of a DMA transfer). Only init (self-test, calibration) polls for the
 //!   interrupts, bounded by [`polls_for`], since a Microkit PD's `init` receives no
-//!   notifications.
+//!   notifications;
+//! * what the two register halves do alike, written once for both: transfers on their
+//!   EDMA-style controller ([`edma`]), a PIO job's block-by-block progress ([`pio`]),
+//!   bytes through register words in the engine's byte order ([`regs`]).
 //!
 //! Assumes the driver owns a scratch buffer in a DMA-reachable region (self-test and
 //! calibration run there, never in client memory). `no_std`, no heap.
@@ -28,6 +31,8 @@ pub mod kat;
 mod meter;
 #[cfg(feature = "pd")]
 pub mod pd;
+pub mod pio;
+pub mod regs;
 pub mod route;
 #[cfg(feature = "testkit")]
 extern crate std;
@@ -37,6 +42,16 @@ pub mod testkit;
 pub use calibrate::{Calibration, Crossover};
 pub use meter::{LedgerMeter, Meter};
 pub use route::Route;
+
+/// What an engine's crate re-exports beside its engine, so that its users find the
+/// driver it makes in one place.
+pub mod prelude {
+    pub use crate::edma::Wiring;
+    pub use crate::{
+        Calibration, Crossover, Health, HwError, InitError, LedgerMeter, Meter, Route,
+        SCRATCH_BYTES, SelfTestFailure, calibrate, kat,
+    };
+}
 
 use cipher_service::{
     BLOCK, CipherEngine, ClientData, Finished, Job, Segments, Session, Step, validate,
@@ -78,44 +93,36 @@ impl From<HwError> for CipherError {
 /// Scratch bytes a driver needs for self-test and calibration.
 pub const SCRATCH_BYTES: usize = calibrate::MAX_BLOCKS as usize * BLOCK as usize;
 
-/// The register-level half of a driver.
+/// The register-level half of a driver. Its DMA goes through [`edma`], so the
+/// controller's rules ([`edma::reaches`]) bound what [`dma_capable`](Self::dma_capable)
+/// may accept; its errors are [`HwError`]s.
 pub trait PioDmaEngine {
-    /// What the hardware can fail with; `Into<CipherError>` says what a client is told.
-    type Error: Copy + core::fmt::Debug + PartialEq + Into<CipherError>;
-    /// The error of a job whose interrupts stopped coming.
-    const STALLED: Self::Error;
-
     /// Smallest request, in blocks, DMA may take (calibration starts there).
     const MIN_DMA_BLOCKS: u32;
-    /// Alignment DMA needs of a buffer's physical address.
-    const DMA_ALIGN: u64;
     /// The vectors the self-test runs: every route this engine uses must be exercised.
     const KATS: &'static [&'static kat::Kat];
 
     /// Whether DMA can take `segs` of a region at physical address `phys` as they lie.
     fn dma_capable(&self, segs: &Segments, phys: Option<u64>) -> bool;
 
-    /// Loads the job's key, IV and mode and starts it on `route`, without waiting; the
-    /// job has bytes (the driver finishes an empty one itself, touching no register).
-    /// `kept`: the engine still holds exactly this job's context (the driver saw its last
-    /// job end with this key, IV and direction; see [`Context`]), so it loads none of it.
-    fn start(
-        &mut self,
-        route: Route,
-        job: &Job<'_>,
-        kept: bool,
-        meter: &impl Meter,
-    ) -> Result<(), Self::Error>;
+    /// Readies the engine for `job`, loading its key, IV and mode unless `kept`: the
+    /// engine still holds exactly this job's context (the driver saw its last job end
+    /// with this key, IV and direction; see [`Context`]). The job has bytes: the driver
+    /// finishes an empty one itself, touching no register.
+    fn load(&mut self, job: &Job<'_>, kept: bool) -> Result<(), HwError>;
+
+    /// After `load`: starts `job` on `route` without waiting; its interrupts do the rest.
+    fn start(&mut self, route: Route, job: &Job<'_>, meter: &impl Meter) -> Result<(), HwError>;
 
     /// Advances the job in flight on one of the engine's interrupts: reads and clears
     /// the status, moves the next block or ends the transfer; `Ok(true)` once the job's
     /// last byte is back. With nothing pending it returns `Ok(false)` and changes
     /// nothing. Counts each interrupt it services as `Event::Interrupt`.
-    fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> Result<bool, Self::Error>;
+    fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> Result<bool, HwError>;
 
     /// After `interrupt`'s `Ok(true)`: ends the job on the engine and returns the IV it
     /// left for the session's next request.
-    fn finish(&mut self, job: &Job<'_>) -> Result<[u8; 16], Self::Error>;
+    fn finish(&mut self, job: &Job<'_>) -> Result<[u8; 16], HwError>;
 
     /// Abandons whatever the engine was doing and resets it for the next job: after any
     /// error of the calls above, and when a job's interrupts stopped coming.
@@ -164,10 +171,10 @@ impl Context {
 
 /// Where a job stands on the engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum HwStep<E> {
+enum HwStep {
     Pending,
     /// Finished, with the IV the engine left for the session's next request.
-    Done(Result<[u8; 16], E>),
+    Done(Result<[u8; 16], HwError>),
 }
 
 /// Interrupt polls init allows a job before calling the engine stalled: PIO takes two
@@ -178,32 +185,32 @@ pub fn polls_for(segs: &Segments) -> u32 {
 
 /// Which known-answer test failed, on which route, and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SelfTestFailure<E = HwError> {
+pub struct SelfTestFailure {
     pub vector: &'static str,
     pub route: Route,
     pub op: CipherOp,
     /// `None`: the engine answered, wrongly; `Some`: it failed to answer.
-    pub engine_error: Option<E>,
+    pub engine_error: Option<HwError>,
 }
 
 /// Whether the driver may serve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Health<E = HwError> {
+pub enum Health {
     /// `init` has not run (or not finished): nothing is served.
     Untested,
     Ready,
     /// The self-test failed: nothing is served.
-    Failed(SelfTestFailure<E>),
+    Failed(SelfTestFailure),
 }
 
 /// Why `init` did not make the driver ready.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InitError<E = HwError> {
+pub enum InitError {
     /// The scratch region is too small, unaligned or not DMA-reachable.
     Scratch,
-    SelfTest(SelfTestFailure<E>),
+    SelfTest(SelfTestFailure),
     /// The engine failed while calibrating.
-    Calibration(E),
+    Calibration(HwError),
 }
 
 /// A driver: engine `E`, meter `M`, and its scratch buffer.
@@ -211,7 +218,7 @@ pub struct Driver<'a, E: PioDmaEngine, M> {
     engine: E,
     meter: M,
     scratch: ClientData<'a>,
-    health: Health<E::Error>,
+    health: Health,
     calibration: Calibration,
     /// The route of the job in flight.
     route: Route,
@@ -253,11 +260,11 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
     }
 
     /// Self-test on every route, then calibration; on success the driver serves.
-    pub fn init(&mut self) -> Result<&Calibration, InitError<E::Error>> {
+    pub fn init(&mut self) -> Result<&Calibration, InitError> {
         // The self-test and calibration run DMA on the scratch without `dma_capable`:
         // it must be aligned and below 4 GiB (the engines' DMA addresses are 32-bit).
         let usable = self.scratch.phys.is_some_and(|p| {
-            p % E::DMA_ALIGN == 0
+            p % edma::WORD == 0
                 && p.checked_add(SCRATCH_BYTES as u64)
                     .is_some_and(|end| end <= 1 << 32)
         });
@@ -270,7 +277,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
         Ok(&self.calibration)
     }
 
-    pub fn health(&self) -> Health<E::Error> {
+    pub fn health(&self) -> Health {
         self.health
     }
 
@@ -286,7 +293,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
     /// Runs every known-answer vector on both routes, both directions. A failure marks
     /// the driver failed, whenever it runs; only an `init` that passes makes it serve
     /// again.
-    pub fn self_test(&mut self) -> Result<(), SelfTestFailure<E::Error>> {
+    pub fn self_test(&mut self) -> Result<(), SelfTestFailure> {
         let result = self.run_kats();
         if let Err(f) = result {
             self.health = Health::Failed(f);
@@ -294,7 +301,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
         result
     }
 
-    fn run_kats(&mut self) -> Result<(), SelfTestFailure<E::Error>> {
+    fn run_kats(&mut self) -> Result<(), SelfTestFailure> {
         for kat in E::KATS {
             for route in [Route::Pio, Route::Dma] {
                 for op in [CipherOp::Encrypt, CipherOp::Decrypt] {
@@ -329,7 +336,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
         Ok(())
     }
 
-    fn calibrate(&mut self) -> Result<Calibration, InitError<E::Error>> {
+    fn calibrate(&mut self) -> Result<Calibration, InitError> {
         let mut cal = Calibration::UNCALIBRATED;
         for (m, &mode) in calibrate::MODES.iter().enumerate() {
             for (k, &key_len) in calibrate::KEY_LENS.iter().enumerate() {
@@ -342,12 +349,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
     }
 
     /// Modelled (or timed) picoseconds of one request of `blocks` blocks on each route.
-    fn measure(
-        &mut self,
-        mode: Mode,
-        key_len: u8,
-        blocks: u32,
-    ) -> Result<(u64, u64), InitError<E::Error>> {
+    fn measure(&mut self, mode: Mode, key_len: u8, blocks: u32) -> Result<(u64, u64), InitError> {
         let n = blocks as usize * BLOCK as usize;
         let segs = whole(n, self.scratch.len(), mode).map_err(|_| InitError::Scratch)?;
         let mut took = [0u64; 2];
@@ -367,8 +369,8 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
     }
 
     /// Init only: runs `job` on `route` polling for its interrupts, bounded;
-    /// `PioDmaEngine::STALLED` if it never finished.
-    fn run_polled(&mut self, route: Route, job: &Job<'_>) -> Result<[u8; 16], E::Error> {
+    /// `Stalled` if it never finished.
+    fn run_polled(&mut self, route: Route, job: &Job<'_>) -> Result<[u8; 16], HwError> {
         let mut step = self.begin(route, job);
         // BOUNDED POLL (init: self-test and calibration; a Microkit init gets no
         // notifications).
@@ -382,7 +384,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
             HwStep::Done(result) => result,
             HwStep::Pending => {
                 self.engine.reset();
-                Err(E::STALLED)
+                Err(HwError::Stalled)
             }
         }
     }
@@ -390,7 +392,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
     /// Starts `job` on `route`, telling the engine whether it still holds the job's
     /// context (counted as `ContextKept`). A job of no bytes touches no register, so
     /// what the engine holds stays known.
-    fn begin(&mut self, route: Route, job: &Job<'_>) -> HwStep<E::Error> {
+    fn begin(&mut self, route: Route, job: &Job<'_>) -> HwStep {
         if job.segs.total() == 0 {
             return HwStep::Done(Ok(job.session.iv));
         }
@@ -400,7 +402,11 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
         }
         // Unknown while the job runs, and after it unless it succeeds.
         self.held = None;
-        match self.engine.start(route, job, kept, &self.meter) {
+        let engine = &mut self.engine;
+        let started = engine
+            .load(job, kept)
+            .and_then(|()| engine.start(route, job, &self.meter));
+        match started {
             Ok(()) => HwStep::Pending,
             Err(e) => self.failed(e),
         }
@@ -408,7 +414,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
 
     /// The job in flight on one of the engine's interrupts. After a success the engine
     /// holds the job's context, with the IV it left.
-    fn advance(&mut self, job: &Job<'_>) -> HwStep<E::Error> {
+    fn advance(&mut self, job: &Job<'_>) -> HwStep {
         let ended = self
             .engine
             .interrupt(job, &self.meter)
@@ -427,7 +433,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
     }
 
     /// Ends the job with `e`, the engine reset so the next job starts clean.
-    fn failed(&mut self, e: E::Error) -> HwStep<E::Error> {
+    fn failed(&mut self, e: HwError) -> HwStep {
         self.engine.reset();
         HwStep::Done(Err(e))
     }
@@ -501,7 +507,7 @@ impl<E: PioDmaEngine, M: Meter> CipherEngine for Driver<'_, E, M> {
 }
 
 impl<E: PioDmaEngine, M: Meter> Driver<'_, E, M> {
-    fn step(&self, step: HwStep<E::Error>) -> Step {
+    fn step(&self, step: HwStep) -> Step {
         match step {
             HwStep::Pending => Step::Pending,
             HwStep::Done(result) => Step::Done(

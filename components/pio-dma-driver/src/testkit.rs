@@ -1,21 +1,27 @@
 //! Test support shared by the PIO/DMA engines' tests (feature `testkit`, host only):
-//! the modelled board and client rig both engines' tests run on ([`Board`], [`rig`]),
-//! and the checks OMAP AES and STM32 CRYP must both pass, written once over the shared
-//! driver half. Each engine's tests give only their [`Soc`] (its model, buses, engine and
-//! costs) and the figures SOURCES.md publishes for it.
+//! the modelled boards both engines' tests run on ([`Am335x`], [`Stm32mp1`], as a
+//! [`Board`]), the client rig ([`rig`]), and the checks OMAP AES and STM32 CRYP must both
+//! pass, written once over the shared driver half and run as one test a file
+//! ([`vector_suite`], [`hostile_suite`], [`calibration_matches`]). Each engine's tests
+//! give only their [`Soc`] (the engine and the model it sits on), the figures SOURCES.md
+//! publishes for it, and the checks that are that engine's alone.
 
 use std::boxed::Box;
 use std::ops::RangeInclusive;
+use std::panic::catch_unwind;
 use std::vec;
 
 use std::vec::Vec;
 
+use cipher_service::testkit::suite;
 use cipher_service::testkit::{CLIENT, DATA, Layout, Rig, hex, request, status};
-use cipher_service::{CipherEngine, ClientData, Segments, validate};
+use cipher_service::{BLOCK, CipherEngine, ClientData, Segments, validate};
 use cost_ledger::{CostTable, Counts, Event, Ledger};
 use engine_models::phys::PhysMap;
 use engine_models::power::{ClockController, GateBlock};
-use kat_vectors::{CipherVector, PLAIN, SP800_38A};
+use engine_models::soc::Port;
+use engine_models::{am335x, stm32mp1};
+use kat_vectors::{CBC_IV, CipherVector, K256, PLAIN, SP800_38A};
 use mmio::clkctrl::{self, MODULEMODE, MODULEMODE_ENABLE};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request};
@@ -25,14 +31,13 @@ use shared_region::SharedRegion;
 use crate::calibrate::{KEY_LENS, MODES};
 use crate::{Driver, Health, InitError, LedgerMeter, Meter, PioDmaEngine, Route, SCRATCH_BYTES};
 
-/// What one engine's tests say about the SoC model it sits on; [`Board`] does the rest.
-pub trait Soc: 'static {
-    /// The SoC model (`engine_models::am335x::Am335x`, ...).
-    type Model: 'static;
+/// An SoC model an engine sits on: the model, its register ports, the engine's and its
+/// DMA controller's devices, where DDR starts and what its events cost.
+pub trait SocModel: 'static {
+    /// The model (`engine_models::am335x::Am335x`, ...).
+    type Soc: 'static;
     /// The model's register port: the buses a driver gets unless a test wraps them.
     type Bus: RegisterBus;
-    /// The engine over an engine bus `A` and a DMA controller bus `D`.
-    type Engine<A: RegisterBus, D: RegisterBus>: PioDmaEngine<Error = crate::HwError>;
     /// The engine's device and its DMA controller's, clocked on a new board.
     const ENGINE: board::Device;
     const DMA: board::Device;
@@ -40,19 +45,84 @@ pub trait Soc: 'static {
     const DDR: u64;
     const COSTS: &'static CostTable;
 
-    fn model(
+    fn soc(
         mem: &'static PhysMap<'static>,
         gates: &'static GateBlock,
         ledger: &'static Ledger,
-    ) -> Self::Model;
-    fn engine_bus(model: &'static Self::Model) -> Self::Bus;
-    fn dma_bus(model: &'static Self::Model) -> Self::Bus;
+    ) -> Self::Soc;
+    fn engine_bus(soc: &'static Self::Soc) -> Self::Bus;
+    fn dma_bus(soc: &'static Self::Soc) -> Self::Bus;
+}
+
+/// AES0 and EDMA on the am335x model.
+pub struct Am335x;
+
+impl SocModel for Am335x {
+    type Soc = am335x::Am335x<'static>;
+    type Bus = Port<'static, am335x::Am335xMachine<'static>>;
+    const ENGINE: board::Device = board::am335x::AES0;
+    const DMA: board::Device = board::am335x::EDMA;
+    const DDR: u64 = board::am335x::DDR.phys;
+    const COSTS: &'static CostTable = &board::am335x::COSTS;
+
+    fn soc(
+        mem: &'static PhysMap<'static>,
+        gates: &'static GateBlock,
+        ledger: &'static Ledger,
+    ) -> Self::Soc {
+        am335x::am335x(mem, gates, ledger)
+    }
+    fn engine_bus(soc: &'static Self::Soc) -> Self::Bus {
+        soc.aes()
+    }
+    fn dma_bus(soc: &'static Self::Soc) -> Self::Bus {
+        soc.edma()
+    }
+}
+
+/// CRYP1 and its DMA controller on the stm32mp1 model.
+pub struct Stm32mp1;
+
+impl SocModel for Stm32mp1 {
+    type Soc = stm32mp1::Stm32mp1<'static>;
+    type Bus = Port<'static, stm32mp1::Stm32mp1Machine<'static>>;
+    const ENGINE: board::Device = board::stm32mp1::CRYP1;
+    const DMA: board::Device = board::stm32mp1::DMA;
+    const DDR: u64 = board::stm32mp1::DDR.phys;
+    const COSTS: &'static CostTable = &board::stm32mp1::COSTS;
+
+    fn soc(
+        mem: &'static PhysMap<'static>,
+        gates: &'static GateBlock,
+        ledger: &'static Ledger,
+    ) -> Self::Soc {
+        stm32mp1::stm32mp1(mem, gates, ledger)
+    }
+    fn engine_bus(soc: &'static Self::Soc) -> Self::Bus {
+        soc.cryp()
+    }
+    fn dma_bus(soc: &'static Self::Soc) -> Self::Bus {
+        soc.dma()
+    }
+}
+
+/// What one engine's tests give the kit: the engine, the SoC model it sits on, and the
+/// one step this crate cannot take; [`Board`] does the rest.
+pub trait Soc: 'static {
+    type Model: SocModel;
+    /// The engine over an engine bus `A` and a DMA controller bus `D`.
+    type Engine<A: RegisterBus, D: RegisterBus>: PioDmaEngine;
+
     fn engine<A: RegisterBus, D: RegisterBus>(engine: A, dma: D) -> Self::Engine<A, D>;
     /// Adds `memory` to the DMA map at `phys` (`PhysMap::add_raw`, which this crate, being
     /// `forbid(unsafe_code)`, leaves to the engine's tests; [`Leaked`] is what makes it
     /// sound).
     fn map(mem: &PhysMap<'static>, phys: u64, memory: Leaked);
 }
+
+/// `S`'s model's register port.
+pub type Bus<S> = <<S as Soc>::Model as SocModel>::Bus;
+type Model<S> = <S as Soc>::Model;
 
 /// Memory that stays allocated for the rest of the process, so a model may keep its
 /// address; made only here, from leaked allocations or the rig's (leaked) data region.
@@ -81,7 +151,7 @@ pub const CLIENT_AT: u64 = 0x10_0000;
 pub const SCRATCH_AT: u64 = 0x20_0000;
 
 /// A driver on `S`'s board over engine bus `A` and DMA bus `D`.
-pub type BoardDriver<S, A = <S as Soc>::Bus, D = <S as Soc>::Bus> =
+pub type BoardDriver<S, A = Bus<S>, D = Bus<S>> =
     Driver<'static, <S as Soc>::Engine<A, D>, LedgerMeter<'static>>;
 
 /// The modelled board: ledger, gates, physical map, the SoC. Everything the model
@@ -90,7 +160,7 @@ pub struct Board<S: Soc> {
     pub ledger: &'static Ledger,
     pub gates: &'static GateBlock,
     pub mem: &'static PhysMap<'static>,
-    pub soc: &'static S::Model,
+    pub soc: &'static <Model<S> as SocModel>::Soc,
 }
 
 impl<S: Soc> Default for Board<S> {
@@ -106,13 +176,13 @@ impl<S: Soc> Board<S> {
         let ledger: &'static Ledger = Box::leak(Box::new(Ledger::new()));
         let gates: &'static GateBlock = Box::leak(Box::new(GateBlock::new()));
         let mut clocks = ClockController::new(gates, ledger);
-        for dev in [S::ENGINE, S::DMA] {
+        for dev in [Model::<S>::ENGINE, Model::<S>::DMA] {
             let gate = dev.gate.expect("the device has a clock gate");
             let enable = MODULEMODE.val(MODULEMODE_ENABLE);
             clocks.write32(clkctrl::clkctrl(gate), enable).unwrap();
         }
         let mem: &'static PhysMap<'static> = Box::leak(Box::new(PhysMap::new()));
-        let soc = Box::leak(Box::new(S::model(mem, gates, ledger)));
+        let soc = Box::leak(Box::new(Model::<S>::soc(mem, gates, ledger)));
         Board {
             ledger,
             gates,
@@ -123,15 +193,20 @@ impl<S: Soc> Board<S> {
 
     /// A self-tested, calibrated driver.
     pub fn driver(&self) -> BoardDriver<S> {
-        let mut d = self.driver_with(S::engine_bus(self.soc));
+        let mut d = self.driver_with(Model::<S>::engine_bus(self.soc));
         d.init().expect("self-test and calibration pass");
         d
+    }
+
+    /// A self-tested, calibrated driver in the client rig.
+    pub fn rig(&self) -> Rig<BoardDriver<S>> {
+        rig(self, self.driver())
     }
 
     /// A driver over `engine` (the model's port, or a wrapper around it), not yet
     /// `init`ed.
     pub fn driver_with<A: RegisterBus>(&self, engine: A) -> BoardDriver<S, A> {
-        self.driver_with_buses(engine, S::dma_bus(self.soc))
+        self.driver_with_buses(engine, Model::<S>::dma_bus(self.soc))
     }
 
     /// A driver over the given engine and DMA buses, not yet `init`ed.
@@ -140,7 +215,7 @@ impl<S: Soc> Board<S> {
         engine: A,
         dma: D,
     ) -> BoardDriver<S, A, D> {
-        self.driver_with_scratch_at(engine, dma, S::DDR + SCRATCH_AT)
+        self.driver_with_scratch_at(engine, dma, Model::<S>::DDR + SCRATCH_AT)
     }
 
     /// As [`driver_with_buses`](Self::driver_with_buses), the scratch at `phys`.
@@ -158,7 +233,7 @@ impl<S: Soc> Board<S> {
         S::map(self.mem, phys, window);
         let meter = LedgerMeter {
             ledger: self.ledger,
-            costs: S::COSTS,
+            costs: Model::<S>::COSTS,
         };
         let scratch = ClientData {
             region: SharedRegion::new(scratch),
@@ -172,7 +247,7 @@ impl<S: Soc> Board<S> {
 /// board's DMA reaches it.
 pub fn rig<S: Soc, E: CipherEngine>(board: &Board<S>, engine: E) -> Rig<E> {
     let mut rig = Rig::new(engine);
-    let phys = S::DDR + CLIENT_AT;
+    let phys = Model::<S>::DDR + CLIENT_AT;
     let region = Leaked {
         ptr: rig.data_ptr(),
         len: DATA,
@@ -205,6 +280,63 @@ const KEY: [u8; 16] = [
     0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6, 0xab, 0xf7, 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c,
 ];
 
+/// A check one engine's tests run on a board of their own.
+pub type Check<S> = (&'static str, fn(&Board<S>));
+
+/// Runs each check on a fresh board, every one even after another failed (as tests of
+/// their own would), and fails naming those that did; each failure's panic is printed
+/// as it happens.
+pub fn run_each<S: Soc>(checks: &[Check<S>]) {
+    let failed: Vec<&str> = checks
+        .iter()
+        .filter(|(_, check)| catch_unwind(|| check(&Board::new())).is_err())
+        .map(|(name, _)| *name)
+        .collect();
+    assert!(failed.is_empty(), "failed: {failed:?}");
+}
+
+/// Bytes in the shortest request `S`'s engine DMAs (upstream STM32 DMAs nothing of 16
+/// bytes or fewer): the size of the DMA requests the checks make.
+fn dma_bytes<S: Soc>() -> u32 {
+    <S::Engine<Bus<S>, Bus<S>> as PioDmaEngine>::MIN_DMA_BLOCKS * BLOCK
+}
+
+/// Published vectors through the whole service path on every route, and the routes
+/// agreeing with each other: the checks both engines' `tests/vectors.rs` run.
+pub fn vector_suite<S: Soc>() {
+    run_each::<S>(&[
+        ("FIPS-197 Appendix C", fips_197_appendix_c),
+        ("SP 800-38A on DMA", sp800_38a_dma_split_at_every_block),
+        ("SP 800-38A on PIO", sp800_38a_pio_split_at_every_offset),
+        ("IV carried over", iv_carries_over_between_requests),
+        ("queued requests", queued_requests_run_as_one_transfer),
+        ("joins", joins_on_every_path),
+        (
+            "held context",
+            a_held_context_is_reused_only_when_it_matches,
+        ),
+        ("paths agree", adaptive_and_forced_paths_agree),
+    ]);
+}
+
+/// A hostile or careless client, two clients interleaved, a broken engine or scratch:
+/// the checks both engines' `tests/hostile.rs` run.
+pub fn hostile_suite<S: Soc>() {
+    run_each::<S>(&[
+        ("bad requests", |b| {
+            suite::bad_requests_get_their_own_errors(&mut b.rig(), true)
+        }),
+        ("DMA fault", |b| {
+            suite::dma_fault_is_typed_and_recovers(&mut b.rig())
+        }),
+        ("untested driver", an_untested_driver_serves_nobody),
+        ("gated engine", a_gated_engine_says_no_power),
+        ("self-test on DMA", the_self_test_covers_the_dma_path),
+        ("scratch above 4 GiB", a_scratch_above_4_gib_is_refused),
+        ("two clients", two_clients_interleave),
+    ]);
+}
+
 /// Ledger counts of what `f` did.
 pub fn counted<R>(ledger: &Ledger, f: impl FnOnce() -> R) -> (R, Counts) {
     let before = ledger.snapshot();
@@ -215,6 +347,13 @@ pub fn counted<R>(ledger: &Ledger, f: impl FnOnce() -> R) -> (R, Counts) {
 /// CPU-copied client bytes in a count.
 pub fn copied(c: &Counts) -> u64 {
     c.get(Event::CpuCopyByte)
+}
+
+/// The crossover `S`'s driver calibrates at init lies in `bytes` (SOURCES.md's figure for
+/// the engine) for every mode and key size, and requests either side of it agree.
+pub fn calibration_matches<S: Soc>(bytes: RangeInclusive<u32>) {
+    crossover_in(&Board::<S>::new().driver(), bytes);
+    calibration_agrees_with_requests(&Board::<S>::new());
 }
 
 /// The crossover calibrated at init lies in `bytes` for every mode and key size, with DMA
@@ -261,7 +400,7 @@ pub fn dma_from<E: PioDmaEngine, M: Meter>(
 /// One block below the crossover PIO is faster, at it DMA is: measured through the
 /// service as clients see it (with the per-request cost on both), in the board's time.
 pub fn calibration_agrees_with_requests<S: Soc>(board: &Board<S>) {
-    let mut rig = rig(board, board.driver());
+    let mut rig = board.rig();
     let from = dma_from(&rig, Mode::Cbc, 16);
     let key = [7u8; 16];
     let mut time = |path, n: u32| {
@@ -272,7 +411,7 @@ pub fn calibration_agrees_with_requests<S: Soc>(board: &Board<S>) {
                 .unwrap()
         });
         assert_eq!(c.get(Event::Request), 1);
-        c.modelled_us(S::COSTS)
+        c.modelled_us(Model::<S>::COSTS)
     };
     let below = from - 16;
     assert!(time(Path::Pio, below) < time(Path::Dma, below));
@@ -281,7 +420,7 @@ pub fn calibration_agrees_with_requests<S: Soc>(board: &Board<S>) {
 
 /// A driver whose `init` never ran serves nobody.
 pub fn an_untested_driver_serves_nobody<S: Soc>(board: &Board<S>) {
-    let mut rig = rig(board, board.driver_with(S::engine_bus(board.soc)));
+    let mut rig = rig(board, board.driver_with(Model::<S>::engine_bus(board.soc)));
     assert_eq!(rig.service.engine.health(), Health::Untested);
     assert_eq!(
         rig.open(Mode::Ecb, Path::Pio, &KEY, &[0; 16]),
@@ -292,9 +431,11 @@ pub fn an_untested_driver_serves_nobody<S: Soc>(board: &Board<S>) {
 /// A ready driver whose engine loses its clock (its grant revoked: the gate is turned
 /// off in the board's clock controller) answers `NoPower`.
 pub fn a_gated_engine_says_no_power<S: Soc>(board: &Board<S>) {
-    let mut rig = rig(board, board.driver());
+    let mut rig = board.rig();
     let s = rig.open(Mode::Ecb, Path::Pio, &KEY, &[0; 16]).unwrap();
-    let gate = S::ENGINE.gate.expect("the engine has a clock gate");
+    let gate = Model::<S>::ENGINE
+        .gate
+        .expect("the engine has a clock gate");
     ClockController::new(board.gates, board.ledger)
         .write32(
             mmio::clkctrl::clkctrl(gate),
@@ -305,6 +446,25 @@ pub fn a_gated_engine_says_no_power<S: Soc>(board: &Board<S>) {
         rig.crypt(s, CipherOp::Encrypt, &[0; 16], &[16], Layout::Aligned),
         Err(CipherError::NoPower)
     );
+}
+
+/// A scratch the engine's 32-bit DMA addresses cannot reach whole is refused at init:
+/// the self-test and calibration run DMA on it without the per-request check, and would
+/// have written to its address modulo 4 GiB.
+pub fn a_scratch_above_4_gib_is_refused<S: Soc>(board: &Board<S>) {
+    let straddling = (1 << 32) - SCRATCH_BYTES as u64 + 16;
+    // A board each: the two scratch windows overlap.
+    for (board, phys) in [(board, 1 << 32), (&Board::new(), straddling)] {
+        let (engine, dma) = (
+            Model::<S>::engine_bus(board.soc),
+            Model::<S>::dma_bus(board.soc),
+        );
+        let mut driver = board.driver_with_scratch_at(engine, dma, phys);
+        assert!(
+            matches!(driver.init(), Err(InitError::Scratch)),
+            "scratch at {phys:#x}"
+        );
+    }
 }
 
 /// A DMA bus on which the out channel (`.1`) never starts: the DMA path stalls.
@@ -341,9 +501,9 @@ impl<B: RegisterBus> RegisterBus for StuckBit<B> {
 /// The self-test of a driver whose DMA stalls (a [`DeadRxChannel`]) refuses it, though
 /// PIO alone would work: DMA is a path it would use.
 pub fn the_self_test_covers_the_dma_path<S: Soc>(board: &Board<S>) {
-    let rx = S::ENGINE.dma.expect("the engine has DMA lines").1;
-    let dead = DeadRxChannel(S::dma_bus(board.soc), rx);
-    let mut driver = board.driver_with_buses(S::engine_bus(board.soc), dead);
+    let rx = Model::<S>::ENGINE.dma.expect("the engine has DMA lines").1;
+    let dead = DeadRxChannel(Model::<S>::dma_bus(board.soc), rx);
+    let mut driver = board.driver_with_buses(Model::<S>::engine_bus(board.soc), dead);
     let Err(InitError::SelfTest(failure)) = driver.init() else {
         panic!("a dead DMA channel fails the self-test")
     };
@@ -418,25 +578,23 @@ pub fn both_ways<E: CipherEngine>(
 
 /// Every SP 800-38A vector on PIO, split at every byte offset (and once in four odd
 /// pieces), scattered: the PIO path gathers blocks across segments.
-pub fn sp800_38a_pio_split_at_every_offset<E: PioDmaEngine, M: Meter>(
-    rig: &mut Rig<Driver<'static, E, M>>,
-) {
+pub fn sp800_38a_pio_split_at_every_offset<S: Soc>(board: &Board<S>) {
+    let mut rig = board.rig();
     let mut splits: Vec<Vec<u32>> = vec![vec![64]];
     splits.extend((1..64).map(|k| vec![k, 64 - k]));
     splits.push(vec![5, 27, 1, 31]);
     for &v in SP800_38A {
-        both_ways(rig, v, Path::Pio, &splits, Layout::Scattered);
+        both_ways(&mut rig, v, Path::Pio, &splits, Layout::Scattered);
     }
 }
 
 /// Two clients with different keys and modes interleave on one engine: client A
-/// CBC-AES128 (SP 800-38A F.2.1) forced DMA in requests of `a_bytes`, client B CTR-AES256
-/// (F.5.5) on PIO a block at a time through its own channel between A's; both get the
-/// published ciphertext.
-pub fn two_clients_interleave<E: PioDmaEngine, M: Meter>(
-    rig: &mut Rig<Driver<'static, E, M>>,
-    a_bytes: usize,
-) {
+/// CBC-AES128 (SP 800-38A F.2.1) forced DMA in the engine's shortest DMA requests,
+/// client B CTR-AES256 (F.5.5) on PIO a block at a time through its own channel between
+/// A's; both get the published ciphertext.
+pub fn two_clients_interleave<S: Soc>(board: &Board<S>) {
+    let mut rig = board.rig();
+    let a_bytes = dma_bytes::<S>();
     let plain = hex(PLAIN);
     let vector = |name| *SP800_38A.iter().find(|v| v.0 == name).expect("published");
     let (cbc, ctr) = (vector("F.2.1 CBC-AES128"), vector("F.5.5 CTR-AES256"));
@@ -448,10 +606,9 @@ pub fn two_clients_interleave<E: PioDmaEngine, M: Meter>(
         .unwrap();
     let (mut out_a, mut out_b) = (Vec::new(), Vec::new());
     let mut id = 100;
-    for chunk in plain.chunks(a_bytes) {
-        let split = [a_bytes as u32];
+    for chunk in plain.chunks(a_bytes as usize) {
         out_a.extend(
-            rig.crypt(a, CipherOp::Encrypt, chunk, &split, Layout::Aligned)
+            rig.crypt(a, CipherOp::Encrypt, chunk, &[a_bytes], Layout::Aligned)
                 .unwrap(),
         );
         for block in chunk.chunks(16) {
@@ -467,9 +624,11 @@ pub fn two_clients_interleave<E: PioDmaEngine, M: Meter>(
     assert_eq!(out_b, hex(ctr.4));
 }
 
-/// FIPS-197 Appendix C on every path, ECB both ways; on DMA as `dma_copies` copies of
-/// the block in as many segments (an engine may DMA nothing shorter).
-pub fn fips_197_appendix_c<E: CipherEngine>(rig: &mut Rig<E>, dma_copies: usize) {
+/// FIPS-197 Appendix C on every path, ECB both ways; on DMA as many copies of the block,
+/// in as many segments, as the engine's shortest DMA request holds.
+pub fn fips_197_appendix_c<S: Soc>(board: &Board<S>) {
+    let mut rig = board.rig();
+    let dma_copies = (dma_bytes::<S>() / BLOCK) as usize;
     let pt = hex(kat_vectors::FIPS197_PT);
     for &(_, key, ct) in kat_vectors::FIPS197_C {
         for path in [Path::Pio, Path::Dma, Path::Adaptive] {
@@ -486,13 +645,10 @@ pub fn fips_197_appendix_c<E: CipherEngine>(rig: &mut Rig<E>, dma_copies: usize)
 }
 
 /// Every SP 800-38A vector on DMA split at every block boundary (and with empty
-/// segments), in each of `layouts`: every byte in and out by DMA, none copied or moved
-/// through the data port by the CPU.
-pub fn sp800_38a_dma_split_at_every_block<E: CipherEngine>(
-    rig: &mut Rig<E>,
-    ledger: &Ledger,
-    layouts: &[Layout],
-) {
+/// segments), block- and word-aligned: every byte in and out by DMA, none copied or
+/// moved through the data port by the CPU.
+pub fn sp800_38a_dma_split_at_every_block<S: Soc>(board: &Board<S>) {
+    let mut rig = board.rig();
     let splits = vec![
         vec![64],
         vec![16, 48],
@@ -502,9 +658,9 @@ pub fn sp800_38a_dma_split_at_every_block<E: CipherEngine>(
         vec![0, 32, 0, 32],
     ];
     for &v in SP800_38A {
-        for &layout in layouts {
-            let ((), c) = counted(ledger, || {
-                both_ways(rig, v, Path::Dma, &splits, layout);
+        for layout in [Layout::Aligned, Layout::Words] {
+            let ((), c) = counted(board.ledger, || {
+                both_ways(&mut rig, v, Path::Dma, &splits, layout);
             });
             assert_eq!(copied(&c), 0, "{}: DMA copies no client byte", v.0);
             let requests = 2 * splits.len() as u64;
@@ -515,17 +671,18 @@ pub fn sp800_38a_dma_split_at_every_block<E: CipherEngine>(
     }
 }
 
-/// Every SP 800-38A vector in requests of a block on PIO and of `dma_chunk` bytes on
-/// DMA, a session each: the IV each request leaves carries over to the next.
-pub fn iv_carries_over_between_requests<E: CipherEngine>(rig: &mut Rig<E>, dma_chunk: usize) {
-    for (path, chunk) in [(Path::Pio, 16), (Path::Dma, dma_chunk)] {
+/// Every SP 800-38A vector in requests of a block on PIO and of the engine's shortest
+/// DMA request on DMA, a session each: the IV each request leaves carries over to the
+/// next.
+pub fn iv_carries_over_between_requests<S: Soc>(board: &Board<S>) {
+    let mut rig = board.rig();
+    for (path, chunk) in [(Path::Pio, BLOCK), (Path::Dma, dma_bytes::<S>())] {
         for &(name, mode, key, iv, ct) in SP800_38A {
             let s = rig.open(mode, path, &hex(key), &hex(iv)).unwrap();
             let mut out = Vec::new();
-            for part in hex(PLAIN).chunks(chunk) {
-                let split = [chunk as u32];
+            for part in hex(PLAIN).chunks(chunk as usize) {
                 out.extend(
-                    rig.crypt(s, CipherOp::Encrypt, part, &split, Layout::Aligned)
+                    rig.crypt(s, CipherOp::Encrypt, part, &[chunk], Layout::Aligned)
                         .unwrap(),
                 );
             }
@@ -534,23 +691,20 @@ pub fn iv_carries_over_between_requests<E: CipherEngine>(rig: &mut Rig<E>, dma_c
     }
 }
 
-/// Requests of one session queued together run as one transfer and give the vectors'
-/// bytes as one at a time does, on every path (DMA in requests of `dma_bytes`, PIO and
-/// adaptive a block each); then one vector's 64 bytes as queued DMA requests of
-/// `dma_bytes`: two channel starts for all of them, each request still counted.
-pub fn queued_requests_run_as_one_transfer<E: CipherEngine>(
-    rig: &mut Rig<E>,
-    ledger: &Ledger,
-    dma_bytes: u32,
-) {
+/// Requests of one session queued together run as one transfer (one context load) and
+/// give the vectors' bytes as one at a time does, on every path (DMA in the engine's
+/// shortest DMA requests: one DMA refuses alone never joins; PIO and adaptive a block
+/// each); then one vector's 64 bytes as queued DMA requests: two channel starts for all
+/// of them, each request still counted.
+pub fn queued_requests_run_as_one_transfer<S: Soc>(board: &Board<S>) {
+    let mut rig = board.rig();
+    let dma_bytes = dma_bytes::<S>();
     for (path, per) in [
         (Path::Dma, dma_bytes),
-        (Path::Pio, 16),
-        (Path::Adaptive, 16),
+        (Path::Pio, BLOCK),
+        (Path::Adaptive, BLOCK),
     ] {
-        cipher_service::testkit::suite::queued_requests_match_one_at_a_time(
-            rig, SP800_38A, PLAIN, path, per,
-        );
+        suite::queued_requests_match_one_at_a_time(&mut rig, SP800_38A, PLAIN, path, per);
     }
     let (_, mode, key, iv, ct) = SP800_38A[0];
     let s = rig.open(mode, Path::Dma, &hex(key), &hex(iv)).unwrap();
@@ -563,7 +717,7 @@ pub fn queued_requests_run_as_one_transfer<E: CipherEngine>(
             request(i + 1, s, &[(256 * i, dma_bytes)])
         })
         .collect();
-    let (got, c) = counted(ledger, || rig.exchange(CLIENT, &reqs));
+    let (got, c) = counted(board.ledger, || rig.exchange(CLIENT, &reqs));
     assert!(got.iter().all(|a| status(a).is_ok()), "{got:?}");
     assert_eq!(
         c.get(Event::DmaStart),
@@ -582,20 +736,55 @@ pub fn queued_requests_run_as_one_transfer<E: CipherEngine>(
     assert_eq!(out, hex(ct));
 }
 
-/// The engine keeps a session's key and IV between its jobs and reloads them whenever
-/// anything else ran, the direction changed or power was lost (`ContextKept` in the
-/// ledger): the SP 800-38A CBC and CTR vectors a block per request, on each of `paths`.
-pub fn a_held_context_is_reused_only_when_it_matches<E: CipherEngine>(
-    rig: &mut Rig<E>,
-    ledger: &Ledger,
-    paths: &[Path],
-) {
+/// How the driver joins queued requests, on every path (DMA in the engine's shortest
+/// DMA requests): the longest join it makes (`MAX_JOINED` requests, its link sets all
+/// used) and one more, two transfers on DMA; runs split where another session's request
+/// or a bad one comes between, and a failed transfer fails only its own requests; always
+/// each session's bytes as one at a time.
+pub fn joins_on_every_path<S: Soc>(board: &Board<S>) {
+    let mut rig = board.rig();
+    let starts = || board.ledger.get(Event::DmaStart);
+    suite::joins_on_every_path(&mut rig, dma_bytes::<S>(), &starts);
+}
+
+/// The engine keeps a session's key (prepared, where decryption needs it) and IV
+/// between its jobs and reloads them whenever anything else ran, the direction changed
+/// or power was lost (`ContextKept` in the ledger): the SP 800-38A CBC and CTR vectors a
+/// block per request, on PIO and, where the engine DMAs a single block, on DMA (an
+/// engine that does not keeps its DMA route's context by the same `Context` comparison
+/// in this crate).
+pub fn a_held_context_is_reused_only_when_it_matches<S: Soc>(board: &Board<S>) {
+    let mut rig = board.rig();
+    let paths: &[Path] = match dma_bytes::<S>() {
+        BLOCK => &[Path::Pio, Path::Dma],
+        _ => &[Path::Pio],
+    };
     for v in SP800_38A.iter().filter(|v| v.1 != Mode::Ecb) {
         for &path in paths {
-            let kept = || ledger.get(Event::ContextKept);
-            cipher_service::testkit::suite::held_context_only_when_it_matches(
-                rig, *v, PLAIN, path, &kept,
-            );
+            let kept = || board.ledger.get(Event::ContextKept);
+            suite::held_context_only_when_it_matches(&mut rig, *v, PLAIN, path, &kept);
         }
     }
+}
+
+/// 40 blocks (above any crossover) chained over three requests per path, each in two
+/// segments: the same ciphertext whichever way the bytes moved, and the IV carries over.
+pub fn adaptive_and_forced_paths_agree<S: Soc>(board: &Board<S>) {
+    let mut rig = board.rig();
+    let plain: Vec<u8> = (0..640u32).map(|i| (i * 7) as u8).collect();
+    let mut outs = Vec::new();
+    for path in [Path::Pio, Path::Dma, Path::Adaptive] {
+        let s = rig.open(Mode::Cbc, path, &hex(K256), &hex(CBC_IV)).unwrap();
+        let mut out = Vec::new();
+        for chunk in [&plain[..64], &plain[64..320], &plain[320..]] {
+            let half = chunk.len() as u32 / 2;
+            out.extend(
+                rig.crypt(s, CipherOp::Encrypt, chunk, &[half, half], Layout::Aligned)
+                    .unwrap(),
+            );
+        }
+        outs.push(out);
+    }
+    assert_eq!(outs[0], outs[1]);
+    assert_eq!(outs[0], outs[2]);
 }

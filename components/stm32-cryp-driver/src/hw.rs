@@ -5,32 +5,26 @@
 //! error interrupt, then a partial tail block by the CPU on the OUT interrupt (upstream
 //! polls for that block; here it is one more interrupt).
 
+use board::stm32mp1::{CRYP1, DMA_IRQ_COMPLETION, DMA_IRQ_ERROR};
 use cipher_service::{Job, Segments, Session, sg};
 use cost_ledger::Event;
 use mmio::stm32_cryp::{self as r, cr, dmacr, it};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherOp, Mode};
 use pio_dma_driver::edma::{self, Wiring};
-use pio_dma_driver::{Meter, PioDmaEngine, Route, kat};
+use pio_dma_driver::pio::Blocks;
+use pio_dma_driver::regs::{iv_after, read_words, write_words};
+use pio_dma_driver::{HwError, Meter, PioDmaEngine, Route, kat};
 
 use crate::route;
 
-/// Where the engine and its DMA lines sit (`pio_dma_driver::edma::Wiring`).
-pub type Config = Wiring;
-
 /// The stm32mp1 board's CRYP1, as this driver drives it.
-pub const STM32MP1: Config = Wiring::of(
-    board::stm32mp1::CRYP1,
-    board::stm32mp1::DMA_IRQ_COMPLETION,
-    board::stm32mp1::DMA_IRQ_ERROR,
-);
-
-pub use pio_dma_driver::HwError;
+pub const STM32MP1: Wiring = Wiring::of(CRYP1, DMA_IRQ_COMPLETION, DMA_IRQ_ERROR);
 
 pub struct Engine<C, D> {
     pub cryp: C,
     pub dma: D,
-    pub cfg: Config,
+    pub cfg: Wiring,
     state: State,
 }
 
@@ -38,12 +32,8 @@ pub struct Engine<C, D> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     Idle,
-    /// IT mode: blocks written and read back so far, of `blocks`.
-    Pio {
-        sent: usize,
-        got: usize,
-        blocks: usize,
-    },
+    /// IT mode.
+    Pio(Blocks),
     /// DMA over the block-aligned `aligned` bytes; the rest is a CPU tail block.
     Dma {
         aligned: usize,
@@ -54,28 +44,8 @@ enum State {
     },
 }
 
-/// The `i`th four bytes of `bytes`, for a register word.
-fn quad(bytes: &[u8], i: usize) -> [u8; 4] {
-    [
-        bytes[4 * i],
-        bytes[4 * i + 1],
-        bytes[4 * i + 2],
-        bytes[4 * i + 3],
-    ]
-}
-
-/// A FIFO word: the block's bytes loaded little-endian (CR.DATATYPE = 8-bit swap).
-fn fifo_word(bytes: &[u8], i: usize) -> u32 {
-    u32::from_le_bytes(quad(bytes, i))
-}
-
-/// A key or IV register word: big-endian (`be32_to_cpu` upstream).
-fn reg_word(bytes: &[u8], i: usize) -> u32 {
-    u32::from_be_bytes(quad(bytes, i))
-}
-
 impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
-    pub fn new(cfg: Config, cryp: C, dma: D) -> Self {
+    pub fn new(cfg: Wiring, cryp: C, dma: D) -> Self {
         Engine {
             cryp,
             dma,
@@ -86,39 +56,27 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
 }
 
 impl<C: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<C, D> {
-    type Error = HwError;
-    const STALLED: HwError = HwError::Stalled;
     // Upstream's rule gives DMA nothing of 16 bytes or fewer.
     const MIN_DMA_BLOCKS: u32 = 2;
-    const DMA_ALIGN: u64 = edma::WORD;
     const KATS: &'static [&'static kat::Kat] = &kat::ALL_WITH_CTR_TAIL;
 
     fn dma_capable(&self, segs: &Segments, phys: Option<u64>) -> bool {
         route::dma_capable(segs, phys)
     }
 
-    /// Loads the job's context (unless `kept`) and starts it on `route`; the interrupts
-    /// do the rest.
-    fn start(
-        &mut self,
-        route: Route,
-        job: &Job<'_>,
-        kept: bool,
-        meter: &impl Meter,
-    ) -> Result<(), HwError> {
-        let total = job.segs.total() as usize;
-        self.hw_init(&job.session, job.op, kept)?;
+    fn load(&mut self, job: &Job<'_>, kept: bool) -> Result<(), HwError> {
+        self.hw_init(&job.session, job.op, kept)
+    }
+
+    fn start(&mut self, route: Route, job: &Job<'_>, meter: &impl Meter) -> Result<(), HwError> {
         match route {
             Route::Pio => {
-                self.state = State::Pio {
-                    sent: 0,
-                    got: 0,
-                    blocks: total.div_ceil(r::BLOCK),
-                };
+                self.state = State::Pio(Blocks::of(job));
                 self.cryp.write32(r::IMSCR, it::IN | it::OUT)?;
                 Ok(())
             }
             Route::Dma => {
+                let total = job.segs.total() as usize;
                 let aligned = total - total % r::BLOCK;
                 if aligned == 0 {
                     return self.tail(job, 0, meter);
@@ -132,7 +90,7 @@ impl<C: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<C, D> {
     fn interrupt(&mut self, job: &Job<'_>, meter: &impl Meter) -> Result<bool, HwError> {
         match self.state {
             State::Idle => Ok(false),
-            State::Pio { .. } => self.pio_step(job, meter),
+            State::Pio(_) => self.pio_step(job, meter),
             State::Dma { aligned } => self.dma_step(meter).and_then(|done| match done {
                 true if aligned < job.segs.total() as usize => {
                     self.tail(job, aligned, meter).map(|()| false)
@@ -145,12 +103,10 @@ impl<C: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<C, D> {
 
     fn finish(&mut self, job: &Job<'_>) -> Result<[u8; 16], HwError> {
         self.state = State::Idle;
-        let mut iv = job.session.iv;
-        let result = self.read_iv(job.session.mode, &mut iv);
+        let iv = iv_after(&mut self.cryp, r::iv, job, u32::to_be_bytes);
         // Disabled between requests (the key and IV registers keep their values).
         let _ = self.cryp.write32(r::CR, 0);
-        result?;
-        Ok(iv)
+        Ok(iv?)
     }
 
     /// Engine disabled, FIFOs flushed, channels stopped.
@@ -198,17 +154,15 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
         Ok(())
     }
 
-    /// Key and IV from the session, and for an ECB/CBC decryption the key prepared.
+    /// Key and IV from the session (big-endian words: `be32_to_cpu` upstream), and for
+    /// an ECB/CBC decryption the key prepared.
     fn load_key(&mut self, session: &Session, op: CipherOp, cfg: u32) -> Result<(), HwError> {
         let key = session.key();
         let words = key.len() / 4;
-        for j in 0..words {
-            self.cryp.write32(r::key_word(words, j), reg_word(key, j))?;
-        }
+        let key_reg = |j| r::key_word(words, j);
+        write_words(&mut self.cryp, key_reg, key, u32::from_be_bytes)?;
         if session.mode != Mode::Ecb {
-            for i in 0..r::BLOCK_WORDS {
-                self.cryp.write32(r::iv(i), reg_word(&session.iv, i))?;
-            }
+            write_words(&mut self.cryp, r::iv, &session.iv, u32::from_be_bytes)?;
         }
         // ECB/CBC decryption runs the key schedule backwards: the engine must derive the
         // decryption key first (ALGOMODE = key preparation), which ends by clearing
@@ -226,42 +180,22 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
         Ok(())
     }
 
-    fn read_iv(&mut self, mode: Mode, iv: &mut [u8; 16]) -> Result<(), BusFault> {
-        if mode == Mode::Ecb {
-            return Ok(());
-        }
-        for i in 0..r::BLOCK_WORDS {
-            let w = self.cryp.read32(r::iv(i))?;
-            iv[4 * i..4 * i + 4].copy_from_slice(&w.to_be_bytes());
-        }
-        Ok(())
-    }
-
+    /// The FIFOs take a block's bytes little-endian (CR.DATATYPE = 8-bit swap).
     fn write_block(&mut self, block: &[u8; r::BLOCK]) -> Result<(), BusFault> {
-        for i in 0..r::BLOCK_WORDS {
-            self.cryp.write32(r::DIN, fifo_word(block, i))?;
-        }
-        Ok(())
+        write_words(&mut self.cryp, |_| r::DIN, block, u32::from_le_bytes)
     }
 
-    fn read_block(&mut self, block: &mut [u8; r::BLOCK]) -> Result<(), BusFault> {
-        for i in 0..r::BLOCK_WORDS {
-            let w = self.cryp.read32(r::DOUT)?;
-            block[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-        }
-        Ok(())
+    fn read_block(&mut self) -> Result<[u8; r::BLOCK], BusFault> {
+        let mut block = [0u8; r::BLOCK];
+        read_words(&mut self.cryp, |_| r::DOUT, &mut block, u32::to_le_bytes)?;
+        Ok(block)
     }
 
     /// One IT-mode interrupt: on OUT read a block back, on IN write the next (a partial
     /// last block is padded on the way in and trimmed on the way out). `true` when the
     /// last block is back.
     fn pio_step(&mut self, job: &Job<'_>, meter: &impl Meter) -> Result<bool, HwError> {
-        let State::Pio {
-            mut sent,
-            mut got,
-            blocks,
-        } = self.state
-        else {
+        let State::Pio(mut blocks) = self.state else {
             return Ok(false);
         };
         let misr = self.cryp.read32(r::MISR)?;
@@ -269,27 +203,24 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
             return Ok(false);
         }
         meter.count(Event::Interrupt, 1);
-        let mut block = [0u8; r::BLOCK];
         if misr & it::OUT != 0 {
-            self.read_block(&mut block)?;
-            sg::scatter(&job.segs, &job.data, got * r::BLOCK, &block);
-            got += 1;
+            blocks.put_out(job, &self.read_block()?);
         }
-        if misr & it::IN != 0 && sent < blocks {
-            sg::gather(&job.segs, &job.data, sent * r::BLOCK, &mut block);
+        if misr & it::IN != 0
+            && let Some(block) = blocks.next_in(job)
+        {
             self.write_block(&block)?;
-            sent += 1;
         }
         let mut mask = it::IN | it::OUT;
-        if sent == blocks {
+        if blocks.all_in() {
             mask &= !it::IN;
         }
-        if got == blocks {
+        if blocks.done() {
             mask &= !it::OUT;
         }
-        self.state = State::Pio { sent, got, blocks };
+        self.state = State::Pio(blocks);
         self.cryp.write32(r::IMSCR, mask)?;
-        Ok(got == blocks)
+        Ok(blocks.done())
     }
 
     /// After DMA, the partial last block by the CPU, as upstream: into the engine now,
@@ -311,9 +242,7 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
         }
         meter.count(Event::Interrupt, 1);
         self.cryp.write32(r::IMSCR, 0)?;
-        let mut block = [0u8; r::BLOCK];
-        self.read_block(&mut block)?;
-        sg::scatter(&job.segs, &job.data, at, &block);
+        sg::scatter(&job.segs, &job.data, at, &self.read_block()?);
         Ok(true)
     }
 
@@ -328,12 +257,9 @@ impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {
     /// The DMA controller's completion or error interrupt: `true` when the transfer is
     /// done.
     fn dma_step(&mut self, meter: &impl Meter) -> Result<bool, HwError> {
-        let result = edma::finished(&mut self.dma, &self.cfg, meter);
-        if matches!(result, Ok(false)) {
-            return Ok(false);
-        }
-        self.cryp.write32(r::DMACR, 0)?;
-        result
+        let cryp = &mut self.cryp;
+        let engine_off = || cryp.write32(r::DMACR, 0);
+        edma::finished(&mut self.dma, &self.cfg, meter, engine_off)
     }
 
     fn recover(&mut self) -> Result<(), BusFault> {

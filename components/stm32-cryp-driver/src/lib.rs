@@ -20,7 +20,7 @@
 //! * Known-answer self-test on CPU mode, DMA and DMA with a CPU tail before serving
 //!   (`init`); an engine that fails gets `EngineFault` on everything.
 //!
-//! Assumptions: the driver owns CRYP1, the two DMA channels of [`Config`] and the
+//! Assumptions: the driver owns CRYP1, the two DMA channels of its [`Wiring`] and the
 //! PaRAM link sets from `tx_links`/`rx_links` (`MAX_JOINED` - 1 each); the power grant is held while sessions are open (a gated engine answers
 //! `NoPower`); segments were validated by `cipher-service`; the scratch region is
 //! DMA-reachable, word-aligned and at least [`SCRATCH_BYTES`] long. `no_std`, no heap.
@@ -30,13 +30,9 @@
 mod hw;
 pub mod route;
 
-pub use hw::{Config, Engine, HwError, STM32MP1};
-pub use pio_dma_driver::{
-    Calibration, Crossover, Health, InitError, LedgerMeter, Meter, Route, SCRATCH_BYTES,
-    SelfTestFailure, calibrate, kat,
-};
+pub use hw::{Engine, STM32MP1};
+pub use pio_dma_driver::prelude::*;
 
-/// The driver: this crate's engine under the shared self-test, calibration and routing.
-/// `Driver::new(Engine::new(..), ..)` serves nothing until `init` (self-test, then
-/// calibration) succeeds.
+/// [`Engine`] under the shared self-test, calibration and routing; serves nothing until
+/// `init` succeeds.
 pub type Stm32CrypDriver<'a, A, D, M> = pio_dma_driver::Driver<'a, Engine<A, D>, M>;

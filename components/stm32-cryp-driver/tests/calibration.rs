@@ -5,15 +5,7 @@
 
 mod rig;
 
-use pio_dma_driver::testkit as kit;
-use rig::Board;
-
 #[test]
-fn crossover_is_77_to_86_bytes_for_every_mode_and_key_size() {
-    kit::crossover_in(&Board::new().driver(), 77..=86);
-}
-
-#[test]
-fn calibration_agrees_with_requests_on_either_side_of_it() {
-    kit::calibration_agrees_with_requests(&Board::new());
+fn crossover_is_77_to_86_bytes_and_requests_agree_with_it() {
+    pio_dma_driver::testkit::calibration_matches::<rig::Stm32>(77..=86);
 }

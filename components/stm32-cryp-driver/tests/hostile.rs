@@ -1,9 +1,9 @@
 //! A hostile or careless client, two clients interleaved, a broken engine: typed errors,
-//! the engine keeps working, and a driver whose self-test fails serves nobody.
+//! the engine keeps working, and a driver whose self-test fails serves nobody. What both
+//! engines check alike is `pio_dma_driver::testkit::hostile_suite`.
 
 mod rig;
 
-use cipher_service::testkit::suite;
 use pio_dma_driver::testkit as kit;
 
 use mmio::stm32_cryp::{self as r, cr};
@@ -15,17 +15,8 @@ use stm32_cryp_driver::{InitError, Route};
 const KEY: &str = "2b7e151628aed2a6abf7158809cf4f3c";
 
 #[test]
-fn each_bad_request_gets_its_own_error_and_the_engine_keeps_working() {
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    suite::bad_requests_get_their_own_errors(&mut rig, true);
-}
-
-#[test]
-fn dma_to_an_unreachable_address_is_a_typed_error_and_the_engine_recovers() {
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    suite::dma_fault_is_typed_and_recovers(&mut rig);
+fn the_hostile_cases_both_engines_survive() {
+    kit::hostile_suite::<rig::Stm32>();
 }
 
 /// A CRYP bus that swallows the key-preparation command: decryption then runs without
@@ -113,21 +104,4 @@ fn a_self_test_failure_refuses_service() {
     let driver = board.driver_with(NoKeyPreparation(board.soc.cryp()));
     // Encryption passes; the first decryption (ECB needs the prepared key) does not.
     kit::a_wrong_answer_refuses_service(&board, driver, Route::Pio, CipherOp::Decrypt);
-}
-
-#[test]
-fn an_untested_driver_serves_nobody_and_a_gated_engine_says_no_power() {
-    kit::an_untested_driver_serves_nobody(&Board::new());
-    kit::a_gated_engine_says_no_power(&Board::new());
-}
-
-#[test]
-fn the_self_test_covers_the_dma_path_too() {
-    kit::the_self_test_covers_the_dma_path(&Board::new());
-}
-
-#[test]
-fn two_clients_with_different_keys_and_modes_interleave() {
-    let board = Board::new();
-    kit::two_clients_interleave(&mut rig::rig(&board, board.driver()), 32);
 }

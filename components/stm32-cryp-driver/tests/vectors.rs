@@ -2,7 +2,8 @@
 //! segments in the client's region, cipher-service, the driver, the stm32mp1 model, the
 //! response back. FIPS-197 Appendix C and SP 800-38A F.1, F.2, F.5; CPU mode split at
 //! every byte offset, DMA split at every block boundary, DMA with a CPU tail for CTR
-//! lengths that end mid-block; the ledger checked on DMA.
+//! lengths that end mid-block; the ledger checked on DMA. What both engines check alike
+//! is `pio_dma_driver::testkit::vector_suite`.
 
 mod rig;
 
@@ -12,19 +13,10 @@ use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
 use pio_dma_driver::testkit::{self as kit, both_ways};
 use rig::{Board, Layout, counted, hex};
 
+/// Upstream never DMAs 16 bytes: the suite's DMA requests are 32 bytes here.
 #[test]
-fn fips_197_appendix_c_on_cpu_and_dma() {
-    // Upstream never DMAs 16 bytes: two copies of the block, in two segments.
-    let board = Board::new();
-    kit::fips_197_appendix_c(&mut rig::rig(&board, board.driver()), 2);
-}
-
-#[test]
-fn sp800_38a_dma_split_at_every_block_and_no_cpu_copy() {
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    let layouts = [Layout::Aligned, Layout::Words];
-    kit::sp800_38a_dma_split_at_every_block(&mut rig, board.ledger, &layouts);
+fn the_vectors_both_engines_pass() {
+    kit::vector_suite::<rig::Stm32>();
 }
 
 #[test]
@@ -32,7 +24,7 @@ fn ctr_dma_with_a_cpu_tail() {
     // Upstream: a last segment that is not block-aligned goes DMA for its aligned part
     // and CPU for the tail. Only the tail's bytes are touched by the CPU.
     let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
+    let mut rig = board.rig();
     let splits = vec![
         vec![21],
         vec![40],
@@ -67,8 +59,7 @@ fn ctr_dma_with_a_cpu_tail() {
 
 #[test]
 fn adaptive_follows_upstreams_rule_and_the_crossover() {
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
+    let mut rig = Board::new().rig();
     let from = kit::dma_from(&rig, Mode::Ctr, 32);
     let s = rig
         .open(Mode::Ctr, Path::Adaptive, &hex(K256), &hex(CTR_IV))
@@ -97,16 +88,10 @@ fn adaptive_follows_upstreams_rule_and_the_crossover() {
     );
 }
 
-#[test]
-fn iv_carries_over_between_requests_on_both_routes() {
-    let board = Board::new();
-    kit::iv_carries_over_between_requests(&mut rig::rig(&board, board.driver()), 32);
-}
-
+/// Alone or queued (a request DMA refuses alone never joins another).
 #[test]
 fn forced_dma_refuses_what_upstream_would_not_dma() {
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
+    let mut rig = Board::new().rig();
     let s = rig
         .open(Mode::Cbc, Path::Dma, &hex(K128), &hex(CBC_IV))
         .unwrap();
@@ -121,17 +106,6 @@ fn forced_dma_refuses_what_upstream_would_not_dma() {
             "{split:?} {layout:?}"
         );
     }
-}
-
-/// Requests of one session queued together run as one transfer and give the vectors'
-/// bytes as one at a time does, on every route (DMA in 32-byte requests: upstream's rule
-/// gives DMA nothing of 16 bytes or fewer, and a request DMA refuses alone never joins).
-#[test]
-fn queued_requests_of_a_session_run_as_one_transfer() {
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    kit::queued_requests_run_as_one_transfer(&mut rig, board.ledger, 32);
-    // A 16-byte request DMA cannot take alone is refused alone, queued or not.
     let (_, mode, key, iv, _) = SP800_38A[0];
     let s = rig.open(mode, Path::Dma, &hex(key), &hex(iv)).unwrap();
     let short = rig::request(9, s, &[(0, 16)]);
@@ -141,36 +115,4 @@ fn queued_requests_of_a_session_run_as_one_transfer() {
             .all(|a| rig::status(a) == Err(CipherError::UnsupportedPath)),
         "{got:?}"
     );
-}
-
-/// How the driver joins queued requests, on every path (32-byte requests: upstream's
-/// rule gives DMA nothing of 16 bytes or fewer): the longest join it makes (`MAX_JOINED`
-/// requests, its link sets all used) and one more, two transfers on DMA; runs split
-/// where another session's request or a bad one comes between, and a failed transfer
-/// fails only its own requests; always each session's bytes as one at a time.
-#[test]
-fn joins_on_every_path() {
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    let starts = || board.ledger.get(Event::DmaStart);
-    cipher_service::testkit::suite::joins_on_every_path(&mut rig, 32, &starts);
-}
-
-/// The engine keeps a session's key (prepared, for a decryption) and IV between its
-/// jobs and reloads them whenever anything else ran, the direction changed or power
-/// was lost (`ContextKept` in the ledger); SP 800-38A CBC and CTR a block per request.
-#[test]
-fn a_held_context_is_reused_only_when_it_matches() {
-    let board = Board::new();
-    let mut rig = rig::rig(&board, board.driver());
-    // PIO only: the check goes a block per request, and upstream's rule gives DMA
-    // nothing of 16 bytes or fewer (the DMA route keeps its context the same way, by the
-    // same `Context` comparison in pio-dma-driver).
-    kit::a_held_context_is_reused_only_when_it_matches(&mut rig, board.ledger, &[Path::Pio]);
-}
-
-#[test]
-fn sp800_38a_cpu_mode_split_at_every_offset() {
-    let board = Board::new();
-    kit::sp800_38a_pio_split_at_every_offset(&mut rig::rig(&board, board.driver()));
 }
