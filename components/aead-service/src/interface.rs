@@ -3,12 +3,13 @@
 use core::marker::PhantomData;
 
 use pd_idl::aead::{
-    self, AeadAlgorithm, AeadError, AeadErrorRaw, AeadOp, REQUEST_QUEUE_CAPACITY, Request, Response,
+    self, AeadAlgorithm, AeadError, AeadErrorRaw, AeadOp, OpenSessionArgs, REQUEST_QUEUE_CAPACITY,
+    Request, Response,
 };
 use pd_idl::common::Segment;
-use pd_idl::wire::{Caller, Message};
+use pd_idl::wire::Caller;
 use pd_trace::Kind;
-use queued_service::{Calls, Carried, ClientData, Interface, Sessions};
+use queued_service::{Carried, ClientData, Interface, Sessions};
 use segment_list::{Overlaps, SegmentError};
 
 use crate::{
@@ -22,25 +23,21 @@ pub struct Aead<E>(PhantomData<E>);
 /// (`None`: the caller is no client).
 #[derive(Clone, Copy)]
 pub struct Open {
-    pub algorithm: AeadAlgorithm,
-    pub key_offset: u32,
-    pub key_len: u32,
-    pub nonce_len: u8,
-    pub tag_len: u8,
+    pub call: OpenSessionArgs,
     pub data: Option<ClientData<'static>>,
 }
 
 impl Open {
     /// The lengths and where the key lies, checked; the region and the key's place.
     fn checked(&self) -> Result<(ClientData<'static>, usize, usize), AeadError> {
-        if !nonce_ok(self.algorithm, usize::from(self.nonce_len)) {
+        if !nonce_ok(self.call.algorithm, usize::from(self.call.nonce_len)) {
             return Err(AeadError::BadNonceLength);
         }
-        if !tag_ok(self.algorithm, usize::from(self.tag_len)) {
+        if !tag_ok(self.call.algorithm, usize::from(self.call.tag_len)) {
             return Err(AeadError::BadTagLength);
         }
         let data = self.data.ok_or(AeadError::BadRequest)?;
-        let (at, len) = (self.key_offset as usize, self.key_len as usize);
+        let (at, len) = (self.call.key_offset as usize, self.call.key_len as usize);
         if !matches!(len, 16 | 24 | 32) || !data.holds(at, len) {
             return Err(AeadError::BadKeySize);
         }
@@ -73,8 +70,11 @@ impl<E: AeadEngine> Interface for Aead<E> {
     type Session = Session<E::Context>;
     type Job<'a> = Flight<'a, E::Context>;
     type Done = ();
+    type OpenCall = OpenSessionArgs;
     type Open = Open;
 
+    const OP_OPEN_SESSION: u64 = aead::OP_OPEN_SESSION;
+    const OP_CLOSE_SESSION: u64 = aead::OP_CLOSE_SESSION;
     const CAPACITY: u32 = REQUEST_QUEUE_CAPACITY;
     /// Payloads are worked in place, tags written.
     const WRITES_DATA: bool = true;
@@ -227,7 +227,7 @@ impl<E: AeadEngine> Interface for Aead<E> {
     }
 
     fn precheck(engine: &E, args: &Open) -> Result<(), AeadError> {
-        engine.supports(args.algorithm, args.key_len as usize)?;
+        engine.supports(args.call.algorithm, args.call.key_len as usize)?;
         args.checked().map(|_| ())
     }
 
@@ -237,54 +237,24 @@ impl<E: AeadEngine> Interface for Aead<E> {
         _slot: usize,
         args: Open,
     ) -> Result<Self::Session, AeadError> {
-        engine.supports(args.algorithm, args.key_len as usize)?;
+        engine.supports(args.call.algorithm, args.call.key_len as usize)?;
         let (data, at, len) = args.checked()?;
         let mut key = Key::default();
         // Checked inside the region: the copy cannot fail.
         let inside = data.region.read_bytes(at, key.fill(len));
         debug_assert!(inside);
-        let ctx = engine.open(_slot, args.algorithm, key.as_bytes())?;
+        let ctx = engine.open(_slot, args.call.algorithm, key.as_bytes())?;
         Ok(Session {
-            algorithm: args.algorithm,
-            nonce_len: args.nonce_len,
-            tag_len: args.tag_len,
+            algorithm: args.call.algorithm,
+            nonce_len: args.call.nonce_len,
+            tag_len: args.call.tag_len,
             messages: 0,
             key,
             engine: ctx,
         })
     }
 
-    fn dispatch(calls: &mut impl Calls<Self>, caller: Caller, msg: &Message) -> Message {
-        aead::dispatch(&mut Server(calls, PhantomData), caller, msg)
-    }
-}
-
-/// The IDL's server over the PD's calls.
-struct Server<'c, C, E>(&'c mut C, PhantomData<E>);
-
-impl<E: AeadEngine, C: Calls<Aead<E>>> aead::Server for Server<'_, C, E> {
-    fn open_session(
-        &mut self,
-        caller: Caller,
-        algorithm: AeadAlgorithm,
-        key_offset: u32,
-        key_len: u32,
-        nonce_len: u8,
-        tag_len: u8,
-    ) -> Result<u32, AeadError> {
-        let data = self.0.data(caller);
-        let args = Open {
-            algorithm,
-            key_offset,
-            key_len,
-            nonce_len,
-            tag_len,
-            data,
-        };
-        self.0.open(caller, args)
-    }
-
-    fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), AeadError> {
-        self.0.close(caller, session)
+    fn open_args(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Open {
+        Open { call, data }
     }
 }

@@ -2,12 +2,10 @@
 
 use core::marker::PhantomData;
 
-use pd_idl::cipher::{
-    self, CipherError, CipherErrorRaw, Mode, OpenSessionArgs, Path, Request, Response,
-};
-use pd_idl::wire::{Caller, Message};
+use pd_idl::cipher::{self, CipherError, CipherErrorRaw, OpenSessionArgs, Path, Request, Response};
+use pd_idl::wire::Caller;
 use pd_trace::Kind;
-use queued_service::{Calls, ClientData, Interface, Sessions};
+use queued_service::{ClientData, Interface, Sessions};
 use segment_list::{Overlaps, join};
 
 use crate::segments::validate_into;
@@ -24,8 +22,11 @@ impl<E: CipherEngine> Interface for Cipher<E> {
     type Session = Session;
     type Job<'a> = Job<'a>;
     type Done = Finished;
+    type OpenCall = OpenSessionArgs;
     type Open = OpenSessionArgs;
 
+    const OP_OPEN_SESSION: u64 = cipher::OP_OPEN_SESSION;
+    const OP_CLOSE_SESSION: u64 = cipher::OP_CLOSE_SESSION;
     const CAPACITY: u32 = cipher::REQUEST_QUEUE_CAPACITY;
     const WRITES_DATA: bool = true;
 
@@ -185,8 +186,8 @@ impl<E: CipherEngine> Interface for Cipher<E> {
         engine.context_lost();
     }
 
-    fn dispatch(calls: &mut impl Calls<Self>, caller: Caller, msg: &Message) -> Message {
-        cipher::dispatch(&mut Server(calls, PhantomData), caller, msg)
+    fn open_args(call: OpenSessionArgs, _: Option<ClientData<'static>>) -> OpenSessionArgs {
+        call
     }
 }
 
@@ -198,33 +199,5 @@ fn session(owner: Caller, args: &OpenSessionArgs) -> Session {
         key_len: args.key_len,
         key: args.key,
         iv: args.iv,
-    }
-}
-
-/// The IDL's server over the PD's calls.
-struct Server<'c, C, E>(&'c mut C, PhantomData<E>);
-
-impl<E: CipherEngine, C: Calls<Cipher<E>>> cipher::Server for Server<'_, C, E> {
-    fn open_session(
-        &mut self,
-        caller: Caller,
-        mode: Mode,
-        path: Path,
-        key_len: u8,
-        key: [u8; 32],
-        iv: [u8; 16],
-    ) -> Result<u32, CipherError> {
-        let args = OpenSessionArgs {
-            mode,
-            path,
-            key_len,
-            key,
-            iv,
-        };
-        self.0.open(caller, args)
-    }
-
-    fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), CipherError> {
-        self.0.close(caller, session)
     }
 }

@@ -44,11 +44,13 @@ fn open(
 ) -> Result<u32, AeadError> {
     rig.data.write(KEY_AT as usize, key);
     let args = Open {
-        algorithm: alg,
-        key_offset: KEY_AT,
-        key_len: key.len() as u32,
-        nonce_len: nonce_len as u8,
-        tag_len: tag_len as u8,
+        call: pd_idl::aead::OpenSessionArgs {
+            algorithm: alg,
+            key_offset: KEY_AT,
+            key_len: key.len() as u32,
+            nonce_len: nonce_len as u8,
+            tag_len: tag_len as u8,
+        },
         data: Some(rig.client_data()),
     };
     <Aead<CpuAead> as Interface>::precheck(&rig.service.engine, &args)?;
@@ -373,11 +375,13 @@ fn bad_lengths_at_open_are_typed() {
     }
     // A key past the region's end.
     let args = Open {
-        algorithm: AesGcm,
-        key_offset: (REGION - 8) as u32,
-        key_len: 16,
-        nonce_len: 12,
-        tag_len: 16,
+        call: pd_idl::aead::OpenSessionArgs {
+            algorithm: AesGcm,
+            key_offset: (REGION - 8) as u32,
+            key_len: 16,
+            nonce_len: 12,
+            tag_len: 16,
+        },
         data: Some(rig.client_data()),
     };
     assert_eq!(rig.open_as(CLIENT, args), Err(AeadError::BadKeySize));

@@ -3,12 +3,11 @@
 use core::marker::PhantomData;
 
 use pd_idl::digest::{
-    self, Algorithm, DigestError, DigestErrorRaw, DigestOp, HashPath, OpenSessionArgs, Request,
-    Response, Segment,
+    self, DigestError, DigestErrorRaw, DigestOp, OpenSessionArgs, Request, Response, Segment,
 };
-use pd_idl::wire::{Caller, Message};
+use pd_idl::wire::Caller;
 use pd_trace::Kind;
-use queued_service::{Calls, Carried, ClientData, Interface, Sessions};
+use queued_service::{Carried, ClientData, Interface, Sessions};
 use segment_list::{Overlaps, join};
 
 use crate::segments::validate_into;
@@ -35,8 +34,11 @@ impl<E: DigestEngine> Interface for Digest<E> {
     type Session = Session<E::Context>;
     type Job<'a> = Flight<'a, E::Context>;
     type Done = Option<DigestValue>;
+    type OpenCall = OpenSessionArgs;
     type Open = OpenSessionArgs;
 
+    const OP_OPEN_SESSION: u64 = digest::OP_OPEN_SESSION;
+    const OP_CLOSE_SESSION: u64 = digest::OP_CLOSE_SESSION;
     const CAPACITY: u32 = digest::REQUEST_QUEUE_CAPACITY;
     /// A final writes its digest into the client's region.
     const WRITES_DATA: bool = true;
@@ -238,26 +240,8 @@ impl<E: DigestEngine> Interface for Digest<E> {
         })
     }
 
-    fn dispatch(calls: &mut impl Calls<Self>, caller: Caller, msg: &Message) -> Message {
-        digest::dispatch(&mut Server(calls, PhantomData), caller, msg)
-    }
-}
-
-/// The IDL's server over the PD's calls.
-struct Server<'c, C, E>(&'c mut C, PhantomData<E>);
-
-impl<E: DigestEngine, C: Calls<Digest<E>>> digest::Server for Server<'_, C, E> {
-    fn open_session(
-        &mut self,
-        caller: Caller,
-        algorithm: Algorithm,
-        path: HashPath,
-    ) -> Result<u32, DigestError> {
-        self.0.open(caller, OpenSessionArgs { algorithm, path })
-    }
-
-    fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), DigestError> {
-        self.0.close(caller, session)
+    fn open_args(call: OpenSessionArgs, _: Option<ClientData<'static>>) -> OpenSessionArgs {
+        call
     }
 }
 
@@ -266,8 +250,9 @@ mod tests {
     use super::*;
     use crate::Service;
     use pd_idl::digest::Client;
-    use pd_idl::wire::{CallError, ServerDied, Transport};
-    use queued_service::Step;
+    use pd_idl::digest::{Algorithm, HashPath};
+    use pd_idl::wire::{CallError, Message, ServerDied, Transport};
+    use queued_service::{Calls, Step};
 
     /// An engine that takes every algorithm on the `Auto` path and hashes nothing.
     struct AutoOnly;
@@ -309,7 +294,11 @@ mod tests {
 
     impl Transport for Ppc<'_> {
         fn call(&mut self, msg: &Message) -> Result<Message, ServerDied> {
-            Ok(Digest::<AutoOnly>::dispatch(&mut self.0, Caller(3), msg))
+            Ok(queued_service::dispatch::<Digest<AutoOnly>>(
+                &mut self.0,
+                Caller(3),
+                msg,
+            ))
         }
     }
 

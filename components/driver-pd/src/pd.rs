@@ -289,7 +289,7 @@ impl<I: Interface> Handler for DriverPd<I> {
             // The request is copied out of the message words by now: what this may
             // call (the power manager) cannot overwrite it.
             self.check_client(caller);
-            I::dispatch(self, caller, m)
+            queued_service::dispatch::<I>(self, caller, m)
         })
     }
 

@@ -4,11 +4,12 @@ use core::marker::PhantomData;
 
 use pd_idl::common::Segment;
 use pd_idl::mac::{
-    self, MacAlgorithm, MacError, MacErrorRaw, MacOp, REQUEST_QUEUE_CAPACITY, Request, Response,
+    self, MacAlgorithm, MacError, MacErrorRaw, MacOp, OpenSessionArgs, REQUEST_QUEUE_CAPACITY,
+    Request, Response,
 };
-use pd_idl::wire::{Caller, Message};
+use pd_idl::wire::Caller;
 use pd_trace::Kind;
-use queued_service::{Calls, Carried, ClientData, Interface, Sessions, Step};
+use queued_service::{Carried, ClientData, Interface, Sessions, Step};
 use subtle::ConstantTimeEq;
 
 use crate::segments::{Last, validate_into};
@@ -24,9 +25,7 @@ pub struct Mac<E>(PhantomData<E>);
 /// (`None`: the caller is no client).
 #[derive(Clone, Copy)]
 pub struct Open {
-    pub algorithm: MacAlgorithm,
-    pub key_offset: u32,
-    pub key_len: u32,
+    pub call: OpenSessionArgs,
     pub data: Option<ClientData<'static>>,
 }
 
@@ -34,7 +33,7 @@ impl Open {
     /// Where the key lies, checked: 1 to [`MAX_KEY`] bytes inside the region.
     fn key_at(&self) -> Result<(ClientData<'static>, usize, usize), MacError> {
         let data = self.data.ok_or(MacError::BadRequest)?;
-        let (at, len) = (self.key_offset as usize, self.key_len as usize);
+        let (at, len) = (self.call.key_offset as usize, self.call.key_len as usize);
         if len == 0 || len > MAX_KEY || !data.holds(at, len) {
             return Err(MacError::BadKeySize);
         }
@@ -78,8 +77,11 @@ impl<E: MacEngine> Interface for Mac<E> {
     type Session = Session<E::Context>;
     type Job<'a> = Flight<'a, E::Context>;
     type Done = Option<Tag>;
+    type OpenCall = OpenSessionArgs;
     type Open = Open;
 
+    const OP_OPEN_SESSION: u64 = mac::OP_OPEN_SESSION;
+    const OP_CLOSE_SESSION: u64 = mac::OP_CLOSE_SESSION;
     const CAPACITY: u32 = REQUEST_QUEUE_CAPACITY;
     /// A final writes its tag into the client's region.
     const WRITES_DATA: bool = true;
@@ -234,21 +236,21 @@ impl<E: MacEngine> Interface for Mac<E> {
     }
 
     fn precheck(engine: &E, args: &Open) -> Result<(), MacError> {
-        engine.supports(args.algorithm)?;
+        engine.supports(args.call.algorithm)?;
         args.key_at().map(|_| ())
     }
 
     fn open(engine: &mut E, _: Caller, slot: usize, args: Open) -> Result<Self::Session, MacError> {
-        engine.supports(args.algorithm)?;
+        engine.supports(args.call.algorithm)?;
         let (data, at, len) = args.key_at()?;
         // Private memory, wiped when it goes out of scope; checked inside the region.
         let mut key = ClientKey::default();
         let inside = data.region.read_bytes(at, key.fill(len));
         debug_assert!(inside);
         let mut block = BlockKey::default();
-        let ctx = engine.open(slot, args.algorithm, key.as_bytes(), &mut block)?;
+        let ctx = engine.open(slot, args.call.algorithm, key.as_bytes(), &mut block)?;
         Ok(Session {
-            algorithm: args.algorithm,
+            algorithm: args.call.algorithm,
             state: State::Open,
             bytes: 0,
             key: block,
@@ -256,33 +258,7 @@ impl<E: MacEngine> Interface for Mac<E> {
         })
     }
 
-    fn dispatch(calls: &mut impl Calls<Self>, caller: Caller, msg: &Message) -> Message {
-        mac::dispatch(&mut Server(calls, PhantomData), caller, msg)
-    }
-}
-
-/// The IDL's server over the PD's calls.
-struct Server<'c, C, E>(&'c mut C, PhantomData<E>);
-
-impl<E: MacEngine, C: Calls<Mac<E>>> mac::Server for Server<'_, C, E> {
-    fn open_session(
-        &mut self,
-        caller: Caller,
-        algorithm: MacAlgorithm,
-        key_offset: u32,
-        key_len: u32,
-    ) -> Result<u32, MacError> {
-        let data = self.0.data(caller);
-        let args = Open {
-            algorithm,
-            key_offset,
-            key_len,
-            data,
-        };
-        self.0.open(caller, args)
-    }
-
-    fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), MacError> {
-        self.0.close(caller, session)
+    fn open_args(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Open {
+        Open { call, data }
     }
 }

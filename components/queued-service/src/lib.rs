@@ -58,7 +58,7 @@ pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Parts, Segments};
 pub use service::{MAX_COALESCED, Service, Stopped};
 pub use sessions::{MAX_SESSIONS, Sessions};
 
-use pd_idl::wire::{Caller, Message};
+use pd_idl::wire::{self, Caller, ErrorCode, Message, ProtocolError};
 use pd_trace::{Kind, Trace};
 use shared_region::SharedRegion;
 use shm_queue::Descriptor;
@@ -195,16 +195,23 @@ pub trait Interface: Sized {
     type Request: Descriptor + 'static;
     type Response: Descriptor + 'static;
     /// The interface's error enum (the IDL's).
-    type Error: Copy + core::fmt::Debug;
+    type Error: Copy + core::fmt::Debug + ErrorCode;
     /// What the service keeps per open session.
     type Session;
     /// One checked request (or several joined), as its engine runs it.
     type Job<'a>;
     /// What the engine hands back for a job that succeeded.
     type Done: Copy;
-    /// The `open_session` call's arguments, as one value.
+    /// The `open_session` call's arguments as they travel (the IDL's
+    /// `OpenSessionArgs`).
+    type OpenCall: serde::de::DeserializeOwned + hubpack::SerializedSize;
+    /// What a session is opened from: the call's arguments, with the caller's data
+    /// region where the interface reads an argument there ([`Interface::open_args`]).
     type Open;
 
+    /// The IDL's numbers of the two calls every queued interface has.
+    const OP_OPEN_SESSION: u64;
+    const OP_CLOSE_SESSION: u64;
     /// Slots in each of the interface's queues (the IDL's capacities).
     const CAPACITY: u32;
     /// Whether the engine writes client data (a cipher works in place): the PD then
@@ -326,9 +333,41 @@ pub trait Interface: Sized {
     fn powered_on(engine: &mut Self::Engine) {
         let _ = engine;
     }
-    /// Decodes one call of the interface and runs it on `calls` (the IDL's `dispatch`
-    /// over the interface's `Server`).
-    fn dispatch(calls: &mut impl Calls<Self>, caller: Caller, msg: &Message) -> Message;
+    /// The [`Open`](Interface::Open) value of an `open_session` call whose caller has
+    /// `data` as its data region (`None`: no client), for an interface whose call names
+    /// a place there (Mac's and Aead's keys, too long for the message words).
+    fn open_args(call: Self::OpenCall, data: Option<ClientData<'static>>) -> Self::Open;
+}
+
+/// `close_session`'s one argument, as every queued interface's IDL declares it (each
+/// service's tests call it through the IDL's own client stub).
+#[derive(serde::Deserialize, hubpack::SerializedSize)]
+struct CloseSession {
+    session: u32,
+}
+
+/// Decodes one call of interface `I` and runs it on `calls`. Every queued interface's
+/// calls are the same two, `open_session` (with the interface's own arguments) and
+/// `close_session`, so their dispatch is written once here rather than as a `Server`
+/// adapter per interface; a malformed call (unknown op, too few or too many words, a
+/// value its type does not allow) is a protocol error, as the IDL's `dispatch` answers.
+pub fn dispatch<I: Interface>(calls: &mut impl Calls<I>, caller: Caller, msg: &Message) -> Message {
+    if msg.label == I::OP_OPEN_SESSION {
+        match wire::decode_args::<I::OpenCall>(msg) {
+            Ok(call) => {
+                let args = I::open_args(call, calls.data(caller));
+                wire::reply(calls.open(caller, args))
+            }
+            Err(e) => Message::protocol_error(e),
+        }
+    } else if msg.label == I::OP_CLOSE_SESSION {
+        match wire::decode_args::<CloseSession>(msg) {
+            Ok(c) => wire::reply(calls.close(caller, c.session)),
+            Err(e) => Message::protocol_error(e),
+        }
+    } else {
+        Message::protocol_error(ProtocolError::UnknownOp)
+    }
 }
 
 /// The calls every queued interface has, as the PD answers them (power, trace and the

@@ -59,9 +59,11 @@ impl<E: MacEngine> Rig<E> {
         len: u32,
     ) -> Result<u32, MacError> {
         let args = Open {
-            algorithm,
-            key_offset: offset,
-            key_len: len,
+            call: pd_idl::mac::OpenSessionArgs {
+                algorithm,
+                key_offset: offset,
+                key_len: len,
+            },
             data: Some(self.client_data()),
         };
         <Mac<E> as queued_service::Interface>::precheck(&self.service.engine, &args)?;

@@ -182,9 +182,11 @@ pub fn hostile<E: MacEngine>(rig: &mut Rig<E>) {
         );
     }
     let stranger = Open {
-        algorithm: alg,
-        key_offset: KEY_AT,
-        key_len: 16,
+        call: pd_idl::mac::OpenSessionArgs {
+            algorithm: alg,
+            key_offset: KEY_AT,
+            key_len: 16,
+        },
         data: None,
     };
     assert_eq!(rig.open_as(CLIENT, stranger), Err(MacError::BadRequest));
@@ -381,7 +383,7 @@ pub fn calls_through_the_wire<E: MacEngine>(rig: &mut Rig<E>) {
     }
     impl<E: MacEngine> Transport for Direct<'_, E> {
         fn call(&mut self, msg: &Message) -> Result<Message, ServerDied> {
-            Ok(Mac::<E>::dispatch(self, CLIENT, msg))
+            Ok(queued_service::dispatch::<Mac<E>>(self, CLIENT, msg))
         }
     }
     let v = vectors(&[MacAlgorithm::Sha224]).last().unwrap();
