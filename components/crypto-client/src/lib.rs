@@ -21,7 +21,8 @@
 //!   incarnation may have left either flag spent (a client killed mid-stream hung for
 //!   ever, its answers unread and the driver idle).
 //! * [`pd`]: a client PD's end as the `.system` conventions give it (driver on channel
-//!   0, regions `queues` and `data`, found by symbol).
+//!   0, regions `queues` and `data`, found by symbol); [`driver`]: its calls and link
+//!   as one value.
 //! * [`verdict`]: a test client's verdict, written to a region for another PD to read.
 //! * Calls (`open_session`, `close_session`) go through `pd-idl`'s generated stubs over
 //!   `pd_runtime::ipc::PpcTransport`; the stubs turn a driver that died during a call
@@ -33,6 +34,7 @@
 // Only `pd` makes shared regions out of the runtime's mappings.
 #![deny(unsafe_code)]
 
+pub mod driver;
 pub mod pair;
 #[allow(unsafe_code)]
 pub mod pd;

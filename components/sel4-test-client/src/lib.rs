@@ -7,12 +7,10 @@
 //! (`components/<engine>/pd`), the power manager (`pm-qemu-virt`) and the verified-boot
 //! client (`components/vboot-client-pd`).
 //!
-//! This library holds the queue-pair helper the test client uses. Assumes Microkit's
-//! model: one thread per PD, regions mapped for the PD's life. `no_std`, no heap.
+//! This library holds what the test client's links assume of the interfaces: one
+//! capacity for both queues of a pair (`crypto_client::driver` sizes each pair by the
+//! request queue's). `no_std`, no heap.
 #![no_std]
-
-use pd_runtime::MemoryRegion;
-use shm_queue::SharedRegion;
 
 /// Slots in each queue of a pair (both interfaces declare 64).
 pub const QUEUE_CAPACITY: u32 = pd_idl::cipher::REQUEST_QUEUE_CAPACITY;
@@ -21,11 +19,3 @@ const _: () = assert!(
         && pd_idl::digest::REQUEST_QUEUE_CAPACITY == QUEUE_CAPACITY
         && pd_idl::digest::RESPONSE_QUEUE_CAPACITY == QUEUE_CAPACITY
 );
-
-/// A queue-pair region for the life of the PD, for `crypto_client::pair`.
-pub fn queue_region(region: MemoryRegion) -> SharedRegion<'static> {
-    // SAFETY: the runtime maps the region once, read-write (the .system file maps every
-    // queue region rw), for the life of the PD, and nothing here makes Rust references
-    // into it: shm-queue and the pair's control line access it atomically/volatilely.
-    unsafe { SharedRegion::from_raw(region.vaddr, region.size) }
-}

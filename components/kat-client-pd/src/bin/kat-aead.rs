@@ -13,13 +13,17 @@
 //! reaches past the region, is longer than a request takes, or overlaps: each must be
 //! its own error and leave the region as it was. Exits 0 only when every answer is the
 //! one published or expected.
-use crypto_client::pd::{DRIVER, Data, answers, link};
-use crypto_client::{AeadLink, Completion};
+use crypto_client::driver::Aead;
+use kat_client_pd::{About, Client, Passed};
 use kat_vectors::{AeadVector, CCM, GCM, hex};
-use pd_idl::aead::{self, AeadAlgorithm, AeadError, AeadOp, REQUEST_QUEUE_CAPACITY, Response};
+use pd_idl::aead::{self, AeadAlgorithm, AeadError, AeadOp, Response};
 use pd_idl::wire::CallError;
-use pd_runtime::ipc::PpcTransport;
-use pd_runtime::{ChannelSet, Handler, debug_println};
+use pd_runtime::{ChannelSet, Handler};
+
+/// What the summary's columns mean.
+const LEGEND: &str = "sealed: encrypts giving the published ciphertext and tag; opened: decrypts giving the published plaintext, or TagMismatch and zeros where the published answer is a failed tag; forgeries refused: decrypts with a flipped tag bit answered TagMismatch, payload zeroed; refusals typed: opens and requests with bad lengths or places answered their own error, nothing written";
+const SOURCES: &str = "CAVP gcmEncryptExtIV128, gcmDecrypt128, ccmtestvectors; SP 800-38C C";
+const ABOUT: About = About::new("kat-aead", "answers", SOURCES, LEGEND);
 
 /// Where each part of a message goes (odd offsets: nothing needs alignment).
 const KEY_AT: u32 = 0x11;
@@ -124,49 +128,20 @@ fn bytes(s: &str) -> ([u8; MAX], usize) {
     (b, n)
 }
 
-struct ByWay<'a>(&'a [u32; 4]);
-
-impl core::fmt::Display for ByWay<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "sealed {}, opened {}, forgeries refused {}, refusals typed {}",
-            self.0[0], self.0[1], self.0[2], self.0[3]
-        )
-    }
-}
-
 struct Kat {
-    calls: aead::Client<PpcTransport>,
-    link: AeadLink<'static>,
-    data: Data,
+    client: Client<Aead>,
     index: usize,
     way: usize,
     session: Option<u32>,
-    passed: [u32; 4],
+    /// By way, then the typed refusals.
+    passed: Passed<4>,
     /// The refusals' session, and the next of [`BAD`] to send.
     bad: Option<(u32, usize)>,
     /// The region as it was before a refused request.
     before: [u8; 64],
-    failed: u32,
-    next_id: u32,
-    refused: u8,
 }
 
 impl Kat {
-    fn refused_at_open(&self) -> kat_client_pd::Refused<AeadAlgorithm> {
-        kat_client_pd::Refused {
-            bits: self.refused,
-            all: &AeadAlgorithm::ALL,
-            bit: |a| a as u8,
-        }
-    }
-
-    fn fail(&mut self, what: core::fmt::Arguments<'_>) {
-        self.failed += 1;
-        debug_println!("kat-aead: FAIL {what}");
-    }
-
     /// Whether the current way applies to the current case: an encrypt needs a
     /// plaintext, a forgery a tag that verifies.
     fn applies(v: &AeadVector, way: Way) -> bool {
@@ -178,24 +153,22 @@ impl Kat {
     fn next(&mut self) {
         while let Some(v) = vector(self.index) {
             if self.way == WAYS.len() {
-                if let Some(s) = self.session.take()
-                    && let Err(e) = self.calls.close_session(s)
-                {
-                    self.fail(format_args!("close_session: {e:?}"));
+                if let Some(s) = self.session.take() {
+                    self.client.close(s);
                 }
                 self.way = 0;
                 self.index += 1;
                 continue;
             }
-            if self.refused & 1 << (v.algorithm as u8) != 0 || !Self::applies(v, WAYS[self.way]) {
+            if self.client.refuses(v.algorithm as u8) || !Self::applies(v, WAYS[self.way]) {
                 self.way += 1;
                 continue;
             }
             if self.session.is_none() {
                 let (key, kn) = bytes(v.key);
-                self.data.write(KEY_AT, &key[..kn]);
+                self.client.data.write(KEY_AT, &key[..kn]);
                 let (nonce_len, tag_len) = (v.nonce.len() / 2, v.tag.len() / 2);
-                match self.calls.open_session(
+                match self.client.driver.calls.open_session(
                     v.algorithm,
                     KEY_AT,
                     kn as u32,
@@ -204,11 +177,12 @@ impl Kat {
                 ) {
                     Ok(s) => self.session = Some(s),
                     Err(CallError::Server(AeadError::UnsupportedAlgorithm)) => {
-                        self.refused |= 1 << (v.algorithm as u8);
+                        self.client.refuse(v.algorithm as u8);
                         continue;
                     }
                     Err(e) => {
-                        self.fail(format_args!("{}: open_session: {e:?}", v.source));
+                        self.client
+                            .fail(format_args!("{}: open_session: {e:?}", v.source));
                         self.way = WAYS.len();
                         continue;
                     }
@@ -219,16 +193,11 @@ impl Kat {
         if self.refusals() {
             return;
         }
-        let passed: u32 = self.passed.iter().sum();
-        let verdict = kat_client_pd::Verdict {
-            name: "kat-aead",
-            what: "answers",
-            sources: "CAVP gcmEncryptExtIV128, gcmDecrypt128, ccmtestvectors; SP 800-38C C",
-            by_path: &ByWay(&self.passed),
-            extra: format_args!("{}", self.refused_at_open()),
-            legend: "sealed: encrypts giving the published ciphertext and tag; opened: decrypts giving the published plaintext, or TagMismatch and zeros where the published answer is a failed tag; forgeries refused: decrypts with a flipped tag bit answered TagMismatch, payload zeroed; refusals typed: opens and requests with bad lengths or places answered their own error, nothing written",
-        };
-        kat_client_pd::conclude(verdict, passed, self.failed)
+        let refused = self
+            .client
+            .refused_at_open(&AeadAlgorithm::ALL, |a| a as u8);
+        self.client
+            .conclude(self.passed.total(), &self.passed, &refused)
     }
 
     /// The typed refusals: the opens at once, then [`BAD`]'s requests one at a time;
@@ -239,14 +208,18 @@ impl Kat {
             Some(_) => return false,
             None => {
                 self.refused_opens();
-                self.data.write(KEY_AT, &KEY);
-                match self
-                    .calls
-                    .open_session(AeadAlgorithm::AesGcm, KEY_AT, 16, 12, 16)
-                {
+                self.client.data.write(KEY_AT, &KEY);
+                match self.client.driver.calls.open_session(
+                    AeadAlgorithm::AesGcm,
+                    KEY_AT,
+                    16,
+                    12,
+                    16,
+                ) {
                     Ok(s) => s,
                     Err(e) => {
-                        self.fail(format_args!("refusals: open_session: {e:?}"));
+                        self.client
+                            .fail(format_args!("refusals: open_session: {e:?}"));
                         return false;
                     }
                 }
@@ -254,13 +227,12 @@ impl Kat {
         };
         let i = self.bad.map_or(0, |(_, i)| i);
         self.bad = Some((session, i));
-        let end = self.data.0.size as u32;
+        let end = self.client.data.0.size as u32;
         let at = |(o, n): (u32, u32)| (if o >= END / 2 { end - (END - o) } else { o }, n);
         let (nonce, aad, payload, tag, _) = BAD[i];
-        self.data.read(PAYLOAD_AT, &mut self.before);
-        self.next_id += 1;
+        self.client.data.read(PAYLOAD_AT, &mut self.before);
         let request = aead::Request::message(
-            self.next_id,
+            self.client.fresh_id(),
             session,
             AeadOp::Decrypt,
             at(nonce),
@@ -268,19 +240,15 @@ impl Kat {
             &[at(payload)],
             at(tag),
         );
-        match self.link.submit(request) {
-            Ok(true) => DRIVER.notify(),
-            Ok(false) => {}
-            Err(e) => panic!("kat-aead: submit: {e:?}"),
-        }
+        self.client.submit(request);
         true
     }
 
     /// Opens the driver must refuse, each with its error.
     fn refused_opens(&mut self) {
         use AeadAlgorithm::{AesCcm, AesGcm};
-        let end = self.data.0.size as u32;
-        self.data.write(KEY_AT, &KEY);
+        let end = self.client.data.0.size as u32;
+        self.client.data.write(KEY_AT, &KEY);
         let opens = [
             (AesGcm, KEY_AT, 16, 11, 16, AeadError::BadNonceLength),
             (AesCcm, KEY_AT, 16, 6, 16, AeadError::BadNonceLength),
@@ -291,9 +259,9 @@ impl Kat {
             (AesGcm, end - 8, 16, 12, 16, AeadError::BadKeySize),
         ];
         for (alg, at, len, n, t, want) in opens {
-            match self.calls.open_session(alg, at, len, n, t) {
-                Err(CallError::Server(e)) if e == want => self.passed[3] += 1,
-                got => self.fail(format_args!(
+            match self.client.driver.calls.open_session(alg, at, len, n, t) {
+                Err(CallError::Server(e)) if e == want => self.passed.counts[3] += 1,
+                got => self.client.fail(format_args!(
                     "open {alg:?} key {len} nonce {n} tag {t}: {got:?}"
                 )),
             }
@@ -307,20 +275,18 @@ impl Kat {
         };
         let want = BAD[i].4;
         let mut now = [0; 64];
-        self.data.read(PAYLOAD_AT, &mut now);
+        self.client.data.read(PAYLOAD_AT, &mut now);
         if resp.status.check() == Ok(Err(want)) && now == self.before {
-            self.passed[3] += 1;
+            self.passed.counts[3] += 1;
         } else {
-            self.fail(format_args!(
+            self.client.fail(format_args!(
                 "refusal {i}: {:?}, want {want:?}",
                 resp.status
             ));
         }
         self.bad = Some((session, i + 1));
-        if i + 1 == BAD.len()
-            && let Err(e) = self.calls.close_session(session)
-        {
-            self.fail(format_args!("close_session: {e:?}"));
+        if i + 1 == BAD.len() {
+            self.client.close(session);
         }
         self.next();
     }
@@ -333,15 +299,15 @@ impl Kat {
 
     fn put_payload(&self, b: &[u8]) {
         let [a, c] = Self::segs(b.len() as u32);
-        self.data.write(a.0, &b[..a.1 as usize]);
-        self.data.write(c.0, &b[a.1 as usize..]);
+        self.client.data.write(a.0, &b[..a.1 as usize]);
+        self.client.data.write(c.0, &b[a.1 as usize..]);
     }
 
     fn get_payload(&self, out: &mut [u8]) {
         let [a, c] = Self::segs(out.len() as u32);
         let (x, y) = out.split_at_mut(a.1 as usize);
-        self.data.read(a.0, x);
-        self.data.read(c.0, y);
+        self.client.data.read(a.0, x);
+        self.client.data.read(c.0, y);
     }
 
     fn send(&mut self, v: &AeadVector) {
@@ -352,8 +318,8 @@ impl Kat {
         let (nonce, nn) = bytes(v.nonce);
         let (aad, an) = bytes(v.aad);
         let (mut tag, tn) = bytes(v.tag);
-        self.data.write(NONCE_AT, &nonce[..nn]);
-        self.data.write(AAD_AT, &aad[..an]);
+        self.client.data.write(NONCE_AT, &nonce[..nn]);
+        self.client.data.write(AAD_AT, &aad[..an]);
         let (op, (payload, pn)) = match way {
             Way::Encrypt => {
                 tag = [0; MAX];
@@ -366,10 +332,9 @@ impl Kat {
             }
         };
         self.put_payload(&payload[..pn]);
-        self.data.write(TAG_AT, &tag[..tn]);
-        self.next_id += 1;
+        self.client.data.write(TAG_AT, &tag[..tn]);
         let request = aead::Request::message(
-            self.next_id,
+            self.client.fresh_id(),
             session,
             op,
             (NONCE_AT, nn as u32),
@@ -377,11 +342,7 @@ impl Kat {
             &Self::segs(pn as u32),
             (TAG_AT, tn as u32),
         );
-        match self.link.submit(request) {
-            Ok(true) => DRIVER.notify(),
-            Ok(false) => {}
-            Err(e) => panic!("kat-aead: submit: {e:?}"),
-        }
+        self.client.submit(request);
     }
 
     fn check(&mut self, resp: Response) {
@@ -389,7 +350,7 @@ impl Kat {
             return self.check_refusal(resp);
         }
         let Some(v) = vector(self.index) else {
-            return self.fail(format_args!("answer {} to nothing asked", resp.id));
+            return self.client.unasked(resp.id);
         };
         let way = WAYS[self.way];
         let status = resp.status.check();
@@ -398,7 +359,7 @@ impl Kat {
         let mut out = [0; MAX];
         self.get_payload(&mut out[..cn]);
         let mut tag = [0; 16];
-        self.data.read(TAG_AT, &mut tag[..tn]);
+        self.client.data.read(TAG_AT, &mut tag[..tn]);
         let zeroed = out[..cn].iter().all(|&b| b == 0);
         let refused = status == Ok(Err(AeadError::TagMismatch)) && zeroed;
         let right = match (way, v.plain) {
@@ -413,9 +374,10 @@ impl Kat {
         };
         if right {
             // A published failing tag refused counts as opened: it is the published answer.
-            self.passed[self.way] += 1;
+            self.passed.counts[self.way] += 1;
         } else {
-            self.fail(format_args!("{} {way:?}: {:?}", v.source, resp.status));
+            self.client
+                .fail(format_args!("{} {way:?}: {:?}", v.source, resp.status));
         }
         self.way += 1;
         self.next();
@@ -424,29 +386,21 @@ impl Kat {
 
 impl Handler for Kat {
     fn notified(&mut self, _: ChannelSet) {
-        for c in answers::<_, _, 4>(&mut self.link).expect("response queue") {
-            match c {
-                Completion::Answered(r) => self.check(r),
-                Completion::Restarted(id) => panic!("kat-aead: driver restarted (request {id})"),
-            }
+        for r in self.client.answers::<4>() {
+            self.check(r);
         }
     }
 }
 
 fn init() -> Kat {
     let mut kat = Kat {
-        calls: aead::Client::new(PpcTransport(DRIVER)),
-        link: link(REQUEST_QUEUE_CAPACITY),
-        data: Data::map(),
+        client: Client::map(&ABOUT),
         index: 0,
         way: 0,
         session: None,
-        passed: [0; 4],
+        passed: Passed::new(["sealed", "opened", "forgeries refused", "refusals typed"]),
         bad: None,
         before: [0; 64],
-        failed: 0,
-        next_id: 0,
-        refused: 0,
     };
     kat.next();
     kat

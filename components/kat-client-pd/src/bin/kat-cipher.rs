@@ -5,17 +5,17 @@
 //! session, 32 requests in flight at once, to show one power acquire per session burst.
 //! Prints a summary per path (paths taken, CPU-copied bytes on DMA from the ledger) and
 //! exits 0 only when every answer matches the published one.
-use crypto_client::pd::{DRIVER, Data, answers, link};
-use crypto_client::{CipherLink, Completion};
-use kat_client_pd::Meter;
+use crypto_client::driver::Cipher;
 use kat_client_pd::cases::{self as kat, Case, MAX_INPUT, PATHS};
+use kat_client_pd::{About, ByPath, Client, Meter, PathResults};
 use kat_vectors::{PLAIN, SP800_38A, hex};
-use pd_idl::cipher::{
-    self, CipherError, CipherOp, Path, REQUEST_QUEUE_CAPACITY, Request, Response,
-};
+use pd_idl::cipher::{CipherError, CipherOp, Path, Request, Response};
 use pd_idl::wire::CallError;
-use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println};
+
+/// What the summary's columns mean.
+const LEGEND: &str = "taken: the path the driver chose per request; dma requests: those the ledger saw go by DMA; cpu_copy: client bytes the CPU copied, 0 on DMA when the caller's segments go straight to the engine";
+const ABOUT: About = About::new("kat-cipher", "vectors", "SP 800-38A, FIPS-197", LEGEND);
 
 const BURST: usize = 32;
 
@@ -27,39 +27,37 @@ struct PathTally {
     dma_requests: u32,
 }
 
-/// What each path that ran proved, for the verdict line: how many vectors, how the
-/// driver moved them, and what the CPU copied of DMA'd requests.
-struct ByPath<'a>(&'a [PathTally; 4]);
+/// How the driver moved each path's vectors, and what the CPU copied of DMA'd requests.
+impl PathResults for PathTally {
+    type Path = Path;
 
-impl core::fmt::Display for ByPath<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let mut sep = "";
-        for (path, t) in PATHS.iter().zip(self.0).filter(|(_, t)| t.passed > 0) {
-            write!(f, "{sep}{path:?} {}", t.passed)?;
-            sep = ", ";
-            let mut notes = " (";
-            // Where the driver chose (adaptive), how it went.
-            if *path == Path::Adaptive {
-                let ways = [(Path::Pio, "pio"), (Path::Dma, "dma"), (Path::Cpu, "cpu")];
-                let mut plus = "";
-                for (way, name) in ways {
-                    let n = t.taken[way as usize];
-                    if n > 0 {
-                        write!(f, "{notes}{plus}{n} {name}")?;
-                        (notes, plus) = ("", " + ");
-                    }
+    fn notes(&self, path: &Path, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut notes = " (";
+        // Where the driver chose (adaptive), how it went.
+        if *path == Path::Adaptive {
+            let ways = [(Path::Pio, "pio"), (Path::Dma, "dma"), (Path::Cpu, "cpu")];
+            let mut plus = "";
+            for (way, name) in ways {
+                let n = self.taken[way as usize];
+                if n > 0 {
+                    write!(f, "{notes}{plus}{n} {name}")?;
+                    (notes, plus) = ("", " + ");
                 }
-                notes = if notes.is_empty() { ", " } else { notes };
             }
-            if t.dma_requests > 0 {
-                write!(f, "{notes}{} B CPU-copied", t.dma_copied)?;
-                notes = ", ";
-            }
-            if notes != " (" {
-                f.write_str(")")?;
-            }
+            notes = if notes.is_empty() { ", " } else { notes };
+        }
+        if self.dma_requests > 0 {
+            write!(f, "{notes}{} B CPU-copied", self.dma_copied)?;
+            notes = ", ";
+        }
+        if notes != " (" {
+            f.write_str(")")?;
         }
         Ok(())
+    }
+
+    fn passed(&self) -> u32 {
+        self.passed
     }
 }
 
@@ -73,23 +71,19 @@ struct Running {
 }
 
 struct Kat {
-    calls: cipher::Client<PpcTransport>,
-    link: CipherLink<'static>,
-    data: Data,
+    client: Client<Cipher>,
     meter: Meter,
     path: usize,
     index: usize,
     case: Option<Running>,
     tally: [PathTally; 4],
-    failed: u32,
     burst: Option<(u32, usize)>,
-    next_id: u32,
 }
 
 impl Kat {
     fn open(&mut self, c: &Case) -> Result<u32, CallError<CipherError>> {
-        self.calls
-            .open_session(c.mode, c.path, c.key_len, c.key, c.iv)
+        let calls = &mut self.client.driver.calls;
+        calls.open_session(c.mode, c.path, c.key_len, c.key, c.iv)
     }
 
     /// Starts the next case; moves on to the burst after the last path.
@@ -107,12 +101,15 @@ impl Kat {
                     let (segs, n) = kat::segments(c.layout, c.len);
                     let mut from = 0;
                     for &(off, len) in &segs[..n] {
-                        self.data.write(off, &c.input[from..from + len as usize]);
+                        self.client
+                            .data
+                            .write(off, &c.input[from..from + len as usize]);
                         from += len as usize;
                     }
-                    let id = self.fresh_id();
+                    let id = self.client.fresh_id();
                     let before = self.meter.now();
-                    self.submit(Request::over(id, session, c.op, &segs[..n]));
+                    self.client
+                        .submit(Request::over(id, session, c.op, &segs[..n]));
                     self.case = Some(Running {
                         case: c,
                         session,
@@ -123,36 +120,17 @@ impl Kat {
                     return;
                 }
                 Err(CallError::Server(CipherError::UnsupportedPath)) if self.index == 0 => {
-                    debug_println!(
-                        "kat-cipher: path {path:?}: skipped (this driver has no such path)"
-                    );
+                    self.client.skip_path(path);
                     self.path += 1;
                 }
                 Err(e) => {
-                    self.fail(format_args!("{} {path:?}: open_session: {e:?}", c.name));
+                    self.client
+                        .fail(format_args!("{} {path:?}: open_session: {e:?}", c.name));
                     self.index += 1;
                 }
             }
         }
         self.start_burst();
-    }
-
-    fn fresh_id(&mut self) -> u32 {
-        self.next_id += 1;
-        self.next_id
-    }
-
-    fn submit(&mut self, req: Request) {
-        match self.link.submit(req) {
-            Ok(true) => DRIVER.notify(),
-            Ok(false) => {}
-            Err(e) => panic!("kat-cipher: submit: {e:?}"),
-        }
-    }
-
-    fn fail(&mut self, what: core::fmt::Arguments<'_>) {
-        self.failed += 1;
-        debug_println!("kat-cipher: FAIL {what}");
     }
 
     fn report_path(&mut self) {
@@ -190,7 +168,9 @@ impl Kat {
                 let mut out = [0u8; MAX_INPUT];
                 let mut from = 0;
                 for &(off, len) in &segs[..n] {
-                    self.data.read(off, &mut out[from..from + len as usize]);
+                    self.client
+                        .data
+                        .read(off, &mut out[from..from + len as usize]);
                     from += len as usize;
                 }
                 let t = &mut self.tally[self.path];
@@ -211,20 +191,18 @@ impl Kat {
                 {
                     self.tally[self.path].passed += 1;
                 } else {
-                    self.fail(format_args!(
+                    self.client.fail(format_args!(
                         "{} {:?} {:?}: wrong answer (took {taken:?}, {} bytes)",
                         c.name, c.path, c.op, resp.bytes_done
                     ));
                 }
             }
-            other => self.fail(format_args!(
+            other => self.client.fail(format_args!(
                 "{} {:?} {:?}: {other:?}",
                 c.name, c.path, c.op
             )),
         }
-        if let Err(e) = self.calls.close_session(session) {
-            self.fail(format_args!("close_session: {e:?}"));
-        }
+        self.client.close(session);
         self.index += 1;
         self.next();
     }
@@ -238,13 +216,12 @@ impl Kat {
         let mut ivb = [0; 16];
         hex(iv, &mut ivb);
         // The driver's preferred path: whatever it offers (adaptive on hardware).
-        let session = match self
-            .calls
-            .open_session(mode, Path::Adaptive, key_len, key, ivb)
-        {
+        let calls = &mut self.client.driver.calls;
+        let session = match calls.open_session(mode, Path::Adaptive, key_len, key, ivb) {
             Ok(s) => s,
             Err(e) => {
-                self.fail(format_args!("{name} burst: open_session: {e:?}"));
+                self.client
+                    .fail(format_args!("{name} burst: open_session: {e:?}"));
                 return self.finish();
             }
         };
@@ -252,30 +229,32 @@ impl Kat {
         hex(PLAIN, &mut plain);
         for i in 0..BURST {
             let off = 8192 + 64 * i as u32;
-            self.data.write(off, &plain);
+            self.client.data.write(off, &plain);
             let id = 1_000_000 + i as u32;
-            self.submit(Request::over(id, session, CipherOp::Encrypt, &[(off, 64)]));
+            self.client
+                .submit(Request::over(id, session, CipherOp::Encrypt, &[(off, 64)]));
         }
         self.burst = Some((session, 0));
     }
 
     fn check_burst(&mut self, resp: Response) {
         let Some((session, done)) = self.burst else {
-            return self.fail(format_args!("answer {} to nothing asked", resp.id));
+            return self.client.unasked(resp.id);
         };
         let mut want = [0u8; 64];
         hex(SP800_38A[0].4, &mut want);
         let mut got = [0u8; 64];
         let i = resp.id.wrapping_sub(1_000_000);
-        self.data.read(8192 + 64 * i, &mut got);
+        self.client.data.read(8192 + 64 * i, &mut got);
         if resp.status.check() != Ok(Ok(())) || got != want {
-            self.fail(format_args!("burst request {i}: {:?}", resp.status));
+            self.client
+                .fail(format_args!("burst request {i}: {:?}", resp.status));
         }
         let done = done + 1;
         self.burst = Some((session, done));
         if done == BURST {
-            if let Err(e) = self.calls.close_session(session) {
-                self.fail(format_args!("burst close_session: {e:?}"));
+            if let Err(e) = self.client.driver.close_session(session) {
+                self.client.fail(format_args!("burst close_session: {e:?}"));
             }
             debug_println!("kat-cipher: burst end: {done} requests answered");
             self.finish();
@@ -287,49 +266,35 @@ impl Kat {
         // ledger counts it): "hand the caller's scatter-gather list straight to DMA".
         for (path, t) in PATHS.iter().zip(self.tally) {
             if t.dma_requests > 0 && t.dma_copied > 0 {
-                self.fail(format_args!(
+                self.client.fail(format_args!(
                     "path {path:?}: the CPU copied {} client bytes of DMA requests",
                     t.dma_copied
                 ));
             }
         }
-        let passed: u32 = self.tally.iter().map(|t| t.passed).sum();
-        let verdict = kat_client_pd::Verdict {
-            name: "kat-cipher",
-            what: "vectors",
-            sources: "SP 800-38A, FIPS-197",
-            by_path: &ByPath(&self.tally),
-            extra: format_args!("; a burst of {BURST} on one session in order"),
-            legend: "taken: the path the driver chose per request; dma requests: those the ledger saw go by DMA; cpu_copy: client bytes the CPU copied, 0 on DMA when the caller's segments go straight to the engine",
-        };
-        kat_client_pd::conclude(verdict, passed, self.failed)
+        let by_path = ByPath(&PATHS, &self.tally);
+        let burst = format_args!("; a burst of {BURST} on one session in order");
+        self.client.conclude(by_path.total(), &by_path, &burst)
     }
 }
 
 impl Handler for Kat {
     fn notified(&mut self, _: ChannelSet) {
-        for c in answers::<_, _, { 2 * BURST }>(&mut self.link).expect("response queue") {
-            match c {
-                Completion::Answered(r) => self.check(r),
-                Completion::Restarted(id) => panic!("kat-cipher: driver restarted (request {id})"),
-            }
+        for r in self.client.answers::<{ 2 * BURST }>() {
+            self.check(r);
         }
     }
 }
 
 fn init() -> Kat {
     let mut kat = Kat {
-        calls: cipher::Client::new(PpcTransport(DRIVER)),
-        link: link(REQUEST_QUEUE_CAPACITY),
-        data: Data::map(),
+        client: Client::map(&ABOUT),
         meter: Meter::map(),
         path: 0,
         index: 0,
         case: None,
         tally: [PathTally::default(); 4],
-        failed: 0,
         burst: None,
-        next_id: 0,
     };
     kat.next();
     kat

@@ -8,16 +8,16 @@
 //! has no SHA-384/512) is named in the verdict, not run. Exits 0 only when every digest
 //! it ran matches the published one.
 use cost_ledger::{Counts, Event};
-use crypto_client::pd::{DRIVER, Data, answers, link};
-use crypto_client::{Completion, DigestLink};
-use kat_client_pd::{Meter, Refused};
+use crypto_client::driver::Digest;
+use kat_client_pd::{About, ByPath, Client, Meter, PathResults};
 use kat_vectors::{FIPS180_4, MILLION, RFC1321, block_len, digest_len, fips_message, hex};
-use pd_idl::digest::{
-    self, Algorithm, DigestError, DigestOp, HashPath, REQUEST_QUEUE_CAPACITY, Request, Response,
-};
+use pd_idl::digest::{Algorithm, DigestError, DigestOp, HashPath, Request, Response};
 use pd_idl::wire::CallError;
-use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println};
+
+/// What the summary's columns mean.
+const LEGEND: &str = "updates: update requests; max_update_copy: most client bytes the CPU copied for one update, at most two blocks when chained; cpu_copy: all bytes it copied; whole_copy: those copied by updates of whole blocks";
+const ABOUT: About = About::new("kat-digest", "digests", "FIPS 180-4, RFC 1321", LEGEND);
 
 const PATHS: [HashPath; 3] = [HashPath::Auto, HashPath::Chained, HashPath::Copy];
 const CASES: usize = FIPS180_4.len() + RFC1321.len();
@@ -52,23 +52,17 @@ struct Tally {
     whole_copy: u64,
 }
 
-/// What each path that ran proved, for the verdict line: how many digests, and the most
-/// client bytes the CPU copied for one update (the talitos chaining change: at most
-/// two blocks when chained).
-struct ByPath<'a>(&'a [Tally; 3]);
+/// The most client bytes the CPU copied for one update on each path (the talitos
+/// chaining change: at most two blocks when chained).
+impl PathResults for Tally {
+    type Path = HashPath;
 
-impl core::fmt::Display for ByPath<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let mut sep = "";
-        for (path, t) in PATHS.iter().zip(self.0).filter(|(_, t)| t.passed > 0) {
-            write!(
-                f,
-                "{sep}{path:?} {} (<= {} B copied per update)",
-                t.passed, t.max_update_copy
-            )?;
-            sep = ", ";
-        }
-        Ok(())
+    fn notes(&self, _: &HashPath, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, " (<= {} B copied per update)", self.max_update_copy)
+    }
+
+    fn passed(&self) -> u32 {
+        self.passed
     }
 }
 
@@ -86,34 +80,15 @@ struct Current {
 }
 
 struct Kat {
-    calls: digest::Client<PpcTransport>,
-    link: DigestLink<'static>,
-    data: Data,
+    client: Client<Digest>,
     meter: Meter,
     path: usize,
     index: usize,
     current: Option<Current>,
     tally: [Tally; 3],
-    failed: u32,
-    next_id: u32,
-    /// Algorithms the driver refused at open (bit `alg as u8`), reported, not failed.
-    refused: u8,
 }
 
 impl Kat {
-    fn refused_at_open(&self) -> Refused<Algorithm> {
-        Refused {
-            bits: self.refused,
-            all: &Algorithm::ALL,
-            bit: |a| a as u8,
-        }
-    }
-
-    fn fail(&mut self, what: core::fmt::Arguments<'_>) {
-        self.failed += 1;
-        debug_println!("kat-digest: FAIL {what}");
-    }
-
     /// (algorithm, name, message at its offset (None: the million), digest hex).
     fn case(i: usize) -> (Algorithm, &'static str, Option<&'static [u8]>, &'static str) {
         if i < FIPS180_4.len() {
@@ -135,11 +110,11 @@ impl Kat {
                 continue;
             }
             let (alg, name, msg, d) = Self::case(self.index);
-            match self.calls.open_session(alg, path) {
+            match self.client.driver.calls.open_session(alg, path) {
                 Ok(session) => {
                     let len = match msg {
                         Some(m) => {
-                            self.data.write(SHORT_AT, m);
+                            self.client.data.write(SHORT_AT, m);
                             m.len() as u32
                         }
                         None => MILLION as u32,
@@ -161,31 +136,23 @@ impl Kat {
                     return;
                 }
                 Err(CallError::Server(DigestError::UnsupportedAlgorithm)) => {
-                    self.refused |= 1 << (alg as u8);
+                    self.client.refuse(alg as u8);
                     self.index += 1;
                 }
                 Err(CallError::Server(DigestError::UnsupportedPath)) if self.index == 0 => {
-                    debug_println!(
-                        "kat-digest: path {path:?}: skipped (this driver has no such path)"
-                    );
+                    self.client.skip_path(path);
                     self.path += 1;
                 }
                 Err(e) => {
-                    self.fail(format_args!("{name} {alg:?} {path:?}: open_session: {e:?}"));
+                    self.client
+                        .fail(format_args!("{name} {alg:?} {path:?}: open_session: {e:?}"));
                     self.index += 1;
                 }
             }
         }
-        let passed: u32 = self.tally.iter().map(|t| t.passed).sum();
-        let verdict = kat_client_pd::Verdict {
-            name: "kat-digest",
-            what: "digests",
-            sources: "FIPS 180-4, RFC 1321",
-            by_path: &ByPath(&self.tally),
-            extra: format_args!("{}", self.refused_at_open()),
-            legend: "updates: update requests; max_update_copy: most client bytes the CPU copied for one update, at most two blocks when chained; cpu_copy: all bytes it copied; whole_copy: those copied by updates of whole blocks",
-        };
-        kat_client_pd::conclude(verdict, passed, self.failed)
+        let by_path = ByPath(&PATHS, &self.tally);
+        let refused = self.client.refused_at_open(&Algorithm::ALL, |a| a as u8);
+        self.client.conclude(by_path.total(), &by_path, &refused)
     }
 
     /// Sends the current case's next request: short messages as an update of the first
@@ -221,7 +188,7 @@ impl Kat {
             )
         };
         if op == DigestOp::Final {
-            self.data.write(OUT_AT, &[0; OUT_LEN as usize]);
+            self.client.data.write(OUT_AT, &[0; OUT_LEN as usize]);
         }
         c.op = op;
         c.whole = c.len as usize == MILLION
@@ -230,28 +197,20 @@ impl Kat {
                 let b = block_len(c.alg) as u32;
                 (s.0 - MILLION_AT).is_multiple_of(b) && s.1.is_multiple_of(b)
             });
-        let session = c.session;
         c.before = self.meter.now();
-        self.next_id += 1;
-        match self
-            .link
-            .submit(Request::over(self.next_id, session, op, &segs[..n]))
-        {
-            Ok(true) => DRIVER.notify(),
-            Ok(false) => {}
-            Err(e) => panic!("kat-digest: submit: {e:?}"),
-        }
+        let request = Request::over(self.client.fresh_id(), c.session, op, &segs[..n]);
+        self.client.submit(request);
     }
 
     fn check(&mut self, resp: Response) {
         let Some(mut c) = self.current.take() else {
-            return self.fail(format_args!("answer {} to nothing asked", resp.id));
+            return self.client.unasked(resp.id);
         };
         let copied = self.meter.now().since(&c.before).get(Event::CpuCopyByte);
         let t = &mut self.tally[self.path];
         t.copied += copied;
         if resp.status.check() != Ok(Ok(())) {
-            self.fail(format_args!(
+            self.client.fail(format_args!(
                 "{} {:?} {:?}: {:?}",
                 c.name, c.alg, PATHS[self.path], resp.status
             ));
@@ -261,7 +220,7 @@ impl Kat {
         // copied: the chained path copies at most two of the algorithm's blocks per update.
         let most = 2 * block_len(c.alg) as u64;
         if c.op == DigestOp::Update && PATHS[self.path] == HashPath::Chained && copied > most {
-            self.fail(format_args!(
+            self.client.fail(format_args!(
                 "{} {:?} chained: {copied} client bytes copied for one update (at most {most})",
                 c.name, c.alg
             ));
@@ -280,11 +239,11 @@ impl Kat {
         }
         let n = digest_len(c.alg);
         let mut got = [0; OUT_LEN as usize];
-        self.data.read(OUT_AT, &mut got);
+        self.client.data.read(OUT_AT, &mut got);
         if usize::from(resp.digest_len) == n && got[..n] == c.want[..n] {
             self.tally[self.path].passed += 1;
         } else {
-            self.fail(format_args!(
+            self.client.fail(format_args!(
                 "{} {:?} {:?}: wrong digest",
                 c.name, c.alg, PATHS[self.path]
             ));
@@ -293,9 +252,7 @@ impl Kat {
     }
 
     fn close(&mut self, session: u32) {
-        if let Err(e) = self.calls.close_session(session) {
-            self.fail(format_args!("close_session: {e:?}"));
-        }
+        self.client.close(session);
         self.index += 1;
         self.next();
     }
@@ -318,38 +275,29 @@ impl Kat {
 
 impl Handler for Kat {
     fn notified(&mut self, _: ChannelSet) {
-        for c in answers::<_, _, 4>(&mut self.link).expect("response queue") {
-            match c {
-                Completion::Answered(r) => self.check(r),
-                Completion::Restarted(id) => panic!("kat-digest: driver restarted (request {id})"),
-            }
+        for r in self.client.answers::<4>() {
+            self.check(r);
         }
     }
 }
 
 fn init() -> Kat {
-    let data = Data::map();
-    // The million 'a' once, in chunks (no heap).
-    let chunk = [b'a'; 4096];
-    let mut at = 0;
-    while at < MILLION {
-        let n = chunk.len().min(MILLION - at);
-        data.write(MILLION_AT + at as u32, &chunk[..n]);
-        at += n;
-    }
     let mut kat = Kat {
-        calls: digest::Client::new(PpcTransport(DRIVER)),
-        link: link(REQUEST_QUEUE_CAPACITY),
-        data,
+        client: Client::map(&ABOUT),
         meter: Meter::map(),
         path: 0,
         index: 0,
         current: None,
         tally: [Tally::default(); 3],
-        failed: 0,
-        next_id: 0,
-        refused: 0,
     };
+    // The million 'a' once, in chunks (no heap).
+    let chunk = [b'a'; 4096];
+    let mut at = 0;
+    while at < MILLION {
+        let n = chunk.len().min(MILLION - at);
+        kat.client.data.write(MILLION_AT + at as u32, &chunk[..n]);
+        at += n;
+    }
     kat.next();
     kat
 }

@@ -8,13 +8,17 @@
 //! tag byte). Keys are written into the data region and named at open. An algorithm
 //! the driver refuses at open is named in the verdict, not run. Exits 0 only when every
 //! answer is the one published.
-use crypto_client::pd::{DRIVER, Data, answers, link};
-use crypto_client::{Completion, MacLink};
+use crypto_client::driver::Mac;
+use crypto_client::pd::Data;
+use kat_client_pd::{About, Client, Passed};
 use kat_vectors::{Bytes, HMAC, hex};
-use pd_idl::mac::{self, MacAlgorithm, MacError, MacOp, REQUEST_QUEUE_CAPACITY, Response};
+use pd_idl::mac::{self, MacAlgorithm, MacError, MacOp, Response};
 use pd_idl::wire::CallError;
-use pd_runtime::ipc::PpcTransport;
-use pd_runtime::{ChannelSet, Handler, debug_println};
+use pd_runtime::{ChannelSet, Handler};
+
+/// What the summary's columns mean.
+const LEGEND: &str = "tags: finals whose tag begins with the published one; verified: verifies of the published tag answered Ok; mismatches: verifies of a wrong tag answered MacMismatch with no tag";
+const ABOUT: About = About::new("kat-mac", "answers", "RFC 2202, RFC 4231", LEGEND);
 
 /// Where the key goes (odd offsets: nothing needs alignment), then the message, then
 /// the expected tag of a verify.
@@ -39,19 +43,6 @@ enum Way {
 
 const WAYS: [Way; 3] = [Way::Tag, Way::Verify, Way::Mismatch];
 
-/// What each way proved, for the verdict line.
-struct ByWay<'a>(&'a [u32; 3]);
-
-impl core::fmt::Display for ByWay<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "tags {}, verified {}, mismatches {}",
-            self.0[0], self.0[1], self.0[2]
-        )
-    }
-}
-
 struct Current {
     session: u32,
     /// The update was answered (a `Tag` way sends its final next).
@@ -59,16 +50,12 @@ struct Current {
 }
 
 struct Kat {
-    calls: mac::Client<PpcTransport>,
-    link: MacLink<'static>,
-    data: Data,
+    client: Client<Mac>,
     index: usize,
     way: usize,
     current: Option<Current>,
-    passed: [u32; 3],
-    failed: u32,
-    next_id: u32,
-    refused: u8,
+    /// By way.
+    passed: Passed<3>,
 }
 
 /// Writes `b` at `at` in `data`; its length. In pieces, no heap: the longest is 152.
@@ -80,19 +67,6 @@ fn put(data: &Data, at: u32, b: &Bytes) -> u32 {
 }
 
 impl Kat {
-    fn refused_at_open(&self) -> kat_client_pd::Refused<MacAlgorithm> {
-        kat_client_pd::Refused {
-            bits: self.refused,
-            all: &MacAlgorithm::ALL,
-            bit: |a| a as u8,
-        }
-    }
-
-    fn fail(&mut self, what: core::fmt::Arguments<'_>) {
-        self.failed += 1;
-        debug_println!("kat-mac: FAIL {what}");
-    }
-
     /// The published tag of the current example (and its length).
     fn want(&self) -> ([u8; 64], usize) {
         let mut t = [0; 64];
@@ -110,13 +84,18 @@ impl Kat {
                 continue;
             }
             let v = &HMAC[self.index];
-            if self.refused & 1 << (v.algorithm as u8) != 0 {
+            if self.client.refuses(v.algorithm as u8) {
                 self.way = WAYS.len();
                 continue;
             }
-            let key_len = put(&self.data, KEY_AT, &v.key);
-            put(&self.data, MSG_AT, &v.data);
-            match self.calls.open_session(v.algorithm, KEY_AT, key_len) {
+            let key_len = put(&self.client.data, KEY_AT, &v.key);
+            put(&self.client.data, MSG_AT, &v.data);
+            match self
+                .client
+                .driver
+                .calls
+                .open_session(v.algorithm, KEY_AT, key_len)
+            {
                 Ok(session) => {
                     self.current = Some(Current {
                         session,
@@ -125,10 +104,10 @@ impl Kat {
                     return self.send();
                 }
                 Err(CallError::Server(MacError::UnsupportedAlgorithm)) => {
-                    self.refused |= 1 << (v.algorithm as u8);
+                    self.client.refuse(v.algorithm as u8);
                 }
                 Err(e) => {
-                    self.fail(format_args!(
+                    self.client.fail(format_args!(
                         "{} {:?}: open_session: {e:?}",
                         v.source, v.algorithm
                     ));
@@ -136,16 +115,9 @@ impl Kat {
                 }
             }
         }
-        let passed: u32 = self.passed.iter().sum();
-        let verdict = kat_client_pd::Verdict {
-            name: "kat-mac",
-            what: "answers",
-            sources: "RFC 2202, RFC 4231",
-            by_path: &ByWay(&self.passed),
-            extra: format_args!("{}", self.refused_at_open()),
-            legend: "tags: finals whose tag begins with the published one; verified: verifies of the published tag answered Ok; mismatches: verifies of a wrong tag answered MacMismatch with no tag",
-        };
-        kat_client_pd::conclude(verdict, passed, self.failed)
+        let refused = self.client.refused_at_open(&MacAlgorithm::ALL, |a| a as u8);
+        self.client
+            .conclude(self.passed.total(), &self.passed, &refused)
     }
 
     /// The current way's next request.
@@ -171,32 +143,27 @@ impl Kat {
                 if way == Way::Mismatch {
                     tag[n - 1] ^= 0x01;
                 }
-                self.data.write(TAG_AT, &tag[..n]);
+                self.client.data.write(TAG_AT, &tag[..n]);
                 let segs = [(MSG_AT, third), (MSG_AT + third, rest), (TAG_AT, n as u32)];
                 (MacOp::Verify, segs, 3)
             }
         };
         if op != MacOp::Update {
-            self.data.write(OUT_AT, &[0; OUT_LEN]);
+            self.client.data.write(OUT_AT, &[0; OUT_LEN]);
         }
-        self.next_id += 1;
-        let request = mac::Request::over(self.next_id, c.session, op, &segs[..n]);
-        match self.link.submit(request) {
-            Ok(true) => DRIVER.notify(),
-            Ok(false) => {}
-            Err(e) => panic!("kat-mac: submit: {e:?}"),
-        }
+        let request = mac::Request::over(self.client.fresh_id(), c.session, op, &segs[..n]);
+        self.client.submit(request);
     }
 
     fn check(&mut self, resp: Response) {
         let Some(mut c) = self.current.take() else {
-            return self.fail(format_args!("answer {} to nothing asked", resp.id));
+            return self.client.unasked(resp.id);
         };
         let (v, way) = (&HMAC[self.index], WAYS[self.way]);
         let status = resp.status.check();
         let (want, n) = self.want();
         let mut out = [0; OUT_LEN];
-        self.data.read(OUT_AT, &mut out);
+        self.client.data.read(OUT_AT, &mut out);
         let tag = &out[..usize::from(resp.tag_len).min(OUT_LEN)];
         let right = match way {
             Way::Tag if !c.updated && status == Ok(Ok(())) => {
@@ -213,16 +180,14 @@ impl Kat {
             }
         };
         if right {
-            self.passed[self.way] += 1;
+            self.passed.counts[self.way] += 1;
         } else {
-            self.fail(format_args!(
+            self.client.fail(format_args!(
                 "{} {:?} {way:?}: {:?}, tag of {} bytes",
                 v.source, v.algorithm, resp.status, resp.tag_len
             ));
         }
-        if let Err(e) = self.calls.close_session(c.session) {
-            self.fail(format_args!("close_session: {e:?}"));
-        }
+        self.client.close(c.session);
         self.way += 1;
         self.next();
     }
@@ -230,27 +195,19 @@ impl Kat {
 
 impl Handler for Kat {
     fn notified(&mut self, _: ChannelSet) {
-        for c in answers::<_, _, 4>(&mut self.link).expect("response queue") {
-            match c {
-                Completion::Answered(r) => self.check(r),
-                Completion::Restarted(id) => panic!("kat-mac: driver restarted (request {id})"),
-            }
+        for r in self.client.answers::<4>() {
+            self.check(r);
         }
     }
 }
 
 fn init() -> Kat {
     let mut kat = Kat {
-        calls: mac::Client::new(PpcTransport(DRIVER)),
-        link: link(REQUEST_QUEUE_CAPACITY),
-        data: Data::map(),
+        client: Client::map(&ABOUT),
         index: 0,
         way: 0,
         current: None,
-        passed: [0; 3],
-        failed: 0,
-        next_id: 0,
-        refused: 0,
+        passed: Passed::new(["tags", "verified", "mismatches"]),
     };
     kat.next();
     kat

@@ -8,100 +8,52 @@
 //! crate docs): passed if no answer was wrong or stray, every request submitted came
 //! back once, the driver restarted, and its new session's id is not the first one's.
 //! Exits 0 if passed.
-use crypto_client::pd::{DRIVER, Data, link};
-use crypto_client::{CipherLink, Completion};
+use crypto_client::Completion;
+use crypto_client::driver::{BYTES, Stream};
 use kat_vectors::{PLAIN, SP800_38A, hex};
-use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request};
-use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 
-const SLOTS: u32 = 16;
 const AFTER_RESTART: u64 = 500;
 
-struct Stream {
-    calls: cipher::Client<PpcTransport>,
-    link: CipherLink<'static>,
-    data: Data,
-    session: Option<u32>,
-    busy: [bool; SLOTS as usize],
-    next_id: u32,
-    plain: [u8; 64],
-    want: [u8; 64],
-    key: [u8; 32],
+struct Client {
+    stream: Stream,
+    plain: [u8; BYTES],
+    want: [u8; BYTES],
+    key: [u8; 16],
     answered: u64,
     wrong: u64,
     restarted: u64,
     since_restart: Option<u64>,
-    draining: bool,
     /// The first session's id, and whether a later session got it again (a restarted
     /// driver must not hand out its predecessor's ids).
     first_session: Option<u32>,
     id_reused: bool,
 }
 
-impl Stream {
-    fn open(&mut self) {
-        match self
-            .calls
-            .open_session(Mode::Ecb, Path::Adaptive, 16, self.key, [0; 16])
+impl Client {
+    fn resume(&mut self) {
+        let plain = self.plain;
+        if self.stream.session.is_none()
+            && !self.stream.draining
+            && let Some(s) = self.stream.open("stream", self.key)
         {
-            Ok(s) => {
-                debug_println!("stream: session {s:#x} open");
-                self.session = Some(s);
-                self.id_reused |= self.first_session.is_some_and(|f| f == s);
-                self.first_session.get_or_insert(s);
-            }
-            // The driver is restarting: it notifies us when it is back.
-            Err(e) => debug_println!("stream: open_session: {e:?}; waiting for the driver"),
+            debug_println!("stream: session {s:#x} open");
+            self.id_reused |= self.first_session.is_some_and(|f| f == s);
+            self.first_session.get_or_insert(s);
         }
-    }
-
-    fn refill(&mut self) {
-        let Some(session) = self.session else { return };
-        let mut ask = false;
-        while !self.draining {
-            let slot = self.next_id % SLOTS;
-            if self.busy[slot as usize] {
-                break;
-            }
-            let at = slot * 64;
-            self.data.write(at, &self.plain);
-            let req = Request::over(self.next_id, session, CipherOp::Encrypt, &[(at, 64)]);
-            match self.link.submit(req) {
-                Ok(a) => ask |= a,
-                Err(_) => break,
-            }
-            self.busy[slot as usize] = true;
-            self.next_id += 1;
-        }
-        if ask {
-            DRIVER.notify();
-        }
+        self.stream.refill(|_| plain);
     }
 }
 
-impl Handler for Stream {
+impl Handler for Client {
     fn notified(&mut self, _: ChannelSet) {
-        let mut done = [None; 2 * SLOTS as usize];
         let mut n = 0;
-        let notify = self
-            .link
-            .poll(|c| {
-                done[n] = Some(c);
-                n += 1;
-            })
-            .expect("response queue");
-        if notify {
-            DRIVER.notify();
-        }
-        for c in done.into_iter().take(n).flatten() {
+        for c in self.stream.completions() {
+            n += 1;
             match c {
                 Completion::Answered(r) => {
-                    let slot = r.id % SLOTS;
-                    self.busy[slot as usize] = false;
-                    let mut got = [0u8; 64];
-                    self.data.read(slot * 64, &mut got);
-                    if r.status.check() == Ok(Ok(())) && got == self.want {
+                    self.stream.end(r.id);
+                    if r.status.check() == Ok(Ok(())) && self.stream.slot(r.id) == self.want {
                         self.answered += 1;
                         if let Some(s) = &mut self.since_restart {
                             *s += 1;
@@ -115,25 +67,25 @@ impl Handler for Stream {
                     }
                 }
                 Completion::Restarted(id) => {
-                    self.busy[(id % SLOTS) as usize] = false;
+                    self.stream.end(id);
                     self.restarted += 1;
-                    self.session = None;
+                    self.stream.session = None;
                     self.since_restart = Some(0);
                 }
             }
         }
-        if n > 0 && self.restarted > 0 && self.session.is_none() && !self.draining {
-            let s = self.link.stats();
+        let link = &self.stream.driver.link;
+        if n > 0 && self.restarted > 0 && self.stream.session.is_none() && !self.stream.draining {
             debug_println!(
                 "stream: driver restarted: {} request(s) in flight reported ServerRestarted",
-                s.restarted
+                link.stats().restarted
             );
         }
         if self.since_restart.is_some_and(|s| s >= AFTER_RESTART) {
-            self.draining = true;
+            self.stream.draining = true;
         }
-        if self.draining && self.link.in_flight() == 0 {
-            let s = self.link.stats();
+        if self.stream.drained() {
+            let s = link.stats();
             debug_println!(
                 "stream: done: submitted {} answered {} restarted {} stray {} wrong {} restarts {}",
                 s.submitted,
@@ -167,39 +119,29 @@ impl Handler for Stream {
             );
             exit(if passed { 0 } else { 1 });
         }
-        if self.session.is_none() && !self.draining {
-            self.open();
-        }
-        self.refill();
+        self.resume();
     }
 }
 
-fn init() -> Stream {
-    let mut s = Stream {
-        calls: cipher::Client::new(PpcTransport(DRIVER)),
-        link: link(REQUEST_QUEUE_CAPACITY),
-        data: Data::map(),
-        session: None,
-        busy: [false; SLOTS as usize],
-        next_id: 0,
-        plain: [0; 64],
-        want: [0; 64],
-        key: [0; 32],
+fn init() -> Client {
+    let mut c = Client {
+        stream: Stream::map(),
+        plain: [0; BYTES],
+        want: [0; BYTES],
+        key: [0; 16],
         answered: 0,
         wrong: 0,
         restarted: 0,
         since_restart: None,
-        draining: false,
         first_session: None,
         id_reused: false,
     };
     let (_, _, key, _, ct) = SP800_38A[0];
-    hex(PLAIN, &mut s.plain);
-    hex(ct, &mut s.want);
-    hex(key, &mut s.key);
-    s.open();
-    s.refill();
-    s
+    hex(PLAIN, &mut c.plain);
+    hex(ct, &mut c.want);
+    hex(key, &mut c.key);
+    c.resume();
+    c
 }
 
 pd_runtime::protection_domain!(init);

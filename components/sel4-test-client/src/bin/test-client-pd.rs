@@ -26,8 +26,9 @@
 //!
 //! Assumes the drivers map `data` at the offsets used here (each driver gets its own
 //! half) and answer on the same channel they are called on.
+use crypto_client::Completion;
+use crypto_client::driver::CipherDriver;
 use crypto_client::verdict::report;
-use crypto_client::{CipherLink, Completion, Link, pair};
 use kat_vectors::{PLAIN, SP800_38A, hex, hex_array};
 use pd_idl::cipher::{
     CipherError, CipherErrorRaw, CipherOp, Client, Mode, Path, Request, Response, Segment,
@@ -35,7 +36,6 @@ use pd_idl::cipher::{
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{Channel, ChannelSet, Handler, MemoryRegion, debug_println, memory_region};
 use pd_trace::{Kind, Snapshot};
-use sel4_test_client::{QUEUE_CAPACITY, queue_region};
 use vboot_client_pd::Hex;
 
 /// The clients whose verdicts this one collects: name, the channel they notify, and
@@ -187,8 +187,7 @@ struct Case {
 
 struct TestClient {
     data: MemoryRegion,
-    calls: [Client<PpcTransport>; 2],
-    links: [CipherLink<'static>; 2],
+    drivers: [CipherDriver; 2],
     cases: [[Option<Case>; MAX_VECTORS]; 2],
     /// Each collected client's verdict, once it notified.
     reports: [Option<bool>; REPORTS.len()],
@@ -266,7 +265,7 @@ impl TestClient {
         let (segs, n) = segments(d, v);
         let list = segs.map(|s| (s.offset, s.len));
         let r = Request::over(request_id(d, v, op), session, op, &list[..n]);
-        match self.links[d].submit(r) {
+        match self.drivers[d].link.submit(r) {
             Ok(notify) => notify,
             Err(e) => {
                 self.fail(d, v, format_args!("submit: {e:?}"));
@@ -379,7 +378,7 @@ impl TestClient {
         let mut answers = [None; 2 * MAX_VECTORS];
         let mut n = 0;
         let mut restarted = 0;
-        let result = self.links[d].poll(|c| match c {
+        let result = self.drivers[d].link.poll(|c| match c {
             Completion::Answered(r) => {
                 if n < answers.len() {
                     answers[n] = Some(r);
@@ -407,7 +406,7 @@ impl TestClient {
             notify |= self.answered(d, r);
         }
         if notify {
-            DRIVERS[d].1.notify();
+            self.drivers[d].notify();
         }
     }
 
@@ -434,7 +433,7 @@ impl TestClient {
                     failures += 1;
                 }
                 for s in [c.enc, c.dec] {
-                    if let Err(e) = self.calls[d].close_session(s) {
+                    if let Err(e) = self.drivers[d].close_session(s) {
                         debug_println!("test_client: {}: close_session({s}): {e:?}", DRIVERS[d].0);
                         failures += 1;
                     }
@@ -453,7 +452,7 @@ impl TestClient {
                 failures += 1;
             }
         }
-        for (d, link) in self.links.iter().enumerate() {
+        for (d, link) in self.drivers.iter().map(|d| &d.link).enumerate() {
             let s = link.stats();
             debug_println!(
                 "test_client: {} link: {} submitted, {} answered, {} stray, {} in flight",
@@ -534,18 +533,11 @@ fn open(
 }
 
 fn init() -> TestClient {
-    let link = |region| -> CipherLink<'static> {
-        let (tx, rx, control) =
-            pair::client_side::<Request, Response>(queue_region(region), QUEUE_CAPACITY)
-                .unwrap_or_else(|e| panic!("test_client: queue region: {e:?}"));
-        Link::new(tx, rx, control)
-    };
     let mut client = TestClient {
         data: memory_region!(data),
-        calls: DRIVERS.map(|(_, ch)| Client::new(PpcTransport(ch))),
-        links: [
-            link(memory_region!(virtio_queues)),
-            link(memory_region!(cpu_queues)),
+        drivers: [
+            CipherDriver::over(DRIVERS[0].1, memory_region!(virtio_queues)),
+            CipherDriver::over(DRIVERS[1].1, memory_region!(cpu_queues)),
         ],
         cases: [const { [const { None }; MAX_VECTORS] }; 2],
         reports: [None; REPORTS.len()],
@@ -563,8 +555,20 @@ fn init() -> TestClient {
         let iv: [u8; 16] = hex_array(iv_hex);
         for (d, (driver, _)) in DRIVERS.iter().enumerate() {
             let sessions = (
-                open(&mut client.calls[d], driver, *mode, &key[..key_len], iv),
-                open(&mut client.calls[d], driver, *mode, &key[..key_len], iv),
+                open(
+                    &mut client.drivers[d].calls,
+                    driver,
+                    *mode,
+                    &key[..key_len],
+                    iv,
+                ),
+                open(
+                    &mut client.drivers[d].calls,
+                    driver,
+                    *mode,
+                    &key[..key_len],
+                    iv,
+                ),
             );
             let (Ok(enc), Ok(dec)) = sessions else {
                 debug_println!("test_client: {driver} {name}: FAILED: no sessions");
@@ -592,12 +596,12 @@ fn init() -> TestClient {
     }
     debug_println!(
         "test_client: sessions open on both drivers (PPC); encrypt requests queued (virtio {}, cpu {} in flight)",
-        client.links[0].in_flight(),
-        client.links[1].in_flight()
+        client.drivers[0].link.in_flight(),
+        client.drivers[1].link.in_flight()
     );
-    for (d, (_, ch)) in DRIVERS.iter().enumerate() {
-        if notify[d] {
-            ch.notify();
+    for (driver, notify) in client.drivers.iter().zip(notify) {
+        if notify {
+            driver.notify();
         }
     }
     client

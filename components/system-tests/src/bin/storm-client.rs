@@ -16,93 +16,53 @@
 //! (answered or `Restarted`). After a driver restart it opens a new session and goes on.
 use aes::Aes128;
 use aes::cipher::{BlockEncrypt, KeyInit};
-use crypto_client::{CipherLink, Completion};
-use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request};
-use pd_runtime::ipc::PpcTransport;
+use crypto_client::Completion;
+use crypto_client::driver::{BYTES, Stream};
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
-use system_tests::client::{DRIVER, Data, link};
 
-const SLOTS: u32 = 16;
-const BYTES: usize = 64;
 const KEY: [u8; 16] = *b"storm-client-key";
 const MAGIC: u32 = u32::from_le_bytes(*b"STRM");
 
 struct Storm {
-    calls: cipher::Client<PpcTransport>,
-    link: CipherLink<'static>,
-    data: Data,
+    stream: Stream,
     aes: Aes128,
     incarnation: u32,
-    session: Option<u32>,
-    /// The id in flight on each slot.
-    busy: [Option<u32>; SLOTS as usize],
-    next_id: u32,
     target: u64,
     answered: u64,
     wrong: u64,
-    draining: bool,
+}
+
+/// Request `id`'s plaintext in `incarnation`: every block names both.
+fn plain(incarnation: u32, id: u32) -> [u8; BYTES] {
+    let mut p = [0u8; BYTES];
+    for (block, b) in p.chunks_exact_mut(16).enumerate() {
+        for (w, v) in b
+            .chunks_exact_mut(4)
+            .zip([incarnation, id, block as u32, MAGIC])
+        {
+            w.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    p
 }
 
 impl Storm {
-    fn plain(&self, id: u32) -> [u8; BYTES] {
-        let mut p = [0u8; BYTES];
-        for (block, b) in p.chunks_exact_mut(16).enumerate() {
-            for (w, v) in b
-                .chunks_exact_mut(4)
-                .zip([self.incarnation, id, block as u32, MAGIC])
-            {
-                w.copy_from_slice(&v.to_le_bytes());
-            }
-        }
-        p
-    }
-
     fn expected(&self, id: u32) -> [u8; BYTES] {
-        let mut c = self.plain(id);
+        let mut c = plain(self.incarnation, id);
         for b in c.chunks_exact_mut(16) {
             self.aes.encrypt_block(b.into());
         }
         c
     }
 
-    fn open(&mut self) {
-        let mut key = [0; 32];
-        key[..16].copy_from_slice(&KEY);
-        match self
-            .calls
-            .open_session(Mode::Ecb, Path::Adaptive, 16, key, [0; 16])
-        {
-            Ok(s) => self.session = Some(s),
-            // The driver is restarting: it notifies us when it is back.
-            Err(e) => debug_println!("storm: open_session: {e:?}; waiting for the driver"),
-        }
-    }
-
-    fn refill(&mut self) {
-        let Some(session) = self.session else { return };
-        let mut ask = false;
-        while !self.draining {
-            let slot = self.next_id % SLOTS;
-            if self.busy[slot as usize].is_some() {
-                break;
-            }
-            let at = slot * BYTES as u32;
-            self.data.write(at, &self.plain(self.next_id));
-            let req = Request::over(self.next_id, session, CipherOp::Encrypt, &[(at, 64)]);
-            match self.link.submit(req) {
-                Ok(a) => ask |= a,
-                Err(_) => break,
-            }
-            self.busy[slot as usize] = Some(self.next_id);
-            self.next_id += 1;
-        }
-        if ask {
-            DRIVER.notify();
-        }
+    fn resume(&mut self) {
+        let incarnation = self.incarnation;
+        self.stream
+            .resume("storm", KEY, |id| plain(incarnation, id));
     }
 
     fn summary(&self) -> String {
-        let s = self.link.stats();
+        let s = self.stream.driver.link.stats();
         format!(
             "incarnation {} answered {} submitted {} restarted {} stale {} stray {} wrong {} restarts {}",
             self.incarnation,
@@ -117,8 +77,7 @@ impl Storm {
     }
 
     fn done(&mut self, id: u32, ok: bool) {
-        let slot = id % SLOTS;
-        if self.busy[slot as usize] != Some(id) {
+        if !self.stream.end(id) {
             self.wrong += 1;
             debug_println!(
                 "storm: WRONG incarnation {} id {id}: not in flight on its slot",
@@ -126,13 +85,10 @@ impl Storm {
             );
             return;
         }
-        self.busy[slot as usize] = None;
         if !ok {
             return;
         }
-        let mut got = [0u8; BYTES];
-        self.data.read(slot * BYTES as u32, &mut got);
-        if got == self.expected(id) {
+        if self.stream.slot(id) == self.expected(id) {
             self.answered += 1;
             if self.answered == 64 || self.answered.is_multiple_of(1024) {
                 debug_println!("storm: {}", self.summary());
@@ -149,19 +105,7 @@ impl Storm {
 
 impl Handler for Storm {
     fn notified(&mut self, _: ChannelSet) {
-        let mut done = [None; 2 * SLOTS as usize];
-        let mut n = 0;
-        let notify = self
-            .link
-            .poll(|c| {
-                done[n] = Some(c);
-                n += 1;
-            })
-            .expect("response queue");
-        if notify {
-            DRIVER.notify();
-        }
-        for c in done.into_iter().take(n).flatten() {
+        for c in self.stream.completions() {
             match c {
                 Completion::Answered(r) => {
                     if r.status.check() != Ok(Ok(())) {
@@ -177,47 +121,37 @@ impl Handler for Storm {
                 }
                 Completion::Restarted(id) => {
                     self.done(id, false);
-                    self.session = None;
+                    self.stream.session = None;
                 }
             }
         }
         if self.answered >= self.target {
-            self.draining = true;
+            self.stream.draining = true;
         }
-        if self.draining && self.link.in_flight() == 0 {
-            let s = self.link.stats();
+        if self.stream.drained() {
+            let s = self.stream.driver.link.stats();
             let passed = self.wrong == 0 && s.stray == 0 && s.answered + s.restarted == s.submitted;
             debug_println!("storm: done: {}", self.summary());
             exit(if passed { 0 } else { 1 });
         }
-        if self.session.is_none() && !self.draining {
-            self.open();
-        }
-        self.refill();
+        self.resume();
     }
 }
 
 fn init() -> Storm {
-    let link: CipherLink<'static> = link(REQUEST_QUEUE_CAPACITY);
+    let stream = Stream::map();
     let mut s = Storm {
-        calls: cipher::Client::new(PpcTransport(DRIVER)),
-        incarnation: link.incarnation(),
-        link,
-        data: Data::map(),
+        incarnation: stream.driver.link.incarnation(),
+        stream,
         aes: Aes128::new(&KEY.into()),
-        session: None,
-        busy: [None; SLOTS as usize],
-        next_id: 0,
         target: std::env::var("STORM_TARGET")
             .ok()
             .and_then(|t| t.parse().ok())
             .unwrap_or(3000),
         answered: 0,
         wrong: 0,
-        draining: false,
     };
-    s.open();
-    s.refill();
+    s.resume();
     s
 }
 

@@ -8,15 +8,13 @@
 use std::collections::VecDeque;
 use std::fs::File;
 
-use crypto_client::DigestLink;
-use pd_idl::digest::{self, DigestOp, REQUEST_QUEUE_CAPACITY, Request};
-use pd_runtime::ipc::PpcTransport;
+use crypto_client::driver::DigestDriver;
+use pd_idl::digest::{self, DigestOp, Request};
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use pd_tools::algs::{DataPath, digest_alg};
 use pd_tools::cli::io_text;
 use pd_tools::hexfmt;
 use pd_tools::pd::{Data, answers, fail, fill, granted, param, status_words};
-use system_tests::client::{DRIVER, link};
 
 /// Updates kept in flight, each on its own chunk of the data region: the driver hashes
 /// one while this PD reads the next.
@@ -25,8 +23,7 @@ const DEPTH: usize = 4;
 const OUT_LEN: usize = 64;
 
 struct Client {
-    calls: digest::Client<PpcTransport>,
-    link: DigestLink<'static>,
+    driver: DigestDriver,
     data: Data,
     buf: Vec<u8>,
     inputs: usize,
@@ -51,7 +48,7 @@ impl Client {
     /// last.
     fn start(&mut self) {
         if self.index == self.inputs {
-            if let Err(e) = self.calls.close_session(self.session) {
+            if let Err(e) = self.driver.close_session(self.session) {
                 fail(format!("close_session: {e:?}"));
             }
             exit(0)
@@ -86,12 +83,13 @@ impl Client {
             self.in_flight.push_back((self.next_id, chunk));
             let req = Request::over(self.next_id, self.session, op, &segs);
             notify |= self
+                .driver
                 .link
                 .submit(req)
                 .unwrap_or_else(|e| fail(format!("submit: {e:?}")));
         }
         if notify {
-            DRIVER.notify();
+            self.driver.notify();
         }
     }
 
@@ -118,7 +116,7 @@ impl Client {
 
 impl Handler for Client {
     fn notified(&mut self, _: ChannelSet) {
-        for r in answers(&mut self.link) {
+        for r in answers(&mut self.driver.link) {
             self.answered(r);
         }
         if self.file.is_some() {
@@ -134,8 +132,7 @@ fn init() -> Client {
         .unwrap_or_else(|| fail("PDT_PATH is not a hash path"));
     let data = Data::map();
     let mut c = Client {
-        calls: digest::Client::new(PpcTransport(DRIVER)),
-        link: link(REQUEST_QUEUE_CAPACITY),
+        driver: DigestDriver::map(),
         // A chunk per request in flight, a whole number of the longest block (128 B, so
         // whole-block updates copy nothing on a chained engine), the digest's place
         // after them.
@@ -152,6 +149,7 @@ fn init() -> Client {
         next_id: 0,
     };
     c.session = c
+        .driver
         .calls
         .open_session(alg, path)
         .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));

@@ -7,15 +7,13 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;
 
-use crypto_client::CipherLink;
-use pd_idl::cipher::{self, CipherOp, REQUEST_QUEUE_CAPACITY, Request};
-use pd_runtime::ipc::PpcTransport;
+use crypto_client::driver::CipherDriver;
+use pd_idl::cipher::{self, CipherOp, Request};
 use pd_runtime::{ChannelSet, Handler, exit};
 use pd_tools::algs::{CipherAlg, DataPath};
 use pd_tools::cli::io_text;
 use pd_tools::hexfmt;
 use pd_tools::pd::{Data, answers, fail, fill, granted, param, status_words};
-use system_tests::client::{DRIVER, link};
 
 /// Bytes per request: whole blocks, and within what every engine's DMA path takes.
 const CHUNK: usize = 16 * 1024;
@@ -24,8 +22,7 @@ const CHUNK: usize = 16 * 1024;
 const DEPTH: usize = 4;
 
 struct Client {
-    calls: cipher::Client<PpcTransport>,
-    link: CipherLink<'static>,
+    driver: CipherDriver,
     data: Data,
     buf: Vec<u8>,
     input: File,
@@ -84,6 +81,7 @@ impl Client {
                 &[(at as u32, n as u32)],
             );
             notify |= self
+                .driver
                 .link
                 .submit(req)
                 .unwrap_or_else(|e| fail(format!("submit: {e:?}")));
@@ -93,13 +91,13 @@ impl Client {
             }
         }
         if notify {
-            DRIVER.notify();
+            self.driver.notify();
         }
         if self.input_done && self.in_flight.is_empty() && self.failing.is_none() {
             self.output
                 .flush()
                 .unwrap_or_else(|e| fail(format!("write error: {}", io_text(&e))));
-            if let Err(e) = self.calls.close_session(self.session) {
+            if let Err(e) = self.driver.close_session(self.session) {
                 fail(format!("close_session: {e:?}"));
             }
             exit(0);
@@ -114,7 +112,8 @@ impl Client {
         self.failing = Some(what);
         self.next_id += 1;
         let req = Request::over(self.next_id, self.session, self.op, &[]);
-        self.link
+        self.driver
+            .link
             .submit(req)
             .unwrap_or_else(|e| fail(format!("submit: {e:?}")))
     }
@@ -152,7 +151,7 @@ impl Client {
 
 impl Handler for Client {
     fn notified(&mut self, _: ChannelSet) {
-        for r in answers(&mut self.link) {
+        for r in answers(&mut self.driver.link) {
             self.answered(r);
         }
         self.fill();
@@ -174,8 +173,9 @@ fn init() -> Client {
     key[..k.len()].copy_from_slice(&k);
     let mut iv = [0u8; 16];
     iv.copy_from_slice(&hexfmt::decode(&param("IV")).unwrap_or_else(|e| fail(e)));
-    let mut calls = cipher::Client::new(PpcTransport(DRIVER));
-    let session = calls
+    let mut driver = CipherDriver::map();
+    let session = driver
+        .calls
         .open_session(alg.mode, path, k.len() as u8, key, iv)
         .unwrap_or_else(|e| fail(format!("open_session: {e:?}")));
     let data = Data::map();
@@ -184,8 +184,7 @@ fn init() -> Client {
         "the data region holds a chunk per request"
     );
     let mut c = Client {
-        calls,
-        link: link(REQUEST_QUEUE_CAPACITY),
+        driver,
         data,
         buf: vec![0; CHUNK],
         input: granted("in"),
