@@ -71,6 +71,13 @@ pub enum Event {
     Restarted { pd: String, count: u32 },
     /// The runner's policy gave up on a top-level PD: the system stops.
     GaveUp { pd: String, restarts: u32 },
+    /// A top-level PD faulted past its restart limit and is held: not started again,
+    /// the rest of the system running on (`cause`: its last fault).
+    Held {
+        pd: String,
+        restarts: u32,
+        cause: Cause,
+    },
     /// It exited with status 0: on the host, "this PD is done".
     Exited { pd: String },
     /// It was stopped on request (shutdown, or `microkit_pd_stop`/restart by its parent).
@@ -86,6 +93,7 @@ impl Event {
             | Event::FaultToParent { pd, .. }
             | Event::Restarted { pd, .. }
             | Event::GaveUp { pd, .. }
+            | Event::Held { pd, .. }
             | Event::Exited { pd }
             | Event::Stopped { pd } => pd,
         }
@@ -109,6 +117,15 @@ impl fmt::Display for Event {
             Event::GaveUp { pd, restarts } => write!(
                 f,
                 "PD {pd}: restart limit reached ({restarts} restarts); stopping the system"
+            ),
+            Event::Held {
+                pd,
+                restarts,
+                cause,
+            } => write!(
+                f,
+                "PD {pd}: held: it faulted again ({cause}) after {restarts} restarts, its \
+                 limit; the rest of the system runs on"
             ),
             Event::Exited { pd } => write!(f, "PD {pd}: exited"),
             Event::Stopped { pd } => write!(f, "PD {pd}: stopped"),

@@ -16,7 +16,8 @@
 //!   memfd), and the host files a tool grants it ([`Options::grants`]).
 //! * A PD process that dies on its own is a fault: a child's goes to its parent's
 //!   `fault` handler, which may restart it; a top-level PD is restarted up to
-//!   [`Options::max_restarts`] times, then the system stops. A PD still in `init` after
+//!   [`Options::max_restarts`] times, then held ([`PastLimit::Hold`]: not started again,
+//!   the rest of the system running on) or the system stops ([`PastLimit::Stop`]). A PD still in `init` after
 //!   [`Options::init_timeout`] is a boot error (or, after boot, a fault).
 //! * PD output: debug lines through one console socket (in the order written, each
 //!   filed under the PD whose pid wrote it), other
@@ -61,6 +62,7 @@ pub mod trace;
 
 pub use error::BootError;
 pub use event::{Cause, Event, Outcome};
+pub use options::PastLimit;
 pub use rustix::process::Signal;
 pub use shared::{BURST_BYTES, BURST_LINES, BYTES_PER_S, KEPT_BYTES, KEPT_LINES, LINES_PER_S};
 pub use system::{Grant, Options, System, default_bin_dir};

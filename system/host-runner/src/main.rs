@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use host_runner::{Options, Outcome, System};
+use host_runner::{Options, Outcome, PastLimit, System};
 use system_desc::SystemDescription;
 
 #[derive(Parser)]
@@ -26,9 +26,13 @@ use system_desc::SystemDescription;
 struct Args {
     /// The system description.
     system: PathBuf,
-    /// Restarts of a faulting top-level PD before the system is stopped.
+    /// Restarts of a faulting top-level PD before it is held (not started again, the
+    /// rest of the system running on).
     #[arg(long, default_value_t = 3)]
     max_restarts: u32,
+    /// Past --max-restarts, stop the whole system instead of holding the PD.
+    #[arg(long)]
+    stop_past_limit: bool,
     /// Seconds a PD may spend in init.
     #[arg(long, default_value_t = 3.0)]
     init_timeout: f64,
@@ -185,6 +189,11 @@ fn main() -> ExitCode {
     let opts = Options {
         bin_dir: args.bin_dir,
         max_restarts: args.max_restarts,
+        past_limit: if args.stop_past_limit {
+            PastLimit::Stop
+        } else {
+            PastLimit::Hold
+        },
         init_timeout: Duration::from_secs_f64(args.init_timeout),
         spin: args.spin,
         echo: !args.grouped,

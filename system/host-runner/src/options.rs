@@ -12,8 +12,11 @@ pub struct Options {
     /// Where PD binaries are; `None`: next to the running executable (for a test or
     /// bench binary in `target/<profile>/deps`, its parent).
     pub bin_dir: Option<PathBuf>,
-    /// Restarts of a faulting top-level PD before the system is stopped.
+    /// Restarts of a faulting top-level PD before [`past_limit`](Options::past_limit)
+    /// applies.
     pub max_restarts: u32,
+    /// What becomes of a top-level PD that faults again past `max_restarts`.
+    pub past_limit: PastLimit,
     /// How long a PD may take in `init`.
     pub init_timeout: Duration,
     /// Spins on a futex word before sleeping (0: the sleep path only). Each spin is
@@ -47,6 +50,18 @@ pub struct Options {
     pub grants: Vec<Grant>,
 }
 
+/// What becomes of a top-level PD that faults past its restart limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PastLimit {
+    /// It is held (Hubris's "hold" disposition): not started again, the rest of the
+    /// system running on, so one PD's faults cost that PD only. A held PD the system
+    /// waits for (`wait_for`) ends the system as failed, since it cannot finish.
+    Hold,
+    /// The system stops, failed (a tool that measures, or a test that wants the first
+    /// fault as the system's outcome).
+    Stop,
+}
+
 /// A host descriptor granted to one PD under a name (`pd_runtime::host::take_file`).
 /// Every incarnation of the PD gets it (one open file: a restarted PD reads on where its
 /// predecessor stopped).
@@ -62,6 +77,7 @@ impl Default for Options {
         Options {
             bin_dir: None,
             max_restarts: 3,
+            past_limit: PastLimit::Hold,
             init_timeout: Duration::from_secs(3),
             spin: 2_000,
             echo: false,

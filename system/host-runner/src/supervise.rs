@@ -24,7 +24,7 @@ use crate::console::{Console, Echo, emit};
 use crate::error::BootError;
 use crate::event::{Cause, Event, Outcome};
 use crate::objects::Objects;
-use crate::options::Options;
+use crate::options::{Options, PastLimit};
 use crate::plan::Plan;
 use crate::shared::Shared;
 use crate::spawn::{PdFds, Proc, spawn};
@@ -333,6 +333,17 @@ impl Supervisor {
                 let count = self.pds[i].restarts;
                 self.restart(i);
                 self.log(Event::Restarted { pd: name, count });
+            }
+            None if self.opts.past_limit == PastLimit::Hold => {
+                let restarts = self.pds[i].restarts;
+                self.log(Event::Held {
+                    pd: name.clone(),
+                    restarts,
+                    cause,
+                });
+                if self.opts.stop_on_exit && self.opts.wait_for.contains(&name) {
+                    self.outcome = Some(Outcome::Failed { pd: name, cause });
+                }
             }
             None => {
                 let restarts = self.pds[i].restarts;

@@ -95,6 +95,8 @@ pub fn run_clients(
         .map_err(|e| format!("generated system is invalid: {e:?}\n{text}"))?;
     let opts = Options {
         max_restarts: 0,
+        // A fault ends the measurement, failed, rather than leaving it waiting.
+        past_limit: host_runner::PastLimit::Stop,
         // The hardware drivers run their self-test and crossover calibration in init,
         // against the models; a debug build on a loaded 2-core machine needs a while.
         init_timeout: Duration::from_secs(30),

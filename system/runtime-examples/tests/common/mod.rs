@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use host_runner::{Event, Options, System};
+use host_runner::{Event, Options, PastLimit, System};
 
 pub const WAIT: Duration = Duration::from_secs(20);
 
@@ -17,10 +17,12 @@ pub fn boot(name: &str, opts: Options) -> System {
     System::boot(system_file(name), opts).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-/// Options under which the runner never restarts a PD: the test sees each fault as it is.
+/// Options under which the runner never restarts a PD: the test sees each fault as it is,
+/// and the first ends the system.
 pub fn no_restarts() -> Options {
     Options {
         max_restarts: 0,
+        past_limit: PastLimit::Stop,
         ..Options::default()
     }
 }

@@ -80,6 +80,8 @@ pub fn measure(window: Duration) -> Result<IdleCpu, String> {
     ];
     let opts = Options {
         max_restarts: 0,
+        // A fault ends the measurement, failed, rather than leaving it waiting.
+        past_limit: host_runner::PastLimit::Stop,
         env: env
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
