@@ -4,13 +4,17 @@
 
 mod common;
 
-use board::{am335x, mpc885, stm32mp1};
+use board::{Board, am335x, mpc885, stm32mp1};
+use common::vectors::{KEY128, KEY256};
 use common::{Arena, Job, Mode, hex, powered, ram_at, rel_err, set_clock};
-use cost_ledger::{Counts, Event, Ledger};
+use cost_ledger::{CostTable, Counts, Event, Ledger};
+use engine_models as models;
 use engine_models::mdeu::HashAlg;
+use engine_models::phys::PhysMap;
+use engine_models::power::GateBlock;
 
 /// Modelled microseconds of what `f` does.
-fn measure(ledger: &Ledger, table: &cost_ledger::CostTable, f: impl FnOnce()) -> (f64, Counts) {
+fn measure(ledger: &Ledger, table: &CostTable, f: impl FnOnce()) -> (f64, Counts) {
     let before = ledger.snapshot();
     f();
     let d = ledger.snapshot().since(&before);
@@ -25,6 +29,44 @@ fn pages(base: u32, len: usize) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// The part of DDR a cipher series works in: room for its buffers and a bounce pair.
+const WINDOW: usize = 64 << 10;
+
+/// What a cipher series drives: a board's model with `clocks` ungated over a window at
+/// the start of its DMA-reachable memory (its DDR), an arena in that window, the board's costs, and the request the sources
+/// timed (AES-CBC encryption under a zero IV). Leaked, so that the model, which borrows
+/// its memory, gates and ledger, can live beside them.
+struct Series<S> {
+    soc: S,
+    gates: &'static GateBlock,
+    ledger: &'static Ledger,
+    mem: &'static PhysMap<'static>,
+    costs: &'static CostTable,
+    job: Job<'static>,
+    arena: Arena,
+}
+
+/// A board's model builder, as `engine_models::am335x::am335x`.
+type Model<S> = fn(&'static PhysMap<'static>, &'static GateBlock, &'static Ledger) -> S;
+
+impl<S> Series<S> {
+    fn new(board: &'static Board, model: Model<S>, clocks: &[usize], key: &str) -> Self {
+        let ddr = board.dma_regions[0].phys;
+        let (gates, ledger) = powered(clocks);
+        let (gates, ledger) = (&*Box::leak(Box::new(gates)), &*Box::leak(Box::new(ledger)));
+        let mem = &*Box::leak(Box::new(ram_at(ddr, vec![0; WINDOW].leak())));
+        Series {
+            soc: model(mem, gates, ledger),
+            gates,
+            ledger,
+            mem,
+            costs: &board.costs,
+            job: Job::new(hex(key).leak(), Some(&[0; 16]), Mode::Cbc, true),
+            arena: Arena::new(ddr, WINDOW),
+        }
+    }
+}
+
 use board::published::{omap_dma_pio, omap_idle_start, stm32_dma, talitos_chain};
 
 const DMA_PIO_SIZES: [usize; 5] = omap_dma_pio::SIZES;
@@ -33,30 +75,24 @@ const DMA_PIO_SIZES: [usize; 5] = omap_dma_pio::SIZES;
 #[test]
 fn omap_dma_pio_series_pio_and_dma_operations_per_size() {
     use omap_dma_pio::{DMA_OLD as OLD, DMA_REWRITE as DMA, PIO};
-    let (gates, ledger) = powered(&[am335x::AES0.gate.unwrap(), am335x::EDMA.gate.unwrap()]);
-    let mut ram = vec![0u8; 64 << 10];
-    let mem = ram_at(am335x::DDR.phys, &mut ram);
-    let soc = engine_models::am335x::am335x(&mem, &gates, &ledger);
-    let costs = &am335x::COSTS;
-    let key = hex(common::vectors::KEY128);
-    let job = Job::new(&key, Some(&[0; 16]), Mode::Cbc, true);
-    let mut arena = Arena::new(am335x::DDR.phys, 64 << 10);
-    let src = arena.alloc(8192, 4096);
-    let dst = arena.alloc(8192, 4096);
-    let bounce = (arena.alloc(8192, 4096), arena.alloc(8192, 4096));
+    let clocks = [am335x::AES0.gate.unwrap(), am335x::EDMA.gate.unwrap()];
+    let mut s = Series::new(&am335x::BOARD, models::am335x::am335x, &clocks, KEY128);
+    let src = s.arena.alloc(8192, 4096);
+    let dst = s.arena.alloc(8192, 4096);
+    let bounce = (s.arena.alloc(8192, 4096), s.arena.alloc(8192, 4096));
     println!("size  PIO model/pub (err)     DMA model/pub (err)     old model/pub (err)");
     for (i, &n) in DMA_PIO_SIZES.iter().enumerate() {
         let data = vec![0xa5u8; n];
-        let (s, t) = (pages(src, n), pages(dst, n));
-        let (pio, _) = measure(&ledger, costs, || {
-            common::omap::pio(&soc, &ledger, &job, &data).unwrap();
+        let (from, to) = (pages(src, n), pages(dst, n));
+        let (pio, _) = measure(s.ledger, s.costs, || {
+            common::omap::pio(&s.soc, s.ledger, &s.job, &data).unwrap();
         });
-        let (dma, d) = measure(&ledger, costs, || {
-            common::omap::dma(&soc, &ledger, &job, &s, &t).unwrap();
+        let (dma, d) = measure(s.ledger, s.costs, || {
+            common::omap::dma(&s.soc, s.ledger, &s.job, &from, &to).unwrap();
         });
         assert_eq!(d.get(Event::CpuCopyByte), 0);
-        let (old, _) = measure(&ledger, costs, || {
-            common::omap::dma_bounce(&soc, &mem, &ledger, &job, bounce, &s, &t).unwrap();
+        let (old, _) = measure(s.ledger, s.costs, || {
+            common::omap::dma_bounce(&s.soc, s.mem, s.ledger, &s.job, bounce, &from, &to).unwrap();
         });
         // Errors on time per operation, as SOURCES.md's fits state them.
         let ops = |us: f64| 1e6 / us;
@@ -100,18 +136,12 @@ fn omap_dma_pio_series_pio_and_dma_operations_per_size() {
 #[test]
 fn omap_idle_start_patch_power_per_request_vs_per_session() {
     use omap_idle_start::{AFTER_OPS_3S as AFTER, BEFORE_OPS_3S as BEFORE};
-    // The engine's clock is the one under test: each phase below ungates it itself.
-    let (gates, ledger) = powered(&[am335x::EDMA.gate.unwrap()]);
     let gate = am335x::AES0.gate.unwrap();
-    let mut ram = vec![0u8; 64 << 10];
-    let mem = ram_at(am335x::DDR.phys, &mut ram);
-    let soc = engine_models::am335x::am335x(&mem, &gates, &ledger);
-    let costs = &am335x::COSTS;
-    let key = hex(common::vectors::KEY128);
-    let job = Job::new(&key, Some(&[0; 16]), Mode::Cbc, true);
-    let mut arena = Arena::new(am335x::DDR.phys, 64 << 10);
-    let (src, dst) = (arena.alloc(8192, 4096), arena.alloc(8192, 4096));
-    let bounce = (arena.alloc(8192, 4096), arena.alloc(8192, 4096));
+    // The engine's clock is the one under test: each phase below ungates it itself.
+    let clocks = [am335x::EDMA.gate.unwrap()];
+    let mut s = Series::new(&am335x::BOARD, models::am335x::am335x, &clocks, KEY128);
+    let (src, dst) = (s.arena.alloc(8192, 4096), s.arena.alloc(8192, 4096));
+    let bounce = (s.arena.alloc(8192, 4096), s.arena.alloc(8192, 4096));
     const REQUESTS: u64 = 8;
     // The published per-op differences span 66.8-80.2 us; one power cycle must land in
     // that span, and be charged once per request (before) or once per session (after).
@@ -122,22 +152,22 @@ fn omap_idle_start_patch_power_per_request_vs_per_session() {
     println!("size  modelled extra us/op  published");
     for (i, &n) in omap_idle_start::SIZES.iter().enumerate() {
         let request = || {
-            let (s, t) = (pages(src, n), pages(dst, n));
-            common::omap::dma_bounce(&soc, &mem, &ledger, &job, bounce, &s, &t).unwrap();
+            let (from, to) = (pages(src, n), pages(dst, n));
+            common::omap::dma_bounce(&s.soc, s.mem, s.ledger, &s.job, bounce, &from, &to).unwrap();
         };
-        let (per_request, d1) = measure(&ledger, costs, || {
+        let (per_request, d1) = measure(s.ledger, s.costs, || {
             for _ in 0..REQUESTS {
-                set_clock(&gates, &ledger, gate, true);
+                set_clock(s.gates, s.ledger, gate, true);
                 request();
-                set_clock(&gates, &ledger, gate, false);
+                set_clock(s.gates, s.ledger, gate, false);
             }
         });
-        let (per_session, d2) = measure(&ledger, costs, || {
-            set_clock(&gates, &ledger, gate, true);
+        let (per_session, d2) = measure(s.ledger, s.costs, || {
+            set_clock(s.gates, s.ledger, gate, true);
             for _ in 0..REQUESTS {
                 request();
             }
-            set_clock(&gates, &ledger, gate, false);
+            set_clock(s.gates, s.ledger, gate, false);
         });
         assert_eq!(d1.get(Event::PowerOn), REQUESTS);
         assert_eq!(d2.get(Event::PowerOn), 1);
@@ -154,26 +184,25 @@ fn omap_idle_start_patch_power_per_request_vs_per_session() {
 #[test]
 fn stm32_cryp_dma_change_dma_vs_cpu_throughput_per_size() {
     use stm32_dma::{CPU_KBS as CPU_KBPS, DMA_KBS as DMA_KBPS, SIZES};
-    let (gates, ledger) = powered(&[stm32mp1::CRYP1.gate.unwrap(), stm32mp1::DMA.gate.unwrap()]);
-    let mut ram = vec![0u8; 64 << 10];
-    let mem = ram_at(stm32mp1::DDR.phys, &mut ram);
-    let soc = engine_models::stm32mp1::stm32mp1(&mem, &gates, &ledger);
-    let costs = &stm32mp1::COSTS;
-    let key = hex(common::vectors::KEY256);
-    let job = Job::new(&key, Some(&[0; 16]), Mode::Cbc, true);
-    let mut arena = Arena::new(stm32mp1::DDR.phys, 64 << 10);
-    let (src, dst) = (arena.alloc(16384, 64), arena.alloc(16384, 64));
+    let clocks = [stm32mp1::CRYP1.gate.unwrap(), stm32mp1::DMA.gate.unwrap()];
+    let mut s = Series::new(
+        &stm32mp1::BOARD,
+        models::stm32mp1::stm32mp1,
+        &clocks,
+        KEY256,
+    );
+    let (src, dst) = (s.arena.alloc(16384, 64), s.arena.alloc(16384, 64));
     println!("size   DMA kB/s model/pub (err)   CPU kB/s model/pub (err)");
     for (i, &n) in SIZES.iter().enumerate() {
         let data = vec![0x3cu8; n];
         let by_cpu = || {
-            common::stm32::it_mode(&soc, &ledger, &job, &data).unwrap();
+            common::stm32::it_mode(&s.soc, s.ledger, &s.job, &data).unwrap();
         };
-        let (cpu, _) = measure(&ledger, costs, by_cpu);
+        let (cpu, _) = measure(s.ledger, s.costs, by_cpu);
         let seg = [(src, n as u32)];
-        let (dma, _) = measure(&ledger, costs, || {
+        let (dma, _) = measure(s.ledger, s.costs, || {
             if common::stm32::dma_eligible(&seg) {
-                common::stm32::dma_mode(&soc, &ledger, &job, &seg, &[(dst, n as u32)], &[])
+                common::stm32::dma_mode(&s.soc, s.ledger, &s.job, &seg, &[(dst, n as u32)], &[])
                     .unwrap();
             } else {
                 by_cpu();
@@ -217,7 +246,7 @@ fn talitos_chaining_change_md5_of_90_mb_copy_vs_chained() {
     let base = mpc885::SDRAM.phys + 0x10_0000;
     let mut ram = vec![0u8; 1 << 20];
     let mem = ram_at(base, &mut ram);
-    let soc = engine_models::mpc885::mpc885(&mem, &gates, &ledger);
+    let soc = models::mpc885::mpc885(&mem, &gates, &ledger);
     common::sec1::init(&soc);
     let mut seconds = [0f64; 2];
     for (k, path) in [common::sec1::Path::Copy, common::sec1::Path::Chained]
