@@ -48,8 +48,8 @@ fn session(mode: Mode, key: &[u8], iv: [u8; 16]) -> Session {
         mode,
         path: Path::Adaptive,
         key_len: key.len() as u8,
-        key: [0; 32],
         iv,
+        ..Session::EMPTY
     };
     s.key[..key.len()].copy_from_slice(key);
     s

@@ -68,8 +68,7 @@ pub fn session(mode: Mode, key: &[u8], iv: &[u8]) -> Session {
         mode,
         path: Path::Adaptive,
         key_len: key.len() as u8,
-        key: [0; 32],
-        iv: [0; 16],
+        ..Session::EMPTY
     };
     s.key[..key.len()].copy_from_slice(key);
     s.iv.copy_from_slice(iv);
