@@ -21,11 +21,17 @@
 //! hang), without the first flush's notification, and without the incarnation's tag on
 //! ids (issue 32's answers taken by the wrong incarnation).
 
+#[path = "../../shm-queue/tests/support/signalling.rs"]
+mod signalling;
+
+use std::ops::Deref;
+
 use crypto_client::pair::{ID_MASK, of_incarnation, wire_id};
 use shuttle::rand::{RngCore, thread_rng};
-use shuttle::sync::atomic::{AtomicBool, AtomicU32, Ordering, fence};
-use shuttle::sync::{Arc, Condvar, Mutex};
+use shuttle::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use shuttle::sync::Arc;
 use shuttle::thread;
+use signalling::{Notification, Words};
 
 /// The protocol's parts, each switchable off to show the check catches its absence.
 #[derive(Clone, Copy)]
@@ -50,60 +56,26 @@ const WHOLE: Protocol = Protocol {
     driver_dies: true,
 };
 
-/// A seL4 notification: a pending bit, signalled and consumed.
-#[derive(Default)]
-struct Notification {
-    pending: Mutex<bool>,
-    wake: Condvar,
-}
-
-impl Notification {
-    fn signal(&self) {
-        *self.pending.lock().unwrap() = true;
-        self.wake.notify_one();
-    }
-
-    fn wait(&self) {
-        let mut p = self.pending.lock().unwrap();
-        while !*p {
-            p = self.wake.wait(p).unwrap();
-        }
-        *p = false;
-    }
-}
-
 const CAP: u32 = 4;
 
-/// One queue's shared words and slots: each slot a wire id and, hidden from the
-/// protocol, the incarnation of the client that sent the request it is or answers.
+/// One queue's shared words (which it derefs to) and slots: each slot a wire id and,
+/// hidden from the protocol, the incarnation of the client that sent the request it is
+/// or answers.
 #[derive(Default)]
 struct Queue {
-    tail: AtomicU32,
-    head: AtomicU32,
-    signalled: AtomicU32,
+    words: Words,
     ids: [AtomicU32; CAP as usize],
     senders: [AtomicU32; CAP as usize],
 }
 
+impl Deref for Queue {
+    type Target = Words;
+    fn deref(&self) -> &Words {
+        &self.words
+    }
+}
+
 impl Queue {
-    /// `Producer::take_signal_request`.
-    fn take_signal_request(&self) -> bool {
-        fence(Ordering::SeqCst);
-        if self.signalled.load(Ordering::Relaxed) == 0 {
-            self.signalled.store(1, Ordering::Relaxed);
-            true
-        } else {
-            false
-        }
-    }
-
-    /// `Consumer::arm_signal`: whether the queue is still empty after asking.
-    fn arm_signal(&self, head: u32) -> bool {
-        self.signalled.store(0, Ordering::Relaxed);
-        fence(Ordering::SeqCst);
-        self.tail.load(Ordering::Acquire) == head
-    }
-
     /// `Producer::enqueue`: whether there was room.
     fn push(&self, tail: &mut u32, id: u32, sender: u32) -> bool {
         if tail.wrapping_sub(self.head.load(Ordering::Acquire)) >= CAP {

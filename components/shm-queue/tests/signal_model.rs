@@ -8,82 +8,18 @@
 //! be caught, so the check can fail. The same for a driver that pauses with requests
 //! queued (below).
 
-use shuttle::sync::atomic::{AtomicU32, Ordering, fence};
-use shuttle::sync::{Arc, Condvar, Mutex};
+#[path = "support/signalling.rs"]
+mod signalling;
+
+use shuttle::sync::Arc;
+use shuttle::sync::atomic::Ordering;
 use shuttle::thread;
-
-/// A seL4 notification: a pending bit, signalled and consumed.
-#[derive(Default)]
-struct Notification {
-    pending: Mutex<bool>,
-    wake: Condvar,
-}
-
-impl Notification {
-    fn signal(&self) {
-        *self.pending.lock().unwrap() = true;
-        self.wake.notify_one();
-    }
-
-    fn wait(&self) {
-        let mut p = self.pending.lock().unwrap();
-        while !*p {
-            p = self.wake.wait(p).unwrap();
-        }
-        *p = false;
-    }
-}
-
-/// One queue's shared words: tail (producer), head (consumer), and the consumer's
-/// signal request (0: "notify me").
-#[derive(Default)]
-struct Queue {
-    tail: AtomicU32,
-    head: AtomicU32,
-    signalled: AtomicU32,
-}
-
-impl Queue {
-    /// `Producer::take_signal_request`.
-    fn take_signal_request(&self) -> bool {
-        fence(Ordering::SeqCst);
-        if self.signalled.load(Ordering::Relaxed) == 0 {
-            self.signalled.store(1, Ordering::Relaxed);
-            true
-        } else {
-            false
-        }
-    }
-
-    /// The consumer takes every item ready: moves `head` to the tail and publishes it.
-    /// Whether there were any.
-    fn take_all(&self, head: &mut u32) -> bool {
-        let tail = self.tail.load(Ordering::Acquire);
-        if tail == *head {
-            return false;
-        }
-        *head = tail;
-        self.head.store(tail, Ordering::Release);
-        true
-    }
-
-    /// `Consumer::arm_signal`: whether the queue is still empty after asking.
-    fn arm_signal(&self, head: u32) -> bool {
-        self.ask_for_signal();
-        self.tail.load(Ordering::Acquire) == head
-    }
-
-    /// `arm_signal` without its re-check: the request, then the fence before any read.
-    fn ask_for_signal(&self) {
-        self.signalled.store(0, Ordering::Relaxed);
-        fence(Ordering::SeqCst);
-    }
-}
+use signalling::{Notification, Words};
 
 /// One queue and its consumer's notification.
 #[derive(Default)]
 struct Shared {
-    queue: Queue,
+    queue: Words,
     consumer: Notification,
 }
 
@@ -174,8 +110,8 @@ fn the_checker_catches_a_consumer_that_skips_its_recheck() {
 
 #[derive(Default)]
 struct Pair {
-    requests: Queue,
-    answers: Queue,
+    requests: Words,
+    answers: Words,
     driver: Notification,
     client: Notification,
 }
