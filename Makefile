@@ -106,6 +106,8 @@ bench: setup
 	target/release/speed --host-limit --rounds 3 --alg sha256 --svg $(BENCH_DIR)/host-limit-sha256.svg >> $(BENCH_DIR)/speed.txt
 	target/release/speed --engine cpu --clients 2 --sizes 16,1024,16384 --seconds 1 >> $(BENCH_DIR)/speed.txt
 	target/release/speed --engine omap-aes --path adaptive --clients 2 --sizes 16,256,4096 --seconds 1 >> $(BENCH_DIR)/speed.txt
+	target/release/speed --engine cpu --flood 16384 --sizes 16,1024 --seconds 0.5 >> $(BENCH_DIR)/speed.txt
+	target/release/speed --engine omap-aes --path pio --flood 16384 --sizes 16,256,1024 --seconds 0.5 >> $(BENCH_DIR)/speed.txt
 	target/release/speed --files 1024 >> $(BENCH_DIR)/speed.txt
 	@cat $(BENCH_DIR)/speed.txt
 	@echo "bench: report $(BENCH_DIR)/speed.txt, CSV $(BENCH_DIR)/speed.csv, plots $(BENCH_DIR)/speed.svg and host-limit-*.svg"

@@ -64,7 +64,16 @@ pub fn status_words<E: core::fmt::Debug, U: core::fmt::Debug>(
 
 /// The parameter `PDT_<name>`; fails the PD if missing.
 pub fn param(name: &str) -> String {
-    std::env::var(format!("PDT_{name}")).unwrap_or_else(|_| fail(format!("PDT_{name} not set")))
+    param_opt(name).unwrap_or_else(|| fail(format!("PDT_{name} not set")))
+}
+
+/// The parameter `PDT_<name>_<this PD's name>` if set (one client of several given its
+/// own, as `speed --flood` gives its flooder), else `PDT_<name>`.
+pub fn param_opt(name: &str) -> Option<String> {
+    let own = format!("PDT_{name}_{}", pd_runtime::pd_name());
+    std::env::var(own)
+        .or_else(|_| std::env::var(format!("PDT_{name}")))
+        .ok()
 }
 
 /// The host file the tool granted this PD as `name` (its input or output); fails the

@@ -6,7 +6,8 @@
 //!
 //! Parameters (host-only, environment): `PDT_KIND` cipher|digest|stream, `PDT_ALG`,
 //! `PDT_PATH`, `PDT_SIZES` (comma list), `PDT_SECONDS` per size, `PDT_MIN_OPS`,
-//! `PDT_MAX_OPS`, `PDT_DEPTH` (ciphers and digests; a stream keeps one in flight);
+//! `PDT_MAX_OPS`, `PDT_DEPTH` (ciphers and digests; a stream keeps one in flight); each
+//! also as `PDT_<NAME>_<pd name>` for one client of several (`speed --flood`);
 //! stream: `PDT_TOTAL` bytes hashed in one session in updates of each size.
 //! `PDT_WINDOWS=EPOCH,PERIOD` (ns of CLOCK_MONOTONIC, optional; ciphers and digests):
 //! size i is measured in the window from EPOCH + i x PERIOD for `PDT_SECONDS`, and
@@ -40,7 +41,7 @@ use pd_idl::digest::{self, DigestOp};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use pd_tools::algs::{CipherAlg, DataPath, digest_alg};
-use pd_tools::pd::{Data, fail, param, status_words};
+use pd_tools::pd::{Data, fail, param, param_opt, status_words};
 use pd_tools::speed::monotonic_ns;
 use system_tests::client::{DRIVER, Meter, link};
 
@@ -548,8 +549,7 @@ fn init() -> Speed {
             .unwrap_or(0),
         run: None,
         next_id: 0,
-        depth: std::env::var("PDT_DEPTH")
-            .ok()
+        depth: param_opt("DEPTH")
             .and_then(|d| d.parse().ok())
             .unwrap_or(1u32)
             .clamp(1, cipher::REQUEST_QUEUE_CAPACITY),

@@ -19,7 +19,7 @@ use pd_tools::algs::{DataPath, Engine};
 use pd_tools::speed::measure::{Alg, Budget, Job, Measured, announce, measure, measure_shared};
 use pd_tools::speed::report::{self, Clock};
 use pd_tools::speed::shared::SharedRun;
-use pd_tools::speed::{host_limit, idle, plot, reproduce};
+use pd_tools::speed::{flood, host_limit, idle, plot, reproduce};
 use pd_tools::systems;
 
 #[derive(Parser)]
@@ -101,6 +101,15 @@ struct Args {
         conflicts_with_all = ["csv", "svg", "host_limit", "reproduce", "standard"]
     )]
     clients: Option<u32>,
+    /// A light client (each --sizes, --depth in flight) alone on the driver, then beside
+    /// a second client flooding it with SIZE-byte requests (32 in flight) in the same
+    /// windows: the share of its alone throughput it keeps (engine-time fairness).
+    #[arg(
+        long,
+        value_name = "SIZE",
+        conflicts_with_all = ["csv", "svg", "host_limit", "reproduce", "standard", "clients"]
+    )]
+    flood: Option<usize>,
     /// pd-enc beside `openssl enc -aes-128-cbc -nopad` and pd-dgst beside `sha256sum` on
     /// one file of MIB MiB (made in target/bench/files), alternately, their wall times
     /// and ratios. Default: off.
@@ -349,6 +358,22 @@ fn main_result(a: &Args) -> Result<(), String> {
         jobs(a)?
     };
     check_sizes(&jobs, &a.sizes)?;
+    if let Some(size) = a.flood {
+        check_sizes(&jobs, &[size])?;
+        for job in &jobs {
+            eprintln!(
+                "Doing {} alone, then beside a flooder of {size} B requests, for {}s on each size",
+                job.through(),
+                budget.seconds
+            );
+            let lead = std::time::Duration::from_secs(2);
+            print!(
+                "{}",
+                flood::run(*job, &a.sizes, budget, size, lead)?.table()
+            );
+        }
+        return Ok(());
+    }
     if let Some(k) = a.clients {
         for job in &jobs {
             print!("{}", shared(*job, &a.sizes, budget, k as usize)?.table());

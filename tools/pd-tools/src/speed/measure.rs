@@ -108,6 +108,29 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// `ops` requests of `size` in a second on the CPU path, nothing else counted: what
+    /// the report tests build tables from.
+    #[cfg(test)]
+    pub(crate) fn of(size: usize, ops: u64) -> Sample {
+        Sample {
+            size,
+            ops,
+            late_ns: 0,
+            latency: None,
+            host_ns: 1e9,
+            host_slices: Vec::new(),
+            pio: 0,
+            dma: 0,
+            cpu: ops,
+            counts: Default::default(),
+            half: None,
+            updates: None,
+            first: None,
+        }
+    }
+}
+
+impl Sample {
     /// The host figure: the median of the slices' ns per op, with their spread (the
     /// whole run's mean when the client reported no slices: a stream run).
     pub fn host_stats(&self) -> bench_stats::Stats {
@@ -302,11 +325,25 @@ pub fn measure_shared(
     clients: usize,
     lead: Duration,
 ) -> Result<Vec<Vec<Sample>>, String> {
+    measure_shared_with(job, sizes, budget, clients, lead, Vec::new())
+}
+
+/// [`measure_shared`] with `own` added to the clients' environment: parameters one
+/// client has for itself (`PDT_<NAME>_<client>`, as `speed --flood` gives its flooder).
+pub fn measure_shared_with(
+    job: Job,
+    sizes: &[usize],
+    budget: Budget,
+    clients: usize,
+    lead: Duration,
+    own: Vec<(String, String)>,
+) -> Result<Vec<Vec<Sample>>, String> {
     let kind = match job.alg {
         Alg::Cipher(_) => "cipher",
         Alg::Digest(_) => "digest",
     };
     let mut env = client_env(job, kind, sizes, budget, None);
+    env.extend(own);
     // A gap between windows for the clients to close one session and open the next.
     let period = Duration::from_secs_f64(budget.seconds) + Duration::from_millis(200);
     let epoch = monotonic_ns() + lead.as_nanos() as u64;

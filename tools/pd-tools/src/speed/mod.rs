@@ -1,8 +1,9 @@
 //! The speed tool's library: what it measures ([`measure`]), how it prints it
 //! ([`report`]: openssl-speed tables, tcrypt lines, modelled beside host time, CSV),
 //! the plot ([`plot`]), the published figures of the four Linux changes beside our model ([`reproduce`])
-//! the host limit ([`host_limit`]), several clients sharing one driver ([`shared`]) and
-//! the file tools beside the programs they stand in for ([`files`]).
+//! the host limit ([`host_limit`]), several clients sharing one driver ([`shared`]), a
+//! light client beside a flooder ([`flood`]) and the file tools beside the programs they
+//! stand in for ([`files`]).
 //!
 //! Two clocks, never mixed: *modelled* time is the board's cost table applied to the
 //! events the engine models and drivers counted in the shared ledger during the run
@@ -11,6 +12,7 @@
 //! engine model or RustCrypto), one request in flight.
 
 pub mod files;
+pub mod flood;
 pub mod host_limit;
 pub mod idle;
 pub mod measure;

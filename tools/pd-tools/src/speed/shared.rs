@@ -109,27 +109,15 @@ mod tests {
     use crate::algs::{DataPath, Engine};
     use crate::speed::measure::Alg;
 
-    fn sample(size: usize, ops: u64) -> Sample {
-        Sample {
-            size,
-            ops,
-            late_ns: 0,
-            latency: None,
-            host_ns: 1e9,
-            host_slices: Vec::new(),
-            pio: 0,
-            dma: 0,
-            cpu: ops,
-            counts: Default::default(),
-            half: None,
-            updates: None,
-            first: None,
-        }
-    }
-
     fn run(a: &[u64], b: &[u64]) -> SharedRun {
         let sizes = [16, 1024];
-        let client = |ops: &[u64]| sizes.iter().zip(ops).map(|(&s, &o)| sample(s, o)).collect();
+        let client = |ops: &[u64]| {
+            sizes
+                .iter()
+                .zip(ops)
+                .map(|(&s, &o)| Sample::of(s, o))
+                .collect()
+        };
         SharedRun {
             job: Job {
                 engine: Engine::Cpu,
