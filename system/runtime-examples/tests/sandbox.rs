@@ -23,7 +23,7 @@ fn every_way_out_of_the_sandbox_is_refused() {
         let out = system.output(pd);
         let escaped: Vec<_> = out.iter().filter(|l| l.starts_with("ESCAPED")).collect();
         assert!(escaped.is_empty(), "{pd}: {escaped:?}");
-        // Fourteen system calls, and the two read-only pages of its one channel: the
+        // Sixteen system calls, and the two read-only pages of its one channel: the
         // peer's PD page and its channel end.
         let pages = out
             .iter()
@@ -31,7 +31,7 @@ fn every_way_out_of_the_sandbox_is_refused() {
             .count();
         assert_eq!(pages, 2, "{pd}: {out:?}");
         assert!(
-            out.iter().any(|l| l == "escape: 16 of 16 refused"),
+            out.iter().any(|l| l == "escape: 18 of 18 refused"),
             "{pd}: {out:?}"
         );
     }
@@ -82,7 +82,7 @@ fn every_way_out_is_refused_to_an_unprivileged_user_too() {
     for pd in ["escape", "peer"] {
         assert!(
             text.lines()
-                .any(|l| l == format!("[{pd}] escape: 16 of 16 refused")),
+                .any(|l| l == format!("[{pd}] escape: 18 of 18 refused")),
             "as uid {}: {text}",
             if root {
                 65534
@@ -92,4 +92,36 @@ fn every_way_out_is_refused_to_an_unprivileged_user_too() {
         );
     }
     assert!(!text.contains("ESCAPED"), "{text}");
+}
+
+/// A PD holds no capability, whoever runs it: its effective, permitted, inheritable and
+/// ambient sets are empty, and run by root (as CI runs), its bounding set too, so no
+/// capability can come back (a PD run as root had kept all of root's, issue 32).
+#[test]
+fn a_pd_holds_no_capability() {
+    let system = boot("escape.system", Options::default());
+    assert!(wait_line(&system, "escape", "escape: "));
+    let root = rustix::process::geteuid().is_root();
+    for pd in ["escape", "peer"] {
+        let pid = system.pid(pd).expect("running");
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let set = |name: &str| {
+            let line = status
+                .lines()
+                .find_map(|l| l.strip_prefix(&format!("{name}:\t")))
+                .unwrap_or_else(|| panic!("{name} in {status}"));
+            u64::from_str_radix(line.trim(), 16).unwrap()
+        };
+        for name in ["CapInh", "CapPrm", "CapEff", "CapAmb"] {
+            assert_eq!(set(name), 0, "{pd}: {name}");
+        }
+        if root {
+            assert_eq!(
+                set("CapBnd"),
+                0,
+                "{pd}: run by root, its bounding set is empty"
+            );
+        }
+    }
+    system.shutdown();
 }

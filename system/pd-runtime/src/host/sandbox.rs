@@ -1,10 +1,12 @@
 //! The host PD's sandbox: after boot has mapped what the `.system` file grants, and
 //! before `init` runs, the PD gives up every way of reaching the rest of the host.
 //!
-//! * No new privileges and not dumpable: no set-uid gain through exec, and no other
+//! * No capabilities (root's dropped, the bounding set too when the runner is root), no
+//!   new privileges and not dumpable: no set-uid gain through exec, and no other
 //!   process of the same user may open this one's `/proc/<pid>/mem` or descriptors.
 //! * A seccomp filter (seccompiler) that allows only the system calls the runtime and
-//!   Rust's `std` make after boot: memory management without `PROT_EXEC`, futexes
+//!   Rust's `std` make after boot: memory management without `PROT_EXEC` (and `madvise`
+//!   with the allocator's advice only), futexes
 //!   (wait and wake only), reads and writes on descriptors already held, threads
 //!   (device models; `clone` with `CLONE_THREAD`, so no fork), time, exit. Everything
 //!   else fails with `EPERM`: `open`/`openat` (so no `/proc` of another PD, no memfd of
@@ -41,7 +43,6 @@ const ALLOWED: &[libc::c_long] = &[
     libc::SYS_lseek,
     libc::SYS_munmap,
     libc::SYS_mremap,
-    libc::SYS_madvise,
     libc::SYS_brk,
     libc::SYS_futex_waitv,
     libc::SYS_sched_yield,
@@ -80,6 +81,26 @@ fn program(pid: i32) -> Result<BpfProgram, String> {
     // Memory, but never executable: a PD runs only the code it was started with.
     rules.insert(libc::SYS_mmap, vec![rule(vec![no_exec()])]);
     rules.insert(libc::SYS_mprotect, vec![rule(vec![no_exec()])]);
+    // The advice the allocator and thread stacks give, no other: MADV_REMOVE would punch
+    // a hole in a region a peer shares (its bytes gone under it), MADV_HWPOISON and
+    // MADV_SOFT_OFFLINE (root only) take a shared page away from every PD mapping it,
+    // MADV_DONTFORK and the like change what no PD needs changed.
+    rules.insert(
+        libc::SYS_madvise,
+        [
+            libc::MADV_NORMAL,
+            libc::MADV_RANDOM,
+            libc::MADV_SEQUENTIAL,
+            libc::MADV_WILLNEED,
+            libc::MADV_DONTNEED,
+            libc::MADV_FREE,
+            libc::MADV_HUGEPAGE,
+            libc::MADV_NOHUGEPAGE,
+        ]
+        .into_iter()
+        .map(|advice| rule(vec![arg(2, SeccompCmpOp::Eq, advice as u64)]))
+        .collect(),
+    );
     // Threads for device models, never a new process: a fork would lose the runner's
     // parent-death signal, keep the PD's pipes open (the runner waits for them to close)
     // and its writable mappings after the PD died and restarted, a second writer of its
@@ -161,9 +182,39 @@ fn compile(
         .map_err(|e: seccompiler::BackendError| e.to_string())
 }
 
+/// Gives up every capability: the bounding set (when this process may: it takes
+/// CAP_SETPCAP, which only a privileged runner passes on), the ambient set, and the
+/// effective, permitted and inheritable sets. A PD run by root kept all of root's
+/// (CapEff 000001fffeffffff) though it needs none: the seccomp filter stood between it
+/// and them, alone.
+fn drop_capabilities() -> Result<(), String> {
+    use rustix::thread::{CapabilitySet, CapabilitySets};
+    for cap in 0..64 {
+        let one = CapabilitySet::from_bits_retain(1 << cap);
+        match rustix::thread::remove_capability_from_bounding_set(one) {
+            // Past the kernel's last capability.
+            Err(rustix::io::Errno::INVAL) => break,
+            // Unprivileged: the bounding set stays, and nothing in it can be gained
+            // (no new privileges, below).
+            Err(rustix::io::Errno::PERM) => break,
+            Err(e) => return Err(std::format!("capability bounding set: {e}")),
+            Ok(()) => {}
+        }
+    }
+    rustix::thread::clear_ambient_capability_set()
+        .map_err(|e| std::format!("ambient capabilities: {e}"))?;
+    let none = CapabilitySets {
+        effective: CapabilitySet::empty(),
+        permitted: CapabilitySet::empty(),
+        inheritable: CapabilitySet::empty(),
+    };
+    rustix::thread::set_capabilities(None, none).map_err(|e| std::format!("capset: {e}"))
+}
+
 /// Confines this process for good (see the module docs). Call once, with no other
 /// thread running.
 pub fn enter() -> Result<(), String> {
+    drop_capabilities()?;
     rustix::thread::set_no_new_privs(true).map_err(|e| std::format!("no_new_privs: {e}"))?;
     rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
         .map_err(|e| std::format!("not dumpable: {e}"))?;

@@ -42,7 +42,20 @@ fn attempts() -> (usize, usize) {
         }
         r
     };
-    let tries: [(&str, &dyn Fn() -> i64); 14] = [
+    // A private page of our own: advice the filter refuses would succeed on it (or fail
+    // with EINVAL, not EPERM), so EPERM is the filter's answer.
+    // SAFETY: a fresh anonymous mapping, used only as madvise's target.
+    let page = unsafe {
+        libc::mmap(
+            null_mut(),
+            4096,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    let tries: [(&str, &dyn Fn() -> i64); 16] = [
         ("open /proc/self/mem", &|| open(c"/proc/self/mem")),
         ("open /proc/1/mem", &|| open(c"/proc/1/mem")),
         ("open /etc/hostname", &|| open(c"/etc/hostname")),
@@ -104,6 +117,12 @@ fn attempts() -> (usize, usize) {
                 &mut args as *mut CloneArgs,
                 core::mem::size_of::<CloneArgs>(),
             ))
+        }),
+        ("madvise MADV_REMOVE", &|| unsafe {
+            i64::from(libc::madvise(page, 4096, libc::MADV_REMOVE))
+        }),
+        ("madvise MADV_DONTFORK", &|| unsafe {
+            i64::from(libc::madvise(page, 4096, libc::MADV_DONTFORK))
         }),
         ("futex requeue off a peer's page", &|| unsafe {
             let seen = core::ptr::read_volatile(peer_word as *const u32);
