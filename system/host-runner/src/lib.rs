@@ -65,4 +65,5 @@ pub use event::{Cause, Event, Outcome};
 pub use options::PastLimit;
 pub use rustix::process::Signal;
 pub use shared::{BURST_BYTES, BURST_LINES, BYTES_PER_S, KEPT_BYTES, KEPT_LINES, LINES_PER_S};
+pub use spawn::{PD_DATA_LIMIT, nice_of};
 pub use system::{Grant, Options, System, default_bin_dir};

@@ -67,6 +67,14 @@ pub struct Plan {
     pub pds: Vec<PdPlan>,
 }
 
+impl Plan {
+    /// The highest priority of the system's PDs (what [`nice_of`](crate::spawn::nice_of)
+    /// counts down from).
+    pub fn top_priority(&self) -> u8 {
+        self.pds.iter().map(|p| p.priority).max().unwrap_or(0)
+    }
+}
+
 /// The host binary for a program image: its file stem, next to the runner.
 /// `client.elf` -> `<bin_dir>/client`.
 pub fn binary_for(image: &Path, bin_dir: &Path) -> PathBuf {

@@ -167,7 +167,8 @@ pub fn spawn(
         set
     });
     unsafe {
-        cmd.pre_exec(move || child_setup(runner, &keep, cpu.as_ref()));
+        let nice = nice_of(plan.pds[i].priority, plan.top_priority());
+        cmd.pre_exec(move || child_setup(runner, &keep, cpu.as_ref(), nice));
     }
     let child = cmd.spawn()?;
     drop(cmd);
@@ -187,8 +188,17 @@ pub fn spawn(
 /// the runner (which then stops PDs in order); SIGKILL if the runner dies (checking
 /// that it has not died already); no descriptors but those in `keep` across exec; on
 /// its CPU if pinned.
-fn child_setup(runner: Pid, keep: &[i32], cpu: Option<&CpuSet>) -> io::Result<()> {
+fn child_setup(runner: Pid, keep: &[i32], cpu: Option<&CpuSet>, nice: i32) -> io::Result<()> {
     rustix::process::setpgid(None, None)?;
+    // A PD's own memory (heap, anonymous maps) is bounded; its regions are shared maps,
+    // which RLIMIT_DATA does not count, sized by the .system.
+    let data = rustix::process::Rlimit {
+        current: Some(PD_DATA_LIMIT),
+        maximum: Some(PD_DATA_LIMIT),
+    };
+    rustix::process::setrlimit(rustix::process::Resource::Data, data)?;
+    // Lower priorities weigh less with the scheduler (raising nice needs no privilege).
+    rustix::process::setpriority_process(None, nice)?;
     if let Some(set) = cpu {
         rustix::thread::sched_setaffinity(None, set)?;
     }
@@ -214,6 +224,20 @@ fn child_setup(runner: Pid, keep: &[i32], cpu: Option<&CpuSet>) -> io::Result<()
         fcntl_setfd(unsafe { BorrowedFd::borrow_raw(fd) }, FdFlags::empty())?;
     }
     Ok(())
+}
+
+/// Most private memory (heap and anonymous maps) a PD may have: what the runtime and a
+/// PD's own allocations need, with room (the largest, a speed client, copies its data
+/// region once). A PD had none: one populated 1 GiB (issue 32).
+pub const PD_DATA_LIMIT: u64 = 256 << 20;
+
+/// The nice value for a PD of `priority` in a system whose highest is `top`: 0 for the
+/// highest, one step per 32 priorities below it (at most 19). Linux weighs, where seL4
+/// preempts: a lower-priority PD still runs beside a busy higher one, only less (a nice
+/// step is ~1.25x less CPU). Budgets and periods (MCS) are not mapped (cgroup v2's
+/// cpu.max needs a cgroup delegated to the runner).
+pub fn nice_of(priority: u8, top: u8) -> i32 {
+    (i32::from(top.saturating_sub(priority)) / 32).min(19)
 }
 
 /// Longest line kept from a PD's standard output: a PD that writes without a newline

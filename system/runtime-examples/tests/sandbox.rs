@@ -23,7 +23,7 @@ fn every_way_out_of_the_sandbox_is_refused() {
         let out = system.output(pd);
         let escaped: Vec<_> = out.iter().filter(|l| l.starts_with("ESCAPED")).collect();
         assert!(escaped.is_empty(), "{pd}: {escaped:?}");
-        // Sixteen system calls, and the two read-only pages of its one channel: the
+        // Eighteen attempts, and the two read-only pages of its one channel: the
         // peer's PD page and its channel end.
         let pages = out
             .iter()
@@ -31,7 +31,7 @@ fn every_way_out_of_the_sandbox_is_refused() {
             .count();
         assert_eq!(pages, 2, "{pd}: {out:?}");
         assert!(
-            out.iter().any(|l| l == "escape: 18 of 18 refused"),
+            out.iter().any(|l| l == "escape: 20 of 20 refused"),
             "{pd}: {out:?}"
         );
     }
@@ -82,7 +82,7 @@ fn every_way_out_is_refused_to_an_unprivileged_user_too() {
     for pd in ["escape", "peer"] {
         assert!(
             text.lines()
-                .any(|l| l == format!("[{pd}] escape: 18 of 18 refused")),
+                .any(|l| l == format!("[{pd}] escape: 20 of 20 refused")),
             "as uid {}: {text}",
             if root {
                 65534
@@ -123,5 +123,33 @@ fn a_pd_holds_no_capability() {
             );
         }
     }
+    system.shutdown();
+}
+
+/// A PD's CPU weight follows its priority and its private memory is bounded: in the
+/// hasher system (client 100, hasher 150, power manager 200) each runs at the nice value
+/// `nice_of` gives (0 for the highest, one step per 32 below), and each has the runner's
+/// data limit (a PD had no limit and no weight from its priority, issue 32).
+#[test]
+fn pds_weigh_by_priority_and_have_bounded_memory() {
+    let system = boot("hasher.system", Options::default());
+    for (pd, priority) in [("client", 100u8), ("hasher", 150), ("power", 200)] {
+        let Some(pid) = system.pid(pd) else {
+            continue; // the client may have finished already
+        };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        // Past the command name in parentheses: state is field 3, nice field 19.
+        let fields: Vec<&str> = stat.rsplit_once(") ").unwrap().1.split(' ').collect();
+        let nice: i32 = fields[19 - 3].parse().unwrap();
+        assert_eq!(nice, host_runner::nice_of(priority, 200), "{pd}");
+        let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+        let data = limits
+            .lines()
+            .find(|l| l.starts_with("Max data size"))
+            .unwrap();
+        let soft: u64 = data.split_whitespace().nth(3).unwrap().parse().unwrap();
+        assert_eq!(soft, host_runner::PD_DATA_LIMIT, "{pd}: {data}");
+    }
+    assert_eq!(host_runner::nice_of(100, 200), 3);
     system.shutdown();
 }

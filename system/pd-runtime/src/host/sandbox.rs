@@ -7,8 +7,8 @@
 //! * A seccomp filter (seccompiler) that allows only the system calls the runtime and
 //!   Rust's `std` make after boot: memory management without `PROT_EXEC` (and `madvise`
 //!   with the allocator's advice only), futexes
-//!   (wait and wake only), reads and writes on descriptors already held, threads
-//!   (device models; `clone` with `CLONE_THREAD`, so no fork), time, exit. Everything
+//!   (wait and wake only), reads and writes on descriptors already held, time, exit:
+//!   one thread (no `clone`, so no fork either), as a Microkit PD has. Everything
 //!   else fails with `EPERM`: `open`/`openat` (so no `/proc` of another PD, no memfd of
 //!   the runner), `ptrace`, `process_vm_readv`/`writev`, `kill` (signals go only to
 //!   this process), `execve`, sockets, `prctl` but for thread names, futex requeues;
@@ -101,19 +101,12 @@ fn program(pid: i32) -> Result<BpfProgram, String> {
         .map(|advice| rule(vec![arg(2, SeccompCmpOp::Eq, advice as u64)]))
         .collect(),
     );
-    // Threads for device models, never a new process: a fork would lose the runner's
+    // One thread, as a Microkit PD has: no clone at all (no PD starts a thread, device
+    // models included), so never a new process either: a fork would lose the runner's
     // parent-death signal, keep the PD's pipes open (the runner waits for them to close)
     // and its writable mappings after the PD died and restarted, a second writer of its
-    // pages. clone3's flags sit in memory a filter cannot read, so it fails with ENOSYS
-    // (the second filter, `no_clone3`) and glibc falls back to clone.
-    rules.insert(
-        libc::SYS_clone,
-        vec![rule(vec![arg(
-            0,
-            SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64),
-            libc::CLONE_THREAD as u64,
-        )])],
-    );
+    // pages. clone3 fails with ENOSYS (the second filter, `no_clone3`), as on a kernel
+    // without it, so that glibc falls back to clone and meets EPERM here.
     rules.insert(libc::SYS_clone3, vec![]);
     // Futexes to wait and wake only. The others act on words of other PDs' pages that
     // this one maps read-only: a requeue (needing only read access) would move a
@@ -156,9 +149,9 @@ fn program(pid: i32) -> Result<BpfProgram, String> {
     )
 }
 
-/// A filter stacked on [`program`]'s: `clone3` fails with ENOSYS, so that glibc
-/// creates threads with `clone`, whose flags the first filter checks (the strictest
-/// answer of all filters stands, and the first one allows `clone3`).
+/// A filter stacked on [`program`]'s: `clone3` fails with ENOSYS, so that glibc falls
+/// back to `clone`, which the first filter refuses (the strictest answer of all filters
+/// stands, and the first one allows `clone3`).
 fn no_clone3() -> Result<BpfProgram, String> {
     let rules = BTreeMap::from([(libc::SYS_clone3, vec![])]);
     compile(

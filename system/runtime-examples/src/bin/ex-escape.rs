@@ -55,7 +55,13 @@ fn attempts() -> (usize, usize) {
             0,
         )
     };
-    let tries: [(&str, &dyn Fn() -> i64); 16] = [
+    // An error's errno, where the attempt is a library call that returns it.
+    let failed = |e: std::io::Error| {
+        // SAFETY: this thread's errno, set as a system call would have.
+        unsafe { *libc::__errno_location() = e.raw_os_error().unwrap_or(0) };
+        -1
+    };
+    let tries: [(&str, &dyn Fn() -> i64); 18] = [
         ("open /proc/self/mem", &|| open(c"/proc/self/mem")),
         ("open /proc/1/mem", &|| open(c"/proc/1/mem")),
         ("open /etc/hostname", &|| open(c"/etc/hostname")),
@@ -124,6 +130,23 @@ fn attempts() -> (usize, usize) {
         ("madvise MADV_DONTFORK", &|| unsafe {
             i64::from(libc::madvise(page, 4096, libc::MADV_DONTFORK))
         }),
+        (
+            "a second thread",
+            &|| match std::thread::Builder::new().spawn(|| {}) {
+                Ok(t) => {
+                    let _ = t.join();
+                    0
+                }
+                Err(e) => failed(e),
+            },
+        ),
+        ("allocate 512 MiB", &|| {
+            let mut v: Vec<u8> = Vec::new();
+            match v.try_reserve_exact(512 << 20) {
+                Ok(()) => 0,
+                Err(_) => failed(std::io::Error::from_raw_os_error(libc::ENOMEM)),
+            }
+        }),
         ("futex requeue off a peer's page", &|| unsafe {
             let seen = core::ptr::read_volatile(peer_word as *const u32);
             libc::syscall(
@@ -160,6 +183,9 @@ fn attempts() -> (usize, usize) {
         // clone3 is refused as a kernel without it would (glibc then uses clone).
         let refusal = if name.contains("clone3") {
             libc::ENOSYS
+        } else if name.starts_with("allocate") {
+            // The runner's data limit (RLIMIT_DATA): the mapping is refused.
+            libc::ENOMEM
         } else {
             libc::EPERM
         };
