@@ -75,6 +75,14 @@ impl cipher::Server for Recorder {
         self.seen.push(format!("close {caller:?} {session}"));
         Ok(())
     }
+
+    fn capabilities(&mut self, caller: Caller) -> Result<u64, cipher::CipherError> {
+        self.seen.push(format!("capabilities {caller:?}"));
+        match self.fail {
+            Some(code) => Err(cipher::CipherError::try_from(code).unwrap()),
+            None => Ok(1 << cipher::Mode::Cbc as u8 | 1 << 63),
+        }
+    }
 }
 
 impl digest::Server for Recorder {
@@ -95,6 +103,11 @@ impl digest::Server for Recorder {
             Some(code) => Err(digest::DigestError::try_from(code).unwrap()),
             None => Ok(()),
         }
+    }
+
+    fn capabilities(&mut self, caller: Caller) -> Result<u64, digest::DigestError> {
+        self.seen.push(format!("capabilities {caller:?}"));
+        Ok(u64::MAX)
     }
 }
 
@@ -155,6 +168,44 @@ proptest! {
         prop_assert_eq!(client.close_session(session), Ok(()));
         prop_assert_eq!(&server.borrow().seen[1], &format!("close Caller(9) {session}"));
     }
+}
+
+/// `capabilities` takes no argument words and answers all 64 bits; an error is typed; a
+/// call with words it does not take is a protocol error that never reaches the server.
+#[test]
+fn capabilities_round_trip() {
+    let server = RefCell::new(Recorder::default());
+    let sent = RefCell::new(Vec::new());
+    let mut client = cipher::Client::new(Loopback {
+        serve: |m: &Message| cipher::dispatch(&mut *server.borrow_mut(), Caller(2), m),
+        sent: &sent,
+    });
+    assert_eq!(client.capabilities(), Ok(1 << 2 | 1 << 63));
+    assert_eq!(cipher::OP_CAPABILITIES, 3);
+    assert_eq!(sent.borrow()[0].words, 0, "no argument words");
+    assert_eq!(server.borrow().seen, ["capabilities Caller(2)"]);
+    server.borrow_mut().fail = Some(cipher::CipherError::BadRequest as u16);
+    assert_eq!(
+        client.capabilities(),
+        Err(CallError::Server(cipher::CipherError::BadRequest))
+    );
+    let mut with_words = Message::empty(cipher::OP_CAPABILITIES);
+    with_words.words = 1;
+    let reply = cipher::dispatch(&mut *server.borrow_mut(), Caller(2), &with_words);
+    assert_eq!(
+        reply.label,
+        wire::PROTOCOL_BASE + wire::ProtocolError::Oversized as u64
+    );
+    assert_eq!(
+        server.borrow().seen.len(),
+        2,
+        "the malformed call reached nobody"
+    );
+    let mut digests = digest::Client::new(Loopback {
+        serve: |m: &Message| digest::dispatch(&mut *server.borrow_mut(), Caller(2), m),
+        sent: &sent,
+    });
+    assert_eq!(digests.capabilities(), Ok(u64::MAX));
 }
 
 #[test]

@@ -75,6 +75,7 @@ impl<E: AeadEngine> Interface for Aead<E> {
 
     const OP_OPEN_SESSION: u64 = aead::OP_OPEN_SESSION;
     const OP_CLOSE_SESSION: u64 = aead::OP_CLOSE_SESSION;
+    const OP_CAPABILITIES: u64 = aead::OP_CAPABILITIES;
     const CAPACITY: u32 = REQUEST_QUEUE_CAPACITY;
     /// Payloads are worked in place, tags written.
     const WRITES_DATA: bool = true;
@@ -256,5 +257,10 @@ impl<E: AeadEngine> Interface for Aead<E> {
 
     fn open_args(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Open {
         Open { call, data }
+    }
+
+    fn offers(engine: &E) -> u64 {
+        let ok = |a| engine.supports(a, 16).is_ok();
+        queued_service::offered(&AeadAlgorithm::ALL, |a| a as u8, ok)
     }
 }

@@ -2,7 +2,9 @@
 
 use core::marker::PhantomData;
 
-use pd_idl::cipher::{self, CipherError, CipherErrorRaw, OpenSessionArgs, Path, Request, Response};
+use pd_idl::cipher::{
+    self, CipherError, CipherErrorRaw, Mode, OpenSessionArgs, Path, Request, Response,
+};
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
 use queued_service::{ClientData, Interface, Sessions};
@@ -27,6 +29,7 @@ impl<E: CipherEngine> Interface for Cipher<E> {
 
     const OP_OPEN_SESSION: u64 = cipher::OP_OPEN_SESSION;
     const OP_CLOSE_SESSION: u64 = cipher::OP_CLOSE_SESSION;
+    const OP_CAPABILITIES: u64 = cipher::OP_CAPABILITIES;
     const CAPACITY: u32 = cipher::REQUEST_QUEUE_CAPACITY;
     const WRITES_DATA: bool = true;
 
@@ -188,6 +191,16 @@ impl<E: CipherEngine> Interface for Cipher<E> {
 
     fn open_args(call: OpenSessionArgs, _: Option<ClientData<'static>>) -> OpenSessionArgs {
         call
+    }
+
+    fn offers(engine: &E) -> u64 {
+        let with = |mode| Session {
+            mode,
+            key_len: 16,
+            ..Session::EMPTY
+        };
+        let unsupported = |m| engine.supports(&with(m)) == Err(CipherError::UnsupportedMode);
+        queued_service::offered(&Mode::ALL, |m| m as u8, |m| !unsupported(m))
     }
 }
 

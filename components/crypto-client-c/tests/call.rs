@@ -70,6 +70,9 @@ impl cipher::Server for Cipher {
         self.closed.push(session);
         Ok(())
     }
+    fn capabilities(&mut self, _: Caller) -> Result<u64, cipher::CipherError> {
+        Ok(1 << cipher::Mode::Ecb as u8 | 1 << cipher::Mode::Cbc as u8)
+    }
 }
 
 #[derive(Default)]

@@ -28,8 +28,8 @@ use std::ops::Deref;
 
 use crypto_client::pair::{ID_MASK, of_incarnation, wire_id};
 use shuttle::rand::{RngCore, thread_rng};
-use shuttle::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use shuttle::sync::Arc;
+use shuttle::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use shuttle::thread;
 use signalling::{Notification, Words};
 

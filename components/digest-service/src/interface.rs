@@ -3,7 +3,8 @@
 use core::marker::PhantomData;
 
 use pd_idl::digest::{
-    self, DigestError, DigestErrorRaw, DigestOp, OpenSessionArgs, Request, Response, Segment,
+    self, Algorithm, DigestError, DigestErrorRaw, DigestOp, HashPath, OpenSessionArgs, Request,
+    Response, Segment,
 };
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
@@ -39,6 +40,7 @@ impl<E: DigestEngine> Interface for Digest<E> {
 
     const OP_OPEN_SESSION: u64 = digest::OP_OPEN_SESSION;
     const OP_CLOSE_SESSION: u64 = digest::OP_CLOSE_SESSION;
+    const OP_CAPABILITIES: u64 = digest::OP_CAPABILITIES;
     const CAPACITY: u32 = digest::REQUEST_QUEUE_CAPACITY;
     /// A final writes its digest into the client's region.
     const WRITES_DATA: bool = true;
@@ -243,6 +245,11 @@ impl<E: DigestEngine> Interface for Digest<E> {
     fn open_args(call: OpenSessionArgs, _: Option<ClientData<'static>>) -> OpenSessionArgs {
         call
     }
+
+    fn offers(engine: &E) -> u64 {
+        let ok = |a| engine.supports(a, HashPath::Auto).is_ok();
+        queued_service::offered(&Algorithm::ALL, |a| a as u8, ok)
+    }
 }
 
 #[cfg(test)]
@@ -250,7 +257,6 @@ mod tests {
     use super::*;
     use crate::Service;
     use pd_idl::digest::Client;
-    use pd_idl::digest::{Algorithm, HashPath};
     use pd_idl::wire::{CallError, Message, ServerDied, Transport};
     use queued_service::{Calls, Step};
 
@@ -286,6 +292,9 @@ mod tests {
         }
         fn close(&mut self, caller: Caller, session: u32) -> Result<(), DigestError> {
             self.0.close(caller, session)
+        }
+        fn capabilities(&mut self, _: Caller) -> Result<u64, DigestError> {
+            Ok(Digest::<AutoOnly>::offers(&self.0.engine))
         }
     }
 

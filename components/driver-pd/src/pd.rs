@@ -283,6 +283,13 @@ impl<I: Interface> Calls<I> for DriverPd<I> {
         result
     }
 
+    fn capabilities(&mut self, caller: Caller) -> Result<u64, I::Error> {
+        if self.clients.get(caller).is_none() {
+            return Err(I::refuse(Refusal::NotAClient));
+        }
+        Ok(I::offers(&self.service.engine))
+    }
+
     fn data(&self, caller: Caller) -> Option<ClientData<'static>> {
         self.clients.get(caller).map(|c| client_data(c.data))
     }

@@ -138,6 +138,8 @@ pub struct Client<I: Interface> {
     failed: u32,
     /// Algorithms the driver refused at open (bit `alg as u8`), reported, not failed.
     refused: u8,
+    /// Algorithms the driver opened a session of (bit `alg as u8`).
+    opened: u64,
 }
 
 impl<I: Interface> Client<I> {
@@ -149,6 +151,7 @@ impl<I: Interface> Client<I> {
             next_id: 0,
             failed: 0,
             refused: 0,
+            opened: 0,
         }
     }
 
@@ -201,6 +204,28 @@ impl<I: Interface> Client<I> {
 
     pub fn refuse(&mut self, bit: u8) {
         self.refused |= 1 << bit;
+    }
+
+    /// The driver opened a session of the algorithm of value `bit`.
+    pub fn opened(&mut self, bit: u8) {
+        self.opened |= 1 << bit;
+    }
+
+    /// Checks the driver's `capabilities` answer against what its opens said: an
+    /// algorithm refused at open as unsupported must not be offered, and one opened
+    /// must be. A disagreement (or a refused query) is a failure.
+    pub fn agree<E: core::fmt::Debug>(&mut self, offered: Result<u64, E>) {
+        let offered = match offered {
+            Ok(bits) => bits,
+            Err(e) => return self.fail(format_args!("capabilities: {e:?}")),
+        };
+        let refused_yet_offered = u64::from(self.refused) & offered;
+        let opened_not_offered = self.opened & !offered;
+        if refused_yet_offered != 0 || opened_not_offered != 0 {
+            self.fail(format_args!(
+                "capabilities {offered:#x}: refused at open yet offered {refused_yet_offered:#x}, opened yet not offered {opened_not_offered:#x}"
+            ));
+        }
     }
 
     pub fn refuses(&self, bit: u8) -> bool {

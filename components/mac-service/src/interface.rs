@@ -82,6 +82,7 @@ impl<E: MacEngine> Interface for Mac<E> {
 
     const OP_OPEN_SESSION: u64 = mac::OP_OPEN_SESSION;
     const OP_CLOSE_SESSION: u64 = mac::OP_CLOSE_SESSION;
+    const OP_CAPABILITIES: u64 = mac::OP_CAPABILITIES;
     const CAPACITY: u32 = REQUEST_QUEUE_CAPACITY;
     /// A final writes its tag into the client's region.
     const WRITES_DATA: bool = true;
@@ -260,5 +261,10 @@ impl<E: MacEngine> Interface for Mac<E> {
 
     fn open_args(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Open {
         Open { call, data }
+    }
+
+    fn offers(engine: &E) -> u64 {
+        let ok = |a| engine.supports(a).is_ok();
+        queued_service::offered(&MacAlgorithm::ALL, |a| a as u8, ok)
     }
 }

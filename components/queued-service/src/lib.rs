@@ -209,9 +209,10 @@ pub trait Interface: Sized {
     /// region where the interface reads an argument there ([`Interface::open_args`]).
     type Open;
 
-    /// The IDL's numbers of the two calls every queued interface has.
+    /// The IDL's numbers of the three calls every queued interface has.
     const OP_OPEN_SESSION: u64;
     const OP_CLOSE_SESSION: u64;
+    const OP_CAPABILITIES: u64;
     /// Slots in each of the interface's queues (the IDL's capacities).
     const CAPACITY: u32;
     /// Whether the engine writes client data (a cipher works in place): the PD then
@@ -337,6 +338,18 @@ pub trait Interface: Sized {
     /// `data` as its data region (`None`: no client), for an interface whose call names
     /// a place there (Mac's and Aead's keys, too long for the message words).
     fn open_args(call: Self::OpenCall, data: Option<ClientData<'static>>) -> Self::Open;
+    /// What the engine offers, as the `capabilities` call answers it: bit `v` for the
+    /// algorithm (or mode) of value `v` that `open_session` would not refuse as
+    /// unsupported (the IDL says with which key size and path).
+    fn offers(engine: &Self::Engine) -> u64;
+}
+
+/// The bits of `values` for which `offered` holds: an [`Interface::offers`] over an
+/// IDL enum's `ALL`.
+pub fn offered<T: Copy>(values: &[T], value: impl Fn(T) -> u8, offered: impl Fn(T) -> bool) -> u64 {
+    values.iter().filter(|&&v| offered(v)).fold(0, |bits, &v| {
+        bits | 1u64.checked_shl(u32::from(value(v))).unwrap_or(0)
+    })
 }
 
 /// `close_session`'s one argument, as every queued interface's IDL declares it (each
@@ -346,9 +359,13 @@ struct CloseSession {
     session: u32,
 }
 
+/// `capabilities`' arguments: none.
+#[derive(serde::Deserialize, hubpack::SerializedSize)]
+struct NoArgs {}
+
 /// Decodes one call of interface `I` and runs it on `calls`. Every queued interface's
-/// calls are the same two, `open_session` (with the interface's own arguments) and
-/// `close_session`, so their dispatch is written once here rather than as a `Server`
+/// calls are the same three, `open_session` (with the interface's own arguments),
+/// `close_session` and `capabilities`, so their dispatch is written once here rather than as a `Server`
 /// adapter per interface; a malformed call (unknown op, too few or too many words, a
 /// value its type does not allow) is a protocol error, as the IDL's `dispatch` answers.
 pub fn dispatch<I: Interface>(calls: &mut impl Calls<I>, caller: Caller, msg: &Message) -> Message {
@@ -365,6 +382,11 @@ pub fn dispatch<I: Interface>(calls: &mut impl Calls<I>, caller: Caller, msg: &M
             Ok(c) => wire::reply(calls.close(caller, c.session)),
             Err(e) => Message::protocol_error(e),
         }
+    } else if msg.label == I::OP_CAPABILITIES {
+        match wire::decode_args::<NoArgs>(msg) {
+            Ok(NoArgs {}) => wire::reply(calls.capabilities(caller)),
+            Err(e) => Message::protocol_error(e),
+        }
     } else {
         Message::protocol_error(ProtocolError::UnknownOp)
     }
@@ -375,6 +397,8 @@ pub fn dispatch<I: Interface>(calls: &mut impl Calls<I>, caller: Caller, msg: &M
 pub trait Calls<I: Interface> {
     fn open(&mut self, caller: Caller, args: I::Open) -> Result<u32, I::Error>;
     fn close(&mut self, caller: Caller, session: u32) -> Result<(), I::Error>;
+    /// What the engine offers ([`Interface::offers`]).
+    fn capabilities(&mut self, caller: Caller) -> Result<u64, I::Error>;
     /// The caller's data region, for a call whose argument lies there because it does
     /// not fit the message words (Mac's key, up to 1 KiB); `None` for a caller that is
     /// no client, and by default (an interface whose calls carry all they need).

@@ -145,6 +145,37 @@ static inline uint32_t aead_close_session(const crypto_pd_transport_t *idl_t, ui
     return crypto_pd_call(idl_t, &AEAD_CLOSE_SESSION_OP, aead_close_session_encode(idl_mrs, session), idl_mrs);
 }
 
+/* Op 3: `capabilities`. Which algorithms this driver's engine offers: bit `v` set for the `AeadAlgorithm`
+ * of value `v` (with a 128-bit key). One it lacks is refused at `open_session` with
+ * `UnsupportedAlgorithm` before any work is done. */
+#define AEAD_LABEL_CAPABILITIES 3u
+#define AEAD_CAPABILITIES_ARGS_BYTES 0u
+#define AEAD_CAPABILITIES_OK_BYTES 8u
+_Static_assert(AEAD_CAPABILITIES_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && AEAD_CAPABILITIES_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "capabilities fits in the message words");
+static const crypto_pd_op_t AEAD_CAPABILITIES_OP = {AEAD_LABEL_CAPABILITIES, CRYPTO_PD_WORDS(AEAD_CAPABILITIES_OK_BYTES), 1, AEAD_ERROR_SERVER_RESTARTED, aead_error_valid};
+/* `capabilities`'s arguments, hubpack-encoded into the message words; returns the
+ * words used. */
+static inline uint32_t aead_capabilities_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS]) {
+    uint8_t *idl_p = (uint8_t *)idl_mrs;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(AEAD_CAPABILITIES_ARGS_BYTES));
+}
+/* `capabilities`'s `ok` value from the reply's words: 1, or 0 for a value its type
+ * does not allow. */
+static inline int aead_capabilities_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint64_t *idl_ok) {
+    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
+    int idl_v = 1;
+    idl_p = crypto_pd_get_u64(idl_p, &(*idl_ok));
+    return idl_v;
+}
+/* Calls `capabilities` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
+ * `AeadError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
+ * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
+static inline uint32_t aead_capabilities(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) {
+    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
+    uint32_t idl_status = crypto_pd_call(idl_t, &AEAD_CAPABILITIES_OP, aead_capabilities_encode(idl_mrs), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !aead_capabilities_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
+}
+
 /* Queue `request` of `Request`. Client to driver. */
 typedef aead_request_t aead_request_queue_item_t;
 #define AEAD_REQUEST_QUEUE_CAPACITY 64u

@@ -150,6 +150,37 @@ static inline uint32_t cipher_close_session(const crypto_pd_transport_t *idl_t, 
     return crypto_pd_call(idl_t, &CIPHER_CLOSE_SESSION_OP, cipher_close_session_encode(idl_mrs, session), idl_mrs);
 }
 
+/* Op 3: `capabilities`. Which modes this driver's engine offers: bit `v` set for the `Mode` of value `v`
+ * (with a 128-bit key on the `Adaptive` path). A mode it lacks is refused at
+ * `open_session` with `UnsupportedMode` before any work is done. */
+#define CIPHER_LABEL_CAPABILITIES 3u
+#define CIPHER_CAPABILITIES_ARGS_BYTES 0u
+#define CIPHER_CAPABILITIES_OK_BYTES 8u
+_Static_assert(CIPHER_CAPABILITIES_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && CIPHER_CAPABILITIES_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "capabilities fits in the message words");
+static const crypto_pd_op_t CIPHER_CAPABILITIES_OP = {CIPHER_LABEL_CAPABILITIES, CRYPTO_PD_WORDS(CIPHER_CAPABILITIES_OK_BYTES), 1, CIPHER_ERROR_SERVER_RESTARTED, cipher_error_valid};
+/* `capabilities`'s arguments, hubpack-encoded into the message words; returns the
+ * words used. */
+static inline uint32_t cipher_capabilities_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS]) {
+    uint8_t *idl_p = (uint8_t *)idl_mrs;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(CIPHER_CAPABILITIES_ARGS_BYTES));
+}
+/* `capabilities`'s `ok` value from the reply's words: 1, or 0 for a value its type
+ * does not allow. */
+static inline int cipher_capabilities_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint64_t *idl_ok) {
+    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
+    int idl_v = 1;
+    idl_p = crypto_pd_get_u64(idl_p, &(*idl_ok));
+    return idl_v;
+}
+/* Calls `capabilities` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
+ * `CipherError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
+ * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
+static inline uint32_t cipher_capabilities(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) {
+    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
+    uint32_t idl_status = crypto_pd_call(idl_t, &CIPHER_CAPABILITIES_OP, cipher_capabilities_encode(idl_mrs), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !cipher_capabilities_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
+}
+
 /* Queue `request` of `Request`. Client to driver. */
 typedef cipher_request_t cipher_request_queue_item_t;
 #define CIPHER_REQUEST_QUEUE_CAPACITY 64u

@@ -65,6 +65,9 @@ impl cipher::Server for Anything {
     fn close_session(&mut self, _: Caller, _: u32) -> Result<(), CipherError> {
         Ok(())
     }
+    fn capabilities(&mut self, _: Caller) -> Result<u64, CipherError> {
+        Ok(u64::MAX)
+    }
 }
 
 impl digest::Server for Anything {
@@ -75,6 +78,9 @@ impl digest::Server for Anything {
         _: digest::HashPath,
     ) -> Result<u32, digest::DigestError> {
         Ok(1)
+    }
+    fn capabilities(&mut self, _: Caller) -> Result<u64, digest::DigestError> {
+        Ok(u64::MAX)
     }
     fn close_session(&mut self, _: Caller, _: u32) -> Result<(), digest::DigestError> {
         Ok(())

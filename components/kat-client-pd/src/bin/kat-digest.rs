@@ -112,6 +112,9 @@ impl Kat {
             let (alg, name, msg, d) = Self::case(self.index);
             match self.client.driver.calls.open_session(alg, path) {
                 Ok(session) => {
+                    if path == HashPath::Auto {
+                        self.client.opened(alg as u8);
+                    }
                     let len = match msg {
                         Some(m) => {
                             self.client.data.write(SHORT_AT, m);
@@ -151,6 +154,8 @@ impl Kat {
             }
         }
         let by_path = ByPath(&PATHS, &self.tally);
+        let offered = self.client.driver.calls.capabilities();
+        self.client.agree(offered);
         let refused = self.client.refused_at_open(&Algorithm::ALL, |a| a as u8);
         self.client.conclude(by_path.total(), &by_path, &refused)
     }

@@ -97,6 +97,7 @@ impl Kat {
                 .open_session(v.algorithm, KEY_AT, key_len)
             {
                 Ok(session) => {
+                    self.client.opened(v.algorithm as u8);
                     self.current = Some(Current {
                         session,
                         updated: false,
@@ -115,6 +116,8 @@ impl Kat {
                 }
             }
         }
+        let offered = self.client.driver.calls.capabilities();
+        self.client.agree(offered);
         let refused = self.client.refused_at_open(&MacAlgorithm::ALL, |a| a as u8);
         self.client
             .conclude(self.passed.total(), &self.passed, &refused)

@@ -377,6 +377,11 @@ pub fn calls_through_the_wire<E: MacEngine>(rig: &mut Rig<E>) {
         fn close(&mut self, caller: Caller, session: u32) -> Result<(), MacError> {
             self.0.service.close(caller, session)
         }
+        fn capabilities(&mut self, _: Caller) -> Result<u64, MacError> {
+            Ok(<Mac<E> as queued_service::Interface>::offers(
+                &self.0.service.engine,
+            ))
+        }
         fn data(&self, _: Caller) -> Option<queued_service::ClientData<'static>> {
             self.1.then(|| self.0.client_data())
         }

@@ -197,6 +197,11 @@ impl digest::Server for Hasher {
         }
         Ok(())
     }
+
+    /// SHA-256 only, the one `open_session` takes.
+    fn capabilities(&mut self, _: Caller) -> Result<u64, DigestError> {
+        Ok(1 << Algorithm::Sha256 as u8)
+    }
 }
 
 impl Handler for Hasher {
