@@ -291,3 +291,27 @@ class Pinned(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReadmeSnippet(unittest.TestCase):
+    """The README's sdfgen block ("Add crypto-pd to your Microkit or sDDF system") runs
+    as written and gives a system that system-check accepts, so the README cannot drift
+    from the helper."""
+
+    def test_the_readme_meta_script_runs_and_checks(self):
+        with open(os.path.join(REPO, "README.md"), encoding="utf-8") as f:
+            readme = f.read()
+        section = readme.split("## Add crypto-pd to your Microkit or sDDF system")[1]
+        block = section.split("```python\n")[1].split("\n```")[0]
+        scope: dict = {}
+        exec(compile(block, "README.md", "exec"), scope)
+        xml = scope["system_xml"]
+        root = ET.fromstring(xml)
+        self.assertEqual({pd.get("name") for pd in root.iter("protection_domain")}, {"app", "aes"})
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "readme.system")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(xml)
+            run = subprocess.run([tool("system-check"), path], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn(": ok: ", run.stdout)
