@@ -24,6 +24,7 @@ pub const MAX_CLIENTS: usize = 4;
 pub enum Kind {
     Cipher,
     Digest,
+    Mac,
 }
 
 /// The parts of a system that depend on the engine.
@@ -53,6 +54,13 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
     Ok(match (engine, kind) {
         (Engine::Cpu, Kind::Cipher) => Driver {
             image: "cpu-cipher",
+            power: None,
+            data_paddr: None,
+            scratch: None,
+            irqs: &[],
+        },
+        (Engine::Cpu, Kind::Mac) => Driver {
+            image: "cpu-mac",
             power: None,
             data_paddr: None,
             scratch: None,
@@ -103,7 +111,7 @@ pub fn client_name(k: usize) -> String {
 /// Bytes of a client's queue region: its interface's queue pair (what crypto-client
 /// attaches) in whole pages.
 pub const fn queue_pages(kind: Kind) -> usize {
-    use pd_idl::{cipher, digest};
+    use pd_idl::{cipher, digest, mac};
     let bytes = match kind {
         Kind::Cipher => crypto_client::pair::bytes::<cipher::Request, cipher::Response>(
             cipher::REQUEST_QUEUE_CAPACITY,
@@ -111,6 +119,9 @@ pub const fn queue_pages(kind: Kind) -> usize {
         Kind::Digest => crypto_client::pair::bytes::<digest::Request, digest::Response>(
             digest::REQUEST_QUEUE_CAPACITY,
         ),
+        Kind::Mac => {
+            crypto_client::pair::bytes::<mac::Request, mac::Response>(mac::REQUEST_QUEUE_CAPACITY)
+        }
     };
     bytes.next_multiple_of(0x1000)
 }

@@ -1,5 +1,6 @@
 //! `pd-dgst`: md5sum/sha1sum/sha224sum/sha256sum/sha384sum/sha512sum through an
-//! isolated Digest driver PD.
+//! isolated Digest driver PD, and with `--hmac KEY` `openssl dgst -hmac KEY` through the
+//! CPU engine's Mac driver PD.
 //!
 //! Boots a minimal system on the host backend (the engine's power manager if it has a
 //! clock gate, its driver PD, and the `pdt-dgst-client` PD), hashes every FILE through
@@ -67,6 +68,11 @@ struct Args {
     /// With -c: warn about each improperly formatted checksum line.
     #[arg(short = 'w', long, requires = "check", overrides_with_all = ["quiet", "status"])]
     warn: bool,
+    /// HMAC (RFC 2104) keyed with KEY's bytes instead of the hash alone, through the
+    /// CPU engine's Mac driver, printed as `openssl dgst -hmac KEY` prints it:
+    /// `HMAC-SHA2-256(NAME)= HEX`.
+    #[arg(long, value_name = "KEY", conflicts_with_all = ["check", "tag"])]
+    hmac: Option<String>,
     /// Files to hash (with -c: checksum files); `-` or none: standard input.
     files: Vec<String>,
 }
@@ -215,6 +221,19 @@ fn main() -> ExitCode {
         .check_path(args.path, false)
         .unwrap_or_else(|e| TOOL.die(e));
     let alg = digest_alg(&args.alg).expect("a known hash");
+    if args.hmac.is_some() && engine != Engine::Cpu {
+        TOOL.die(format_args!(
+            "--hmac: the {} driver offers no HMAC (the CPU engine's Mac driver does)",
+            engine.name()
+        ));
+    }
+    if args
+        .hmac
+        .as_ref()
+        .is_some_and(|k| k.is_empty() || k.len() > 1024)
+    {
+        TOOL.die("--hmac: a key of 1 to 1024 bytes");
+    }
     if !engine.digests_with(alg) {
         // The driver would refuse it at open; say so before anything boots.
         TOOL.die(format_args!(
@@ -250,6 +269,11 @@ fn hash(engine: Engine, args: &Args, files: &[String], out: &mut Out) -> ExitCod
             status = ExitCode::FAILURE;
             continue;
         };
+        if args.hmac.is_some() {
+            // As openssl prints it: the name unescaped.
+            out.line(format_args!("HMAC-{}({name})= {hex}", openssl_name(alg)));
+            continue;
+        }
         let (escaped, shown) = escape(name);
         let mark = if escaped { "\\" } else { "" };
         if args.tag {
@@ -259,6 +283,18 @@ fn hash(engine: Engine, args: &Args, files: &[String], out: &mut Out) -> ExitCod
         }
     }
     status
+}
+
+/// How `openssl dgst` (3.x) names an algorithm in its HMAC lines.
+fn openssl_name(alg: Algorithm) -> &'static str {
+    match alg {
+        Algorithm::Md5 => "MD5",
+        Algorithm::Sha1 => "SHA1",
+        Algorithm::Sha224 => "SHA2-224",
+        Algorithm::Sha256 => "SHA2-256",
+        Algorithm::Sha384 => "SHA2-384",
+        Algorithm::Sha512 => "SHA2-512",
+    }
 }
 
 /// The BSD tag of an algorithm (`SHA256 (NAME) = HEX`), also how coreutils names it in
@@ -317,11 +353,21 @@ fn open_inputs(files: &[String], quiet_missing: bool) -> (Vec<String>, Vec<Owned
 /// progress line on a terminal's stderr when the inputs take more than a moment.
 fn hash_all(engine: Engine, args: &Args, inputs: Vec<OwnedFd>) -> Vec<Option<String>> {
     let count = inputs.len();
-    let env = vec![
+    let mut env = vec![
         ("PDT_ALG".into(), args.alg.clone()),
         ("PDT_PATH".into(), args.path.name().to_string()),
         ("PDT_INPUTS".into(), count.to_string()),
     ];
+    let kind = match &args.hmac {
+        Some(key) => {
+            env.push((
+                "PDT_HMAC_KEY".into(),
+                pd_tools::hexfmt::encode(key.as_bytes()),
+            ));
+            Kind::Mac
+        }
+        None => Kind::Digest,
+    };
     let files = inputs
         .into_iter()
         .enumerate()
@@ -331,7 +377,7 @@ fn hash_all(engine: Engine, args: &Args, inputs: Vec<OwnedFd>) -> Vec<Option<Str
     // Long enough for a large file through a modelled engine; a stuck system still ends.
     let report = run(
         engine,
-        Kind::Digest,
+        kind,
         "pdt-dgst-client",
         env,
         files,
