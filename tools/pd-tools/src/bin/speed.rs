@@ -104,6 +104,7 @@ struct Args {
     /// A light client (each --sizes, --depth in flight) alone on the driver, then beside
     /// a second client flooding it with SIZE-byte requests (32 in flight) in the same
     /// windows: the share of its alone throughput it keeps (engine-time fairness).
+    /// Default: off.
     #[arg(
         long,
         value_name = "SIZE",
