@@ -12,7 +12,6 @@ use cpu_engine::CpuEngine;
 use cpu_engine::hash::CpuDigest;
 use pd_idl::wire::Caller;
 use pd_idl::{cipher, digest};
-use queued_service::Limit;
 use shm_queue::{Consumer, Descriptor, Producer, SharedRegion};
 
 /// Requests per batch: the driver's batch (`driver_pd::clients::BATCH`).
@@ -125,7 +124,7 @@ fn cipher_ns(size: usize) -> f64 {
         },
         |rx, out| {
             let (n, _) = service
-                .serve_batch(CALLER, rx, out, data, Limit::requests(BATCH), &untraced)
+                .serve_batch(CALLER, rx, out, data, BATCH, &untraced)
                 .expect("sound queues");
             n
         },
@@ -162,7 +161,7 @@ fn digest_ns(size: usize) -> f64 {
         },
         |rx, out| {
             let (n, _) = service
-                .serve_batch(CALLER, rx, out, data, Limit::requests(BATCH), &untraced)
+                .serve_batch(CALLER, rx, out, data, BATCH, &untraced)
                 .expect("sound queues");
             n
         },

@@ -1,13 +1,12 @@
 //! A driver's clients, as the `.system` file wires them, and the per-client serving
-//! loop: fair between clients by engine time ([`Shares`]), stopping at a full response queue (backpressure) or a busy engine, and
-//! cutting off a client that breaks its queues.
+//! loop: fair between clients (round robin, resuming after the client served last),
+//! stopping at a full response queue (backpressure) or a busy engine, and cutting off a
+//! client that breaks its queues.
 
 use crypto_client::pair::{self, Control};
 use pd_idl::wire::Caller;
 use pd_runtime::{Channel, ChannelSet, MemoryRegion, debug_println, pd_name};
 use queued_service::Stopped;
-
-use crate::shares::Shares;
 use shm_queue::{Consumer, Descriptor, Producer, QueueError, SharedRegion};
 
 /// Clients one driver serves.
@@ -67,20 +66,18 @@ pub struct Clients<Req: 'static, Resp: 'static> {
     /// epoch so that the next incarnation's 12 bits wrapped to an earlier one's made a
     /// restarted driver hand out its predecessor's session ids again.
     incarnation: u32,
-    /// Engine work each client slot has been given, which orders the serving.
-    shares: Shares<MAX_CLIENTS>,
+    /// The client the next pass starts with (round robin across passes, so a client
+    /// whose request keeps the engine busy does not always go first).
+    next: usize,
 }
 
-/// One serving pass over a client's queue, taking on at most about `work` of engine
-/// work (`Service::work`'s units; at least one request): the answers given now, why it
-/// stopped, and the engine work it took on.
+/// One serving pass over a client's queue.
 pub type ServeFn<'f, Req, Resp> = dyn FnMut(
         Caller,
         &mut Consumer<'static, Req>,
         &mut Producer<'static, Resp>,
         MemoryRegion,
-        u64,
-    ) -> Result<(usize, Stopped, u64), QueueError>
+    ) -> Result<(usize, Stopped), QueueError>
     + 'f;
 
 impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
@@ -167,7 +164,7 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
         Clients {
             slots,
             incarnation: pd_runtime::starts(),
-            shares: Shares::default(),
+            next: 0,
         }
     }
 
@@ -263,11 +260,9 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
     }
 
     /// Serves every notified client, a batch per client per round, until none has work
-    /// it can take, the engine is busy, or [`ROUNDS`] pass, in the order [`Shares`]
-    /// gives each round.
-    /// Requests left behind a busy engine wait in their queues: the PD serves again when
-    /// the engine finishes. Returns the callers cut off by this pass (their sessions must
-    /// be closed).
+    /// it can take, the engine is busy, or [`ROUNDS`] pass. Requests left behind a busy
+    /// engine wait in their queues: the PD serves again when the engine finishes.
+    /// Returns the callers cut off by this pass (their sessions must be closed).
     pub fn serve(
         &mut self,
         notified: ChannelSet,
@@ -280,31 +275,23 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                 .as_ref()
                 .is_some_and(|c| c.cut_off.is_none() && notified.contains(c.channel));
         }
-        self.shares.begin(&busy);
         for round in 0..ROUNDS {
-            if round > 0 {
-                // A client that queued work since its turn (one request in flight, say)
-                // takes part from this round: a look at a word each.
-                self.look_for_work(&mut busy);
-            }
-            let (order, turn) = self.shares.round(&busy);
-            if order[0].is_none() {
+            if !busy.iter().any(|b| *b) {
                 break;
             }
             let last = round + 1 == ROUNDS;
-            for k in order.into_iter().flatten() {
-                let Some(client) = self.slots[k].as_mut() else {
+            for i in 0..MAX_CLIENTS {
+                let k = (self.next + i) % MAX_CLIENTS;
+                let Some(client) = self.slots[k].as_mut().filter(|_| busy[k]) else {
                     continue;
                 };
-                match one_batch(client, serve, turn, last) {
-                    Ok((more, work)) => {
-                        self.shares.charge(k, work);
-                        match more {
-                            Some(more) => busy[k] = more,
-                            // The engine is full: nobody is served until a place frees,
-                            // and then the least served first.
-                            None => return cut,
-                        }
+                match one_batch(client, serve, last) {
+                    Ok(Some(more)) => busy[k] = more,
+                    Ok(None) => {
+                        // The engine is full: the next pass starts after this client,
+                        // and nobody is served until a place frees.
+                        self.next = (k + 1) % MAX_CLIENTS;
+                        return cut;
                     }
                     Err(e) => {
                         cut_off(client, e);
@@ -323,15 +310,6 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
             }
         }
         cut
-    }
-
-    /// Marks busy each client not cut off whose request queue holds requests.
-    fn look_for_work(&self, busy: &mut [bool; MAX_CLIENTS]) {
-        for (k, slot) in self.slots.iter().enumerate() {
-            if let Some(c) = slot.as_ref().filter(|c| c.cut_off.is_none() && !busy[k]) {
-                busy[k] = c.rx.is_empty().is_ok_and(|empty| !empty);
-            }
-        }
     }
 }
 
@@ -369,37 +347,33 @@ fn cut_off<Req, Resp>(client: &mut Client<Req, Resp>, e: QueueError) {
 /// Serves one batch; returns whether more work waits that the next round can take, or
 /// `None` if a request went in flight on the engine. After the `last` round, requests
 /// left queued wait for the client's next notification (asked for here).
-/// One batch of `client`: whether it may have more work now (`None`: the engine is
-/// full), and the engine work the batch took on.
 fn one_batch<Req: Descriptor, Resp: Descriptor>(
     client: &mut Client<Req, Resp>,
     serve: &mut ServeFn<'_, Req, Resp>,
-    turn: u64,
     last: bool,
-) -> Result<(Option<bool>, u64), QueueError> {
+) -> Result<Option<bool>, QueueError> {
     let caller = client.caller();
-    let (rx, tx) = (&mut client.rx, &mut client.tx);
-    let (answered, stopped, work) = serve(caller, rx, tx, client.data, turn)?;
+    let (answered, stopped) = serve(caller, &mut client.rx, &mut client.tx, client.data)?;
     if answered > 0 && client.tx.take_signal_request() {
         client.channel.notify();
     }
-    let more = match stopped {
-        Stopped::EngineFull => None,
+    match stopped {
+        Stopped::EngineFull => return Ok(None),
         // Taken in the next round, no need to ask (the client may be refilling now).
-        Stopped::Limit if !last => Some(true),
+        Stopped::Limit if !last => return Ok(Some(true)),
         // Served again when a job finishes (every client is, then).
-        Stopped::SessionBusy => Some(false),
+        Stopped::SessionBusy => return Ok(Some(false)),
+        Stopped::Limit | Stopped::ClientsMove => {}
+    }
+    if client.tx.free()? == 0 {
         // Backpressure: nothing more is taken until the client makes room (its link
         // notifies us when it drains answers while requests wait).
-        Stopped::Limit | Stopped::ClientsMove if client.tx.free()? == 0 => {
-            let _ = client.rx.arm_signal()?;
-            Some(false)
-        }
-        // Ask to be notified, then re-check (the shm-queue handshake): if requests
-        // arrived meanwhile, serve them in the next round.
-        Stopped::Limit | Stopped::ClientsMove => Some(!client.rx.arm_signal()?),
-    };
-    Ok((more, work))
+        let _ = client.rx.arm_signal()?;
+        return Ok(Some(false));
+    }
+    // Ask to be notified, then re-check (the shm-queue handshake): if requests arrived
+    // meanwhile, serve them in the next round.
+    Ok(Some(!client.rx.arm_signal()?))
 }
 
 /// Sessions open per client, to report when sessions of several clients interleave on

@@ -10,8 +10,6 @@
 //!   with `setvar_vaddr="queues<k>"` and a data region with `setvar_vaddr="data<k>"`
 //!   (its `phys_addr`, if any, is where DMA finds it). A client whose queues break is cut
 //!   off (logged, its sessions closed); the others are served on.
-//! * [`shares`]: the engine's time shared between clients by the work each was given
-//!   (deficit round robin), not by their jobs.
 //! * [`power`]: the one grant held while any session is open (acquired by the first
 //!   open, released by the last close: a transition per session burst, never per
 //!   request), over `pd-idl` Power on channel [`POWER`].
@@ -38,7 +36,6 @@ pub mod clients;
 pub mod crash_test;
 pub mod pd;
 pub mod power;
-pub mod shares;
 
 use pd_runtime::Channel;
 

@@ -9,7 +9,7 @@ use pd_runtime::{
     Channel, ChannelSet, Handler, MemoryRegion, MessageInfo, debug_println, ipc, pd_name,
 };
 use pd_trace::{Kind, Trace};
-use queued_service::{Calls, ClientData, Interface, Limit, Refusal, Service, Sessions, record};
+use queued_service::{Calls, ClientData, Interface, Refusal, Service, Sessions, record};
 use shm_queue::SharedRegion;
 
 use crate::clients::{BATCH, SessionCounts, dma_address};
@@ -221,18 +221,9 @@ impl<I: Interface> DriverPd<I> {
             }
         }
         let (service, trace) = (&mut self.service, &self.trace);
-        let cut = self
-            .clients
-            .serve(serve, &mut |caller, rx, tx, data, work| {
-                let before = service.work();
-                let limit = Limit {
-                    requests: BATCH,
-                    work,
-                };
-                let (answered, stopped) =
-                    service.serve_batch(caller, rx, tx, client_data(data), limit, trace)?;
-                Ok((answered, stopped, service.work() - before))
-            });
+        let cut = self.clients.serve(serve, &mut |caller, rx, tx, data| {
+            service.serve_batch(caller, rx, tx, client_data(data), BATCH, trace)
+        });
         for caller in cut.into_iter().flatten() {
             self.cut_off(caller);
         }
@@ -283,10 +274,9 @@ impl<I: Interface> Calls<I> for DriverPd<I> {
         result
     }
 
-    fn capabilities(&mut self, caller: Caller) -> Result<u64, I::Error> {
-        if self.clients.get(caller).is_none() {
-            return Err(I::refuse(Refusal::NotAClient));
-        }
+    /// To any caller: what the engine offers is the same for all and tells nothing of
+    /// anyone's sessions (and the `.system` decides who may call at all).
+    fn capabilities(&mut self, _: Caller) -> Result<u64, I::Error> {
         Ok(I::offers(&self.service.engine))
     }
 

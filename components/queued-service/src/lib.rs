@@ -55,7 +55,7 @@ pub mod testkit;
 pub use carried::{Carried, Carries};
 pub use landed::{Landed, LandedJob};
 pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Parts, Segments};
-pub use service::{JOB_WORK, Limit, MAX_COALESCED, Service, Stopped};
+pub use service::{MAX_COALESCED, Service, Stopped};
 pub use sessions::{MAX_SESSIONS, Sessions};
 
 use pd_idl::wire::{self, Caller, ErrorCode, Message, ProtocolError};

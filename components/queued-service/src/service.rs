@@ -25,26 +25,6 @@ struct InFlight<'a, I: Interface> {
     answer: bool,
 }
 
-/// How much one serving pass may take of a client's requests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limit {
-    /// Requests answered (now or when their jobs finish).
-    pub requests: usize,
-    /// Engine work taken on ([`Service::work`]'s units); the pass takes at least one
-    /// request however large.
-    pub work: u64,
-}
-
-impl Limit {
-    /// At most `n` requests, of any size.
-    pub const fn requests(n: usize) -> Self {
-        Limit {
-            requests: n,
-            work: u64::MAX,
-        }
-    }
-}
-
 /// Why a serving pass stopped taking a client's requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stopped {
@@ -55,7 +35,7 @@ pub enum Stopped {
     /// Its next request is for a session with a job in flight (a session's requests run
     /// in order: each starts from the state the one before leaves).
     SessionBusy,
-    /// The pass reached its [`Limit`]: more may wait, for the next pass.
+    /// The pass answered its `limit`: more may wait, for the next pass.
     Limit,
 }
 
@@ -65,19 +45,7 @@ pub struct Service<'a, I: Interface> {
     pub engine: I::Engine,
     pub sessions: Sessions<I::Session>,
     in_flight: [Option<InFlight<'a, I>>; MAX_IN_FLIGHT],
-    /// Engine work taken on so far (see [`Service::work`]).
-    work: u64,
 }
-
-/// A job's fixed cost, in the byte-equivalents [`Service::work`] counts: an engine's
-/// time for a job is close to affine in its bytes on every engine here. Measured on the
-/// host (release build, `speed`): the CPU engine spends ~47 ns a request beside ~0.7 ns
-/// a byte (~64 bytes' worth); the OMAP and STM32 models ~40 ns a byte and next to
-/// nothing per job, coalesced or not. Counted per job, not per request: requests joined
-/// into one job share its fixed cost (one key load, one transfer). Silicon differs (OMAP's
-/// first PIO block costs ~20 further ones, per the am335x cost table): a per-engine cost,
-/// modelled or measured, would follow it; this one constant does not.
-pub const JOB_WORK: u64 = 64;
 
 impl<'a, I: Interface> Service<'a, I> {
     pub fn new(engine: I::Engine, sessions: Sessions<I::Session>) -> Self {
@@ -85,16 +53,7 @@ impl<'a, I: Interface> Service<'a, I> {
             engine,
             sessions,
             in_flight: [const { None }; MAX_IN_FLIGHT],
-            work: 0,
         }
-    }
-
-    /// The engine work this service has taken on since it started, in byte-equivalents:
-    /// each job's bytes plus [`JOB_WORK`] (a refused request, that alone). Read
-    /// before and after a client's serving pass, it is what that pass gave the client,
-    /// which the PD uses to share the engine's time, not its jobs, between clients.
-    pub fn work(&self) -> u64 {
-        self.work
     }
 
     /// How many jobs are in flight.
@@ -138,12 +97,11 @@ impl<'a, I: Interface> Service<'a, I> {
         data: ClientData<'a>,
     ) -> Result<(usize, Stopped), QueueError> {
         let untraced = Trace::new(None);
-        let all = Limit::requests(usize::MAX);
-        self.serve_batch(caller, requests, responses, data, all, &untraced)
+        self.serve_batch(caller, requests, responses, data, usize::MAX, &untraced)
     }
 
     /// Takes `caller`'s requests one by one, answering each the engine finishes at once
-    /// (or refuses), until [`Stopped`] says why not more, or `limit` is reached (a PD
+    /// (or refuses), until [`Stopped`] says why not more, or `limit` are answered (a PD
     /// hands its client each batch of answers as it finishes, so that the client
     /// refills while the next runs). Each answer given now goes in `trace`. Returns how
     /// many were answered now.
@@ -153,7 +111,7 @@ impl<'a, I: Interface> Service<'a, I> {
         requests: &mut Consumer<'_, I::Request>,
         responses: &mut Producer<'_, I::Response>,
         data: ClientData<'a>,
-        limit: Limit,
+        limit: usize,
         trace: &Trace<'_>,
     ) -> Result<(usize, Stopped), QueueError> {
         // Answers are staged and published once, when the pass ends (the client hears
@@ -170,11 +128,10 @@ impl<'a, I: Interface> Service<'a, I> {
             // pass; every request taken uses one.
             let owed = self.owed_to(caller);
             let mut room = responses
-                .room((limit.requests as u32).saturating_add(owed))?
+                .room((limit as u32).saturating_add(owed))?
                 .saturating_sub(owed);
-            let work_until = self.work.saturating_add(limit.work);
             loop {
-                if answered >= limit.requests || self.work >= work_until {
+                if answered >= limit {
                     return Ok((answered, Stopped::Limit));
                 }
                 if self.full() {
@@ -205,7 +162,6 @@ impl<'a, I: Interface> Service<'a, I> {
                     slot,
                 );
                 if let Err(e) = checked {
-                    self.work += JOB_WORK;
                     batch.release(1);
                     let r = I::answer(id, 0, &Err(e), true);
                     record::<I>(trace, caller, &r);
@@ -234,8 +190,6 @@ impl<'a, I: Interface> Service<'a, I> {
                 }
                 batch.release(parts.len());
                 room -= parts.len() as u32;
-                let bytes = parts.as_slice().iter().map(|&(_, b)| u64::from(b));
-                self.work += JOB_WORK + bytes.sum::<u64>();
                 if let Some(result) = self.start(caller, session, slot, &parts, &mut job, data) {
                     for r in answers::<I>(&parts, &result) {
                         record::<I>(trace, caller, &r);

@@ -2,8 +2,9 @@
 //! leaves a light client beside it. Per light size, in one run: the light client alone
 //! on the driver, then beside the flooder in the same windows of time
 //! ([`measure_shared_with`]); the light client's throughput beside the flooder as a share
-//! of its throughput alone. The driver shares its engine's time between clients (not
-//! its jobs: driver-pd's `QUANTUM`), so the light client should keep about half.
+//! of its throughput alone. Shared by engine time, the light client would keep about
+//! half; driver-pd serves round robin by job, so it keeps far less (ARCHITECTURE.md,
+//! "Fairness by engine time").
 
 use std::time::Duration;
 
