@@ -54,8 +54,9 @@ pub enum CtrlDone {
     Destroyed(Result<(), Error>),
 }
 
-/// One of the data queue's places.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One of the data queue's places (told apart with `matches!`: a derived comparison
+/// compared the status too, some 250 bytes of the flash-budgeted PD).
+#[derive(Clone, Copy, Debug)]
 enum DataSlot {
     Free,
     Posted,
@@ -385,7 +386,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     /// used-buffer interrupt then calls for [`data_poll`](Self::data_poll).
     pub fn cipher_submit(&mut self, slot: usize, op: CipherReq<'_>) -> Result<bool, Error> {
         self.check()?;
-        if self.data.get(slot) != Some(&DataSlot::Free) {
+        if !matches!(self.data.get(slot), Some(DataSlot::Free)) {
             return Err(Error::BadChain);
         }
         let total = total_len(op.src)?;
@@ -453,7 +454,11 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         let mut returned = 0;
         // Each element returns a posted slot, so this ends within DATA_SLOTS turns.
         loop {
-            let posted = self.data.iter().filter(|d| **d == DataSlot::Posted).count();
+            let posted = self
+                .data
+                .iter()
+                .filter(|d| matches!(d, DataSlot::Posted))
+                .count();
             if posted == 0 {
                 return Ok(returned);
             }
@@ -465,7 +470,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
             let head = elem.id.get();
             let slot = (head / u32::from(SLOT_DESCRIPTORS)) as usize;
             if head % u32::from(SLOT_DESCRIPTORS) != 0
-                || self.data.get(slot) != Some(&DataSlot::Posted)
+                || !matches!(self.data.get(slot), Some(DataSlot::Posted))
             {
                 // A head the driver did not post, or returned twice.
                 self.broken = true;
@@ -508,7 +513,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     /// The driver gives up on slot `slot`'s request, which it will never see finish: the
     /// device may still own its buffers, so the driver is broken (see the crate docs).
     pub fn abandon(&mut self, slot: usize) {
-        if self.data.get(slot) == Some(&DataSlot::Posted) {
+        if matches!(self.data.get(slot), Some(DataSlot::Posted)) {
             self.broken = true;
         }
     }
