@@ -8,7 +8,10 @@
 //! `sec1_report`), each of which ran the published vectors through every path its driver
 //! offers and checked its ledger facts, and of the restart test (6, `stream_report`): a
 //! client streaming through a test build of the CPU driver that faults once mid-stream,
-//! restarted by its parent, every request back exactly once. From the traces of those three drivers and
+//! restarted by its parent, every request back exactly once; and of the CPU engine's
+//! HMAC and AEAD known-answer clients (7, `mac_report`; 8, `aead_report`: RFC 2202/4231,
+//! SP 800-38D and RFC 3610 through the Mac and Aead drivers). From the traces of the three
+//! board drivers and
 //! their power managers (mapped read-only) it checks what no client sees: each
 //! calibrated crossover lies in the published range, every grant was given back, the
 //! engine was powered per session burst and never per request. Then it prints one line
@@ -40,12 +43,14 @@ use vboot_client_pd::Hex;
 
 /// The clients whose verdicts this one collects: name, the channel they notify, and
 /// (by index, see [`report_region`]) the region they write.
-const REPORTS: [(&str, Channel); 5] = [
+const REPORTS: [(&str, Channel); 7] = [
     ("verified boot", Channel::new(2)),
     ("omap-aes", Channel::new(3)),
     ("stm32-cryp", Channel::new(4)),
     ("sec1", Channel::new(5)),
     ("restart", Channel::new(6)),
+    ("hmac", Channel::new(7)),
+    ("aead", Channel::new(8)),
 ];
 
 /// The board stand-ins' traces: engine, the driver's and the power manager's trace
@@ -154,7 +159,9 @@ fn report_region(i: usize) -> MemoryRegion {
         1 => memory_region!(omap_report),
         2 => memory_region!(stm32_report),
         3 => memory_region!(sec1_report),
-        _ => memory_region!(stream_report),
+        4 => memory_region!(stream_report),
+        5 => memory_region!(mac_report),
+        _ => memory_region!(aead_report),
     }
 }
 /// The drivers under test: name, channel (calls and queue notifications).
@@ -477,7 +484,7 @@ impl TestClient {
             "FAIL"
         };
         debug_println!(
-            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot; omap-aes, stm32-cryp, sec1 through their device PDs; a driver fault mid-stream, restarted, nothing lost), the drivers' traces checked; {failures} failure(s)",
+            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot; omap-aes, stm32-cryp, sec1 through their device PDs; a driver fault mid-stream, restarted, nothing lost; HMAC and AEAD on the CPU engine), the drivers' traces checked; {failures} failure(s)",
             REPORTS.len()
         );
     }
