@@ -159,8 +159,9 @@ pub fn spawn(
         .stdout(Stdio::from(out_w.try_clone()?))
         .stderr(Stdio::from(out_w));
     // SAFETY: the closure runs in the child between fork and exec. It allocates nothing
-    // and makes only async-signal-safe system calls (setpgid, sched_setaffinity, prctl,
-    // getppid, close_range, fcntl) on values prepared before the fork.
+    // and makes only async-signal-safe system calls (setpgid, setrlimit, setpriority,
+    // sched_setaffinity, prctl, getppid, close_range, fcntl) on values prepared before
+    // the fork.
     let cpu = opts.pin_cpus.then(|| {
         let mut set = CpuSet::new();
         set.set(usize::from(plan.pds[i].cpu));
@@ -185,9 +186,9 @@ pub fn spawn(
 }
 
 /// In the child before exec: its own process group, so a terminal's Ctrl-C reaches only
-/// the runner (which then stops PDs in order); SIGKILL if the runner dies (checking
-/// that it has not died already); no descriptors but those in `keep` across exec; on
-/// its CPU if pinned.
+/// the runner (which then stops PDs in order); its data limit and nice value; SIGKILL
+/// if the runner dies (checking that it has not died already); no descriptors but those
+/// in `keep` across exec; on its CPU if pinned.
 fn child_setup(runner: Pid, keep: &[i32], cpu: Option<&CpuSet>, nice: i32) -> io::Result<()> {
     rustix::process::setpgid(None, None)?;
     // A PD's own memory (heap, anonymous maps) is bounded; its regions are shared maps,
