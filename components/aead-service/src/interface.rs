@@ -219,10 +219,10 @@ impl<E: AeadEngine> Interface for Aead<E> {
         r
     }
 
-    /// As Mac's: the trace's kind for a finished request that names no path.
+    /// Its own trace kind: a finished Aead request names no path.
     fn outcome(r: &Response) -> (Kind, u32) {
         match r.status.check() {
-            Ok(Ok(())) => (Kind::Hashed, 0),
+            Ok(Ok(())) => (Kind::AeadDone, 0),
             _ => (Kind::Refused, u32::from(r.status.0)),
         }
     }

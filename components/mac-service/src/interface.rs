@@ -231,7 +231,7 @@ impl<E: MacEngine> Interface for Mac<E> {
 
     fn outcome(r: &Response) -> (Kind, u32) {
         match r.status.check() {
-            Ok(Ok(())) => (Kind::Hashed, 0),
+            Ok(Ok(())) => (Kind::MacDone, 0),
             _ => (Kind::Refused, u32::from(r.status.0)),
         }
     }

@@ -84,6 +84,10 @@ kinds! {
     Granted = 20,
     /// The power manager took a grant back, released by its driver (arg: its clock, ms).
     TakenBack = 21,
+    /// A Mac request finished: a tag computed, or a verify answered (arg: client).
+    MacDone = 22,
+    /// An Aead request finished: a message sealed or opened (arg: client).
+    AeadDone = 23,
 }
 
 impl Kind {
@@ -103,7 +107,10 @@ pub const RING: usize = 64;
 pub struct Layout;
 
 impl Layout {
-    pub const MAGIC: u32 = 0x5452_4345; // "TRCE"
+    /// "TRC" and the number of kinds: the layout depends on it (a counter and a last
+    /// argument per kind), so a reader built with other kinds refuses the region
+    /// rather than read counters at the wrong offsets.
+    pub const MAGIC: u32 = 0x5452_4300 | KINDS.len() as u32;
     const MAGIC_AT: usize = 0;
     const WRITTEN_AT: usize = 4;
     const BUSY_AT: usize = 8;
@@ -298,5 +305,17 @@ mod tests {
         let snap = Snapshot::parse(&torn.0).unwrap();
         assert_eq!(snap.count(Kind::DonePio), 1);
         assert!(snap.ring.iter().all(Option::is_none));
+    }
+
+    /// A region written by a build with another number of kinds (its counters at other
+    /// offsets) is no trace to this one.
+    #[test]
+    fn a_region_of_another_kind_count_is_refused() {
+        let mut mem = Mem([0; Layout::BYTES + 64]);
+        Trace::new(Some(SharedRegion::new(&mut mem.0))).record(Kind::MacDone, 1);
+        assert_eq!(Snapshot::parse(&mem.0).unwrap().count(Kind::MacDone), 1);
+        let fewer = Layout::MAGIC - 2;
+        mem.0[..4].copy_from_slice(&fewer.to_ne_bytes());
+        assert_eq!(Snapshot::parse(&mem.0), None);
     }
 }
