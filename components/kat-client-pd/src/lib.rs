@@ -137,7 +137,7 @@ pub struct Client<I: Interface> {
     next_id: u32,
     failed: u32,
     /// Algorithms the driver refused at open (bit `alg as u8`), reported, not failed.
-    refused: u8,
+    refused: u64,
     /// Algorithms the driver opened a session of (bit `alg as u8`).
     opened: u64,
 }
@@ -219,7 +219,7 @@ impl<I: Interface> Client<I> {
             Ok(bits) => bits,
             Err(e) => return self.fail(format_args!("capabilities: {e:?}")),
         };
-        let refused_yet_offered = u64::from(self.refused) & offered;
+        let refused_yet_offered = self.refused & offered;
         let opened_not_offered = self.opened & !offered;
         if refused_yet_offered != 0 || opened_not_offered != 0 {
             self.fail(format_args!(
@@ -274,7 +274,7 @@ impl<I: Interface> Client<I> {
 /// The algorithms of `all` the driver refused at open (their bits, `bit(a)`, set in
 /// `bits`), for the verdict's extra: reported, not failed.
 pub struct Refused<A: 'static> {
-    pub bits: u8,
+    pub bits: u64,
     pub all: &'static [A],
     pub bit: fn(A) -> u8,
 }

@@ -175,7 +175,13 @@ impl Kat {
                     nonce_len as u8,
                     tag_len as u8,
                 ) {
-                    Ok(s) => self.session = Some(s),
+                    Ok(s) => {
+                        // What `capabilities` speaks of: a 128-bit key.
+                        if kn == 16 {
+                            self.client.opened(v.algorithm as u8);
+                        }
+                        self.session = Some(s);
+                    }
                     Err(CallError::Server(AeadError::UnsupportedAlgorithm)) => {
                         self.client.refuse(v.algorithm as u8);
                         continue;
@@ -193,6 +199,8 @@ impl Kat {
         if self.refusals() {
             return;
         }
+        let offered = self.client.driver.calls.capabilities();
+        self.client.agree(offered);
         let refused = self
             .client
             .refused_at_open(&AeadAlgorithm::ALL, |a| a as u8);

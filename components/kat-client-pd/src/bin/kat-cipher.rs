@@ -98,6 +98,10 @@ impl Kat {
             };
             match self.open(&c) {
                 Ok(session) => {
+                    // What `capabilities` speaks of: a 128-bit key on the Adaptive path.
+                    if c.path == Path::Adaptive && c.key_len == 16 {
+                        self.client.opened(c.mode as u8);
+                    }
                     let (segs, n) = kat::segments(c.layout, c.len);
                     let mut from = 0;
                     for &(off, len) in &segs[..n] {
@@ -272,6 +276,8 @@ impl Kat {
                 ));
             }
         }
+        let offered = self.client.driver.calls.capabilities();
+        self.client.agree(offered);
         let by_path = ByPath(&PATHS, &self.tally);
         let burst = format_args!("; a burst of {BURST} on one session in order");
         self.client.conclude(by_path.total(), &by_path, &burst)

@@ -8,7 +8,8 @@
 //! `sec1_report`), each of which ran the published vectors through every path its driver
 //! offers and checked its ledger facts, and of the restart test (6, `stream_report`): a
 //! client streaming through a test build of the CPU driver that faults once mid-stream,
-//! restarted by its parent, every request back exactly once; and of the CPU engine's
+//! restarted by its parent, every request back exactly once (and asks both Cipher
+//! drivers' capabilities: CBC and CTR must be offered); and of the CPU engine's
 //! HMAC and AEAD known-answer clients (7, `mac_report`; 8, `aead_report`: RFC 2202/4231,
 //! SP 800-38D and RFC 3610 through the Mac and Aead drivers). From the traces of the three
 //! board drivers and
@@ -457,6 +458,23 @@ impl TestClient {
                     SP800_38A[a.vector].0
                 );
                 failures += 1;
+            }
+        }
+        // Each driver says what it offers (capabilities, a PPC): the modes run here
+        // must be among them.
+        let used = 1 << Mode::Cbc as u8 | 1 << Mode::Ctr as u8;
+        for (d, driver) in self.drivers.iter_mut().enumerate() {
+            match driver.calls.capabilities() {
+                Ok(modes) if modes & used == used => {
+                    debug_println!("test_client: {} offers modes {modes:#x}", DRIVERS[d].0);
+                }
+                other => {
+                    debug_println!(
+                        "test_client: {}: capabilities {other:?}, wanted CBC and CTR",
+                        DRIVERS[d].0
+                    );
+                    failures += 1;
+                }
             }
         }
         for (d, link) in self.drivers.iter().map(|d| &d.link).enumerate() {
