@@ -165,14 +165,18 @@ impl<E: AeadEngine> Interface for Aead<E> {
         flight: &mut Flight<'_, E::Context>,
     ) -> AeadStep {
         let job = &flight.job;
-        (flight.carried).start(sessions, caller, AeadError::UnknownSession, |s| {
-            engine.start(&mut s.engine, &s.key, job)
-        })
+        flight
+            .carried
+            .start(sessions, caller, AeadError::UnknownSession, |s| {
+                engine.start(&mut s.engine, &s.key, job)
+            })
     }
 
     fn interrupt(engine: &mut E, flight: &mut Flight<'_, E::Context>) -> AeadStep {
         let job = &flight.job;
-        (flight.carried).interrupt(AeadError::EngineFault, |ctx| engine.interrupt(ctx, job))
+        flight
+            .carried
+            .interrupt(AeadError::EngineFault, |ctx| engine.interrupt(ctx, job))
     }
 
     fn cancel(engine: &mut E, flight: &Flight<'_, E::Context>) {

@@ -135,14 +135,18 @@ impl<E: DigestEngine> Interface for Digest<E> {
         flight: &mut Flight<'_, E::Context>,
     ) -> DigestStep {
         let job = &flight.job;
-        (flight.carried).start(sessions, caller, DigestError::UnknownSession, |s| {
-            engine.start(&mut s.engine, job)
-        })
+        flight
+            .carried
+            .start(sessions, caller, DigestError::UnknownSession, |s| {
+                engine.start(&mut s.engine, job)
+            })
     }
 
     fn interrupt(engine: &mut E, flight: &mut Flight<'_, E::Context>) -> DigestStep {
         let job = &flight.job;
-        (flight.carried).interrupt(DigestError::EngineFault, |ctx| engine.interrupt(ctx, job))
+        flight
+            .carried
+            .interrupt(DigestError::EngineFault, |ctx| engine.interrupt(ctx, job))
     }
 
     fn cancel(engine: &mut E, flight: &Flight<'_, E::Context>) {

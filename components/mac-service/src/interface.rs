@@ -158,16 +158,19 @@ impl<E: MacEngine> Interface for Mac<E> {
         flight: &mut Flight<'_, E::Context>,
     ) -> MacStep {
         let job = &flight.job;
-        let step = (flight.carried).start(sessions, caller, MacError::UnknownSession, |s| {
-            engine.start(&mut s.engine, &s.key, job)
-        });
+        let step = flight
+            .carried
+            .start(sessions, caller, MacError::UnknownSession, |s| {
+                engine.start(&mut s.engine, &s.key, job)
+            });
         flight.settle(step)
     }
 
     fn interrupt(engine: &mut E, flight: &mut Flight<'_, E::Context>) -> MacStep {
         let job = &flight.job;
-        let step =
-            (flight.carried).interrupt(MacError::EngineFault, |ctx| engine.interrupt(ctx, job));
+        let step = flight
+            .carried
+            .interrupt(MacError::EngineFault, |ctx| engine.interrupt(ctx, job));
         flight.settle(step)
     }
 

@@ -17,8 +17,9 @@
 //! * A PD process that dies on its own is a fault: a child's goes to its parent's
 //!   `fault` handler, which may restart it; a top-level PD is restarted up to
 //!   [`Options::max_restarts`] times, then held ([`PastLimit::Hold`]: not started again,
-//!   the rest of the system running on) or the system stops ([`PastLimit::Stop`]). A PD still in `init` after
-//!   [`Options::init_timeout`] is a boot error (or, after boot, a fault).
+//!   the rest of the system running on) or the system stops ([`PastLimit::Stop`]). A PD
+//!   still in `init` after [`Options::init_timeout`] is a boot error (or, after boot, a
+//!   fault).
 //! * PD output: debug lines through one console socket (in the order written, each
 //!   filed under the PD whose pid wrote it), other
 //!   stdout/stderr through a pipe per PD; [`Options::echo`] prints them as `[pd] line`,
@@ -26,8 +27,8 @@
 //!   writing over [`LINES_PER_S`] or [`BYTES_PER_S`] (after a burst) has its lines
 //!   dropped, neither echoed nor kept, and counted ([`System::dropped_output`]), so a
 //!   flood costs neither the runner's memory nor the other PDs' lines.
-//!   [`Options::pin_cpus`] runs each PD on the CPU its
-//!   `cpu` attribute names (the round-trip benchmark uses it).
+//!   [`Options::pin_cpus`] runs each PD on the CPU its `cpu` attribute names (the
+//!   round-trip benchmark uses it).
 //! * A PD's trace (`pd-trace`, the region it maps as `trace`): [`System::trace`] reads
 //!   it; [`Options::fault_traces`] prints a faulted PD's last events; [`trace`] finds a
 //!   system's trace regions and formats a dump with repeated events collapsed.
