@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-const INTERFACES: [&str; 7] = [
-    "common", "power", "cipher", "digest", "mac", "aead", "regbus",
+const INTERFACES: [&str; 8] = [
+    "common", "power", "cipher", "digest", "mac", "aead", "rng", "regbus",
 ];
 
 fn main() {

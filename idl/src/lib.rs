@@ -8,6 +8,8 @@
 //!   (queues).
 //! * [`aead`]: AES-GCM and AES-CCM sessions keyed at open and one-message
 //!   encrypt/decrypt requests (queues).
+//! * [`rng`]: per-client DRBG sessions (calls, with the source's health) and fill
+//!   requests (queues).
 //! * [`regbus`]: register access over calls to a device PD standing in for silicon.
 //!
 //! Each module has the interface's types (zerocopy `#[repr(C)]` descriptors, enums and
@@ -43,6 +45,10 @@ pub mod aead {
     include!(concat!(env!("OUT_DIR"), "/aead.rs"));
 }
 
+pub mod rng {
+    include!(concat!(env!("OUT_DIR"), "/rng.rs"));
+}
+
 pub mod regbus {
     include!(concat!(env!("OUT_DIR"), "/regbus.rs"));
 }
@@ -53,6 +59,7 @@ static_assertions::const_assert!(cipher::RESPONSE_QUEUE_CAPACITY >= cipher::REQU
 static_assertions::const_assert!(digest::RESPONSE_QUEUE_CAPACITY >= digest::REQUEST_QUEUE_CAPACITY);
 static_assertions::const_assert!(mac::RESPONSE_QUEUE_CAPACITY >= mac::REQUEST_QUEUE_CAPACITY);
 static_assertions::const_assert!(aead::RESPONSE_QUEUE_CAPACITY >= aead::REQUEST_QUEUE_CAPACITY);
+static_assertions::const_assert!(rng::RESPONSE_QUEUE_CAPACITY >= rng::REQUEST_QUEUE_CAPACITY);
 
 /// The one way a request is built from a segment list, written once for every queued
 /// interface (they share the descriptor's shape). `nsegs` is the count given, not the
@@ -80,6 +87,7 @@ macro_rules! segment_request {
 segment_request!(cipher, CipherOp);
 segment_request!(digest, DigestOp);
 segment_request!(mac, MacOp);
+segment_request!(rng, RngOp);
 
 impl aead::Request {
     /// Request `id` of `session` sealing or opening one message: its nonce, AAD,

@@ -20,6 +20,7 @@ const MODULES: &[(&str, &[(&str, u64)])] = &[
     ("digest", pd_idl::digest::C_FACTS),
     ("mac", pd_idl::mac::C_FACTS),
     ("aead", pd_idl::aead::C_FACTS),
+    ("rng", pd_idl::rng::C_FACTS),
     ("regbus", pd_idl::regbus::C_FACTS),
 ];
 

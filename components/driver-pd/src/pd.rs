@@ -283,6 +283,14 @@ impl<I: Interface> Calls<I> for DriverPd<I> {
     fn data(&self, caller: Caller) -> Option<ClientData<'static>> {
         self.clients.get(caller).map(|c| client_data(c.data))
     }
+
+    fn other(
+        &mut self,
+        caller: Caller,
+        msg: &pd_idl::wire::Message,
+    ) -> Option<pd_idl::wire::Message> {
+        I::call(&self.service.engine, &self.service.sessions, caller, msg)
+    }
 }
 
 impl<I: Interface> Handler for DriverPd<I> {

@@ -327,7 +327,7 @@ mod tests {
         let mut n = 0;
         while h.healthy() && n < 4 * WINDOW {
             let s = noise.next().unwrap();
-            h.test(if n % 2 == 0 { 0 } else { s | 1 });
+            h.test(if n.is_multiple_of(2) { 0 } else { s | 1 });
             n += 1;
         }
         assert_eq!(h.state(), State::Failed(Failure::Proportion), "after {n}");

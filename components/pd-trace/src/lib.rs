@@ -88,6 +88,12 @@ kinds! {
     MacDone = 22,
     /// An Aead request finished: a message sealed or opened (arg: client).
     AeadDone = 23,
+    /// An Rng request finished: random bytes written, or a reseed (arg: client).
+    Filled = 24,
+    /// The entropy source failed a health test or its own error check; the Rng service
+    /// fails closed until it passes a fresh start-up test (arg: the `HealthTest`, or 3
+    /// for the device's own error).
+    EntropyFailure = 25,
 }
 
 impl Kind {

@@ -342,6 +342,19 @@ pub trait Interface: Sized {
     /// algorithm (or mode) of value `v` that `open_session` would not refuse as
     /// unsupported (the IDL says with which key size and path).
     fn offers(engine: &Self::Engine) -> u64;
+    /// A call of the interface's own, beyond the three every queued interface has
+    /// (Rng's `health`), from `caller`: its reply, or `None` for an op the interface
+    /// does not know (answered `UnknownOp`). It may read the engine and the caller's
+    /// sessions, never change them: work goes through the queues. None by default.
+    fn call(
+        engine: &Self::Engine,
+        sessions: &Sessions<Self::Session>,
+        caller: Caller,
+        msg: &Message,
+    ) -> Option<Message> {
+        let _ = (engine, sessions, caller, msg);
+        None
+    }
 }
 
 /// The bits of `values` for which `offered` holds: an [`Interface::offers`] over an
@@ -388,7 +401,9 @@ pub fn dispatch<I: Interface>(calls: &mut impl Calls<I>, caller: Caller, msg: &M
             Err(e) => Message::protocol_error(e),
         }
     } else {
-        Message::protocol_error(ProtocolError::UnknownOp)
+        calls
+            .other(caller, msg)
+            .unwrap_or_else(|| Message::protocol_error(ProtocolError::UnknownOp))
     }
 }
 
@@ -404,6 +419,11 @@ pub trait Calls<I: Interface> {
     /// no client, and by default (an interface whose calls carry all they need).
     fn data(&self, caller: Caller) -> Option<ClientData<'static>> {
         let _ = caller;
+        None
+    }
+    /// Any other call: the interface's own ([`Interface::call`]), `None` if unknown.
+    fn other(&mut self, caller: Caller, msg: &Message) -> Option<Message> {
+        let _ = (caller, msg);
         None
     }
 }

@@ -54,6 +54,12 @@ impl<S> Sessions<S> {
         self.slot_mut(owner, id).map(|(_, s)| s)
     }
 
+    /// The session `id` of `owner`, to read (a call that reports on it).
+    pub fn get(&self, owner: Caller, id: u32) -> Result<&S, Refusal> {
+        let unknown = self.unknown(id);
+        self.table.get(owner, id).map_err(|_| unknown)
+    }
+
     /// As [`get_mut`](Self::get_mut), with the session's slot.
     pub fn slot_mut(&mut self, owner: Caller, id: u32) -> Result<(usize, &mut S), Refusal> {
         let unknown = self.unknown(id);

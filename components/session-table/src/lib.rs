@@ -143,6 +143,12 @@ impl<S, const N: usize> Table<S, N> {
         }
     }
 
+    /// The session `id` of `owner`, to read.
+    pub fn get(&self, owner: Caller, id: u32) -> Result<&S, Unknown> {
+        let i = self.index(owner, id)?;
+        self.slots[i].as_ref().map(|(_, s)| s).ok_or(Unknown)
+    }
+
     pub fn close(&mut self, owner: Caller, id: u32) -> Result<S, Unknown> {
         let i = self.index(owner, id)?;
         self.bump(i);
