@@ -5,7 +5,7 @@
 //! [`Stream`]: the load the restart and storm test clients keep on a Cipher driver.
 
 use pd_idl::wire::CallError;
-use pd_idl::{aead, cipher, digest, mac};
+use pd_idl::{aead, cipher, digest, mac, rng};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{Channel, MemoryRegion};
 use shm_queue::QueueError;
@@ -55,7 +55,8 @@ interface!(
     Cipher: cipher::CipherError,
     Digest: digest::DigestError,
     Mac: mac::MacError,
-    Aead: aead::AeadError
+    Aead: aead::AeadError,
+    Rng: rng::RngError
 );
 
 /// A Cipher driver.
@@ -66,6 +67,8 @@ pub type DigestDriver = Driver<Digest>;
 pub type MacDriver = Driver<Mac>;
 /// An Aead driver.
 pub type AeadDriver = Driver<Aead>;
+/// An Rng driver.
+pub type RngDriver = Driver<Rng>;
 
 /// One driver of a client PD.
 pub struct Driver<I: Interface> {

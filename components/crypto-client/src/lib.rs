@@ -41,7 +41,7 @@ pub mod pd;
 #[allow(unsafe_code)]
 pub mod verdict;
 
-use pd_idl::{aead, cipher, digest, mac};
+use pd_idl::{aead, cipher, digest, mac, rng};
 use shm_queue::{Consumer, Producer, QueueError};
 
 pub use pair::{Control, Epoch};
@@ -104,7 +104,7 @@ macro_rules! tagged {
         }
     )*};
 }
-tagged!(cipher: CipherError, digest: DigestError, mac: MacError, aead: AeadError);
+tagged!(cipher: CipherError, digest: DigestError, mac: MacError, aead: AeadError, rng: RngError);
 
 /// What became of a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
