@@ -145,13 +145,13 @@ MICROKIT_CONFIG ?= debug
 SYSTEM          ?= $(GEN_DIR)/qemu_virt_aarch64.system
 LOADER_IMG      := target/loader.img
 
-# The tools for use (pd-dgst, pd-enc, speed, host-runner, system-check, vboot-sign):
+# The tools for use (pd-dgst, pd-enc, pd-rand, speed, host-runner, system-check, vboot-sign):
 # release builds, over twenty times faster on large files than the debug ones `make
 # test` leaves (pd-dgst on 256 MiB: 27x in wall time, measured side by side). A tool
 # boots the PDs beside itself, so every PD binary is built in release too.
 tools: setup
 	$(CARGO) build --locked --release --workspace --bins
-	@echo "tools in target/release: pd-dgst pd-enc speed host-runner system-check vboot-sign"
+	@echo "tools in target/release: pd-dgst pd-enc pd-rand speed host-runner system-check vboot-sign"
 
 pds: setup
 	$(CARGO) build --locked --target $(NOSTD) $(NOSTD_PKGS)

@@ -52,6 +52,7 @@ pub fn status_words<E: core::fmt::Debug, U: core::fmt::Debug>(
         "UnknownSession" => "the session is not open",
         "SessionFinished" => "the session already answered its final",
         "TooManySessions" => "the driver's session table is full",
+        "EntropyFailure" => "the entropy source failed a health test; no byte was given",
         "ServerRestarted" => "the driver restarted",
         _ => "",
     };

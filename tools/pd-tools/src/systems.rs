@@ -25,6 +25,7 @@ pub enum Kind {
     Cipher,
     Digest,
     Mac,
+    Rng,
 }
 
 /// The parts of a system that depend on the engine.
@@ -61,6 +62,14 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
         },
         (Engine::Cpu, Kind::Mac) => Driver {
             image: "cpu-mac",
+            power: None,
+            data_paddr: None,
+            scratch: None,
+            irqs: &[],
+        },
+        // The host's Rng driver: the service over the getrandom-fed entropy model.
+        (Engine::Cpu, Kind::Rng) => Driver {
+            image: "host-rng",
             power: None,
             data_paddr: None,
             scratch: None,
@@ -111,7 +120,7 @@ pub fn client_name(k: usize) -> String {
 /// Bytes of a client's queue region: its interface's queue pair (what crypto-client
 /// attaches) in whole pages.
 pub const fn queue_pages(kind: Kind) -> usize {
-    use pd_idl::{cipher, digest, mac};
+    use pd_idl::{cipher, digest, mac, rng};
     let bytes = match kind {
         Kind::Cipher => crypto_client::pair::bytes::<cipher::Request, cipher::Response>(
             cipher::REQUEST_QUEUE_CAPACITY,
@@ -121,6 +130,9 @@ pub const fn queue_pages(kind: Kind) -> usize {
         ),
         Kind::Mac => {
             crypto_client::pair::bytes::<mac::Request, mac::Response>(mac::REQUEST_QUEUE_CAPACITY)
+        }
+        Kind::Rng => {
+            crypto_client::pair::bytes::<rng::Request, rng::Response>(rng::REQUEST_QUEUE_CAPACITY)
         }
     };
     bytes.next_multiple_of(0x1000)

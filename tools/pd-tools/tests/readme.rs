@@ -9,9 +9,10 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// The tools the block shows, each of which must be built for it to run.
-const TOOLS: [&str; 6] = [
+const TOOLS: [&str; 7] = [
     "pd-dgst",
     "pd-enc",
+    "pd-rand",
     "speed",
     "host-runner",
     "system-check",
