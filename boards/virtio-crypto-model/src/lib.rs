@@ -219,7 +219,7 @@ impl RegisterBus for VirtioCryptoModel<'_> {
         let v = match offset {
             regs::MAGIC_VALUE => regs::MAGIC,
             regs::VERSION => self.config.version,
-            regs::DEVICE_ID => regs::DEVICE_ID_CRYPTO,
+            regs::DEVICE_ID => regs::device_id::CRYPTO,
             regs::VENDOR_ID => 0x554d_4551, // "QEMU"
             regs::DEVICE_FEATURES => match self.device_features_sel {
                 0 => self.config.features as u32,

@@ -5,7 +5,7 @@ use crate::dma::{DATA_SLOTS, DmaArea, MAX_KEY, SLOT_DESCRIPTORS, layout};
 use crate::transport::{DeviceInfo, init, probe};
 use crate::virtq::{Buf, Chain, Virtq};
 use crate::wire::{self, CtrlReq, DataReq, SessionInput, status};
-use crate::{Error, regs};
+use crate::{Error, TransportError};
 use mmio::RegisterBus;
 use zerocopy::{FromBytes, FromZeros, IntoBytes};
 
@@ -91,8 +91,8 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     /// headers. On failure the device is left with FAILED set (§3.1).
     pub fn new(mut bus: B, mut dma: DmaArea) -> Result<Self, Error> {
         probe(&mut bus)?;
-        if !dma.usable() {
-            return Err(Error::DmaArea);
+        if !dma.usable(crate::dma::layout::LEN) {
+            return Err(Error::Transport(TransportError::DmaArea));
         }
         let mut q = (Virtq::new(0, 0, 0, 0, 0), Virtq::new(0, 0, 0, 0, 0));
         match init(&mut bus, &mut dma, &mut q) {
@@ -122,14 +122,14 @@ impl<B: RegisterBus> VirtioCrypto<B> {
                 {
                     Ok(algos) => dev.usable_algos = algos,
                     Err(e) => {
-                        let _ = dev.bus.modify32(regs::STATUS, 0, regs::status::FAILED);
+                        virtio_mmio::give_up(&mut dev.bus);
                         return Err(e);
                     }
                 }
                 Ok(dev)
             }
             Err(e) => {
-                let _ = bus.modify32(regs::STATUS, 0, regs::status::FAILED);
+                virtio_mmio::give_up(&mut bus);
                 Err(e)
             }
         }
@@ -187,7 +187,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         self.post_create(algo, dir, key)?;
         match self.wait_ctrl()? {
             CtrlDone::Created(id) => id,
-            CtrlDone::Destroyed(_) => Err(Error::BadUsedRing),
+            CtrlDone::Destroyed(_) => Err(Error::Transport(TransportError::BadUsedRing)),
         }
     }
 
@@ -197,7 +197,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         self.post_destroy(id)?;
         match self.wait_ctrl()? {
             CtrlDone::Destroyed(r) => r,
-            CtrlDone::Created(_) => Err(Error::BadUsedRing),
+            CtrlDone::Created(_) => Err(Error::Transport(TransportError::BadUsedRing)),
         }
     }
 
@@ -211,7 +211,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     pub fn post_create(&mut self, algo: u32, dir: Direction, key: &[u8]) -> Result<(), Error> {
         self.check()?;
         if self.ctrl_busy() {
-            return Err(Error::BadChain);
+            return Err(Error::Transport(TransportError::BadChain));
         }
         if key.is_empty()
             || key.len() > MAX_KEY
@@ -258,7 +258,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     pub fn post_destroy(&mut self, id: u64) -> Result<(), Error> {
         self.check()?;
         if self.ctrl_busy() {
-            return Err(Error::BadChain);
+            return Err(Error::Transport(TransportError::BadChain));
         }
         let mut req = CtrlReq::new_zeroed();
         req.header.opcode = wire::ctrl_op::CIPHER_DESTROY_SESSION.into();
@@ -277,7 +277,10 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     }
 
     fn post_ctrl(&mut self, chain: &Chain, what: CtrlPosted) -> Result<(), Error> {
-        let result = self.ctrlq.submit(&mut self.bus, &mut self.dma, chain, 0);
+        let result = self
+            .ctrlq
+            .submit(&mut self.bus, &mut self.dma, chain, 0)
+            .map_err(Error::from);
         self.give_up_on(&result);
         result?;
         self.ctrl = what;
@@ -290,14 +293,14 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         if !self.ctrl_busy() {
             return Ok(None);
         }
-        let polled = self.ctrlq.poll(&self.dma, 1);
+        let polled = self.ctrlq.poll(&self.dma, 1).map_err(Error::from);
         self.give_up_on(&polled);
         let Some(elem) = polled? else {
             return Ok(None);
         };
         if elem.id.get() != 0 {
             self.broken = true;
-            return Err(Error::BadUsedRing);
+            return Err(Error::Transport(TransportError::BadUsedRing));
         }
         let what = core::mem::replace(&mut self.ctrl, CtrlPosted::Nothing);
         Ok(Some(match what {
@@ -305,7 +308,8 @@ impl<B: RegisterBus> VirtioCrypto<B> {
                 let mut raw = [0u8; 16];
                 self.dma.read_bytes(layout::CTRL_INPUT, &mut raw);
                 self.dma.fill(layout::CTRL_KEY, MAX_KEY, 0);
-                let input = SessionInput::read_from_bytes(&raw).map_err(|_| Error::BadChain)?;
+                let input = SessionInput::read_from_bytes(&raw)
+                    .map_err(|_| Error::Transport(TransportError::BadChain))?;
                 CtrlDone::Created(check_status(input.status.get()).map(|()| input.session_id.get()))
             }
             _ => {
@@ -387,7 +391,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     pub fn cipher_submit(&mut self, slot: usize, op: CipherReq<'_>) -> Result<bool, Error> {
         self.check()?;
         if !matches!(self.data.get(slot), Some(DataSlot::Free)) {
-            return Err(Error::BadChain);
+            return Err(Error::Transport(TransportError::BadChain));
         }
         let total = total_len(op.src)?;
         if total != total_len(op.dst)? {
@@ -435,12 +439,13 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         }
         chain.push(self.inb(at(layout::SLOT_STATUS), wire::INHDR_LEN))?;
         if chain.as_slice().len() > usize::from(SLOT_DESCRIPTORS) {
-            return Err(Error::BadChain);
+            return Err(Error::Transport(TransportError::BadChain));
         }
         let head = SLOT_DESCRIPTORS * slot as u16;
         let result = self
             .dataq
-            .submit(&mut self.bus, &mut self.dma, &chain, head);
+            .submit(&mut self.bus, &mut self.dma, &chain, head)
+            .map_err(Error::from);
         self.give_up_on(&result);
         result?;
         self.data[slot] = DataSlot::Posted;
@@ -462,7 +467,10 @@ impl<B: RegisterBus> VirtioCrypto<B> {
             if posted == 0 {
                 return Ok(returned);
             }
-            let polled = self.dataq.poll(&self.dma, posted as u16);
+            let polled = self
+                .dataq
+                .poll(&self.dma, posted as u16)
+                .map_err(Error::from);
             self.give_up_on(&polled);
             let Some(elem) = polled? else {
                 return Ok(returned);
@@ -474,7 +482,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
             {
                 // A head the driver did not post, or returned twice.
                 self.broken = true;
-                return Err(Error::BadUsedRing);
+                return Err(Error::Transport(TransportError::BadUsedRing));
             }
             let mut st = [0u8];
             self.dma
@@ -500,14 +508,11 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     /// bits written to INTERRUPT_ACK), so the line drops. A configuration change is how
     /// a device says it needs a reset (§2.1.2): checked then.
     pub fn ack_interrupt(&mut self) -> Result<u32, Error> {
-        let status = self.bus.read32(regs::INTERRUPT_STATUS)?;
-        if status != 0 {
-            self.bus.write32(regs::INTERRUPT_ACK, status)?;
+        let acked = virtio_mmio::ack_interrupt(&mut self.bus);
+        if acked == Err(TransportError::NeedsReset) {
+            self.broken = true;
         }
-        if status & regs::interrupt::CONFIG_CHANGE != 0 {
-            self.check_needs_reset()?;
-        }
-        Ok(status)
+        Ok(acked?)
     }
 
     /// The driver gives up on slot `slot`'s request, which it will never see finish: the
@@ -547,18 +552,21 @@ impl<B: RegisterBus> VirtioCrypto<B> {
     fn give_up_on<T>(&mut self, result: &Result<T, Error>) {
         if matches!(
             result,
-            Err(Error::Timeout | Error::NeedsReset | Error::BadUsedRing | Error::Bus(_))
+            Err(Error::Timeout
+                | Error::Transport(TransportError::NeedsReset)
+                | Error::Transport(TransportError::BadUsedRing)
+                | Error::Transport(TransportError::Bus(_)))
         ) {
             self.broken = true;
         }
     }
 
     fn check_needs_reset(&mut self) -> Result<(), Error> {
-        if self.bus.read32(regs::STATUS)? & regs::status::DEVICE_NEEDS_RESET != 0 {
+        let checked = virtio_mmio::needs_reset(&mut self.bus);
+        if checked.is_err() {
             self.broken = true;
-            return Err(Error::NeedsReset);
         }
-        Ok(())
+        Ok(checked?)
     }
 }
 

@@ -9,6 +9,8 @@
 
 use crate::wire;
 
+pub use virtio_mmio::dma::{ALIGN, DmaArea};
+
 /// Descriptors in the control queue: request, key, result (create) or request, status.
 pub const CTRL_QUEUE_SIZE: u16 = 4;
 /// Cipher requests the data queue holds at once (the engine's depth).
@@ -68,103 +70,4 @@ pub mod layout {
         assert!(PAD_SRC + 16 <= DATA_SLOT);
         assert!(SLOT_REQ + 72 <= SLOT_IV && SLOT_STATUS < SLOT_BYTES);
     };
-}
-
-/// Alignment the area must have (the descriptor tables need 16; 64 keeps each part on
-/// its own cache line boundary).
-pub const ALIGN: usize = 64;
-
-/// DMA-reachable memory owned by the driver.
-#[derive(Debug)]
-pub struct DmaArea {
-    base: *mut u8,
-    phys: u64,
-    len: usize,
-}
-
-impl DmaArea {
-    /// The area of `len` bytes mapped at `base`, which the device sees at `phys`.
-    ///
-    /// # Safety
-    /// `base..base + len` must be mapped read-write for as long as the driver lives, used
-    /// by nothing but this driver and its device, and be the memory the device reaches at
-    /// `phys` (identity-mapped RAM, or a Microkit region with its `phys_addr`).
-    pub unsafe fn new(base: *mut u8, phys: u64, len: usize) -> Self {
-        Self { base, phys, len }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    pub(crate) fn usable(&self) -> bool {
-        self.len >= layout::LEN
-            && (self.base as usize).is_multiple_of(ALIGN)
-            && self.phys.is_multiple_of(ALIGN as u64)
-            && self.phys.checked_add(self.len as u64).is_some()
-    }
-
-    /// The device's address of byte `off`.
-    pub fn phys(&self, off: usize) -> u64 {
-        self.phys + off as u64
-    }
-
-    fn at<T>(&self, off: usize) -> *mut T {
-        assert!(off + size_of::<T>() <= self.len, "DMA area offset {off:#x}");
-        debug_assert!(off.is_multiple_of(align_of::<T>()));
-        // In bounds (checked above); `new`'s contract makes it valid memory.
-        self.base.wrapping_add(off).cast()
-    }
-
-    pub fn read_u16(&self, off: usize) -> u16 {
-        // SAFETY: in bounds and aligned (`at`); memory valid by `new`'s contract.
-        u16::from_le(unsafe { self.at::<u16>(off).read_volatile() })
-    }
-
-    pub fn write_u16(&mut self, off: usize, v: u16) {
-        // SAFETY: as in `read_u16`.
-        unsafe { self.at::<u16>(off).write_volatile(v.to_le()) }
-    }
-
-    pub fn read_u32(&self, off: usize) -> u32 {
-        // SAFETY: as in `read_u16`.
-        u32::from_le(unsafe { self.at::<u32>(off).read_volatile() })
-    }
-
-    /// Copies `src` to `off` with byte stores (any alignment, never torn beyond a byte).
-    pub fn write_bytes(&mut self, off: usize, src: &[u8]) {
-        let p = self.bytes(off, src.len(), "write");
-        for (i, b) in src.iter().enumerate() {
-            // SAFETY: in bounds (`bytes`).
-            unsafe { p.add(i).write_volatile(*b) }
-        }
-    }
-
-    pub fn read_bytes(&self, off: usize, dst: &mut [u8]) {
-        let p = self.bytes(off, dst.len(), "read");
-        for (i, b) in dst.iter_mut().enumerate() {
-            // SAFETY: in bounds (`bytes`).
-            *b = unsafe { p.add(i).read_volatile() };
-        }
-    }
-
-    pub fn fill(&mut self, off: usize, len: usize, v: u8) {
-        let p = self.bytes(off, len, "fill");
-        for i in 0..len {
-            // SAFETY: in bounds (`bytes`).
-            unsafe { p.add(i).write_volatile(v) }
-        }
-    }
-
-    /// The first of `len` bytes at `off`, all inside the area (else a panic naming the
-    /// access, `what`).
-    fn bytes(&self, off: usize, len: usize, what: &str) -> *mut u8 {
-        let p = self.at::<u8>(off);
-        assert!(off + len <= self.len, "DMA area {what} {off:#x}+{len}");
-        p
-    }
 }

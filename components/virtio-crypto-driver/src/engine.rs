@@ -13,11 +13,11 @@
 //! control queue is free and no request on the data queue still uses them, so no key
 //! outlives its session for longer than that.
 
-use crate::Error;
 use crate::device::{CipherReq, CtrlDone, Direction, DmaBuf, VirtioCrypto};
 use crate::dma::{DATA_SLOTS, MAX_KEY};
 use crate::state::{CACHED_SESSIONS, Ctrl, DOOMED, Entry, Place};
 use crate::wire::cipher_algo;
+use crate::{Error, TransportError};
 use cipher_service::{CipherEngine, ClientData, Finished, Job, Segments, Session, Step, sg};
 use mmio::RegisterBus;
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
@@ -37,7 +37,7 @@ impl From<Error> for CipherError {
             Error::BadKeySize => CipherError::BadKeySize,
             Error::Unsupported => CipherError::UnsupportedMode,
             Error::BadLength => CipherError::BadLength,
-            Error::BadChain => CipherError::TooManySegments,
+            Error::Transport(TransportError::BadChain) => CipherError::TooManySegments,
             _ => CipherError::EngineFault,
         }
     }
@@ -182,7 +182,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
                     // A device that will not destroy a session keeps it; nothing else
                     // to do (it holds no key of ours in this driver any more).
                     (Ctrl::Destroying, CtrlDone::Destroyed(_)) => {}
-                    _ => return Err(Error::BadUsedRing),
+                    _ => return Err(Error::Transport(TransportError::BadUsedRing)),
                 }
                 continue;
             }

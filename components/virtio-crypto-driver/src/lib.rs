@@ -32,11 +32,15 @@
 mod device;
 pub mod dma;
 mod engine;
-pub mod regs;
 mod state;
 mod transport;
-pub mod virtq;
 pub mod wire;
+
+pub use virtio_mmio::Error as TransportError;
+/// The transport's registers (`virtio-mmio`'s).
+pub use virtio_mmio::regs;
+/// The split virtqueue (`virtio-mmio`'s).
+pub use virtio_mmio::virtq;
 
 pub use device::{CipherReq, CtrlDone, Direction, DmaBuf, VirtioCrypto};
 pub use dma::DmaArea;
@@ -50,43 +54,13 @@ use mmio::BusFault;
 /// Why the driver could not do what was asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Error {
-    Bus(BusFault),
-    /// MagicValue is not "virt": no virtio-mmio transport here.
-    NotVirtio {
-        magic: u32,
-    },
-    /// A legacy (version 1) transport; QEMU needs `-global virtio-mmio.force-legacy=false`.
-    Legacy {
-        version: u32,
-    },
-    /// A transport with no device behind it (DeviceID 0).
-    NoDevice,
-    WrongDevice {
-        id: u32,
-    },
-    NoVersion1,
-    FeaturesRefused,
-    /// The device did not read back 0 after a reset.
-    ResetTimeout,
+    /// The transport or a queue failed (`virtio-mmio`'s errors, whatever the device).
+    Transport(TransportError),
     /// The configuration kept changing while it was read.
     ConfigUnstable,
     /// VIRTIO_CRYPTO_S_HW_READY is clear: the backend is not ready.
     NotReady,
     NoCipherService,
-    NoQueue {
-        queue: u16,
-    },
-    QueueInUse {
-        queue: u16,
-    },
-    QueueTooSmall {
-        queue: u16,
-        max: u32,
-    },
-    /// The DMA area is too small or misaligned.
-    DmaArea,
-    /// A chain that does not fit the queue or breaks the out-before-in rule.
-    BadChain,
     BadKeySize,
     /// Source and destination lengths differ, overflow, or exceed the device's max_size.
     BadLength,
@@ -97,14 +71,18 @@ pub enum Error {
         status: u32,
     },
     Timeout,
-    NeedsReset,
-    BadUsedRing,
     /// An earlier failure left the queues unusable.
     Broken,
 }
 
+impl From<TransportError> for Error {
+    fn from(e: TransportError) -> Self {
+        Error::Transport(e)
+    }
+}
+
 impl From<BusFault> for Error {
     fn from(e: BusFault) -> Self {
-        Error::Bus(e)
+        Error::Transport(TransportError::Bus(e))
     }
 }

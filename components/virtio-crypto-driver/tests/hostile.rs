@@ -6,7 +6,7 @@ mod rig;
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path};
 use rig::{Rig, rig, session, try_rig};
 use virtio_crypto_driver::wire::{cipher_algo, status};
-use virtio_crypto_driver::{Direction, Error, regs};
+use virtio_crypto_driver::{Direction, Error, TransportError, regs};
 use virtio_crypto_model::{Faults, ModelConfig};
 
 const KEY: [u8; 16] = [0x2b; 16];
@@ -175,12 +175,18 @@ fn transports_the_driver_cannot_use_are_refused() {
         version: 1,
         ..Default::default()
     };
-    assert_eq!(try_rig(legacy).err(), Some(Error::Legacy { version: 1 }));
+    assert_eq!(
+        try_rig(legacy).err(),
+        Some(Error::Transport(TransportError::Legacy { version: 1 }))
+    );
     let no_v1 = ModelConfig {
         features: 0,
         ..Default::default()
     };
-    assert_eq!(try_rig(no_v1).err(), Some(Error::NoVersion1));
+    assert_eq!(
+        try_rig(no_v1).err(),
+        Some(Error::Transport(TransportError::NoVersion1))
+    );
     let not_ready = ModelConfig {
         hw_ready: false,
         ..Default::default()

@@ -16,7 +16,7 @@
 
 use mmio::VolatileMmio;
 use pd_runtime::{MemoryRegion, debug_println};
-use virtio_crypto_driver::{Error, probe, regs};
+use virtio_crypto_driver::{Error, TransportError, probe, regs};
 
 /// QEMU virt: 32 transports, 0x200 bytes apart (hw/arm/virt.c, VIRT_MMIO).
 pub const TRANSPORTS: usize = 32;
@@ -35,11 +35,14 @@ pub fn find_device(mmio: MemoryRegion) -> Result<VolatileMmio, Error> {
                 debug_println!("virtio_crypto: device in transport {n}");
                 return Ok(bus);
             }
-            Err(Error::NoDevice | Error::WrongDevice { .. }) => {}
+            Err(
+                Error::Transport(TransportError::NoDevice)
+                | Error::Transport(TransportError::WrongDevice { .. }),
+            ) => {}
             Err(e) => debug_println!("virtio_crypto: transport {n}: {e:?}"),
         }
     }
-    Err(Error::NoDevice)
+    Err(Error::Transport(TransportError::NoDevice))
 }
 
 /// Whether the device frame exists: only on seL4 (QEMU's `virt` machine).

@@ -28,7 +28,9 @@ fn main() {
 }
 
 #[cfg(target_os = "none")]
-use virtio_crypto_driver::{DmaArea, Error, VirtioCrypto, dma, probe, wire::cipher_algo};
+use virtio_crypto_driver::{
+    DmaArea, Error, TransportError, VirtioCrypto, dma, probe, wire::cipher_algo,
+};
 
 /// Where `-machine virt` puts its virtio-mmio transports (QEMU hw/arm/virt.c memmap
 /// VIRT_MMIO: base 0x0a00_0000, 32 transports 0x200 apart).
@@ -75,11 +77,14 @@ fn run() -> Result<u32, Error> {
                 found = Some(bus);
                 break;
             }
-            Err(Error::NoDevice | Error::WrongDevice { .. }) => {}
+            Err(
+                Error::Transport(TransportError::NoDevice)
+                | Error::Transport(TransportError::WrongDevice { .. }),
+            ) => {}
             Err(e) => say!("qemu-test: transport {n} at {base:#x}: {e:?}"),
         }
     }
-    let bus = found.ok_or(Error::NoDevice)?;
+    let bus = found.ok_or(Error::Transport(TransportError::NoDevice))?;
     let area = &raw mut AREA;
     // SAFETY: AREA is used by nothing else; identity mapping makes its address physical.
     let area = unsafe { DmaArea::new(area.cast(), area as u64, dma::layout::LEN) };

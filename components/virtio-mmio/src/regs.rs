@@ -2,7 +2,7 @@
 //!
 //! Offsets are bytes from the transport's base (virtio 1.2 §4.2.2 "MMIO Device Register
 //! Layout", the modern layout, Version 2). The configuration space of the device starts
-//! at [`CONFIG`]; its layout for virtio-crypto is in [`crate::wire::config`].
+//! at [`CONFIG`]; each device's layout is its driver's.
 
 /// "virt" in little-endian ASCII (§4.2.2 MagicValue).
 pub const MAGIC_VALUE: usize = 0x000;
@@ -12,8 +12,13 @@ pub const VERSION: usize = 0x004;
 pub const VERSION_MODERN: u32 = 2;
 /// Device type; 0 = no device behind this transport (§4.2.2 DeviceID, §5 device ids).
 pub const DEVICE_ID: usize = 0x008;
-/// Device id of a crypto device (§5, "Device Types": 20).
-pub const DEVICE_ID_CRYPTO: u32 = 20;
+/// Device ids (§5 "Device Types").
+pub mod device_id {
+    /// An entropy source (virtio-rng, §5.4).
+    pub const ENTROPY: u32 = 4;
+    /// A crypto device (virtio-crypto, §5.9).
+    pub const CRYPTO: u32 = 20;
+}
 pub const VENDOR_ID: usize = 0x00c;
 /// 32 feature bits of the bank chosen by DEVICE_FEATURES_SEL (§4.2.2).
 pub const DEVICE_FEATURES: usize = 0x010;
@@ -45,7 +50,7 @@ pub const QUEUE_DEVICE_HIGH: usize = 0x0a4;
 pub const CONFIG_GENERATION: usize = 0x0fc;
 /// Start of the device-specific configuration space (§4.2.2 Config).
 pub const CONFIG: usize = 0x100;
-/// Bytes of the register window the driver needs (registers + crypto config).
+/// Bytes of one transport's register window (registers and the device's configuration).
 pub const WINDOW: usize = 0x200;
 
 /// Device status bits (§2.1 "Device Status Field").
@@ -64,14 +69,11 @@ pub mod interrupt {
     pub const CONFIG_CHANGE: u32 = 2;
 }
 
-/// Feature bit numbers (§6 "Reserved Feature Bits"; §5.9.3 for the crypto ones).
+/// Feature bit numbers every device has (§6 "Reserved Feature Bits").
 pub mod feature {
     /// Compliance with virtio 1.0 or later: mandatory for a modern device (§6).
     pub const VERSION_1: u32 = 32;
     /// The device may be behind an IOMMU or otherwise restricted; our addresses are
     /// physical, which is what it then expects (§6 VIRTIO_F_ACCESS_PLATFORM).
     pub const ACCESS_PLATFORM: u32 = 33;
-    /// virtio-crypto: the revision-1 request layout (§5.9.3). We use the original
-    /// fixed-size layout, so we never accept it.
-    pub const CRYPTO_REVISION_1: u32 = 0;
 }

@@ -7,16 +7,14 @@
 //! device's used index is checked against them (it may move by at most the chains
 //! outstanding).
 
-use crate::Error;
 use crate::dma::DmaArea;
-use crate::regs;
-use crate::wire::{AVAIL_F_NO_INTERRUPT, UsedElem, VirtqDesc, desc_flags};
+use crate::ring::{AVAIL_F_NO_INTERRUPT, UsedElem, VirtqDesc, desc_flags};
+use crate::{Error, regs};
 use core::sync::atomic::{Ordering, fence};
 use mmio::RegisterBus;
 use zerocopy::{FromBytes, IntoBytes};
 
-/// The rings' sizes, with the other wire formats (`crate::wire`).
-pub use crate::wire::{avail_bytes, desc_bytes, used_bytes};
+pub use crate::ring::{avail_bytes, desc_bytes, used_bytes};
 
 /// One buffer of a chain: where the device finds it and which way data flows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
