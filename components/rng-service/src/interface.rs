@@ -205,6 +205,10 @@ impl<S: EntropySource> Interface for Rng<S> {
         Self::advance(engine, fill)
     }
 
+    fn interrupted(engine: &mut Entropy<S>) {
+        engine.source.interrupted();
+    }
+
     fn interrupt(engine: &mut Entropy<S>, fill: &mut Fill<'_>) -> Step<(), RngError> {
         Self::advance(engine, fill)
     }

@@ -69,6 +69,9 @@ pub trait EntropySource {
     /// Asks the device for more: its interrupt will say they came. A device that always
     /// has samples does nothing.
     fn request(&mut self);
+    /// The device's interrupt arrived (acknowledge it, take what it says came). Nothing
+    /// by default: a device with no interrupt.
+    fn interrupted(&mut self) {}
     /// Brings the device back after an error (its driver's recovery sequence).
     fn reset(&mut self);
 }

@@ -159,3 +159,34 @@ pub fn ack_interrupt<B: RegisterBus>(bus: &mut B) -> Result<u32, Error> {
     }
     Ok(status)
 }
+
+/// QEMU `virt`'s transports: 32 of them, 0x200 bytes apart (hw/arm/virt.c, VIRT_MMIO).
+pub const TRANSPORTS: usize = 32;
+pub const TRANSPORT_STRIDE: usize = 0x200;
+
+/// Probes each transport of the window at `base` (`len` bytes) for a device of type
+/// `device`: the first found, with its index; `other` hears of each transport that is
+/// neither empty nor of another type (a legacy one, a bus fault).
+///
+/// # Safety
+/// `base..base + len` must be the transports' registers, mapped as device memory for as
+/// long as the returned bus is used, and no other bus may reach the transport found.
+pub unsafe fn find(
+    base: *mut u8,
+    len: usize,
+    device: u32,
+    mut other: impl FnMut(usize, Error),
+) -> Result<(usize, mmio::VolatileMmio), Error> {
+    for n in 0..TRANSPORTS.min(len / TRANSPORT_STRIDE) {
+        // SAFETY: transport n's window lies inside the caller's (its contract); a failed
+        // probe drops its bus before the next is made.
+        let mut bus =
+            unsafe { mmio::VolatileMmio::new(base.add(n * TRANSPORT_STRIDE), regs::WINDOW) };
+        match probe(&mut bus, device) {
+            Ok(()) => return Ok((n, bus)),
+            Err(Error::NoDevice | Error::WrongDevice { .. }) => {}
+            Err(e) => other(n, e),
+        }
+    }
+    Err(Error::NoDevice)
+}
