@@ -9,7 +9,7 @@
 #   make systems  the generated .system files (tools/sdfgen-crypto/meta.py, sdfgen) in target/system
 #   make qemu   boot that image under QEMU (with a virtio-crypto device)
 #   make lint   rustfmt --check and clippy -D warnings
-#   make qemu-test  the virtio-crypto driver against QEMU's real device (bare metal, no seL4)
+#   make qemu-test  the virtio-crypto and virtio-rng drivers against QEMU's real devices (bare metal, no seL4)
 #   make fuzz   each fuzz target under libFuzzer for FUZZ_SECONDS (needs a nightly toolchain)
 #   make help   this list (also what `make` alone prints)
 
@@ -177,7 +177,7 @@ lint: setup
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
 
-# The virtio-crypto driver against QEMU's own virtio-crypto device: tools/qemu-test is a
+# The virtio drivers against QEMU's own virtio-crypto and virtio-rng devices: tools/qemu-test is a
 # bare-metal aarch64 image (no seL4) that checks SP 800-38A vectors and random requests
 # against RustCrypto and exits through semihosting with 0 only if every check passed.
 # force-legacy=false: QEMU's virtio-mmio is legacy (version 1) unless told otherwise,
@@ -187,6 +187,7 @@ QEMU_IMG   := target/$(NOSTD)/release/qemu-test
 QEMU_TEST_CMD = $(QEMU) -machine virt -cpu cortex-a53 -m 256M -nographic -semihosting \
 	-global virtio-mmio.force-legacy=false \
 	-device virtio-crypto-device,cryptodev=c0 -object cryptodev-backend-builtin,id=c0 \
+	-device virtio-rng-device \
 	-kernel $(QEMU_IMG)
 
 qemu-setup:

@@ -1,7 +1,9 @@
 //! `make qemu-test`: a bare-metal aarch64 image (no seL4) that drives QEMU's real
-//! `virtio-crypto-device` with the `virtio-crypto-driver` crate and checks it: SP 800-38A
-//! vectors and thousands of random requests against RustCrypto, reporting through
-//! semihosting and exiting with status 0 only if every check passed.
+//! `virtio-crypto-device` with the `virtio-crypto-driver` crate and checks it (SP 800-38A
+//! vectors and thousands of random requests against RustCrypto), and its
+//! `virtio-rng-device` with `virtio-rng-driver` (64 KiB through the Rng service's health
+//! tests, a DRBG seeded from them), reporting through semihosting and exiting with
+//! status 0 only if every check passed.
 //!
 //! Assumes QEMU's `-machine virt` (RAM at 0x4000_0000, 32 virtio-mmio transports of
 //! 0x200 bytes from 0x0a00_0000), `-global virtio-mmio.force-legacy=false` (the driver
@@ -19,6 +21,8 @@ mod semihosting;
 mod boot;
 #[cfg(target_os = "none")]
 mod checks;
+#[cfg(target_os = "none")]
+mod entropy;
 #[cfg(target_os = "none")]
 mod reference;
 
@@ -48,6 +52,10 @@ struct Aligned<const N: usize>([u8; N]);
 static mut AREA: Aligned<{ dma::layout::LEN }> = Aligned([0; dma::layout::LEN]);
 #[cfg(target_os = "none")]
 static mut DATA: Aligned<{ checks::DATA_LEN }> = Aligned([0; checks::DATA_LEN]);
+/// The virtio-rng driver's DMA area.
+#[cfg(target_os = "none")]
+static mut RNG_AREA: Aligned<{ virtio_rng_driver::layout::LEN }> =
+    Aligned([0; virtio_rng_driver::layout::LEN]);
 
 /// Called by `_start`.
 #[cfg(target_os = "none")]
@@ -108,5 +116,31 @@ fn run() -> Result<u32, Error> {
     // SAFETY: DATA is used only through this slice (and by the device, by DMA).
     let data = unsafe { &mut (*data).0 };
     let phys = data.as_ptr() as u64;
-    Ok(checks::all(&mut dev, data, phys))
+    let failed = checks::all(&mut dev, data, phys);
+    Ok(failed + rng())
+}
+
+/// The virtio-rng checks ([`entropy`]); failures.
+#[cfg(target_os = "none")]
+fn rng() -> u32 {
+    // SAFETY: the transports' window, device memory with the MMU off; the crypto
+    // transport found above is another, so no two buses reach one transport.
+    let found = unsafe {
+        virtio_mmio::find(
+            VIRTIO_MMIO_BASE as *mut u8,
+            VIRTIO_MMIO_COUNT * virtio_mmio::TRANSPORT_STRIDE,
+            virtio_mmio::regs::device_id::ENTROPY,
+            |n, e| say!("qemu-test: transport {n}: {e:?}"),
+        )
+    };
+    let Ok((n, bus)) = found else {
+        say!("qemu-test: FAIL no virtio-rng device (-device virtio-rng-device)");
+        return 1;
+    };
+    say!("qemu-test: virtio-rng in transport {n}");
+    let area = &raw mut RNG_AREA;
+    let len = virtio_rng_driver::layout::LEN;
+    // SAFETY: RNG_AREA is used by nothing else; identity mapping makes its address physical.
+    let area = unsafe { virtio_mmio::DmaArea::new(area.cast(), area as u64, len) };
+    entropy::run(bus, area)
 }
