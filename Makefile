@@ -230,7 +230,7 @@ image: systems
 
 # The loader goes at 0x70000000, where the SDK's loader for qemu_virt_aarch64 is linked
 # (LINK_ADDRESS in its build); virtualization=on because the kernel runs at EL2
-# (KernelArmHypervisorSupport). The virtio-crypto options are qemu-test's.
+# (KernelArmHypervisorSupport). The virtio options are qemu-test's.
 # A system whose test client prints a verdict line (QEMU_VERDICT, an extended regex:
 # the default system's `test_client: PASS|FAIL`) runs unattended: QEMU is stopped as
 # soon as that line appears, or after QEMU_TIMEOUT seconds (default 120), the log is
@@ -243,7 +243,8 @@ QEMU_LOG     := target/qemu.log
 QEMU_IMAGE_CMD = $(QEMU) -machine virt,virtualization=on -cpu cortex-a53 -m size=2G -nographic \
 	-device loader,file=$(LOADER_IMG),addr=0x70000000,cpu-num=0 \
 	-global virtio-mmio.force-legacy=false \
-	-device virtio-crypto-device,cryptodev=c0 -object cryptodev-backend-builtin,id=c0
+	-device virtio-crypto-device,cryptodev=c0 -object cryptodev-backend-builtin,id=c0 \
+	-device virtio-rng-device
 
 qemu: image qemu-setup
 ifeq ($(QEMU_VERDICT),)

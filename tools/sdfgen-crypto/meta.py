@@ -62,8 +62,9 @@ def qemu_virt_aarch64() -> str:
     power manager as the driver's parent, a known-answer client). vboot_client verifies
     the image a boot-loader stand-in places; a test build of the CPU Cipher driver
     faults once for the restart test; the CPU engine's Mac and Aead drivers serve their
-    known-answer clients; test_client drives virtio-crypto and cpu_cipher itself and
-    collects every other client's verdict (channels 2..8, ids it has compiled in).
+    known-answer clients; the virtio-rng driver (QEMU's entropy device behind the Rng
+    service) serves kat-rng; test_client drives virtio-crypto and cpu_cipher itself and
+    collects every other client's verdict (channels 2..9, ids it has compiled in).
 
     Priorities rise along every PPC (Microkit calls only go up): clients 90-110 ->
     drivers 150/190/200 -> power managers 210/250 -> device PDs 240. Stacks: 32 KiB
@@ -71,9 +72,9 @@ def qemu_virt_aarch64() -> str:
     boot loader fit Microkit's default.
 
     QEMU virt (hw/arm/virt.c): 32 virtio-mmio transports of 0x200 bytes from
-    0x0a000000, transport n on GIC interrupt 48+n, edge-triggered; the only virtio
-    device `make qemu` adds sits in transport 31 (irq 79). The driver maps all 32 and
-    probes them, so it does not depend on that order."""
+    0x0a000000, transport n on GIC interrupt 48+n, edge-triggered; `make qemu` adds
+    virtio-crypto (transport 31, irq 79), then virtio-rng (30, irq 78). The drivers map
+    all 32 and probe them, so they depend on that order for their interrupt only."""
     sdf = SystemDescription(AARCH64, QEMU_VIRT_PADDR_TOP)
     crypto = Crypto(sdf)
 
@@ -161,6 +162,26 @@ def qemu_virt_aarch64() -> str:
         crypto.map(test_client, report, f"{prefix}_report", "r")
         sdf.add_channel(Channel(kat, test_client, a_id=1, b_id=verdict_id, notify_b=False, pd_a_setvar_id="verdict"))
         cpu_services.append((kat, drv))
+
+    # Randomness: the virtio-rng driver over QEMU's virtio-rng-device (transport 30,
+    # irq 78; it shares the transports' window with virtio-crypto: QEMU packs eight
+    # transports to a 4 KiB page, so no mapping can give each driver its own), with
+    # kat-rng as its client (its TooLong check needs more than 64 KiB of data), verdict
+    # on channel 9.
+    virtio_rng = pd("virtio_rng", "virtio-rng.elf", 190)
+    crypto.map(virtio_rng, mmio, "mmio", cached=False)
+    rng_dma = crypto.region("virtio_rng_dma", 0x1000)
+    crypto.map(virtio_rng, rng_dma, "dma", paddr_symbol="dma_paddr")
+    virtio_rng.add_irq(Irq(78, trigger=Irq.Trigger.EDGE, id=20))
+    kat_rng = pd("kat_rng", "kat-rng.elf", 100)
+    r = crypto.add_driver(virtio_rng, prefix="rng")
+    r.add_client(kat_rng, queues=0x3000, data=0x20000, client_id=0)
+    r.connect()
+    rng_report = crypto.region("rng_report", 0x1000)
+    crypto.map(kat_rng, rng_report, "report")
+    crypto.map(test_client, rng_report, "rng_report", "r")
+    sdf.add_channel(Channel(kat_rng, test_client, a_id=1, b_id=9, notify_b=False, pd_a_setvar_id="verdict"))
+    cpu_services.append((kat_rng, virtio_rng))
 
     stream_report = crypto.region("stream_report", 0x1000)
     crypto.map(stream_client, stream_report, "report")

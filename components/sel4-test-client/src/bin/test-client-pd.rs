@@ -11,7 +11,9 @@
 //! restarted by its parent, every request back exactly once (and asks both Cipher
 //! drivers' capabilities: CBC and CTR must be offered); and of the CPU engine's
 //! HMAC and AEAD known-answer clients (7, `mac_report`; 8, `aead_report`: RFC 2202/4231,
-//! SP 800-38D and RFC 3610 through the Mac and Aead drivers). From the traces of the three
+//! SP 800-38D and RFC 3610 through the Mac and Aead drivers), and of kat-rng (9,
+//! `rng_report`: fills, reseeds and typed refusals from the virtio-rng driver's Rng
+//! service, QEMU's entropy device through the health tests). From the traces of the three
 //! board drivers and
 //! their power managers (mapped read-only) it checks what no client sees: each
 //! calibrated crossover lies in the published range, every grant was given back, the
@@ -44,7 +46,7 @@ use vboot_client_pd::Hex;
 
 /// The clients whose verdicts this one collects: name, the channel they notify, and
 /// (by index, see [`report_region`]) the region they write.
-const REPORTS: [(&str, Channel); 7] = [
+const REPORTS: [(&str, Channel); 8] = [
     ("verified boot", Channel::new(2)),
     ("omap-aes", Channel::new(3)),
     ("stm32-cryp", Channel::new(4)),
@@ -52,6 +54,7 @@ const REPORTS: [(&str, Channel); 7] = [
     ("restart", Channel::new(6)),
     ("hmac", Channel::new(7)),
     ("aead", Channel::new(8)),
+    ("rng", Channel::new(9)),
 ];
 
 /// The board stand-ins' traces: engine, the driver's and the power manager's trace
@@ -162,7 +165,8 @@ fn report_region(i: usize) -> MemoryRegion {
         3 => memory_region!(sec1_report),
         4 => memory_region!(stream_report),
         5 => memory_region!(mac_report),
-        _ => memory_region!(aead_report),
+        6 => memory_region!(aead_report),
+        _ => memory_region!(rng_report),
     }
 }
 /// The drivers under test: name, channel (calls and queue notifications).
@@ -502,7 +506,7 @@ impl TestClient {
             "FAIL"
         };
         debug_println!(
-            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot; omap-aes, stm32-cryp, sec1 through their device PDs; a driver fault mid-stream, restarted, nothing lost; HMAC and AEAD on the CPU engine), the drivers' traces checked; {failures} failure(s)",
+            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot; omap-aes, stm32-cryp, sec1 through their device PDs; a driver fault mid-stream, restarted, nothing lost; HMAC and AEAD on the CPU engine; random bytes from virtio-rng through the Rng service), the drivers' traces checked; {failures} failure(s)",
             REPORTS.len()
         );
     }
