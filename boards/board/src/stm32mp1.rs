@@ -15,6 +15,11 @@ pub const CRYP1: Device = Device {
     autosuspend_ms: 50,
 };
 
+/// RNG1, the true random number generator (RM0436; DT `rng@54003000`, GIC SPI 124 =
+/// INTID 156). Not gated by the power manager here: its driver holds no grant.
+pub const RNG1_PHYS: u64 = 0x5400_3000;
+pub const RNG1_IRQ: u32 = 156;
+
 /// The DMA controller's completion and error interrupts (MDMA is SPI 122 = INTID 154; the
 /// model's separate error line takes the next number).
 pub const DMA_IRQ_COMPLETION: u32 = 154;

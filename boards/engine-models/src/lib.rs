@@ -34,5 +34,6 @@ pub mod phys;
 pub mod power;
 pub mod soc;
 pub mod stm32_cryp;
+pub mod stm32_rng;
 pub mod stm32mp1;
 pub mod talitos;

@@ -51,6 +51,8 @@ const STEPS: [Step; 12] = [
     Step::Reseed,
     Step::OutOfRange,
     Step::TooLong,
+    // A source with a stuck detector of its own (an SoC RNG's seed error) reports it
+    // before the service's repetition test sees 6 alike: either names a stuck source.
     Step::Closed(STUCK, HealthTest::RepetitionCount),
     Step::Closed(BIASED, HealthTest::AdaptiveProportion),
     Step::Recovered,
@@ -192,11 +194,14 @@ impl Kat {
             }
             Step::OutOfRange => (status == Ok(Err(RngError::SegmentOutOfRange)), 1),
             Step::TooLong => (status == Ok(Err(RngError::TooLong)), 1),
-            Step::Closed(_, test) => {
+            Step::Closed(mode, test) => {
                 let refused = status == Ok(Err(RngError::EntropyFailure)) && resp.bytes_done == 0;
-                let named = self.health(self.resistant).is_some_and(|h| {
-                    h.last_failure.get() == Ok(test) && h.state.get() != Ok(SourceState::Healthy)
-                });
+                let h = self.health(self.resistant);
+                let by = h.map(|h| h.last_failure.get());
+                let stuck_by_device = mode == STUCK && by == Some(Ok(HealthTest::DeviceError));
+                let named = h.is_some_and(|h| h.state.get() != Ok(SourceState::Healthy))
+                    && (by == Some(Ok(test)) || stuck_by_device);
+                pd_runtime::debug_println!("kat-rng: mode {mode}: closed by {by:?}");
                 (refused && self.unchanged(PR_AT) && named, 2)
             }
         };
