@@ -289,7 +289,12 @@ impl<I: Interface> Calls<I> for DriverPd<I> {
         caller: Caller,
         msg: &pd_idl::wire::Message,
     ) -> Option<pd_idl::wire::Message> {
-        I::call(&self.service.engine, &self.service.sessions, caller, msg)
+        I::call(
+            &mut self.service.engine,
+            &mut self.service.sessions,
+            caller,
+            msg,
+        )
     }
 }
 

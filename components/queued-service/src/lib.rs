@@ -343,12 +343,13 @@ pub trait Interface: Sized {
     /// unsupported (the IDL says with which key size and path).
     fn offers(engine: &Self::Engine) -> u64;
     /// A call of the interface's own, beyond the three every queued interface has
-    /// (Rng's `health`), from `caller`: its reply, or `None` for an op the interface
-    /// does not know (answered `UnknownOp`). It may read the engine and the caller's
-    /// sessions, never change them: work goes through the queues. None by default.
+    /// (Rng's `health` and `draw`), from `caller`: its reply, or `None` for an op the
+    /// interface does not know (answered `UnknownOp`). It may change the engine and the
+    /// caller's sessions as a request would, finishing at once (a call cannot wait for
+    /// an interrupt). None by default.
     fn call(
-        engine: &Self::Engine,
-        sessions: &Sessions<Self::Session>,
+        engine: &mut Self::Engine,
+        sessions: &mut Sessions<Self::Session>,
         caller: Caller,
         msg: &Message,
     ) -> Option<Message> {

@@ -4,8 +4,8 @@ use core::marker::PhantomData;
 
 use ctr_drbg::{Df, Drbg, MAX_REQUEST};
 use pd_idl::rng::{
-    self, HealthArgs, HealthTest, OpenSessionArgs, REQUEST_QUEUE_CAPACITY, Request, Response,
-    RngAlgorithm, RngError, RngErrorRaw, RngOp, SourceState,
+    self, DrawArgs, HealthArgs, HealthTest, OpenSessionArgs, REQUEST_QUEUE_CAPACITY, Random,
+    Request, Response, RngAlgorithm, RngError, RngErrorRaw, RngOp, SourceState,
 };
 use pd_idl::wire::{self, Caller, Message};
 use pd_trace::Kind;
@@ -40,44 +40,92 @@ pub struct Fill<'a> {
     personalization: [u8; 8],
 }
 
+/// What making a DRBG ready did.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Seeded {
+    Already,
+    Instantiated,
+    Reseeded,
+}
+
+/// Why a DRBG is not ready.
+enum Wait {
+    /// Samples were asked for; the source's interrupt will bring them.
+    Pending,
+    Failed(RngError),
+}
+
+/// Instantiates `drbg` if it is none, or reseeds it if `force`, its interval passed or
+/// the source failed since `seeded_at` (a failure moves the epoch, so a failing source
+/// always reaches the gather: nothing is generated without a start-up test passed
+/// since), from the pool. Where a fill's job and a draw's call both begin.
+fn ensure_seeded<S: EntropySource>(
+    engine: &mut Entropy<S>,
+    drbg: &mut Option<Drbg>,
+    force: bool,
+    seeded_at: &mut u32,
+    interval: u64,
+    personal: &[u8; 8],
+) -> Result<Seeded, Wait> {
+    let instantiate = drbg.is_none();
+    let reseed =
+        force || *seeded_at != engine.epoch() || drbg.as_ref().is_some_and(Drbg::needs_reseed);
+    if !instantiate && !reseed {
+        return Ok(Seeded::Already);
+    }
+    let seed = engine.samples_for(SEED_BITS);
+    let nonce = if instantiate {
+        engine.samples_for(NONCE_BITS)
+    } else {
+        0
+    };
+    match engine.gather(seed + nonce) {
+        Gathered::Pending => return Err(Wait::Pending),
+        Gathered::Failed => return Err(Wait::Failed(RngError::EntropyFailure)),
+        Gathered::Ready => {}
+    }
+    let seeded = engine.take_pooled(seed + nonce, |pool| match drbg {
+        None => Drbg::instantiate(Df::Use, &pool[..seed], &pool[seed..], personal, interval)
+            .map(|d| *drbg = Some(d)),
+        Some(d) => d.reseed(pool, &[]),
+    });
+    // Lengths are this crate's own; a refusal is a bug, not the client's.
+    seeded.map_err(|_| Wait::Failed(RngError::EngineFault))?;
+    *seeded_at = engine.epoch();
+    Ok(if instantiate {
+        Seeded::Instantiated
+    } else {
+        Seeded::Reseeded
+    })
+}
+
+/// The personalization of a session's DRBG: its client's channel and its id.
+fn personalization(caller: Caller, session: u32) -> [u8; 8] {
+    let mut p = [0u8; 8];
+    p[..4].copy_from_slice(&caller.0.to_le_bytes());
+    p[4..].copy_from_slice(&session.to_le_bytes());
+    p
+}
+
 impl<S: EntropySource> Rng<S> {
     /// Seeds the job's DRBG if it needs it, then fills: the whole job from wherever it
     /// stands, at start and at each interrupt until the samples came.
     fn advance(engine: &mut Entropy<S>, fill: &mut Fill<'_>) -> Step<(), RngError> {
-        let instantiate = fill.drbg.is_none();
-        // A failure moves the epoch, so a failing source always reaches the gather
-        // below: nothing is filled without a start-up test passed since.
-        let reseed = fill.force
-            || fill.seeded_at != engine.epoch()
-            || fill.drbg.as_ref().is_some_and(Drbg::needs_reseed);
-        if instantiate || reseed {
-            let seed = engine.samples_for(SEED_BITS);
-            let nonce = if instantiate {
-                engine.samples_for(NONCE_BITS)
-            } else {
-                0
-            };
-            match engine.gather(seed + nonce) {
-                Gathered::Pending => return Step::Pending,
-                Gathered::Failed => return Step::Done(Err(RngError::EntropyFailure)),
-                Gathered::Ready => {}
-            }
-            let (interval, personal) = (fill.interval, fill.personalization);
-            let seeded = engine.take_pooled(seed + nonce, |pool| match &mut fill.drbg {
-                None => {
-                    Drbg::instantiate(Df::Use, &pool[..seed], &pool[seed..], &personal, interval)
-                        .map(|d| fill.drbg = Some(d))
-                }
-                Some(d) => d.reseed(pool, &[]),
-            });
-            if seeded.is_err() {
-                // Lengths are this crate's own; a refusal is a bug, not the client's.
-                return Step::Done(Err(RngError::EngineFault));
-            }
-            fill.seeded_at = engine.epoch();
-            fill.reseeded = !instantiate;
-            fill.force = false;
+        let personal = fill.personalization;
+        match ensure_seeded(
+            engine,
+            &mut fill.drbg,
+            fill.force,
+            &mut fill.seeded_at,
+            fill.interval,
+            &personal,
+        ) {
+            Err(Wait::Pending) => return Step::Pending,
+            Err(Wait::Failed(e)) => return Step::Done(Err(e)),
+            Ok(Seeded::Reseeded) => fill.reseeded = true,
+            Ok(_) => {}
         }
+        fill.force = false;
         let Some(drbg) = &mut fill.drbg else {
             return Step::Done(Err(RngError::EngineFault));
         };
@@ -196,12 +244,12 @@ impl<S: EntropySource> Interface for Rng<S> {
             return Step::Done(Err(RngError::UnknownSession));
         };
         fill.drbg = s.drbg.take();
+        s.carried = true;
         fill.force = fill.op == RngOp::Reseed || s.prediction_resistance;
         fill.interval = s.interval;
         fill.seeded_at = s.seeded_at;
         fill.reseeded = false;
-        fill.personalization[..4].copy_from_slice(&caller.0.to_le_bytes());
-        fill.personalization[4..].copy_from_slice(&fill.session.to_le_bytes());
+        fill.personalization = personalization(caller, fill.session);
         Self::advance(engine, fill)
     }
 
@@ -229,6 +277,7 @@ impl<S: EntropySource> Interface for Rng<S> {
             // Closed meanwhile: the DRBG goes with the job, wiped.
             return;
         };
+        s.carried = false;
         s.since_reseed = drbg.as_ref().map_or(0, |d| {
             d.generates_since_seed().min(u64::from(u32::MAX)) as u32
         });
@@ -278,6 +327,7 @@ impl<S: EntropySource> Interface for Rng<S> {
             seeded_at: 0,
             reseeds: 0,
             since_reseed: 0,
+            carried: false,
         })
     }
 
@@ -290,23 +340,75 @@ impl<S: EntropySource> Interface for Rng<S> {
     }
 
     fn call(
-        engine: &Entropy<S>,
-        sessions: &Sessions<Session>,
+        engine: &mut Entropy<S>,
+        sessions: &mut Sessions<Session>,
         caller: Caller,
         msg: &Message,
     ) -> Option<Message> {
-        if msg.label != rng::OP_HEALTH {
-            return None;
-        }
-        Some(match wire::decode_args::<HealthArgs>(msg) {
-            Ok(args) => wire::reply(
-                sessions
-                    .get(caller, args.session)
-                    .map(|s| health(engine, s))
-                    .map_err(Self::refuse),
-            ),
-            Err(e) => Message::protocol_error(e),
+        Some(match msg.label {
+            rng::OP_HEALTH => match wire::decode_args::<HealthArgs>(msg) {
+                Ok(args) => wire::reply(
+                    sessions
+                        .get(caller, args.session)
+                        .map(|s| health(engine, s))
+                        .map_err(Self::refuse),
+                ),
+                Err(e) => Message::protocol_error(e),
+            },
+            rng::OP_DRAW => match wire::decode_args::<DrawArgs>(msg) {
+                Ok(args) => wire::reply(Self::draw(engine, sessions, caller, args)),
+                Err(e) => Message::protocol_error(e),
+            },
+            _ => return None,
         })
+    }
+}
+
+impl<S: EntropySource> Rng<S> {
+    /// The `draw` call: one generate of up to 32 bytes from the caller's session, at
+    /// once or `NotReady`.
+    fn draw(
+        engine: &mut Entropy<S>,
+        sessions: &mut Sessions<Session>,
+        caller: Caller,
+        args: DrawArgs,
+    ) -> Result<Random, RngError> {
+        let mut out = Random {
+            len: args.len,
+            reserved: [0; 3],
+            bytes: [0; 32],
+        };
+        if usize::from(args.len) > out.bytes.len() {
+            return Err(RngError::TooLong);
+        }
+        let s = sessions
+            .get_mut(caller, args.session)
+            .map_err(Self::refuse)?;
+        if s.carried {
+            // A fill of the session holds its DRBG until it finishes.
+            return Err(RngError::NotReady);
+        }
+        let personal = personalization(caller, args.session);
+        match ensure_seeded(
+            engine,
+            &mut s.drbg,
+            s.prediction_resistance,
+            &mut s.seeded_at,
+            s.interval,
+            &personal,
+        ) {
+            Err(Wait::Pending) => return Err(RngError::NotReady),
+            Err(Wait::Failed(e)) => return Err(e),
+            Ok(Seeded::Reseeded) => s.reseeds += 1,
+            Ok(_) => {}
+        }
+        let Some(drbg) = &mut s.drbg else {
+            return Err(RngError::EngineFault);
+        };
+        drbg.generate(&mut out.bytes[..usize::from(args.len)], &[])
+            .map_err(|_| RngError::EngineFault)?;
+        s.since_reseed = drbg.generates_since_seed().min(u64::from(u32::MAX)) as u32;
+        Ok(out)
     }
 }
 

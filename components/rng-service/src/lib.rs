@@ -225,6 +225,8 @@ pub struct Session {
     /// Generates since the last (re)seed, as the health call reports them while a job
     /// carries the DRBG.
     pub since_reseed: u32,
+    /// A fill's job carries the DRBG (a draw waits for it: `NotReady`).
+    pub carried: bool,
 }
 
 impl core::fmt::Debug for Session {

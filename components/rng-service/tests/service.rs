@@ -134,10 +134,15 @@ fn status(r: &Response) -> Result<u32, RngError> {
     }
 }
 
-fn health(rig: &Rig<Rng<Scripted>>, caller: Caller, session: u32) -> pd_idl::rng::Health {
+fn health(rig: &mut Rig<Rng<Scripted>>, caller: Caller, session: u32) -> pd_idl::rng::Health {
     let msg = Message::encode(pd_idl::rng::OP_HEALTH, &session);
-    let reply = Rng::<Scripted>::call(&rig.service.engine, &rig.service.sessions, caller, &msg)
-        .expect("health is Rng's call");
+    let reply = Rng::<Scripted>::call(
+        &mut rig.service.engine,
+        &mut rig.service.sessions,
+        caller,
+        &msg,
+    )
+    .expect("health is Rng's call");
     assert_eq!(reply.label, 0, "health refused: {}", reply.label);
     wire::decode_args(&reply).expect("a Health")
 }
@@ -238,7 +243,7 @@ fn a_stuck_source_fails_closed_for_every_session_and_recovers_when_it_does() {
     let r = rig.exchange(CLIENT, &[fill(4, plain, &[(32, 32)])]);
     assert_eq!(status(&r[0]), Err(RngError::EntropyFailure));
     assert_eq!(rig.data.bytes()[..64], before[..], "nothing written");
-    let h = health(&rig, CLIENT, pr);
+    let h = health(&mut rig, CLIENT, pr);
     assert_eq!(h.last_failure.get(), Ok(HealthTest::RepetitionCount));
     assert!(matches!(
         h.state.get(),
@@ -253,7 +258,7 @@ fn a_stuck_source_fails_closed_for_every_session_and_recovers_when_it_does() {
         &[fill(5, pr, &[(0, 32)]), fill(6, plain, &[(32, 32)])],
     );
     assert_eq!(r.iter().map(status).collect::<Vec<_>>(), [Ok(32), Ok(32)]);
-    let h = health(&rig, CLIENT, plain);
+    let h = health(&mut rig, CLIENT, plain);
     assert_eq!(h.state.get(), Ok(SourceState::Healthy));
     assert_eq!(
         h.reseeds, 1,
@@ -282,7 +287,7 @@ fn a_biased_source_is_caught_by_the_proportion_test() {
     assert_eq!(e, Err(RngError::EntropyFailure));
     assert!(i < 3 * 512 / 64, "caught after {i} fills");
     assert_eq!(
-        health(&rig, CLIENT, s).last_failure.get(),
+        health(&mut rig, CLIENT, s).last_failure.get(),
         Ok(HealthTest::AdaptiveProportion)
     );
 }
@@ -296,7 +301,7 @@ fn a_device_error_fails_closed_like_a_test() {
     let r = rig.exchange(CLIENT, &[fill(1, s, &[(0, 16)])]);
     assert_eq!(status(&r[0]), Err(RngError::EntropyFailure));
     assert_eq!(
-        health(&rig, CLIENT, s).last_failure.get(),
+        health(&mut rig, CLIENT, s).last_failure.get(),
         Ok(HealthTest::DeviceError)
     );
     // The scripted device recovers at once: the next fill passes a fresh start-up.
@@ -333,11 +338,11 @@ fn the_interval_and_a_reseed_request_reseed() {
     for i in 0..3 {
         assert!(status(&rig.exchange(CLIENT, &[fill(i, s, &[(0, 16)])])[0]).is_ok());
     }
-    let h = health(&rig, CLIENT, s);
+    let h = health(&mut rig, CLIENT, s);
     assert_eq!((h.reseeds, h.since_reseed, h.reseed_interval), (1, 1, 2));
     let reseed = Request::over(9, s, RngOp::Reseed, &[]);
     assert_eq!(status(&rig.exchange(CLIENT, &[reseed])[0]), Ok(0));
-    assert_eq!(health(&rig, CLIENT, s).reseeds, 2);
+    assert_eq!(health(&mut rig, CLIENT, s).reseeds, 2);
 }
 
 #[test]
@@ -370,7 +375,81 @@ fn bad_requests_get_typed_errors_and_write_nothing() {
     assert_eq!(rig.data.bytes(), &before[..]);
     // The health call of an unknown session is refused too.
     let msg = Message::encode(pd_idl::rng::OP_HEALTH, &(s ^ 1));
-    let reply =
-        Rng::<Scripted>::call(&rig.service.engine, &rig.service.sessions, CLIENT, &msg).unwrap();
+    let reply = Rng::<Scripted>::call(
+        &mut rig.service.engine,
+        &mut rig.service.sessions,
+        CLIENT,
+        &msg,
+    )
+    .unwrap();
     assert_eq!(reply.label, u64::from(RngError::UnknownSession as u16));
+}
+
+/// The `draw` call as a PD makes it: its reply, decoded.
+fn draw(
+    rig: &mut Rig<Rng<Scripted>>,
+    caller: Caller,
+    session: u32,
+    len: u8,
+) -> Result<Vec<u8>, u64> {
+    let msg = Message::encode(
+        pd_idl::rng::OP_DRAW,
+        &pd_idl::rng::DrawArgs { session, len },
+    );
+    let reply = Rng::<Scripted>::call(
+        &mut rig.service.engine,
+        &mut rig.service.sessions,
+        caller,
+        &msg,
+    )
+    .expect("draw is Rng's call");
+    if reply.label != 0 {
+        return Err(reply.label);
+    }
+    let r: pd_idl::rng::Random = wire::decode_args(&reply).expect("a Random");
+    assert!(r.bytes[usize::from(r.len)..].iter().all(|&b| b == 0));
+    Ok(r.bytes[..usize::from(r.len)].to_vec())
+}
+
+#[test]
+fn a_draw_answers_at_once_from_the_sessions_drbg_or_says_why_not() {
+    let code = |e: RngError| Err(u64::from(e as u16));
+    let source = Scripted::new(false);
+    let mut rig = rig(&source);
+    let s = open(&mut rig, CLIENT, false, 0);
+    let a = draw(&mut rig, CLIENT, s, 32).unwrap();
+    let b = draw(&mut rig, CLIENT, s, 12).unwrap();
+    assert_eq!((a.len(), b.len()), (32, 12));
+    assert_ne!(a[..12], b[..]);
+    assert_eq!(draw(&mut rig, CLIENT, s, 33), code(RngError::TooLong));
+    assert_eq!(
+        draw(&mut rig, Caller(CLIENT.0 + 1), s, 8),
+        code(RngError::UnknownSession)
+    );
+    assert_eq!(health(&mut rig, CLIENT, s).since_reseed, 2, "two generates");
+    source.set(Mode::Stuck(7));
+    let pr = open(&mut rig, CLIENT, true, 0);
+    assert_eq!(
+        draw(&mut rig, CLIENT, pr, 16),
+        code(RngError::EntropyFailure)
+    );
+
+    // A device that answers by interrupt: the first draw finds no samples yet.
+    let source = Scripted::new(true);
+    let mut late = self::rig(&source);
+    let rig = &mut late;
+    let s = open(rig, CLIENT, false, 0);
+    assert_eq!(draw(rig, CLIENT, s, 16), code(RngError::NotReady));
+    let mut tries = 0;
+    let got = loop {
+        // The PD would take the device's interrupt meanwhile; the scripted device gives
+        // a batch per request, which each NotReady made.
+        match draw(rig, CLIENT, s, 16) {
+            Ok(bytes) => break bytes,
+            Err(e) => assert_eq!(Err(e), code(RngError::NotReady)),
+        }
+        tries += 1;
+        assert!(tries < 100, "never ready");
+    };
+    assert_eq!(got.len(), 16);
 }

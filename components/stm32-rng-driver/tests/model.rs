@@ -62,11 +62,15 @@ fn fill(rig: &mut R, model: &Rc<RefCell<Model>>, id: u32) -> Result<u32, RngErro
     }
 }
 
-fn last_failure(rig: &R, id: u32) -> HealthTest {
+fn last_failure(rig: &mut R, id: u32) -> HealthTest {
     let msg = Message::encode(pd_idl::rng::OP_HEALTH, &id);
-    let reply =
-        Rng::<Stm32Rng<Bus>>::call(&rig.service.engine, &rig.service.sessions, CLIENT, &msg)
-            .unwrap();
+    let reply = Rng::<Stm32Rng<Bus>>::call(
+        &mut rig.service.engine,
+        &mut rig.service.sessions,
+        CLIENT,
+        &msg,
+    )
+    .unwrap();
     let h: pd_idl::rng::Health = wire::decode_args(&reply).unwrap();
     h.last_failure.get().unwrap()
 }
@@ -118,7 +122,7 @@ fn each_fault_fails_closed_and_the_recovery_brings_it_back() {
             &[0xee; 32],
             "{noise:?}: nothing written"
         );
-        assert_eq!(last_failure(&rig, id), want, "{noise:?} clock {clock}");
+        assert_eq!(last_failure(&mut rig, id), want, "{noise:?} clock {clock}");
         // Still bad: still refused.
         assert_eq!(fill(&mut rig, &model, id), Err(RngError::EntropyFailure));
         model.borrow_mut().set_noise(Noise::Good);

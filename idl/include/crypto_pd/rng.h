@@ -39,10 +39,11 @@ typedef uint16_t rng_error_t;
 #define RNG_ERROR_SERVER_RESTARTED 10u
 #define RNG_ERROR_ENTROPY_FAILURE 11u
 #define RNG_ERROR_TOO_LONG 12u
+#define RNG_ERROR_NOT_READY 13u
 #define RNG_ERROR_OK 0u
 _Static_assert(sizeof(rng_error_t) == 2, "RngError is a u16");
 /* Whether `v` is a declared `RngError` (a peer may write any value). */
-static inline int rng_error_valid(uint32_t v) { return v == 1u || v == 2u || (v >= 4u && v <= 12u); }
+static inline int rng_error_valid(uint32_t v) { return v == 1u || v == 2u || (v >= 4u && v <= 13u); }
 
 /* `SourceState`. */
 typedef uint8_t rng_source_state_t;
@@ -85,6 +86,18 @@ _Static_assert(offsetof(rng_health_t, failures) == 4, "pd_idl::rng::Health's lay
 _Static_assert(offsetof(rng_health_t, reseeds) == 8, "pd_idl::rng::Health's layout");
 _Static_assert(offsetof(rng_health_t, since_reseed) == 12, "pd_idl::rng::Health's layout");
 _Static_assert(offsetof(rng_health_t, reseed_interval) == 16, "pd_idl::rng::Health's layout");
+
+/* `Random`. `bytes[..len]` drawn from the session's DRBG (the rest zero). */
+typedef struct rng_random {
+    uint8_t len;
+    uint8_t reserved[3];
+    uint8_t bytes[32];
+} rng_random_t;
+_Static_assert(sizeof(rng_random_t) == 36, "pd_idl::rng::Random's layout");
+_Static_assert(_Alignof(rng_random_t) == 1, "pd_idl::rng::Random's layout");
+_Static_assert(offsetof(rng_random_t, len) == 0, "pd_idl::rng::Random's layout");
+_Static_assert(offsetof(rng_random_t, reserved) == 1, "pd_idl::rng::Random's layout");
+_Static_assert(offsetof(rng_random_t, bytes) == 4, "pd_idl::rng::Random's layout");
 
 /* `Request`. Fill `segs[..nsegs]` (or reseed) in the session. */
 typedef struct rng_request {
@@ -203,8 +216,48 @@ static inline uint32_t rng_capabilities(const crypto_pd_transport_t *idl_t, uint
     return idl_status == CRYPTO_PD_OK && !rng_capabilities_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
-/* Op 4: `health`. The entropy source's health and the caller's session's reseed state. */
-#define RNG_LABEL_HEALTH 4u
+/* Op 4: `draw`. Up to 32 random bytes from the caller's session, in the reply: for a PD that
+ * needs a few at once and cannot wait for a queue (a driver's IV or nonce, a
+ * key store's key). One generate, as a fill's; `NotReady` if the session must
+ * seed first and the source has not given the samples yet. */
+#define RNG_LABEL_DRAW 4u
+#define RNG_DRAW_ARGS_BYTES 5u
+#define RNG_DRAW_OK_BYTES 36u
+_Static_assert(RNG_DRAW_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && RNG_DRAW_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "draw fits in the message words");
+static const crypto_pd_op_t RNG_DRAW_OP = {RNG_LABEL_DRAW, CRYPTO_PD_WORDS(RNG_DRAW_OK_BYTES), 0, RNG_ERROR_SERVER_RESTARTED, rng_error_valid};
+/* `draw`'s arguments, hubpack-encoded into the message words; returns the
+ * words used. */
+static inline uint32_t rng_draw_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t session, uint8_t len) {
+    uint8_t *idl_p = (uint8_t *)idl_mrs;
+    idl_p = crypto_pd_put_u32(idl_p, session);
+    idl_p = crypto_pd_put_u8(idl_p, len);
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(RNG_DRAW_ARGS_BYTES));
+}
+/* `draw`'s `ok` value from the reply's words: 1, or 0 for a value its type
+ * does not allow. */
+static inline int rng_draw_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], rng_random_t *idl_ok) {
+    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
+    int idl_v = 1;
+    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->len);
+    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
+        idl_p = crypto_pd_get_u8(idl_p, &idl_ok->reserved[idl_i0]);
+    }
+    for (uint32_t idl_i0 = 0; idl_i0 < 32u; idl_i0++) {
+        idl_p = crypto_pd_get_u8(idl_p, &idl_ok->bytes[idl_i0]);
+    }
+    return idl_v;
+}
+/* Calls `draw` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
+ * `RngError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
+ * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
+static inline uint32_t rng_draw(const crypto_pd_transport_t *idl_t, uint32_t session, uint8_t len, rng_random_t *idl_ok) {
+    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
+    uint32_t idl_status = crypto_pd_call(idl_t, &RNG_DRAW_OP, rng_draw_encode(idl_mrs, session, len), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !rng_draw_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
+}
+
+/* Op 5: `health`. The entropy source's health and the caller's session's reseed state. */
+#define RNG_LABEL_HEALTH 5u
 #define RNG_HEALTH_ARGS_BYTES 4u
 #define RNG_HEALTH_OK_BYTES 20u
 _Static_assert(RNG_HEALTH_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && RNG_HEALTH_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "health fits in the message words");
