@@ -69,6 +69,9 @@ class _Client:
     queues_symbol: str
     data_symbol: str
     ledger: bool
+    # A client of calls alone (a driver drawing nonces from an Rng driver): its regions
+    # are mapped in the driver only, and its end of the channel names this setvar.
+    caller_setvar: Optional[str] = None
 
 
 @dataclass
@@ -268,6 +271,24 @@ class Crypto:
             )
             return k
 
+        def add_caller(
+            self,
+            client: ProtectionDomain,
+            *,
+            setvar: str,
+            client_id: int,
+            queues: Size = 0x3000,
+            data: Size = 0x1000,
+        ) -> int:
+            """Connect `client` as a client of calls alone (the Rng driver's `draw` from
+            another driver): the driver still serves it as client k (its `queues<k>`
+            and `data<k>`, which only the driver maps: the caller never touches them),
+            and the caller finds the channel, its `client_id`, by the setvar `setvar`.
+            Returns k."""
+            k = self.add_client(client, queues=queues, data=data, client_id=client_id)
+            self.clients[k].caller_setvar = setvar
+            return k
+
         def map_ledger(self, pd: ProtectionDomain, symbol: str = "ledger") -> None:
             """Another reader of the board's ledger (read-only), e.g. a power
             manager or a test client; mapped by connect."""
@@ -305,13 +326,18 @@ class Crypto:
                 data = client.data
                 if isinstance(data, int):
                     data = c.region(f"{client.prefix}_data", data, physical=pin)
-                c.map(client.pd, queues, client.queues_symbol)
-                c.map(client.pd, data, client.data_symbol)
+                if client.caller_setvar is None:
+                    c.map(client.pd, queues, client.queues_symbol)
+                    c.map(client.pd, data, client.data_symbol)
                 c.map(drv, queues, f"queues{k}")
                 c.map(drv, data, f"data{k}", paddr_symbol=f"data{k}_paddr" if self.dma else None)
                 if client.ledger:
                     c.map(client.pd, self.regions["ledger"], "ledger", "r")
-                c.sdf.add_channel(Channel(client.pd, drv, a_id=client.client_id, b_id=k, pp_a=True))
+                if client.caller_setvar is None:
+                    c.sdf.add_channel(Channel(client.pd, drv, a_id=client.client_id, b_id=k, pp_a=True))
+                else:
+                    c.sdf.add_channel(Channel(client.pd, drv, a_id=client.client_id, b_id=k, pp_a=True,
+                                              pd_a_setvar_id=client.caller_setvar))
                 dma_regions.append(data)
 
             if "ledger" in self.regions:

@@ -168,7 +168,8 @@ def qemu_virt_aarch64() -> str:
     # transports to a 4 KiB page, so no mapping can give each driver its own), with
     # kat-rng as its client (its TooLong check needs more than 64 KiB of data), verdict
     # on channel 9.
-    virtio_rng = pd("virtio_rng", "virtio-rng.elf", 190)
+    # Above cpu_aead (190), which calls it for the nonces it chooses.
+    virtio_rng = pd("virtio_rng", "virtio-rng.elf", 195)
     crypto.map(virtio_rng, mmio, "mmio", cached=False)
     rng_dma = crypto.region("virtio_rng_dma", 0x1000)
     crypto.map(virtio_rng, rng_dma, "dma", paddr_symbol="dma_paddr")
@@ -176,6 +177,9 @@ def qemu_virt_aarch64() -> str:
     kat_rng = pd("kat_rng", "kat-rng.elf", 100)
     r = crypto.add_driver(virtio_rng, prefix="rng")
     r.add_client(kat_rng, queues=0x3000, data=0x20000, client_id=0)
+    # cpu_aead draws the nonces of EncryptNewNonce from it (channel 11, setvar "rng").
+    cpu_aead = next(drv for _, drv in cpu_services if drv.name == "cpu_aead")
+    r.add_caller(cpu_aead, setvar="rng", client_id=11)
     r.connect()
     rng_report = crypto.region("rng_report", 0x1000)
     crypto.map(kat_rng, rng_report, "report")

@@ -165,6 +165,21 @@ class DriverConventions(unittest.TestCase):
             self.assertIn(((f"c{k}", 0, "true", "true", None), ("drv", k, "false", "true", None)), s["channels"])
         self.assertEqual(s["setvars"], set(), "a driver without dma gets no physical addresses")
 
+    def test_a_caller_alone_maps_nothing_and_finds_its_channel_by_setvar(self):
+        sdf, crypto = system()
+        rng = PD("rng", "rng.elf", priority=195)
+        kat, aead = PD("kat", "kat.elf", priority=100), PD("aead", "aead.elf", priority=190)
+        r = crypto.add_driver(rng)
+        r.add_client(kat, queues=0x3000, data=0x20000)
+        self.assertEqual(r.add_caller(aead, setvar="rng", client_id=11), 1)
+        r.connect()
+        for p in [rng, kat, aead]:
+            sdf.add_pd(p)
+        s = describe(crypto.render())
+        self.assertIn(("rng", "rng1_queues", "rw", "true", "queues1", "queues1_size"), s["maps"])
+        self.assertFalse([m for m in s["maps"] if m[0] == "aead"], "the caller maps no region")
+        self.assertIn((("aead", 11, "true", "true", "rng"), ("rng", 1, "false", "true", None)), s["channels"])
+
     def test_device_pd_maps_dma_regions_with_their_paddr(self):
         sdf, crypto = system()
         drv, pm, dev, kat = (PD(n, f"{n}.elf", priority=p) for n, p in

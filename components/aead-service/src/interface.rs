@@ -9,7 +9,7 @@ use pd_idl::aead::{
 use pd_idl::common::Segment;
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
-use queued_service::{Carried, ClientData, Interface, Sessions};
+use queued_service::{Carried, ClientData, Interface, Sessions, Step};
 use segment_list::{Overlaps, SegmentError};
 
 use crate::{
@@ -50,6 +50,9 @@ impl Open {
 pub struct Flight<'a, C> {
     pub job: Job<'a>,
     carried: Carried<C>,
+    /// `EncryptNewNonce`: the driver draws the nonce at start (the job's op is
+    /// `Encrypt` for the engine).
+    new_nonce: bool,
 }
 
 /// The interface's error for a broken `segment-list` rule.
@@ -100,6 +103,7 @@ impl<E: AeadEngine> Interface for Aead<E> {
         Flight {
             job,
             carried: Carried::new(),
+            new_nonce: false,
         }
     }
 
@@ -113,9 +117,17 @@ impl<E: AeadEngine> Interface for Aead<E> {
     ) -> Result<(), AeadError> {
         let job = &mut flight.job;
         job.op = request.op.get().map_err(|_| AeadError::BadRequest)?;
+        flight.new_nonce = job.op == AeadOp::EncryptNewNonce;
+        if flight.new_nonce {
+            job.op = AeadOp::Encrypt;
+        }
         let session = sessions
             .get_mut(caller, request.session)
             .map_err(Self::refuse)?;
+        // 38D 8.2.2 is GCM's; CCM's nonces (38C) have no random construction here.
+        if flight.new_nonce && session.algorithm != AeadAlgorithm::AesGcm {
+            return Err(AeadError::UnsupportedAlgorithm);
+        }
         // Every segment, the nonce and tag too: the payload is written in place and the
         // tag written or read once, so none may share a byte with another.
         let all = segment_list::check(
@@ -165,6 +177,16 @@ impl<E: AeadEngine> Interface for Aead<E> {
         flight: &mut Flight<'_, E::Context>,
     ) -> AeadStep {
         let job = &flight.job;
+        if flight.new_nonce {
+            let mut nonce = [0u8; 16];
+            let nonce = &mut nonce[..job.nonce.len as usize];
+            if !engine.random(nonce) {
+                return Step::Done(Err(AeadError::NoRandomness));
+            }
+            // Checked inside the region; the engine reads it from there as any nonce (a
+            // client rewriting it meanwhile spoils only its own message).
+            job.data.write_output(job.nonce, nonce);
+        }
         flight
             .carried
             .start(sessions, caller, AeadError::UnknownSession, |s| {

@@ -172,6 +172,14 @@ pub trait AeadEngine {
 
     /// The job in flight took too long: stop it and reset the engine.
     fn cancel(&mut self, job: &Job<'_>);
+
+    /// Fills `out` with random bytes for a nonce the driver chooses
+    /// (`EncryptNewNonce`), from the PD's Rng service: whether it could. None by
+    /// default: an engine whose PD has no Rng service.
+    fn random(&mut self, out: &mut [u8]) -> bool {
+        let _ = out;
+        false
+    }
 }
 
 #[cfg(test)]

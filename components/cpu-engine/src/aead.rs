@@ -39,6 +39,19 @@ pub struct CpuAead {
     pub bytes: u64,
     payload: [u8; MAX_PAYLOAD],
     aad: [u8; MAX_AAD],
+    /// Where driver-chosen nonces come from: the PD's Rng service, if it has one.
+    random: Option<fn(&mut [u8]) -> bool>,
+}
+
+impl CpuAead {
+    /// The engine drawing the nonces it is asked to choose from `random` (the PD's call
+    /// to its Rng service).
+    pub fn with_random(random: fn(&mut [u8]) -> bool) -> Self {
+        CpuAead {
+            random: Some(random),
+            ..Self::default()
+        }
+    }
 }
 
 impl Default for CpuAead {
@@ -47,6 +60,7 @@ impl Default for CpuAead {
             bytes: 0,
             payload: [0; MAX_PAYLOAD],
             aad: [0; MAX_AAD],
+            random: None,
         }
     }
 }
@@ -112,6 +126,10 @@ impl AeadEngine for CpuAead {
     }
 
     fn cancel(&mut self, _: &Job<'_>) {}
+
+    fn random(&mut self, out: &mut [u8]) -> bool {
+        self.random.is_some_and(|draw| draw(out))
+    }
 }
 
 impl CpuAead {
@@ -121,7 +139,8 @@ impl CpuAead {
         let t = job.tag.len as usize;
         let mut tag: [u8; MAX_TAG] = match job.op {
             AeadOp::Decrypt => read_small(job, job.tag),
-            AeadOp::Encrypt => [0; MAX_TAG],
+            // The service hands its engine `Encrypt` for a driver-chosen nonce too.
+            AeadOp::Encrypt | AeadOp::EncryptNewNonce => [0; MAX_TAG],
         };
         let a = gather(job, &job.aad, &mut self.aad);
         let p = gather(job, &job.payload, &mut self.payload);
@@ -222,7 +241,7 @@ fn gcm(
             .map_err(|_| AeadError::BadKeySize)?;
         let nonce = GenericArray::from_slice(nonce);
         match op {
-            AeadOp::Encrypt => {
+            AeadOp::Encrypt | AeadOp::EncryptNewNonce => {
                 let t = g
                     .encrypt_in_place_detached(nonce, aad, buf)
                     .map_err(|_| AeadError::MessageTooLong)?;
@@ -339,7 +358,7 @@ fn ccm<C: BlockEncrypt + BlockSizeUser<BlockSize = U16>>(
         want[i] = mac.x[i] ^ s0[i];
     }
     match op {
-        AeadOp::Encrypt => {
+        AeadOp::Encrypt | AeadOp::EncryptNewNonce => {
             ctr_xor(buf);
             tag.copy_from_slice(&want[..t]);
             Ok(())

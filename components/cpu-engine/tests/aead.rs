@@ -492,3 +492,85 @@ fn bad_requests_are_typed_and_write_nothing() {
     r.op = pd_idl::aead::AeadOpRaw(9);
     assert_eq!(send(&mut rig, r), Err(AeadError::BadRequest));
 }
+
+/// A stand-in for the PD's Rng service: a fixed, recognisable nonce.
+fn drawn(out: &mut [u8]) -> bool {
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = 0xa0 + i as u8;
+    }
+    true
+}
+
+#[test]
+fn a_driver_chosen_gcm_nonce_is_drawn_written_back_and_opens() {
+    use aes_gcm::aead::{AeadInPlace, KeyInit};
+    let key = [7u8; 16];
+    let msg = *b"attack at dawn!!";
+    let new_nonce = |s: u32| {
+        Request::message(
+            1,
+            s,
+            AeadOp::EncryptNewNonce,
+            (NONCE_AT, 12),
+            &[],
+            &[(PAYLOAD_AT, 16)],
+            (TAG_AT, 16),
+        )
+    };
+    let mut rig = Rig::new(CpuAead::with_random(drawn), Region::new(REGION), None);
+    let s = open(&mut rig, AeadAlgorithm::AesGcm, &key, 12, 16).unwrap();
+    rig.data.write(NONCE_AT as usize, &[0xee; 12]);
+    rig.data.write(PAYLOAD_AT as usize, &msg);
+    let r = rig.exchange(CLIENT, &[new_nonce(s)]);
+    assert_eq!(r[0].status.check(), Ok(Ok(())));
+    let nonce = rig.data.bytes()[NONCE_AT as usize..NONCE_AT as usize + 12].to_vec();
+    let mut want_nonce = [0u8; 12];
+    drawn(&mut want_nonce);
+    assert_eq!(
+        nonce, want_nonce,
+        "the drawn nonce is where the client reads it"
+    );
+    // Sealed under that nonce, as RustCrypto seals it.
+    let mut want = msg;
+    let tag = aes_gcm::Aes128Gcm::new_from_slice(&key)
+        .unwrap()
+        .encrypt_in_place_detached(aes_gcm::Nonce::from_slice(&nonce), &[], &mut want)
+        .unwrap();
+    let b = rig.data.bytes();
+    assert_eq!(&b[PAYLOAD_AT as usize..PAYLOAD_AT as usize + 16], &want);
+    assert_eq!(&b[TAG_AT as usize..TAG_AT as usize + 16], tag.as_slice());
+    // And it opens with the nonce read back.
+    let open_req = Request::message(
+        2,
+        s,
+        AeadOp::Decrypt,
+        (NONCE_AT, 12),
+        &[],
+        &[(PAYLOAD_AT, 16)],
+        (TAG_AT, 16),
+    );
+    assert_eq!(
+        rig.exchange(CLIENT, &[open_req])[0].status.check(),
+        Ok(Ok(()))
+    );
+    assert_eq!(
+        &rig.data.bytes()[PAYLOAD_AT as usize..PAYLOAD_AT as usize + 16],
+        &msg
+    );
+
+    // A CCM session has no random construction here.
+    let c = open(&mut rig, AeadAlgorithm::AesCcm, &key, 12, 16).unwrap();
+    let r = rig.exchange(CLIENT, &[new_nonce(c)]);
+    assert_eq!(
+        r[0].status.check(),
+        Ok(Err(AeadError::UnsupportedAlgorithm))
+    );
+
+    // A driver with no Rng service: refused, nothing written.
+    let mut bare = self::rig();
+    let s = open(&mut bare, AeadAlgorithm::AesGcm, &key, 12, 16).unwrap();
+    let before = bare.data.bytes().to_vec();
+    let r = bare.exchange(CLIENT, &[new_nonce(s)]);
+    assert_eq!(r[0].status.check(), Ok(Err(AeadError::NoRandomness)));
+    assert_eq!(bare.data.bytes(), &before[..]);
+}

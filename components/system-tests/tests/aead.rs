@@ -6,7 +6,8 @@
 //! region or past a request's limit, overlapping segments). The client checks every
 //! answer itself (a forged tag's payload is read back after the refusal and must be
 //! zeros; a refused request must leave the region as it was) and exits 0 only when all
-//! are right; this test checks it ran what the vector tables hold.
+//! are right; this test checks it ran what the vector tables hold, and that a message
+//! sealed under a nonce the driver drew from the host's Rng driver opened again.
 
 mod common;
 
@@ -24,7 +25,9 @@ fn cpu_aead_seals_opens_and_refuses_forgeries_as_published() {
         panic!("one verdict: {verdict:?}");
     };
     let typed = 7 + 9;
-    let total = with_plain + cases + with_plain + typed;
+    // The driver-chosen nonce's round trip (EncryptNewNonce, then an open under it).
+    let fresh = 1;
+    let total = with_plain + cases + with_plain + typed + fresh;
     assert!(
         line.contains(&format!("all {total} answers passed")),
         "{line}"
@@ -33,6 +36,11 @@ fn cpu_aead_seals_opens_and_refuses_forgeries_as_published() {
     assert_eq!(field(line, "opened "), cases, "{line}");
     assert_eq!(field(line, "forgeries refused "), with_plain, "{line}");
     assert_eq!(field(line, "refusals typed "), typed, "{line}");
+    assert_eq!(field(line, "new nonces "), fresh, "{line}");
+    assert!(
+        !lines(&out, "cpu_aead", "nonces of its own from the Rng driver").is_empty(),
+        "cpu_aead found its Rng driver"
+    );
     assert!(
         !line.contains("refused at open"),
         "the CPU has both: {line}"

@@ -9,11 +9,12 @@ use std::time::Duration;
 use common::{lines, show, system_file};
 use host_runner::{Options, Outcome, System};
 
-const CLIENTS: [&str; 8] = [
+const CLIENTS: [&str; 9] = [
     "vboot",
     "kat_cpu",
     "kat_mac",
     "kat_aead",
+    "kat_rng",
     "kat_omap",
     "kat_stm32",
     "kat_sec1",
@@ -46,10 +47,10 @@ fn every_client_of_the_demo_finishes_and_then_the_system_stops() {
     assert!(CLIENTS.contains(&pd.as_str()));
     assert_eq!(lines(&out, "vboot", "boot image verified").len(), 1);
     // Each AEAD case is opened; one with a plaintext is also sealed and forged; then 16
-    // typed refusals.
+    // typed refusals and a message under a nonce the driver drew from the Rng driver.
     let aead = {
         let cases = || kat_vectors::GCM.iter().chain(kat_vectors::CCM);
-        cases().count() + 2 * cases().filter(|v| v.plain.is_some()).count() + 16
+        cases().count() + 2 * cases().filter(|v| v.plain.is_some()).count() + 16 + 1
     };
     for (client, done) in [
         ("kat_cpu", "all 48 vectors passed"),
@@ -61,6 +62,7 @@ fn every_client_of_the_demo_finishes_and_then_the_system_stops() {
             &format!("all {} answers passed", 3 * kat_vectors::HMAC.len()),
         ),
         ("kat_aead", &format!("all {aead} answers passed")),
+        ("kat_rng", "all 12 answers passed"),
     ] {
         assert_eq!(lines(&out, client, done).len(), 1, "{client}: {done}");
         assert!(lines(&out, client, "FAIL").is_empty(), "{client}");

@@ -20,13 +20,17 @@ static inline int aead_algorithm_valid(uint32_t v) { return v == 1u || v == 2u; 
 
 /* `AeadOp`. `Encrypt`: the payload is encrypted in place, the tag written at the last
  * segment. `Decrypt`: the tag at the last segment is checked; the payload is
- * decrypted in place if it matched, zeroed if not. */
+ * decrypted in place if it matched, zeroed if not. `EncryptNewNonce` (GCM): as
+ * `Encrypt`, with a nonce the driver draws from its Rng service (SP 800-38D 8.2.2, the
+ * RBG-based construction: all 96 bits random), written over the first segment before
+ * the message is sealed: what the client reads there afterwards is the nonce to send. */
 typedef uint8_t aead_op_t;
 #define AEAD_OP_ENCRYPT 1u
 #define AEAD_OP_DECRYPT 2u
+#define AEAD_OP_ENCRYPT_NEW_NONCE 3u
 _Static_assert(sizeof(aead_op_t) == 1, "AeadOp is a u8");
 /* Whether `v` is a declared `AeadOp` (a peer may write any value). */
-static inline int aead_op_valid(uint32_t v) { return v == 1u || v == 2u; }
+static inline int aead_op_valid(uint32_t v) { return (v >= 1u && v <= 3u); }
 
 /* `AeadError`. */
 typedef uint16_t aead_error_t;
@@ -45,10 +49,11 @@ typedef uint16_t aead_error_t;
 #define AEAD_ERROR_TAG_MISMATCH 13u
 #define AEAD_ERROR_MESSAGE_TOO_LONG 14u
 #define AEAD_ERROR_OVERLAPPING_SEGMENTS 15u
+#define AEAD_ERROR_NO_RANDOMNESS 16u
 #define AEAD_ERROR_OK 0u
 _Static_assert(sizeof(aead_error_t) == 2, "AeadError is a u16");
 /* Whether `v` is a declared `AeadError` (a peer may write any value). */
-static inline int aead_error_valid(uint32_t v) { return (v >= 1u && v <= 15u); }
+static inline int aead_error_valid(uint32_t v) { return (v >= 1u && v <= 16u); }
 
 /* `Request`. Seal or open one message: `segs[0]` its nonce, `segs[1..1 + naad]` its AAD,
  * the next ones up to the last its payload, the last its tag. */

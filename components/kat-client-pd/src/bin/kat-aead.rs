@@ -11,8 +11,11 @@
 //! does not take, a bad key size, a key past the region; and requests whose nonce or
 //! tag segment is not the session's length (short and oversized), whose AAD or payload
 //! reaches past the region, is longer than a request takes, or overlaps: each must be
-//! its own error and leave the region as it was. Exits 0 only when every answer is the
-//! one published or expected.
+//! its own error and leave the region as it was. Last, a GCM message sealed under a
+//! nonce the driver draws (`EncryptNewNonce`): the nonce must appear where the client
+//! put a marker, and the message must open under it; a driver with no Rng service
+//! answers `NoRandomness`, said in the verdict, not failed. Exits 0 only when every
+//! answer is the one published or expected.
 use crypto_client::driver::Aead;
 use kat_client_pd::{About, Client, Passed};
 use kat_vectors::{AeadVector, CCM, GCM, hex};
@@ -21,7 +24,7 @@ use pd_idl::wire::CallError;
 use pd_runtime::{ChannelSet, Handler};
 
 /// What the summary's columns mean.
-const LEGEND: &str = "sealed: encrypts giving the published ciphertext and tag; opened: decrypts giving the published plaintext, or TagMismatch and zeros where the published answer is a failed tag; forgeries refused: decrypts with a flipped tag bit answered TagMismatch, payload zeroed; refusals typed: opens and requests with bad lengths or places answered their own error, nothing written";
+const LEGEND: &str = "sealed: encrypts giving the published ciphertext and tag; opened: decrypts giving the published plaintext, or TagMismatch and zeros where the published answer is a failed tag; forgeries refused: decrypts with a flipped tag bit answered TagMismatch, payload zeroed; refusals typed: opens and requests with bad lengths or places answered their own error, nothing written; new nonces: a message sealed under a nonce the driver drew, opened again";
 const SOURCES: &str = "CAVP gcmEncryptExtIV128, gcmDecrypt128, ccmtestvectors; SP 800-38C C";
 const ABOUT: About = About::new("kat-aead", "answers", SOURCES, LEGEND);
 
@@ -133,13 +136,34 @@ struct Kat {
     index: usize,
     way: usize,
     session: Option<u32>,
-    /// By way, then the typed refusals.
-    passed: Passed<4>,
+    /// By way, then the typed refusals, then the driver-chosen nonce.
+    passed: Passed<5>,
     /// The refusals' session, and the next of [`BAD`] to send.
     bad: Option<(u32, usize)>,
     /// The region as it was before a refused request.
     before: [u8; 64],
+    /// The driver-chosen nonce's round trip, after the refusals.
+    fresh: Fresh,
 }
+
+/// Where the driver-chosen nonce's round trip stands.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Fresh {
+    NotYet,
+    /// The seal sent, and the `NoRandomness` answers it had (a source answering by
+    /// interrupt may not have given the samples yet: the seal is sent again).
+    Sealing(u32, u32),
+    Opening(u32),
+    /// Done; whether the driver had an Rng service.
+    Done(bool),
+}
+
+/// Seals answered `NoRandomness` before the driver counts as having no Rng service.
+const RANDOMNESS_TRIES: u32 = 1000;
+
+/// The round trip's message, and the marker the drawn nonce must replace.
+const FRESH_MSG: [u8; 16] = *b"nonce of its own";
+const MARKER: [u8; 12] = [0xee; 12];
 
 impl Kat {
     /// Whether the current way applies to the current case: an encrypt needs a
@@ -196,7 +220,7 @@ impl Kat {
             }
             return self.send(v);
         }
-        if self.refusals() {
+        if self.refusals() || self.fresh_nonce() {
             return;
         }
         let offered = self.client.driver.calls.capabilities();
@@ -204,8 +228,107 @@ impl Kat {
         let refused = self
             .client
             .refused_at_open(&AeadAlgorithm::ALL, |a| a as u8);
-        self.client
-            .conclude(self.passed.total(), &self.passed, &refused)
+        let rng = match self.fresh {
+            Fresh::Done(false) => {
+                "; no driver-chosen nonce (no Rng service, or its source never ready)"
+            }
+            _ => "",
+        };
+        self.client.conclude(
+            self.passed.total(),
+            &self.passed,
+            &format_args!("{refused}{rng}"),
+        )
+    }
+
+    /// The driver-chosen nonce's round trip: seal, then open; false when done.
+    fn fresh_nonce(&mut self) -> bool {
+        let (op, session) = match self.fresh {
+            Fresh::Done(_) => return false,
+            Fresh::NotYet => {
+                self.client.data.write(KEY_AT, &KEY);
+                match self.client.driver.calls.open_session(
+                    AeadAlgorithm::AesGcm,
+                    KEY_AT,
+                    16,
+                    12,
+                    16,
+                ) {
+                    Ok(s) => {
+                        self.fresh = Fresh::Sealing(s, 0);
+                        self.client.data.write(NONCE_AT, &MARKER);
+                        self.put_payload(&FRESH_MSG);
+                        (AeadOp::EncryptNewNonce, s)
+                    }
+                    Err(e) => {
+                        self.client
+                            .fail(format_args!("new nonce: open_session: {e:?}"));
+                        self.fresh = Fresh::Done(true);
+                        return false;
+                    }
+                }
+            }
+            Fresh::Sealing(s, 0) => {
+                self.fresh = Fresh::Opening(s);
+                (AeadOp::Decrypt, s)
+            }
+            Fresh::Sealing(s, _) => (AeadOp::EncryptNewNonce, s),
+            Fresh::Opening(_) => return false,
+        };
+        let n = FRESH_MSG.len() as u32;
+        let request = aead::Request::message(
+            self.client.fresh_id(),
+            session,
+            op,
+            (NONCE_AT, 12),
+            &[],
+            &Self::segs(n),
+            (TAG_AT, 16),
+        );
+        self.client.submit(request);
+        true
+    }
+
+    fn check_fresh(&mut self, resp: Response) {
+        let status = resp.status.check();
+        match self.fresh {
+            Fresh::Sealing(s, tries) if status == Ok(Err(AeadError::NoRandomness)) => {
+                if tries < RANDOMNESS_TRIES {
+                    self.fresh = Fresh::Sealing(s, tries + 1);
+                } else {
+                    self.client.close(s);
+                    self.fresh = Fresh::Done(false);
+                }
+            }
+            Fresh::Sealing(s, _) => {
+                self.fresh = Fresh::Sealing(s, 0);
+                let mut nonce = [0u8; 12];
+                self.client.data.read(NONCE_AT, &mut nonce);
+                if status != Ok(Ok(())) || nonce == MARKER {
+                    self.client.fail(format_args!(
+                        "new nonce: seal {:?}, nonce {nonce:02x?}",
+                        resp.status
+                    ));
+                    self.client.close(s);
+                    self.fresh = Fresh::Done(true);
+                }
+                // Else the open goes next (`fresh_nonce`).
+            }
+            Fresh::Opening(s) => {
+                let mut out = [0u8; 16];
+                self.get_payload(&mut out);
+                if status == Ok(Ok(())) && out == FRESH_MSG {
+                    self.passed.counts[4] += 1;
+                } else {
+                    self.client
+                        .fail(format_args!("new nonce: open {:?}", resp.status));
+                }
+                self.client.close(s);
+                self.fresh = Fresh::Done(true);
+            }
+            _ => return self.client.unasked(resp.id),
+        }
+        self.next();
     }
 
     /// The typed refusals: the opens at once, then [`BAD`]'s requests one at a time;
@@ -354,6 +477,9 @@ impl Kat {
     }
 
     fn check(&mut self, resp: Response) {
+        if matches!(self.fresh, Fresh::Sealing(..) | Fresh::Opening(_)) {
+            return self.check_fresh(resp);
+        }
         if self.bad.is_some() {
             return self.check_refusal(resp);
         }
@@ -406,9 +532,16 @@ fn init() -> Kat {
         index: 0,
         way: 0,
         session: None,
-        passed: Passed::new(["sealed", "opened", "forgeries refused", "refusals typed"]),
+        passed: Passed::new([
+            "sealed",
+            "opened",
+            "forgeries refused",
+            "refusals typed",
+            "new nonces",
+        ]),
         bad: None,
         before: [0; 64],
+        fresh: Fresh::NotYet,
     };
     kat.next();
     kat
