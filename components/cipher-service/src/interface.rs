@@ -3,7 +3,7 @@
 use core::marker::PhantomData;
 
 use pd_idl::cipher::{
-    self, CipherError, CipherErrorRaw, Mode, OpenSessionArgs, Path, Request, Response,
+    self, CipherError, CipherErrorRaw, CipherOp, Mode, OpenSessionArgs, Path, Request, Response,
 };
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
@@ -57,10 +57,26 @@ impl<E: CipherEngine> Interface for Cipher<E> {
         slot: usize,
     ) -> Result<(), CipherError> {
         job.op = request.op.get().map_err(|_| CipherError::BadRequest)?;
+        job.new_iv = None;
+        let new_iv = job.op == CipherOp::EncryptNewIv;
+        if new_iv && !E::RANDOM {
+            return Err(CipherError::NoRandomness);
+        }
         let session = sessions
             .get_mut(caller, request.session)
             .map_err(Self::refuse)?;
         validate_into(&mut job.segs, request, job.data.len(), session.mode)?;
+        if new_iv {
+            if session.mode == Mode::Ecb {
+                return Err(CipherError::UnsupportedMode);
+            }
+            job.new_iv = Some(
+                job.segs
+                    .take_output(BLOCK as usize)
+                    .ok_or(CipherError::BadRequest)?,
+            );
+            job.op = CipherOp::Encrypt;
+        }
         job.session = *session;
         job.session_id = request.session;
         job.slot = slot;
@@ -82,7 +98,11 @@ impl<E: CipherEngine> Interface for Cipher<E> {
     /// job's worth and disjoint (a later request that rewrote an earlier one's bytes
     /// must see its output, which one streamed transfer would not give it).
     fn join<'a>(engine: &E, job: &mut Job<'a>, first: &Request, next: &Request) -> Option<u32> {
-        if next.session != first.session || next.op != first.op {
+        // A drawn IV starts a chain of its own: nothing joins it, and it joins nothing.
+        if next.session != first.session || next.op != first.op || job.new_iv.is_some() {
+            return None;
+        }
+        if E::RANDOM && next.op.get() == Ok(CipherOp::EncryptNewIv) {
             return None;
         }
         if !job.segs.total().is_multiple_of(BLOCK) {
@@ -104,6 +124,15 @@ impl<E: CipherEngine> Interface for Cipher<E> {
     }
 
     fn start(engine: &mut E, _: &mut Sessions<Session>, _: Caller, job: &mut Job<'_>) -> Step {
+        if let Some(place) = job.new_iv.filter(|_| E::RANDOM) {
+            let mut iv = [0u8; BLOCK as usize];
+            if !engine.random(&mut iv) {
+                return Step::Done(Err(CipherError::NoRandomness));
+            }
+            // Checked inside the region and apart from the data.
+            job.data.write_output(place, &iv);
+            job.session.iv = iv;
+        }
         engine.start(job)
     }
 

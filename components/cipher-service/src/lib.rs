@@ -123,6 +123,9 @@ pub struct Job<'a> {
     /// consecutive requests of one session into one transfer
     /// ([`CipherEngine::coalesces`]); `segs` is then all of theirs, in order.
     pub requests: u32,
+    /// `EncryptNewIv`: where the drawn IV is written (the job's op is `Encrypt` for the
+    /// engine, which finds the IV in `session`).
+    pub new_iv: Option<pd_idl::common::Segment>,
 }
 
 /// A request the engine finished.
@@ -167,6 +170,7 @@ impl<'a> Job<'a> {
             data,
             slot: 0,
             requests: 1,
+            new_iv: None,
         }
     }
 
@@ -181,6 +185,7 @@ impl<'a> Job<'a> {
             data,
             slot: 0,
             requests: 0,
+            new_iv: None,
         }
     }
 }
@@ -229,6 +234,18 @@ pub trait CipherEngine {
     /// says so): stop it and reset the engine for the next. The service answers it
     /// `EngineFault`.
     fn cancel(&mut self, job: &Job<'_>);
+
+    /// Whether this engine can be given randomness of its own ([`random`](Self::random)):
+    /// a hardware engine's PD has none, and `EncryptNewIv` is refused before anything
+    /// else (and its code left out of that PD).
+    const RANDOM: bool = false;
+
+    /// Fills `out` with random bytes for an IV the driver chooses (`EncryptNewIv`):
+    /// whether it could.
+    fn random(&mut self, out: &mut [u8]) -> bool {
+        let _ = out;
+        false
+    }
 
     /// The engine lost what it held (it was gated, or reset by someone else): an engine
     /// that keeps a session's key and IV loaded between jobs forgets it held them.

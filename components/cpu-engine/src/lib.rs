@@ -91,6 +91,8 @@ pub struct CpuEngine {
     buf: Chunk,
     /// The request's IV as it runs (see `start`).
     iv: Iv,
+    /// Where driver-chosen IVs come from (`EncryptNewIv`): the PD's Rng service, if any.
+    random: Option<fn(&mut [u8]) -> bool>,
 }
 
 /// An IV on a 16-byte boundary: read and written as one vector.
@@ -109,6 +111,15 @@ impl core::fmt::Debug for CpuEngine {
 }
 
 impl CpuEngine {
+    /// The engine drawing the IVs it is asked to choose from `random` (the PD's call to
+    /// its Rng service).
+    pub fn with_random(random: fn(&mut [u8]) -> bool) -> Self {
+        CpuEngine {
+            random: Some(random),
+            ..Self::default()
+        }
+    }
+
     /// Where the expanded key of `s` is kept, expanding it (and evicting the least
     /// recently used) if it is not. Used in place, not copied: an expansion is hundreds
     /// of bytes, and copying it per request cost more than a 16-byte request's AES.
@@ -153,6 +164,12 @@ impl CpuEngine {
 }
 
 impl CipherEngine for CpuEngine {
+    const RANDOM: bool = true;
+
+    fn random(&mut self, out: &mut [u8]) -> bool {
+        self.random.is_some_and(|draw| draw(out))
+    }
+
     fn supports(&self, session: &Session) -> Result<(), CipherError> {
         match session.path {
             Path::Adaptive | Path::Cpu => Ok(()),
@@ -214,13 +231,16 @@ where
 {
     let (segs, data, buf) = (&job.segs, &job.data, &mut buf.0[..]);
     match (job.session.mode, job.op) {
-        (Mode::Ecb, CipherOp::Encrypt) => {
+        // The service hands its engine `Encrypt` for a driver-chosen IV too.
+        (Mode::Ecb, CipherOp::Encrypt | CipherOp::EncryptNewIv) => {
             sg::transform(segs, data, buf, |p| c.encrypt_blocks_inout(blocks(p)));
         }
         (Mode::Ecb, CipherOp::Decrypt) => {
             sg::transform(segs, data, buf, |p| c.decrypt_blocks_inout(blocks(p)));
         }
-        (Mode::Cbc, CipherOp::Encrypt) => c.encrypt_with_backend(CbcEncrypt { job, iv }),
+        (Mode::Cbc, CipherOp::Encrypt | CipherOp::EncryptNewIv) => {
+            c.encrypt_with_backend(CbcEncrypt { job, iv })
+        }
         (Mode::Cbc, CipherOp::Decrypt) => {
             let mut c = cbc::Decryptor::<&C>::inner_iv_init(c, GenericArray::from_slice(iv));
             sg::transform(segs, data, buf, |p| c.decrypt_blocks_inout_mut(blocks(p)));

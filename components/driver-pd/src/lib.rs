@@ -13,6 +13,8 @@
 //! * [`power`]: the one grant held while any session is open (acquired by the first
 //!   open, released by the last close: a transition per session burst, never per
 //!   request), over `pd-idl` Power on channel [`POWER`].
+//! * [`rng`]: randomness of the PD's own (a GCM nonce, a CBC IV) by `draw` calls on the
+//!   Rng driver its system names.
 //! * [`crash_test`]: a driver PD that faults once, for test builds only.
 //!
 //! Restart: each client's queue region carries the driver's epoch (`crypto_client::pair`).
@@ -36,6 +38,7 @@ pub mod clients;
 pub mod crash_test;
 pub mod pd;
 pub mod power;
+pub mod rng;
 
 use pd_runtime::Channel;
 

@@ -88,7 +88,7 @@ pub fn case(path: Path, i: usize) -> Option<Case> {
         ("F.1.1 ECB-AES128 x4 (256 B)", mode, key(k), ivb, 256)
     };
     let (input, expect) = match op {
-        CipherOp::Encrypt => (plain, cipher),
+        CipherOp::Encrypt | CipherOp::EncryptNewIv => (plain, cipher),
         CipherOp::Decrypt => (cipher, plain),
     };
     Some(Case {

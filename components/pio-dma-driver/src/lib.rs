@@ -312,7 +312,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
                         engine_error,
                     };
                     let (input, want) = match op {
-                        CipherOp::Encrypt => (kat.plain, kat.cipher),
+                        CipherOp::Encrypt | CipherOp::EncryptNewIv => (kat.plain, kat.cipher),
                         CipherOp::Decrypt => (kat.cipher, kat.plain),
                     };
                     let n = input.len();

@@ -38,7 +38,12 @@ fn cpu_aead_seals_opens_and_refuses_forgeries_as_published() {
     assert_eq!(field(line, "refusals typed "), typed, "{line}");
     assert_eq!(field(line, "new nonces "), fresh, "{line}");
     assert!(
-        !lines(&out, "cpu_aead", "nonces of its own from the Rng driver").is_empty(),
+        !lines(
+            &out,
+            "cpu_aead",
+            "randomness of its own from the Rng driver"
+        )
+        .is_empty(),
         "cpu_aead found its Rng driver"
     );
     assert!(

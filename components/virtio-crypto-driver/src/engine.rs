@@ -396,7 +396,7 @@ impl<B: RegisterBus> VirtioCrypto<B> {
         let bufs = &bufs[..list.len()];
         let session = &job.session;
         let (id, dir) = match job.op {
-            CipherOp::Encrypt => (enc, Direction::Encrypt),
+            CipherOp::Encrypt | CipherOp::EncryptNewIv => (enc, Direction::Encrypt),
             CipherOp::Decrypt => (dec, Direction::Decrypt),
         };
         // The device does not hand back the chained IV, so it is computed as cpu-engine
@@ -422,7 +422,9 @@ fn next_iv(job: &Job<'_>, cbc_decrypt_iv: Option<[u8; 16]>) -> [u8; 16] {
     match (job.session.mode, job.op) {
         (Mode::Ecb, _) => iv,
         (Mode::Cbc, CipherOp::Decrypt) => cbc_decrypt_iv.unwrap_or(iv),
-        (Mode::Cbc, CipherOp::Encrypt) => last_block(&job.segs, &job.data).unwrap_or(iv),
+        (Mode::Cbc, CipherOp::Encrypt | CipherOp::EncryptNewIv) => {
+            last_block(&job.segs, &job.data).unwrap_or(iv)
+        }
         // Next request starts at the next whole block, as Linux's ctr(aes) does.
         (Mode::Ctr, _) => {
             let blocks = u128::from(job.segs.total().div_ceil(16));

@@ -41,7 +41,7 @@ where
 {
     let last = |b: &[u8]| <[u8; 16]>::try_from(&b[b.len() - 16..]).unwrap();
     match (mode, op) {
-        (Mode::Ecb, CipherOp::Encrypt) => {
+        (Mode::Ecb, CipherOp::Encrypt | CipherOp::EncryptNewIv) => {
             let c = C::new_from_slice(key).unwrap();
             buf.chunks_exact_mut(16)
                 .map(GenericArray::from_mut_slice)
@@ -55,7 +55,7 @@ where
                 .for_each(|b| c.decrypt_block(b));
             iv
         }
-        (Mode::Cbc, CipherOp::Encrypt) => {
+        (Mode::Cbc, CipherOp::Encrypt | CipherOp::EncryptNewIv) => {
             let mut c = cbc::Encryptor::<C>::new_from_slices(key, &iv).unwrap();
             buf.chunks_exact_mut(16)
                 .map(GenericArray::from_mut_slice)

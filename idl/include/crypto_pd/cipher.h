@@ -29,13 +29,18 @@ _Static_assert(sizeof(cipher_path_t) == 1, "Path is a u8");
 /* Whether `v` is a declared `Path` (a peer may write any value). */
 static inline int cipher_path_valid(uint32_t v) { return (v >= 1u && v <= 4u); }
 
-/* `CipherOp`. */
+/* `CipherOp`. `EncryptNewIv` (CBC, CTR): as `Encrypt`, under an IV the driver draws from
+ * its Rng service, written over the request's last segment (16 bytes, apart from
+ * the data) before the data is encrypted: the client reads there the IV to send; the
+ * session chains on from it. A session opened with no IV to speak of (zeros) takes
+ * its first this way. */
 typedef uint8_t cipher_op_t;
 #define CIPHER_OP_ENCRYPT 1u
 #define CIPHER_OP_DECRYPT 2u
+#define CIPHER_OP_ENCRYPT_NEW_IV 3u
 _Static_assert(sizeof(cipher_op_t) == 1, "CipherOp is a u8");
 /* Whether `v` is a declared `CipherOp` (a peer may write any value). */
-static inline int cipher_op_valid(uint32_t v) { return v == 1u || v == 2u; }
+static inline int cipher_op_valid(uint32_t v) { return (v >= 1u && v <= 3u); }
 
 /* `CipherError`. */
 typedef uint16_t cipher_error_t;
@@ -52,10 +57,11 @@ typedef uint16_t cipher_error_t;
 #define CIPHER_ERROR_NO_POWER 11u
 #define CIPHER_ERROR_SERVER_RESTARTED 12u
 #define CIPHER_ERROR_OVERLAPPING_SEGMENTS 13u
+#define CIPHER_ERROR_NO_RANDOMNESS 14u
 #define CIPHER_ERROR_OK 0u
 _Static_assert(sizeof(cipher_error_t) == 2, "CipherError is a u16");
 /* Whether `v` is a declared `CipherError` (a peer may write any value). */
-static inline int cipher_error_valid(uint32_t v) { return (v >= 1u && v <= 13u); }
+static inline int cipher_error_valid(uint32_t v) { return (v >= 1u && v <= 14u); }
 
 /* `Request`. Encrypt or decrypt the concatenation of `segs[..nsegs]` in place. */
 typedef struct cipher_request {

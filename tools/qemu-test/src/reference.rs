@@ -58,7 +58,7 @@ where
 {
     let blocks = buf.chunks_exact_mut(16);
     match (mode, op) {
-        (Mode::Ecb, CipherOp::Encrypt) => {
+        (Mode::Ecb, CipherOp::Encrypt | CipherOp::EncryptNewIv) => {
             let c = C::new_from_slice(key).unwrap();
             blocks.for_each(|b| c.encrypt_block(GenericArray::from_mut_slice(b)));
             iv
@@ -68,7 +68,7 @@ where
             blocks.for_each(|b| c.decrypt_block(GenericArray::from_mut_slice(b)));
             iv
         }
-        (Mode::Cbc, CipherOp::Encrypt) => {
+        (Mode::Cbc, CipherOp::Encrypt | CipherOp::EncryptNewIv) => {
             let mut c = cbc::Encryptor::<C>::new_from_slices(key, &iv).unwrap();
             blocks.for_each(|b| c.encrypt_block_mut(GenericArray::from_mut_slice(b)));
             last_block(buf)
