@@ -38,6 +38,8 @@ struct Driver {
     scratch: Option<(usize, u64)>,
     /// The engine's interrupts, delivered to the driver on channels 20, 21, ...
     irqs: &'static [u32],
+    /// The driver draws IVs from the host's Rng driver (`driver_pd::rng`: channel 11).
+    rng: bool,
 }
 
 const OMAP_IRQS: [u32; 3] = [
@@ -59,6 +61,7 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
             data_paddr: None,
             scratch: None,
             irqs: &[],
+            rng: true,
         },
         (Engine::Cpu, Kind::Mac) => Driver {
             image: "cpu-mac",
@@ -66,6 +69,7 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
             data_paddr: None,
             scratch: None,
             irqs: &[],
+            rng: false,
         },
         // The host's Rng driver: the service over the getrandom-fed entropy model.
         (Engine::Cpu, Kind::Rng) => Driver {
@@ -74,6 +78,7 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
             data_paddr: None,
             scratch: None,
             irqs: &[],
+            rng: false,
         },
         (Engine::Cpu, Kind::Digest) => Driver {
             image: "cpu-digest",
@@ -81,6 +86,7 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
             data_paddr: None,
             scratch: None,
             irqs: &[],
+            rng: false,
         },
         // Addresses as in system/cipher-omap.system, cipher-stm32.system and
         // digest-sec1.system: inside each board's DMA-reachable DDR/SDRAM.
@@ -90,6 +96,7 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
             data_paddr: Some(0x8010_0000),
             scratch: Some((0x1000, 0x8020_0000)),
             irqs: &OMAP_IRQS,
+            rng: false,
         },
         (Engine::Stm32Cryp, Kind::Cipher) => Driver {
             image: "stm32-cryp",
@@ -97,6 +104,7 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
             data_paddr: Some(0xc010_0000),
             scratch: Some((0x1000, 0xc020_0000)),
             irqs: &STM32_IRQS,
+            rng: false,
         },
         (Engine::Sec1, Kind::Digest) => Driver {
             image: "sec1-hash",
@@ -104,6 +112,7 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
             data_paddr: Some(0x100_0000),
             scratch: Some((0x20000, 0x80_0000)),
             irqs: board::mpc885::SEC.irqs,
+            rng: false,
         },
         (e, k) => return Err(format!("engine {} has no {k:?} driver", e.name())),
     })
@@ -257,6 +266,25 @@ pub fn system_with(
     </channel>
 "#;
     }
+    if d.rng {
+        // The host's Rng driver, above the driver, which is its client 0 by draw calls
+        // alone (the regions of that client only the Rng driver maps).
+        x += &format!(
+            r#"    <memory_region name="rng_queues" size="{:#x}" />
+    <memory_region name="rng_data" size="0x1000" />
+    <protection_domain name="rng" priority="200">
+        <program_image path="host-rng.elf" />
+        <map mr="rng_queues" vaddr="0x40000000" perms="rw" setvar_vaddr="queues0" />
+        <map mr="rng_data" vaddr="0x41000000" perms="rw" setvar_vaddr="data0" />
+    </protection_domain>
+    <channel>
+        <end pd="driver" id="11" pp="true" setvar_id="rng" />
+        <end pd="rng" id="0" />
+    </channel>
+"#,
+            queue_pages(Kind::Rng)
+        );
+    }
     x += "</system>\n";
     Ok(x)
 }
@@ -283,7 +311,13 @@ mod tests {
                     let desc = system_desc::parse(&text, "generated.system")
                         .unwrap_or_else(|e| panic!("{engine:?} {kind:?}: {e:?}\n{text}"));
                     let pds = desc.all_pds().len();
-                    let others = if engine == Engine::Cpu { 1 } else { 2 };
+                    // The driver, and its power manager or (the CPU's Cipher driver) the
+                    // Rng driver it draws IVs from.
+                    let others = if engine == Engine::Cpu && kind == Kind::Digest {
+                        1
+                    } else {
+                        2
+                    };
                     assert_eq!(pds, clients + others, "{text}");
                     n += 1;
                 }

@@ -254,3 +254,86 @@ fn sp800_38a_through_the_tool_on_every_engine() {
         }
     }
 }
+
+/// `--random-iv`: the CPU driver draws the IV from the host's Rng driver; pd-enc prints
+/// it on stderr as `iv=HEX`; the ciphertext is RustCrypto's under it and decrypts with
+/// it; two runs draw two IVs. Engines without an Rng service and ECB refuse it.
+#[test]
+fn a_random_iv_is_drawn_by_the_driver_printed_and_decrypts() {
+    let dir = Dir::new("enc-random-iv");
+    let key = bytes(7, 16);
+    let k = hexfmt::encode(&key);
+    for alg_name in ["aes-128-cbc", "aes-128-ctr"] {
+        let alg = CipherAlg::parse(alg_name).unwrap();
+        // Past one request (the first is 16 bytes short, leaving room for the IV).
+        let len = 2 * 16 * 1024 + if alg.whole_blocks() { 32 } else { 7 };
+        let plain = bytes(300, len);
+        let enc = |_: u32| {
+            let out = run(
+                EXE,
+                &["-a", alg_name, "-e", "--key", &k, "--random-iv"],
+                Some(&plain),
+            );
+            assert!(
+                out.status.success(),
+                "{alg_name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let err = String::from_utf8(out.stderr).unwrap();
+            let iv = err
+                .lines()
+                .find_map(|l| l.strip_prefix("iv="))
+                .unwrap_or_else(|| panic!("{alg_name}: no iv= line in {err:?}"))
+                .to_string();
+            (iv, out.stdout)
+        };
+        let (iv, cipher) = enc(0);
+        let (iv2, _) = enc(1);
+        assert_ne!(iv, iv2, "{alg_name}: two runs, two IVs");
+        let mut want = plain.clone();
+        refcrypto::crypt(alg, true, &key, &hexfmt::decode(&iv).unwrap(), &mut want);
+        assert_eq!(
+            cipher, want,
+            "{alg_name}: as RustCrypto under the printed IV"
+        );
+        let file = dir.0.join(format!("{alg_name}.enc"));
+        std::fs::write(&file, &cipher).unwrap();
+        let out = run(
+            EXE,
+            &[
+                "-a",
+                alg_name,
+                "-d",
+                "--key",
+                &k,
+                "--iv",
+                &iv,
+                "-i",
+                path_str(&file),
+            ],
+            None,
+        );
+        assert!(out.status.success());
+        assert_eq!(
+            out.stdout, plain,
+            "{alg_name}: decrypts with the printed IV"
+        );
+    }
+    for args in [
+        &[
+            "--engine",
+            "omap-aes",
+            "-a",
+            "aes-128-cbc",
+            "--key",
+            &k,
+            "--random-iv",
+        ][..],
+        &["-a", "aes-128-ecb", "--key", &k, "--random-iv"][..],
+        &["-a", "aes-128-cbc", "-d", "--key", &k, "--random-iv"][..],
+    ] {
+        let out = run(EXE, args, Some(&[0u8; 16]));
+        assert!(!out.status.success(), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}: says why");
+    }
+}

@@ -59,8 +59,13 @@ struct Args {
     /// The IV (CTR: the initial counter block) in hex, 16 bytes; required for CBC and
     /// CTR (there is no default: an all-zero IV repeated across messages leaks), not
     /// taken for ECB.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "random_iv")]
     iv: Option<String>,
+    /// Encrypting with CBC or CTR on the CPU engine: the driver draws the IV from its
+    /// Rng service (a CTR_DRBG seeded through SP 800-90B's tests), and pd-enc prints it
+    /// on standard error as `iv=HEX`, for the decrypt's `--iv`.
+    #[arg(long, conflicts_with = "decrypt")]
+    random_iv: bool,
     /// Input file (default: standard input).
     #[arg(short = 'i')]
     input: Option<PathBuf>,
@@ -125,16 +130,26 @@ fn main() -> ExitCode {
         ));
     }
     let iv = match (&a.iv, alg.mode) {
+        (None, Mode::Ecb) if a.random_iv => {
+            TOOL.die(format_args!("--random-iv: {} takes no IV", a.alg))
+        }
         (None, Mode::Ecb) => "00".repeat(16),
+        (None, _) if a.random_iv && engine != Engine::Cpu => TOOL.die(format_args!(
+            "--random-iv: the {} driver has no Rng service here; bring an IV (--iv)",
+            engine.name()
+        )),
+        (None, _) if a.random_iv => "random".to_string(),
         (None, _) => TOOL.die(format_args!(
             "--iv: {} needs an IV, 16 bytes in hex (openssl enc refuses too: iv undefined)",
             a.alg
         )),
         (Some(iv), _) => iv.clone(),
     };
-    let bytes = hexfmt::decode(&iv).unwrap_or_else(|e| TOOL.die(format_args!("--iv: {e}")));
-    if bytes.len() != 16 {
-        TOOL.die(format_args!("--iv: 16 bytes expected, got {}", bytes.len()));
+    if iv != "random" {
+        let bytes = hexfmt::decode(&iv).unwrap_or_else(|e| TOOL.die(format_args!("--iv: {e}")));
+        if bytes.len() != 16 {
+            TOOL.die(format_args!("--iv: 16 bytes expected, got {}", bytes.len()));
+        }
     }
     // The tool opens both ends, checked before anything boots: the client PD is
     // sandboxed and opens no file itself.
@@ -163,7 +178,7 @@ fn main() -> ExitCode {
         ("PDT_IV".into(), iv),
     ];
     let files = vec![("in".to_string(), input), ("out".to_string(), output)];
-    if let Err(e) = run(
+    let report = run(
         engine,
         Kind::Cipher,
         "pdt-enc-client",
@@ -171,8 +186,12 @@ fn main() -> ExitCode {
         files,
         Duration::from_secs(3600),
         &mut |_| {},
-    ) {
-        TOOL.die(e);
+    )
+    .unwrap_or_else(|e| TOOL.die(e));
+    // As `openssl enc -p` shows the IV it used, on standard error: standard output may
+    // be the ciphertext.
+    for iv in report.tagged("iv") {
+        eprintln!("iv={iv}");
     }
     ExitCode::SUCCESS
 }

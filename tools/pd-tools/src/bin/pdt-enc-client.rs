@@ -2,7 +2,11 @@
 //! the one granted as `out` (the tool opened them: its input and output) through its
 //! Cipher driver, one session, a request per 16 KiB chunk (whole blocks except a CTR
 //! tail), four in flight, the session's IV carried from request to request by the
-//! driver. Exits 0 when the input is done, or prints `error: ...` and exits 1.
+//! driver. With `PDT_IV=random` (encrypting), the first request is `EncryptNewIv`: the
+//! driver draws the IV from its Rng service and writes it at the end of the first
+//! chunk's slot (the first chunk is 16 bytes shorter to leave it room), and the client
+//! prints it as `iv HEX` for the tool. Exits 0 when the input is done, or prints
+//! `error: ...` and exits 1.
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;
@@ -38,7 +42,12 @@ struct Client {
     /// An error to report at the next answer (see `fail_soon`).
     failing: Option<String>,
     next_id: u32,
+    /// The driver draws the IV: the first request asks it to (and has not been sent).
+    draw_iv: bool,
 }
+
+/// Where the drawn IV is written: the last block of the first chunk's slot.
+const IV_AT: usize = CHUNK - 16;
 
 impl Client {
     /// Submits chunks of the input until `DEPTH` are in flight or the input ends; one
@@ -49,7 +58,10 @@ impl Client {
             let chunk = (0..DEPTH)
                 .find(|c| self.in_flight.iter().all(|f| f.1 != *c))
                 .expect("a chunk is free below DEPTH in flight");
-            let n = match fill(&mut self.input, &mut self.buf) {
+            // The first request of a drawn IV leaves its slot's last block for the IV.
+            let first_new_iv = self.draw_iv && self.next_id == 0;
+            let limit = if first_new_iv { IV_AT } else { CHUNK };
+            let n = match fill(&mut self.input, &mut self.buf[..limit]) {
                 Ok(n) => n,
                 Err(e) => {
                     self.input_done = true;
@@ -74,18 +86,23 @@ impl Client {
             self.data.write(at, &self.buf[..n]);
             self.next_id += 1;
             self.in_flight.push_back((self.next_id, chunk, n));
-            let req = Request::over(
-                self.next_id,
-                self.session,
-                self.op,
-                &[(at as u32, n as u32)],
-            );
+            let req = if first_new_iv {
+                let segs = [(at as u32, n as u32), ((at + IV_AT) as u32, 16)];
+                Request::over(self.next_id, self.session, CipherOp::EncryptNewIv, &segs)
+            } else {
+                Request::over(
+                    self.next_id,
+                    self.session,
+                    self.op,
+                    &[(at as u32, n as u32)],
+                )
+            };
             notify |= self
                 .driver
                 .link
                 .submit(req)
                 .unwrap_or_else(|e| fail(format!("submit: {e:?}")));
-            if n < CHUNK {
+            if n < limit {
                 // A short read is the end of the input (fill reads until full or EOF).
                 self.input_done = true;
             }
@@ -142,6 +159,11 @@ impl Client {
                 }
             }
         }
+        if self.draw_iv && id == 1 {
+            let mut iv = [0u8; 16];
+            self.data.read(chunk * CHUNK + IV_AT, &mut iv);
+            pd_runtime::debug_println!("iv {}", hexfmt::encode(&iv));
+        }
         self.data.read(chunk * CHUNK, &mut self.buf[..n]);
         self.output
             .write_all(&self.buf[..n])
@@ -172,7 +194,10 @@ fn init() -> Client {
     let k = hexfmt::decode(&param("KEY")).unwrap_or_else(|e| fail(e));
     key[..k.len()].copy_from_slice(&k);
     let mut iv = [0u8; 16];
-    iv.copy_from_slice(&hexfmt::decode(&param("IV")).unwrap_or_else(|e| fail(e)));
+    let draw_iv = param("IV") == "random";
+    if !draw_iv {
+        iv.copy_from_slice(&hexfmt::decode(&param("IV")).unwrap_or_else(|e| fail(e)));
+    }
     let mut driver = CipherDriver::map();
     let session = driver
         .calls
@@ -196,6 +221,7 @@ fn init() -> Client {
         input_done: false,
         failing: None,
         next_id: 0,
+        draw_iv,
     };
     c.fill();
     c
