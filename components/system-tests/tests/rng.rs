@@ -10,6 +10,7 @@
 mod common;
 
 use common::{field, lines, run_kat};
+use pd_trace::Kind;
 
 #[test]
 fn host_rng_fills_refuses_fails_closed_and_recovers() {
@@ -46,7 +47,17 @@ fn host_rng_fills_refuses_fails_closed_and_recovers() {
 
 #[test]
 fn stm32_rng_through_its_device_pd_fails_closed_by_its_own_detector_and_by_the_service() {
-    let out = run_kat("rng-stm32.system");
+    let _turn = common::serial();
+    let system = common::boot("rng-stm32.system");
+    let done = system.wait_exit("kat", common::WAIT);
+    let out = common::output(&system);
+    assert!(done, "{}", common::show(&out, &system.events()));
+    // The driver's trace: each fill refused for the source recorded as such, apart from
+    // the two bad requests; seven fills answered (a reseed among them).
+    let trace = system.trace("rng_trace").expect("the driver keeps a trace");
+    assert_eq!(trace.count(Kind::EntropyFailure), 3, "{trace:?}");
+    assert_eq!(trace.count(Kind::Refused), 2, "{trace:?}");
+    assert_eq!(trace.count(Kind::Filled), 7, "{trace:?}");
     let verdict = lines(&out, "kat", "verdict");
     let [line] = verdict.as_slice() else {
         panic!("one verdict: {verdict:?}");

@@ -46,3 +46,8 @@ fn digest() {
 fn mac() {
     check("mac");
 }
+
+#[test]
+fn rng() {
+    check("rng");
+}

@@ -241,33 +241,34 @@ impl Kat {
         )
     }
 
+    /// A GCM session under [`KEY`] (96-bit nonces, 16-byte tags), for the refusals and
+    /// the driver-chosen nonce.
+    fn open_gcm(&mut self) -> Result<u32, CallError<AeadError>> {
+        self.client.data.write(KEY_AT, &KEY);
+        self.client
+            .driver
+            .calls
+            .open_session(AeadAlgorithm::AesGcm, KEY_AT, 16, 12, 16)
+    }
+
     /// The driver-chosen nonce's round trip: seal, then open; false when done.
     fn fresh_nonce(&mut self) -> bool {
         let (op, session) = match self.fresh {
             Fresh::Done(_) => return false,
-            Fresh::NotYet => {
-                self.client.data.write(KEY_AT, &KEY);
-                match self.client.driver.calls.open_session(
-                    AeadAlgorithm::AesGcm,
-                    KEY_AT,
-                    16,
-                    12,
-                    16,
-                ) {
-                    Ok(s) => {
-                        self.fresh = Fresh::Sealing(s, 0);
-                        self.client.data.write(NONCE_AT, &MARKER);
-                        self.put_payload(&FRESH_MSG);
-                        (AeadOp::EncryptNewNonce, s)
-                    }
-                    Err(e) => {
-                        self.client
-                            .fail(format_args!("new nonce: open_session: {e:?}"));
-                        self.fresh = Fresh::Done(true);
-                        return false;
-                    }
+            Fresh::NotYet => match self.open_gcm() {
+                Ok(s) => {
+                    self.fresh = Fresh::Sealing(s, 0);
+                    self.client.data.write(NONCE_AT, &MARKER);
+                    self.put_payload(&FRESH_MSG);
+                    (AeadOp::EncryptNewNonce, s)
                 }
-            }
+                Err(e) => {
+                    self.client
+                        .fail(format_args!("new nonce: open_session: {e:?}"));
+                    self.fresh = Fresh::Done(true);
+                    return false;
+                }
+            },
             Fresh::Sealing(s, 0) => {
                 self.fresh = Fresh::Opening(s);
                 (AeadOp::Decrypt, s)
@@ -339,14 +340,7 @@ impl Kat {
             Some(_) => return false,
             None => {
                 self.refused_opens();
-                self.client.data.write(KEY_AT, &KEY);
-                match self.client.driver.calls.open_session(
-                    AeadAlgorithm::AesGcm,
-                    KEY_AT,
-                    16,
-                    12,
-                    16,
-                ) {
+                match self.open_gcm() {
                     Ok(s) => s,
                     Err(e) => {
                         self.client
