@@ -1,7 +1,8 @@
 //! `speed --files MIB`: the file tools through the isolated CPU driver beside the
 //! programs a user would otherwise run, on one file of MIB MiB, in one run: `pd-enc`
 //! against `openssl enc -aes-128-cbc -nopad`, `pd-dgst --alg sha256` against
-//! `sha256sum`. Each pair runs alternately [`bench_stats::RUNS`] times (so a burst of
+//! `sha256sum`, and `pd-rand` (random bytes from the Rng driver's CTR_DRBG) against
+//! `openssl rand`, both writing MIB MiB to a file. Each pair runs alternately [`bench_stats::RUNS`] times (so a burst of
 //! load hits both alike); the table gives each command's median wall time, its spread,
 //! and the ratio of the medians.
 
@@ -149,6 +150,31 @@ pub fn run(tools: &Path, dir: &Path, mib: u64) -> Result<String, String> {
         ("sha256sum", vec!["sha256sum".into(), s(&file)]),
         ("pd-dgst at least as fast as sha256sum", 1.0),
     )?;
+    let bytes = (mib << 20).to_string();
+    let rand = pair(
+        (
+            "pd-rand -out",
+            vec![
+                tool("pd-rand"),
+                "-out".into(),
+                ours_out.clone(),
+                bytes.clone(),
+            ],
+        ),
+        (
+            "openssl rand -out",
+            vec![
+                "openssl".into(),
+                "rand".into(),
+                "-out".into(),
+                theirs_out.clone(),
+                bytes,
+            ],
+        ),
+        ("pd-rand within 2x of openssl's time", 2.0),
+    )?;
+    let size = |p: &str| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let all_random = size(&ours_out) == mib << 20 && size(&theirs_out) == mib << 20;
     for out in [&ours_out, &theirs_out] {
         let _ = std::fs::remove_file(out);
     }
@@ -161,7 +187,7 @@ pub fn run(tools: &Path, dir: &Path, mib: u64) -> Result<String, String> {
         "{:<28} {:>9} {:>8} {:<32} {:>9} {:>8} {:>7}  target\n",
         "ours", "median s", "spread", "theirs", "median s", "spread", "ratio"
     );
-    for p in [&enc, &dgst] {
+    for p in [&enc, &dgst, &rand] {
         let ratio = p.ours.stats.median / p.theirs.stats.median;
         t += &format!(
             "{:<28} {:>9.3} {:>8} {:<32} {:>9.3} {:>8} {:>6.2}x  {}: {}\n",
@@ -186,6 +212,11 @@ pub fn run(tools: &Path, dir: &Path, mib: u64) -> Result<String, String> {
     );
     if !same {
         return Err(format!("{t}pd-enc and openssl enc wrote different bytes"));
+    }
+    if !all_random {
+        return Err(format!(
+            "{t}pd-rand or openssl rand wrote other than {mib} MiB"
+        ));
     }
     Ok(t)
 }
