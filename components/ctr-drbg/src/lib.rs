@@ -14,7 +14,10 @@
 //! with no additional input ([`Drbg::generate_resistant`]).
 //!
 //! The working state (Key, V) is wiped when the value is dropped (`zeroize`), and the
-//! AES key schedule of each generate lives only for that call. Assumes a CPU AES (the
+//! AES key schedule of each generate lives only for that call. A DRBG moved out of an
+//! `Option` leaves its bytes behind; `Option<Drbg>::zeroize` after the move wipes them
+//! (the zeroize crate writes over the whole `Option`), which is how the Rng service moves
+//! one between a session and a job. Assumes a CPU AES (the
 //! `aes` crate picks its constant-time implementation). `no_std`, no heap.
 #![no_std]
 #![forbid(unsafe_code)]
@@ -76,10 +79,19 @@ pub struct Drbg {
     df: Df,
 }
 
-impl Drop for Drbg {
-    fn drop(&mut self) {
+impl Zeroize for Drbg {
+    /// Wipes the working state where it lies (it cannot generate again until
+    /// instantiated anew: its counter says a reseed is due).
+    fn zeroize(&mut self) {
         self.key.zeroize();
         self.v.zeroize();
+        self.reseed_counter = u64::MAX;
+    }
+}
+
+impl Drop for Drbg {
+    fn drop(&mut self) {
+        self.zeroize();
     }
 }
 

@@ -11,6 +11,7 @@ use pd_idl::wire::{self, Caller, Message};
 use pd_trace::Kind;
 use queued_service::{ClientData, Interface, Segments, Sessions, Step};
 use segment_list::{Overlaps, SegmentError};
+use zeroize::Zeroize;
 
 use crate::{
     DEFAULT_INTERVAL, Entropy, EntropySource, FailedBy, Failure, Gathered, NONCE_BITS, SEED_BITS,
@@ -244,6 +245,8 @@ impl<S: EntropySource> Interface for Rng<S> {
             return Step::Done(Err(RngError::UnknownSession));
         };
         fill.drbg = s.drbg.take();
+        // The move left the state's bytes in the session: wiped there.
+        s.drbg.zeroize();
         s.carried = true;
         fill.force = fill.op == RngOp::Reseed || s.prediction_resistance;
         fill.interval = s.interval;
@@ -273,6 +276,8 @@ impl<S: EntropySource> Interface for Rng<S> {
         _: &Result<(), RngError>,
     ) {
         let drbg = fill.drbg.take();
+        // The job's memory is reused by the next request: the moved state's bytes go.
+        fill.drbg.zeroize();
         let Ok(s) = sessions.get_mut(caller, fill.session) else {
             // Closed meanwhile: the DRBG goes with the job, wiped.
             return;
