@@ -335,9 +335,10 @@ impl<'a, I: Interface> Service<'a, I> {
 
     /// Closes one of `caller`'s sessions (its `close_session` call).
     pub fn close(&mut self, caller: Caller, session: u32) -> Result<(), I::Error> {
-        let s = self.sessions.close(caller, session).map_err(I::refuse)?;
-        I::closed(&mut self.engine, &s);
-        Ok(())
+        let engine = &mut self.engine;
+        self.sessions
+            .close_with(caller, session, |s| I::closed(engine, s))
+            .map_err(I::refuse)
     }
 
     /// A client cut off (broken queues) or gone: its sessions close, and its jobs in
@@ -350,6 +351,6 @@ impl<'a, I: Interface> Service<'a, I> {
         }
         let engine = &mut self.engine;
         self.sessions
-            .close_all_with(caller, |s| I::closed(engine, &s))
+            .close_all_with(caller, |s| I::closed(engine, s))
     }
 }

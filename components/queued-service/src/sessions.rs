@@ -66,10 +66,22 @@ impl<S> Sessions<S> {
         self.table.get_mut(owner, id).map_err(|_| unknown)
     }
 
-    /// Closes session `id`; the session as it was.
-    pub fn close(&mut self, owner: Caller, id: u32) -> Result<S, Refusal> {
+    /// Closes session `id` (dropped where it lies).
+    pub fn close(&mut self, owner: Caller, id: u32) -> Result<(), Refusal> {
+        self.close_with(owner, id, |_| ())
+    }
+
+    /// Closes session `id`, showing it to `closed` before it is dropped where it lies.
+    pub fn close_with<R>(
+        &mut self,
+        owner: Caller,
+        id: u32,
+        closed: impl FnOnce(&S) -> R,
+    ) -> Result<R, Refusal> {
         let unknown = self.unknown(id);
-        self.table.close(owner, id).map_err(|_| unknown)
+        self.table
+            .close_with(owner, id, closed)
+            .map_err(|_| unknown)
     }
 
     /// The refusal of an id no live session of the caller has: `ServerRestarted` if it is
@@ -84,7 +96,7 @@ impl<S> Sessions<S> {
 
     /// Closes every session of `owner` (a client that died or was cut off), handing
     /// each to `closed`; how many.
-    pub fn close_all_with(&mut self, owner: Caller, closed: impl FnMut(S)) -> usize {
+    pub fn close_all_with(&mut self, owner: Caller, closed: impl FnMut(&S)) -> usize {
         self.table.close_all_with(owner, closed)
     }
 

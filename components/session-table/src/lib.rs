@@ -149,26 +149,45 @@ impl<S, const N: usize> Table<S, N> {
         self.slots[i].as_ref().map(|(_, s)| s).ok_or(Unknown)
     }
 
-    pub fn close(&mut self, owner: Caller, id: u32) -> Result<S, Unknown> {
+    /// Closes session `id` of `owner`, showing it to `closed` first; what `closed`
+    /// returned. The session is dropped where it lies, never moved out: a session whose
+    /// parts wipe themselves when dropped (keys, DRBG states) leaves no copy in the
+    /// table, where a move would have left its bytes in the slot until reused.
+    pub fn close_with<R>(
+        &mut self,
+        owner: Caller,
+        id: u32,
+        closed: impl FnOnce(&S) -> R,
+    ) -> Result<R, Unknown> {
         let i = self.index(owner, id)?;
+        let r = self.slots[i]
+            .as_ref()
+            .map(|(_, s)| closed(s))
+            .ok_or(Unknown)?;
         self.bump(i);
-        self.slots[i].take().map(|(_, s)| s).ok_or(Unknown)
+        self.slots[i] = None;
+        Ok(r)
+    }
+
+    pub fn close(&mut self, owner: Caller, id: u32) -> Result<(), Unknown> {
+        self.close_with(owner, id, |_| ())
     }
 
     /// Closes every session of `owner` (a client that died or was cut off).
     pub fn close_all(&mut self, owner: Caller) -> usize {
-        self.close_all_with(owner, drop)
+        self.close_all_with(owner, |_| ())
     }
 
-    /// Closes every session of `owner`, handing each to `closed` (an engine that keeps
-    /// state per session forgets it).
-    pub fn close_all_with(&mut self, owner: Caller, mut closed: impl FnMut(S)) -> usize {
+    /// Closes every session of `owner`, showing each to `closed` first (an engine that
+    /// keeps state per session forgets it); each dropped where it lies.
+    pub fn close_all_with(&mut self, owner: Caller, mut closed: impl FnMut(&S)) -> usize {
         let mut n = 0;
         for i in 0..N {
-            if self.slots[i].as_ref().is_some_and(|(o, _)| *o == owner) {
-                if let Some((_, s)) = self.slots[i].take() {
-                    closed(s);
-                }
+            if let Some((o, s)) = &self.slots[i]
+                && *o == owner
+            {
+                closed(s);
+                self.slots[i] = None;
                 self.bump(i);
                 n += 1;
             }
@@ -278,7 +297,7 @@ mod tests {
                 }
             } else if !live.is_empty() {
                 let (o, id) = live.swap_remove(pick % live.len());
-                assert_eq!(t.close(o, id), Ok(0));
+                assert_eq!(t.close_with(o, id, |s| *s), Ok(0));
             }
         }
         ids
@@ -305,7 +324,7 @@ mod tests {
         assert_eq!(t.get_mut(A, a).map(|(_, v)| *v), Ok(7));
         assert_eq!(t.get_mut(B, a).err(), Some(Unknown));
         assert_eq!(t.close(B, a), Err(Unknown));
-        assert_eq!(t.close(A, a), Ok(7));
+        assert_eq!(t.close_with(A, a, |s| *s), Ok(7));
         let again = open(&mut t, A, 8).unwrap();
         assert_eq!(again & 1, a & 1, "same slot");
         assert_ne!(again, a, "new generation");
@@ -365,5 +384,32 @@ mod tests {
         new.close(A, fresh).unwrap();
         let again = new.open(A, (), |_| Ok(3)).unwrap();
         assert!(!new.of_another_incarnation(again) && again != fresh);
+    }
+
+    /// A session that says where it was dropped.
+    struct Marked<'a>(&'a core::cell::Cell<usize>);
+
+    impl Drop for Marked<'_> {
+        fn drop(&mut self) {
+            self.0.set(self as *const Self as usize);
+        }
+    }
+
+    #[test]
+    fn a_closed_session_is_dropped_where_it_lies_never_moved_out() {
+        // A key that wipes itself on drop must do so in the table's slot: a move out
+        // would leave its bytes there until the slot is reused.
+        let (one, all) = (core::cell::Cell::new(0), core::cell::Cell::new(0));
+        let mut t: Table<Marked<'_>, 4> = Table::new();
+        let a = t.open(A, (), |_| Ok(Marked(&one))).unwrap();
+        let b = t.open(B, (), |_| Ok(Marked(&all))).unwrap();
+        let (at_a, at_b) = (
+            t.get(A, a).unwrap() as *const _ as usize,
+            t.get(B, b).unwrap() as *const _ as usize,
+        );
+        t.close_with(A, a, |_| ()).unwrap();
+        assert_eq!(one.get(), at_a);
+        assert_eq!(t.close_all(B), 1);
+        assert_eq!(all.get(), at_b);
     }
 }
