@@ -325,8 +325,9 @@ pub trait Interface: Sized {
         args: Self::Open,
     ) -> Result<Self::Session, Self::Error>;
     /// `session` closed (by its client, or because the client was cut off): an engine
-    /// keeping state per key forgets it. Nothing by default.
-    fn closed(engine: &mut Self::Engine, session: &Self::Session) {
+    /// keeping state per key forgets it, and what of the session does not wipe itself
+    /// when dropped is wiped here (it is dropped where it lies next). Nothing by default.
+    fn closed(engine: &mut Self::Engine, session: &mut Self::Session) {
         let _ = (engine, session);
     }
     /// The engine was (re)powered: it may have been gated meanwhile and lost what it

@@ -76,7 +76,7 @@ impl<S> Sessions<S> {
         &mut self,
         owner: Caller,
         id: u32,
-        closed: impl FnOnce(&S) -> R,
+        closed: impl FnOnce(&mut S) -> R,
     ) -> Result<R, Refusal> {
         let unknown = self.unknown(id);
         self.table
@@ -96,7 +96,7 @@ impl<S> Sessions<S> {
 
     /// Closes every session of `owner` (a client that died or was cut off), handing
     /// each to `closed`; how many.
-    pub fn close_all_with(&mut self, owner: Caller, closed: impl FnMut(&S)) -> usize {
+    pub fn close_all_with(&mut self, owner: Caller, closed: impl FnMut(&mut S)) -> usize {
         self.table.close_all_with(owner, closed)
     }
 

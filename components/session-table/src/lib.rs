@@ -149,19 +149,20 @@ impl<S, const N: usize> Table<S, N> {
         self.slots[i].as_ref().map(|(_, s)| s).ok_or(Unknown)
     }
 
-    /// Closes session `id` of `owner`, showing it to `closed` first; what `closed`
-    /// returned. The session is dropped where it lies, never moved out: a session whose
-    /// parts wipe themselves when dropped (keys, DRBG states) leaves no copy in the
-    /// table, where a move would have left its bytes in the slot until reused.
+    /// Closes session `id` of `owner`, handing it to `closed` first (which may wipe what
+    /// does not wipe itself); what `closed` returned. The session is dropped where it
+    /// lies, never moved out: a session whose parts wipe themselves when dropped (keys,
+    /// DRBG states) leaves no copy in the table, where a move would have left its bytes
+    /// in the slot until reused.
     pub fn close_with<R>(
         &mut self,
         owner: Caller,
         id: u32,
-        closed: impl FnOnce(&S) -> R,
+        closed: impl FnOnce(&mut S) -> R,
     ) -> Result<R, Unknown> {
         let i = self.index(owner, id)?;
         let r = self.slots[i]
-            .as_ref()
+            .as_mut()
             .map(|(_, s)| closed(s))
             .ok_or(Unknown)?;
         self.bump(i);
@@ -180,10 +181,10 @@ impl<S, const N: usize> Table<S, N> {
 
     /// Closes every session of `owner`, showing each to `closed` first (an engine that
     /// keeps state per session forgets it); each dropped where it lies.
-    pub fn close_all_with(&mut self, owner: Caller, mut closed: impl FnMut(&S)) -> usize {
+    pub fn close_all_with(&mut self, owner: Caller, mut closed: impl FnMut(&mut S)) -> usize {
         let mut n = 0;
         for i in 0..N {
-            if let Some((o, s)) = &self.slots[i]
+            if let Some((o, s)) = &mut self.slots[i]
                 && *o == owner
             {
                 closed(s);
