@@ -362,7 +362,9 @@ class Crypto:
                 if len(dma_regions) > MAX_DMA_REGIONS:
                     raise CryptoSdfError(f"device PD '{dev.name}' maps at most {MAX_DMA_REGIONS} DMA regions")
                 c.map(dev, self.regions["ledger"], "ledger")
-                for i, mr in enumerate(dma_regions):
+                # Only an engine that masters DMA reaches memory: a device PD standing in
+                # for one that does not (an RNG) maps none of its clients' data.
+                for i, mr in enumerate(dma_regions if self.dma else []):
                     c.map(dev, mr, f"dma{i}", paddr_symbol=f"dma{i}_paddr")
                 # Registers by call, the engine's interrupts by notification.
                 c.sdf.add_channel(

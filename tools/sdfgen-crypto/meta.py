@@ -64,7 +64,7 @@ def qemu_virt_aarch64() -> str:
     faults once for the restart test; the CPU engine's Mac and Aead drivers serve their
     known-answer clients; the virtio-rng driver (QEMU's entropy device behind the Rng
     service) serves kat-rng; test_client drives virtio-crypto and cpu_cipher itself and
-    collects every other client's verdict (channels 2..9, ids it has compiled in).
+    collects every other client's verdict (channels 2..10, ids it has compiled in).
 
     Priorities rise along every PPC (Microkit calls only go up): clients 90-110 ->
     drivers 150/190/200 -> power managers 210/250 -> device PDs 240. Stacks: 32 KiB
@@ -186,6 +186,25 @@ def qemu_virt_aarch64() -> str:
     crypto.map(test_client, rng_report, "rng_report", "r")
     sdf.add_channel(Channel(kat_rng, test_client, a_id=1, b_id=9, notify_b=False, pd_a_setvar_id="verdict"))
     cpu_services.append((kat_rng, virtio_rng))
+
+    # The stm32mp1's RNG1 behind the Rng service on its device PD (no DMA, no clock
+    # gate), kat-rng as its client with the model's noise_control mapped, so the faults
+    # are injected on seL4 too; verdict on channel 10.
+    dev_rng = pd("dev_stm32mp1_rng", "dev-stm32mp1-rng.elf", 240)
+    stm32_rng = pd("stm32_rng", "stm32-rng.elf", 150)
+    kat_srng = pd("kat_srng", "kat-rng.elf", 100)
+    sr = crypto.add_driver(stm32_rng, prefix="srng", device=dev_rng, ledger=0x1000, trace=0x1000)
+    sr.add_client(kat_srng, queues=0x3000, data=0x20000, client_id=0)
+    sr.connect()
+    noise = crypto.region("srng_noise_control", 0x1000)
+    crypto.map(kat_srng, noise, "noise_control")
+    crypto.map(dev_rng, noise, "noise_control")
+    srng_report = crypto.region("srng_report", 0x1000)
+    crypto.map(kat_srng, srng_report, "report")
+    crypto.map(test_client, srng_report, "srng_report", "r")
+    sdf.add_channel(Channel(kat_srng, test_client, a_id=1, b_id=10, notify_b=False, pd_a_setvar_id="verdict"))
+    for p in [dev_rng, stm32_rng, kat_srng]:
+        sdf.add_pd(p)
 
     stream_report = crypto.region("stream_report", 0x1000)
     crypto.map(stream_client, stream_report, "report")

@@ -180,6 +180,18 @@ class DriverConventions(unittest.TestCase):
         self.assertFalse([m for m in s["maps"] if m[0] == "aead"], "the caller maps no region")
         self.assertIn((("aead", 11, "true", "true", "rng"), ("rng", 1, "false", "true", None)), s["channels"])
 
+    def test_a_device_pd_of_an_engine_without_dma_maps_no_client_data(self):
+        sdf, crypto = system()
+        drv, dev, kat = PD("rng", "rng.elf", priority=150), PD("dev", "dev.elf", priority=240), PD("kat", "kat.elf", priority=100)
+        r = crypto.add_driver(drv, device=dev, ledger=0x1000)
+        r.add_client(kat, queues=0x3000, data=0x20000)
+        r.connect()
+        for p in [drv, dev, kat]:
+            sdf.add_pd(p)
+        s = describe(crypto.render())
+        self.assertEqual({m[1] for m in s["maps"] if m[0] == "dev"}, {"rng_ledger"})
+        self.assertIn((("dev", 0, "false", "true", "driver"), ("rng", 20, "true", "true", "device")), s["channels"])
+
     def test_device_pd_maps_dma_regions_with_their_paddr(self):
         sdf, crypto = system()
         drv, pm, dev, kat = (PD(n, f"{n}.elf", priority=p) for n, p in

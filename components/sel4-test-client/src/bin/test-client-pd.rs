@@ -13,7 +13,9 @@
 //! HMAC and AEAD known-answer clients (7, `mac_report`; 8, `aead_report`: RFC 2202/4231,
 //! SP 800-38D and RFC 3610 through the Mac and Aead drivers), and of kat-rng (9,
 //! `rng_report`: fills, reseeds and typed refusals from the virtio-rng driver's Rng
-//! service, QEMU's entropy device through the health tests). From the traces of the three
+//! service, QEMU's entropy device through the health tests) and of the stm32mp1 RNG's
+//! (10, `srng_report`: the same through its device PD, then a stuck, a biased and a
+//! clock-erroring source, each failing closed and recovering). From the traces of the three
 //! board drivers and
 //! their power managers (mapped read-only) it checks what no client sees: each
 //! calibrated crossover lies in the published range, every grant was given back, the
@@ -46,7 +48,7 @@ use vboot_client_pd::Hex;
 
 /// The clients whose verdicts this one collects: name, the channel they notify, and
 /// (by index, see [`report_region`]) the region they write.
-const REPORTS: [(&str, Channel); 8] = [
+const REPORTS: [(&str, Channel); 9] = [
     ("verified boot", Channel::new(2)),
     ("omap-aes", Channel::new(3)),
     ("stm32-cryp", Channel::new(4)),
@@ -55,6 +57,7 @@ const REPORTS: [(&str, Channel); 8] = [
     ("hmac", Channel::new(7)),
     ("aead", Channel::new(8)),
     ("rng", Channel::new(9)),
+    ("stm32-rng", Channel::new(10)),
 ];
 
 /// The board stand-ins' traces: engine, the driver's and the power manager's trace
@@ -166,7 +169,8 @@ fn report_region(i: usize) -> MemoryRegion {
         4 => memory_region!(stream_report),
         5 => memory_region!(mac_report),
         6 => memory_region!(aead_report),
-        _ => memory_region!(rng_report),
+        7 => memory_region!(rng_report),
+        _ => memory_region!(srng_report),
     }
 }
 /// The drivers under test: name, channel (calls and queue notifications).
@@ -506,7 +510,7 @@ impl TestClient {
             "FAIL"
         };
         debug_println!(
-            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot; omap-aes, stm32-cryp, sec1 through their device PDs; a driver fault mid-stream, restarted, nothing lost; HMAC and AEAD on the CPU engine; random bytes from virtio-rng through the Rng service), the drivers' traces checked; {failures} failure(s)",
+            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot; omap-aes, stm32-cryp, sec1 through their device PDs; a driver fault mid-stream, restarted, nothing lost; HMAC and AEAD on the CPU engine; random bytes from virtio-rng and from the stm32mp1 RNG's device PD through the Rng service, its faults caught), the drivers' traces checked; {failures} failure(s)",
             REPORTS.len()
         );
     }
