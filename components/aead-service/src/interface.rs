@@ -3,8 +3,7 @@
 use core::marker::PhantomData;
 
 use pd_idl::aead::{
-    self, AeadAlgorithm, AeadError, AeadErrorRaw, AeadOp, OpenSessionArgs, REQUEST_QUEUE_CAPACITY,
-    Request, Response,
+    AeadAlgorithm, AeadError, AeadErrorRaw, AeadOp, OpenSessionArgs, Request, Response,
 };
 use pd_idl::common::Segment;
 use pd_idl::wire::Caller;
@@ -76,18 +75,10 @@ impl<E: AeadEngine> Interface for Aead<E> {
     type OpenCall = OpenSessionArgs;
     type Open = Open;
 
-    const OP_OPEN_SESSION: u64 = aead::OP_OPEN_SESSION;
-    const OP_CLOSE_SESSION: u64 = aead::OP_CLOSE_SESSION;
-    const OP_CAPABILITIES: u64 = aead::OP_CAPABILITIES;
-    const CAPACITY: u32 = REQUEST_QUEUE_CAPACITY;
     /// Payloads are worked in place, tags written.
     const WRITES_DATA: bool = true;
 
-    queued_service::refuse_as!(AeadError);
-
-    fn header(request: &Request) -> (u32, u32) {
-        (request.id, request.session)
-    }
+    queued_service::from_idl!(pd_idl::aead, AeadError);
 
     fn empty_job(data: ClientData<'_>) -> Flight<'_, E::Context> {
         let none = Segment { offset: 0, len: 0 };

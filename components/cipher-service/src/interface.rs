@@ -3,7 +3,7 @@
 use core::marker::PhantomData;
 
 use pd_idl::cipher::{
-    self, CipherError, CipherErrorRaw, CipherOp, Mode, OpenSessionArgs, Path, Request, Response,
+    CipherError, CipherErrorRaw, CipherOp, Mode, OpenSessionArgs, Path, Request, Response,
 };
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
@@ -28,17 +28,9 @@ impl<E: CipherEngine> Interface for Cipher<E> {
     type OpenCall = OpenSessionArgs;
     type Open = OpenSessionArgs;
 
-    const OP_OPEN_SESSION: u64 = cipher::OP_OPEN_SESSION;
-    const OP_CLOSE_SESSION: u64 = cipher::OP_CLOSE_SESSION;
-    const OP_CAPABILITIES: u64 = cipher::OP_CAPABILITIES;
-    const CAPACITY: u32 = cipher::REQUEST_QUEUE_CAPACITY;
     const WRITES_DATA: bool = true;
 
-    queued_service::refuse_as!(CipherError);
-
-    fn header(request: &Request) -> (u32, u32) {
-        (request.id, request.session)
-    }
+    queued_service::from_idl!(pd_idl::cipher, CipherError);
 
     fn depth(engine: &E) -> usize {
         engine.depth()

@@ -3,8 +3,8 @@
 use core::marker::PhantomData;
 
 use pd_idl::digest::{
-    self, Algorithm, DigestError, DigestErrorRaw, DigestOp, HashPath, OpenSessionArgs, Request,
-    Response, Segment,
+    Algorithm, DigestError, DigestErrorRaw, DigestOp, HashPath, OpenSessionArgs, Request, Response,
+    Segment,
 };
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
@@ -38,18 +38,10 @@ impl<E: DigestEngine> Interface for Digest<E> {
     type OpenCall = OpenSessionArgs;
     type Open = OpenSessionArgs;
 
-    const OP_OPEN_SESSION: u64 = digest::OP_OPEN_SESSION;
-    const OP_CLOSE_SESSION: u64 = digest::OP_CLOSE_SESSION;
-    const OP_CAPABILITIES: u64 = digest::OP_CAPABILITIES;
-    const CAPACITY: u32 = digest::REQUEST_QUEUE_CAPACITY;
     /// A final writes its digest into the client's region.
     const WRITES_DATA: bool = true;
 
-    queued_service::refuse_as!(DigestError);
-
-    fn header(request: &Request) -> (u32, u32) {
-        (request.id, request.session)
-    }
+    queued_service::from_idl!(pd_idl::digest, DigestError);
 
     fn empty_job(data: ClientData<'_>) -> Flight<'_, E::Context> {
         Flight {

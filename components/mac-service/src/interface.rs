@@ -3,10 +3,7 @@
 use core::marker::PhantomData;
 
 use pd_idl::common::Segment;
-use pd_idl::mac::{
-    self, MacAlgorithm, MacError, MacErrorRaw, MacOp, OpenSessionArgs, REQUEST_QUEUE_CAPACITY,
-    Request, Response,
-};
+use pd_idl::mac::{MacAlgorithm, MacError, MacErrorRaw, MacOp, OpenSessionArgs, Request, Response};
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
 use queued_service::{Carried, ClientData, Interface, Sessions, Step};
@@ -80,18 +77,10 @@ impl<E: MacEngine> Interface for Mac<E> {
     type OpenCall = OpenSessionArgs;
     type Open = Open;
 
-    const OP_OPEN_SESSION: u64 = mac::OP_OPEN_SESSION;
-    const OP_CLOSE_SESSION: u64 = mac::OP_CLOSE_SESSION;
-    const OP_CAPABILITIES: u64 = mac::OP_CAPABILITIES;
-    const CAPACITY: u32 = REQUEST_QUEUE_CAPACITY;
     /// A final writes its tag into the client's region.
     const WRITES_DATA: bool = true;
 
-    queued_service::refuse_as!(MacError);
-
-    fn header(request: &Request) -> (u32, u32) {
-        (request.id, request.session)
-    }
+    queued_service::from_idl!(pd_idl::mac, MacError);
 
     fn empty_job(data: ClientData<'_>) -> Flight<'_, E::Context> {
         let job = Job {

@@ -162,14 +162,38 @@ pub enum Refusal {
     NoPower,
 }
 
-/// Writes an interface's [`Interface::refuse`] for an error enum that names each
-/// refusal as every queued interface's IDL does (`UnknownSession`, `ServerRestarted`,
+/// Writes what every queued interface takes from its IDL module the same way: the
+/// three calls' numbers and the queues' capacity (`OP_OPEN_SESSION`, `OP_CLOSE_SESSION`,
+/// `OP_CAPABILITIES`, `CAPACITY`), [`Interface::header`] (every request has `id` and
+/// `session`) and [`Interface::refuse`] for an error enum that names each refusal as
+/// every queued interface's IDL does (`UnknownSession`, `ServerRestarted`,
 /// `TooManySessions`, `EngineFault`, `NoPower`; a stranger's call is `BadRequest`), so
-/// that the mapping is written once however many interfaces there are. Used inside
-/// the `impl Interface` block.
+/// that they are written once however many interfaces there are. Used inside the
+/// `impl Interface` block: `queued_service::from_idl!(pd_idl::mac, MacError);`.
 #[macro_export]
-macro_rules! refuse_as {
-    ($error:ident) => {
+macro_rules! from_idl {
+    ($idl:path, $error:ident) => {
+        const OP_OPEN_SESSION: u64 = {
+            use $idl as idl;
+            idl::OP_OPEN_SESSION
+        };
+        const OP_CLOSE_SESSION: u64 = {
+            use $idl as idl;
+            idl::OP_CLOSE_SESSION
+        };
+        const OP_CAPABILITIES: u64 = {
+            use $idl as idl;
+            idl::OP_CAPABILITIES
+        };
+        const CAPACITY: u32 = {
+            use $idl as idl;
+            idl::REQUEST_QUEUE_CAPACITY
+        };
+
+        fn header(request: &Self::Request) -> (u32, u32) {
+            (request.id, request.session)
+        }
+
         fn refuse(refusal: $crate::Refusal) -> $error {
             match refusal {
                 $crate::Refusal::UnknownSession => $error::UnknownSession,

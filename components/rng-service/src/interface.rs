@@ -4,8 +4,8 @@ use core::marker::PhantomData;
 
 use ctr_drbg::{Df, Drbg, MAX_REQUEST};
 use pd_idl::rng::{
-    self, DrawArgs, HealthArgs, HealthTest, OpenSessionArgs, REQUEST_QUEUE_CAPACITY, Random,
-    Request, Response, RngAlgorithm, RngError, RngErrorRaw, RngOp, SourceState,
+    self, DrawArgs, HealthArgs, HealthTest, OpenSessionArgs, Random, Request, Response,
+    RngAlgorithm, RngError, RngErrorRaw, RngOp, SourceState,
 };
 use pd_idl::wire::{self, Caller, Message};
 use pd_trace::Kind;
@@ -165,18 +165,10 @@ impl<S: EntropySource> Interface for Rng<S> {
     type OpenCall = OpenSessionArgs;
     type Open = OpenSessionArgs;
 
-    const OP_OPEN_SESSION: u64 = rng::OP_OPEN_SESSION;
-    const OP_CLOSE_SESSION: u64 = rng::OP_CLOSE_SESSION;
-    const OP_CAPABILITIES: u64 = rng::OP_CAPABILITIES;
-    const CAPACITY: u32 = REQUEST_QUEUE_CAPACITY;
     /// A fill writes random bytes into the client's region.
     const WRITES_DATA: bool = true;
 
-    queued_service::refuse_as!(RngError);
-
-    fn header(request: &Request) -> (u32, u32) {
-        (request.id, request.session)
-    }
+    queued_service::from_idl!(pd_idl::rng, RngError);
 
     fn empty_job(data: ClientData<'_>) -> Fill<'_> {
         Fill {
