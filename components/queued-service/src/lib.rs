@@ -172,23 +172,11 @@ pub enum Refusal {
 /// `impl Interface` block: `queued_service::from_idl!(pd_idl::mac, MacError);`.
 #[macro_export]
 macro_rules! from_idl {
-    ($idl:path, $error:ident) => {
-        const OP_OPEN_SESSION: u64 = {
-            use $idl as idl;
-            idl::OP_OPEN_SESSION
-        };
-        const OP_CLOSE_SESSION: u64 = {
-            use $idl as idl;
-            idl::OP_CLOSE_SESSION
-        };
-        const OP_CAPABILITIES: u64 = {
-            use $idl as idl;
-            idl::OP_CAPABILITIES
-        };
-        const CAPACITY: u32 = {
-            use $idl as idl;
-            idl::REQUEST_QUEUE_CAPACITY
-        };
+    ($($idl:ident)::+, $error:ident) => {
+        const OP_OPEN_SESSION: u64 = $($idl)::+::OP_OPEN_SESSION;
+        const OP_CLOSE_SESSION: u64 = $($idl)::+::OP_CLOSE_SESSION;
+        const OP_CAPABILITIES: u64 = $($idl)::+::OP_CAPABILITIES;
+        const CAPACITY: u32 = $($idl)::+::REQUEST_QUEUE_CAPACITY;
 
         fn header(request: &Self::Request) -> (u32, u32) {
             (request.id, request.session)
