@@ -29,6 +29,7 @@ pub mod dma_port;
 pub mod edma;
 pub mod mdeu;
 pub mod mpc885;
+pub mod noise_control;
 pub mod omap_aes;
 pub mod phys;
 pub mod power;

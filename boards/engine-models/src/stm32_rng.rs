@@ -20,6 +20,8 @@
 
 use mmio::{BusFault, RegisterBus, check_offset};
 
+use crate::noise_control::Fault;
+
 /// Register offsets (RM0436 RNG register map).
 pub mod regs {
     pub const CR: usize = 0x00;
@@ -247,9 +249,8 @@ pub struct Stm32RngMachine {
     control: Option<Control>,
 }
 
-/// Where a whole-system test steers the model: a byte it writes, read before each access
-/// (0 good, 1 stuck, 2 biased, 3 a clock error), as the host entropy model's
-/// `noise_control` is.
+/// Where a whole-system test steers the model: the [`crate::noise_control`] byte it
+/// writes, read before each access (`DeviceError` is a clock error here).
 pub struct Control(pub fn() -> u8);
 
 /// The RNG's device index in [`Stm32RngMachine`].
@@ -266,13 +267,13 @@ impl Stm32RngMachine {
 
     fn steer(&mut self) {
         if let Some(Control(read)) = &self.control {
-            let byte = read();
-            self.rng.set_noise(match byte {
-                1 => Noise::Stuck,
-                2 => Noise::Biased,
-                _ => Noise::Good,
+            let fault = Fault::from_byte(read());
+            self.rng.set_noise(match fault {
+                Fault::Stuck => Noise::Stuck,
+                Fault::Biased => Noise::Biased,
+                Fault::None | Fault::DeviceError => Noise::Good,
             });
-            self.rng.clock_error(byte == 3);
+            self.rng.clock_error(fault == Fault::DeviceError);
         }
     }
 }

@@ -6,39 +6,15 @@
 //!
 //! A test tells the model to misbehave through a region the system may map as
 //! `noise_control` (read-write here and in the test client): its first byte is the
-//! [`Mode`] the next samples follow. A system without it always gets
-//! [`Mode::Good`].
+//! `engine_models::noise_control::Fault` the next samples follow (stuck: 0xa5 for ever;
+//! biased: 0x00 and 0x55 in turn; device error: every take refused). A system without
+//! it always gets good samples.
 //!
 //! Assumes the host backend (std, `getrandom`). One thread, as a PD.
 
+use engine_models::noise_control::Fault;
 use rng_service::{Claim, EntropySource, SourceError};
 use shared_region::SharedRegion;
-
-/// What the model's next samples are (the control byte's values).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Mode {
-    /// The host's `getrandom` bytes.
-    Good = 0,
-    /// One value repeated: a noise source stuck.
-    Stuck = 1,
-    /// Two values in turn (0x00, 0x55): never one twice in a row, so the repetition
-    /// test cannot see it, but half of every window is the window's first value.
-    Biased = 2,
-    /// The device reports an error of its own (as an SoC RNG's seed error) on every take.
-    DeviceError = 3,
-}
-
-impl Mode {
-    pub fn from_u8(v: u8) -> Mode {
-        match v {
-            1 => Mode::Stuck,
-            2 => Mode::Biased,
-            3 => Mode::DeviceError,
-            _ => Mode::Good,
-        }
-    }
-}
 
 /// The model's claim: 4 bits of min-entropy a byte. `getrandom` gives full entropy, but
 /// the model stands for a raw noise source, and a lower claim draws more samples per
@@ -51,23 +27,18 @@ pub struct HostNoise {
     control: Option<SharedRegion<'static>>,
     /// Samples given, so a bias alternates across takes.
     given: u64,
-    pub resets: u32,
 }
 
 impl HostNoise {
     pub fn new(control: Option<SharedRegion<'static>>) -> Self {
-        HostNoise {
-            control,
-            given: 0,
-            resets: 0,
-        }
+        HostNoise { control, given: 0 }
     }
 
-    pub fn mode(&self) -> Mode {
+    pub fn fault(&self) -> Fault {
         let mut b = [0u8];
         match self.control {
-            Some(r) if r.read_bytes(0, &mut b) => Mode::from_u8(b[0]),
-            _ => Mode::Good,
+            Some(r) if r.read_bytes(0, &mut b) => Fault::from_byte(b[0]),
+            _ => Fault::None,
         }
     }
 }
@@ -78,11 +49,10 @@ impl EntropySource for HostNoise {
     }
 
     fn take(&mut self, out: &mut [u8]) -> Result<usize, SourceError> {
-        let mode = self.mode();
-        match mode {
-            Mode::DeviceError => return Err(SourceError),
-            Mode::Stuck => out.fill(0xa5),
-            Mode::Biased => {
+        match self.fault() {
+            Fault::DeviceError => return Err(SourceError),
+            Fault::Stuck => out.fill(0xa5),
+            Fault::Biased => {
                 for (i, b) in out.iter_mut().enumerate() {
                     *b = if (self.given + i as u64).is_multiple_of(2) {
                         0
@@ -91,7 +61,7 @@ impl EntropySource for HostNoise {
                     };
                 }
             }
-            Mode::Good => {
+            Fault::None => {
                 if getrandom::getrandom(out).is_err() {
                     return Err(SourceError);
                 }
@@ -103,7 +73,6 @@ impl EntropySource for HostNoise {
 
     fn request(&mut self) {}
 
-    fn reset(&mut self) {
-        self.resets += 1;
-    }
+    /// Nothing to do: the model recovers when the test says so.
+    fn reset(&mut self) {}
 }

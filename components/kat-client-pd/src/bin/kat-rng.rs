@@ -10,6 +10,7 @@
 //! good, fills pass again and a session seeded before the failures has reseeded. Exits
 //! 0 only when every answer is the expected one.
 use crypto_client::driver::Rng;
+use engine_models::noise_control::Fault;
 use kat_client_pd::{About, Client, Passed};
 use pd_idl::rng::{self, HealthTest, RngAlgorithm, RngError, RngOp, SourceState};
 use pd_runtime::{ChannelSet, Handler};
@@ -25,12 +26,6 @@ const PR_AT: (u32, u32) = (0x2001, 64);
 /// What the client writes before a fill: bytes a fill must change (all but by chance).
 const MARK: u8 = 0xee;
 
-/// The model's modes (host-rng-pd's `Mode`).
-const GOOD: u8 = 0;
-const STUCK: u8 = 1;
-const BIASED: u8 = 2;
-const DEVICE_ERROR: u8 = 3;
-
 #[derive(Clone, Copy, Debug)]
 enum Step {
     Fill,
@@ -39,7 +34,7 @@ enum Step {
     Reseed,
     OutOfRange,
     TooLong,
-    Closed(u8, HealthTest),
+    Closed(Fault, HealthTest),
     Recovered,
     RecoveredPlain,
 }
@@ -53,11 +48,11 @@ const STEPS: [Step; 12] = [
     Step::TooLong,
     // A source with a stuck detector of its own (an SoC RNG's seed error) reports it
     // before the service's repetition test sees 6 alike: either names a stuck source.
-    Step::Closed(STUCK, HealthTest::RepetitionCount),
-    Step::Closed(BIASED, HealthTest::AdaptiveProportion),
+    Step::Closed(Fault::Stuck, HealthTest::RepetitionCount),
+    Step::Closed(Fault::Biased, HealthTest::AdaptiveProportion),
     Step::Recovered,
     Step::RecoveredPlain,
-    Step::Closed(DEVICE_ERROR, HealthTest::DeviceError),
+    Step::Closed(Fault::DeviceError, HealthTest::DeviceError),
     Step::Recovered,
 ];
 /// The steps a system without the control region runs.
@@ -82,9 +77,9 @@ impl Kat {
         }
     }
 
-    fn set_mode(&self, mode: u8) {
+    fn set_mode(&self, fault: Fault) {
         if let Some(c) = self.control {
-            c.write_bytes(0, &[mode]);
+            c.write_bytes(0, &[fault.byte()]);
         }
     }
 
@@ -128,7 +123,7 @@ impl Kat {
                 rng::Request::over(id, self.plain, RngOp::Fill, &SEGS)
             }
             Step::Resistant | Step::Recovered => {
-                self.set_mode(GOOD);
+                self.set_mode(Fault::None);
                 self.mark(PR_AT);
                 rng::Request::over(id, self.resistant, RngOp::Fill, &[PR_AT])
             }
@@ -198,10 +193,11 @@ impl Kat {
                 let refused = status == Ok(Err(RngError::EntropyFailure)) && resp.bytes_done == 0;
                 let h = self.health(self.resistant);
                 let by = h.map(|h| h.last_failure.get());
-                let stuck_by_device = mode == STUCK && by == Some(Ok(HealthTest::DeviceError));
+                let stuck_by_device =
+                    mode == Fault::Stuck && by == Some(Ok(HealthTest::DeviceError));
                 let named = h.is_some_and(|h| h.state.get() != Ok(SourceState::Healthy))
                     && (by == Some(Ok(test)) || stuck_by_device);
-                pd_runtime::debug_println!("kat-rng: mode {mode}: closed by {by:?}");
+                pd_runtime::debug_println!("kat-rng: mode {}: closed by {by:?}", mode.byte());
                 (refused && self.unchanged(PR_AT) && named, 2)
             }
         };
@@ -218,7 +214,7 @@ impl Kat {
     }
 
     fn finish(&mut self) -> ! {
-        self.set_mode(GOOD);
+        self.set_mode(Fault::None);
         self.client.opened(RngAlgorithm::CtrDrbgAes256 as u8);
         let offered = self.client.driver.calls.capabilities();
         self.client.agree(offered);
