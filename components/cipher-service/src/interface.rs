@@ -91,11 +91,9 @@ impl<E: CipherEngine> Interface for Cipher<E> {
     /// job's worth and disjoint (a later request that rewrote an earlier one's bytes
     /// must see its output, which one streamed transfer would not give it).
     fn join<'a>(engine: &E, job: &mut Job<'a>, first: &Request, next: &Request) -> Option<u32> {
-        // A drawn IV starts a chain of its own: nothing joins it, and it joins nothing.
+        // A drawn IV starts a chain of its own: nothing joins it (its job has `new_iv`),
+        // and it joins nothing (its raw op is not its predecessor's).
         if next.session != first.session || next.op != first.op || job.new_iv.is_some() {
-            return None;
-        }
-        if E::RANDOM && next.op.get() == Ok(CipherOp::EncryptNewIv) {
             return None;
         }
         if !job.segs.total().is_multiple_of(BLOCK) {

@@ -111,9 +111,9 @@ pub enum FailedBy {
 }
 
 impl<S: EntropySource> Entropy<S> {
-    /// `source` behind fresh health tests (start-up first). A claim under
-    /// [`MIN_CLAIM`] is taken as [`MIN_CLAIM`]'s cutoffs would be too loose for it: it
-    /// is refused.
+    /// `source` behind fresh health tests (start-up first). A source claiming less than
+    /// [`MIN_CLAIM`] is refused (a panic: the claim is its driver's constant), since a
+    /// seed and a nonce at a lower claim would not fit the pool.
     pub fn new(source: S) -> Self {
         let claim = source.claim();
         assert!(
@@ -140,11 +140,6 @@ impl<S: EntropySource> Entropy<S> {
 
     pub fn last_failure(&self) -> Option<FailedBy> {
         self.last
-    }
-
-    /// Whether the source failed and has not passed a start-up test since.
-    pub fn failing(&self) -> bool {
-        self.last.is_some() && !self.health.healthy()
     }
 
     /// Samples that carry `bits` of min-entropy.
