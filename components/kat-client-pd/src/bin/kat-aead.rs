@@ -153,6 +153,8 @@ enum Fresh {
     /// The seal sent, and the `NoRandomness` answers it had (a source answering by
     /// interrupt may not have given the samples yet: the seal is sent again).
     Sealing(u32, u32),
+    /// Sealed under the drawn nonce: the open goes next.
+    Sealed(u32),
     Opening(u32),
     /// Done; whether the driver had an Rng service.
     Done(bool),
@@ -269,10 +271,11 @@ impl Kat {
                     return false;
                 }
             },
-            Fresh::Sealing(s, 0) => {
+            Fresh::Sealed(s) => {
                 self.fresh = Fresh::Opening(s);
                 (AeadOp::Decrypt, s)
             }
+            // Answered NoRandomness: sent again.
             Fresh::Sealing(s, _) => (AeadOp::EncryptNewNonce, s),
             Fresh::Opening(_) => return false,
         };
@@ -302,7 +305,7 @@ impl Kat {
                 }
             }
             Fresh::Sealing(s, _) => {
-                self.fresh = Fresh::Sealing(s, 0);
+                self.fresh = Fresh::Sealed(s);
                 let mut nonce = [0u8; 12];
                 self.client.data.read(NONCE_AT, &mut nonce);
                 if status != Ok(Ok(())) || nonce == MARKER {
