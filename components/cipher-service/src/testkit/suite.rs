@@ -20,6 +20,9 @@ pub fn bad_requests_get_their_own_errors<E: CipherEngine>(rig: &mut Rig<E>, dma:
     bad_op.op.0 = 9;
     let mut too_many = request(6, s, &[(0, 16)]);
     too_many.nsegs = segment_list::MAX_SEGMENTS as u8 + 1;
+    // An IV the driver would draw: these rigs' engines have no Rng service.
+    let mut new_iv = request(11, s, &[(0, 32), (64, 16)]);
+    new_iv.op = CipherOp::EncryptNewIv.into();
     let mut cases = Vec::from([
         (request(1, s ^ 0x7, &[(0, 16)]), CipherError::UnknownSession),
         (request(2, s, &[(0, 17)]), CipherError::BadLength),
@@ -43,6 +46,7 @@ pub fn bad_requests_get_their_own_errors<E: CipherEngine>(rig: &mut Rig<E>, dma:
             request(10, s, &[(0, 32), (16, 32)]),
             CipherError::OverlappingSegments,
         ),
+        (new_iv, CipherError::NoRandomness),
     ]);
     let forced = dma.then(|| rig.open(Mode::Cbc, Path::Dma, &hex(KEY), &[0; 16]).unwrap());
     if let Some(d) = forced {
