@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-const INTERFACES: [&str; 8] = [
-    "common", "power", "cipher", "digest", "mac", "aead", "rng", "regbus",
+const INTERFACES: [&str; 9] = [
+    "common", "power", "cipher", "digest", "mac", "aead", "rng", "regbus", "keys",
 ];
 
 fn main() {

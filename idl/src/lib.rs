@@ -10,6 +10,7 @@
 //!   encrypt/decrypt requests (queues).
 //! * [`rng`]: per-client DRBG sessions (calls, with the source's health) and fill
 //!   requests (queues).
+//! * [`keys`]: the key store's handles, policies and drivers' fetches (calls only).
 //! * [`regbus`]: register access over calls to a device PD standing in for silicon.
 //!
 //! Each module has the interface's types (zerocopy `#[repr(C)]` descriptors, enums and
@@ -47,6 +48,10 @@ pub mod aead {
 
 pub mod rng {
     include!(concat!(env!("OUT_DIR"), "/rng.rs"));
+}
+
+pub mod keys {
+    include!(concat!(env!("OUT_DIR"), "/keys.rs"));
 }
 
 pub mod regbus {

@@ -22,6 +22,7 @@ const MODULES: &[(&str, &[(&str, u64)])] = &[
     ("aead", pd_idl::aead::C_FACTS),
     ("rng", pd_idl::rng::C_FACTS),
     ("regbus", pd_idl::regbus::C_FACTS),
+    ("keys", pd_idl::keys::C_FACTS),
 ];
 
 /// `wire.h` is idlc's copy of the hand-written `pd_idl::wire` layer's numbers.

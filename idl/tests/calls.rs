@@ -71,6 +71,21 @@ impl cipher::Server for Recorder {
         }
     }
 
+    fn open_session_by_key(
+        &mut self,
+        caller: Caller,
+        mode: cipher::Mode,
+        path: cipher::Path,
+        handle: u32,
+        usage: u8,
+        iv: [u8; 16],
+    ) -> Result<u32, cipher::CipherError> {
+        self.seen.push(format!(
+            "open by key {caller:?} {mode:?} {path:?} {handle:#x} {usage} {iv:?}"
+        ));
+        Ok(handle ^ u32::from(usage))
+    }
+
     fn close_session(&mut self, caller: Caller, session: u32) -> Result<(), cipher::CipherError> {
         self.seen.push(format!("close {caller:?} {session}"));
         Ok(())
@@ -206,6 +221,35 @@ fn capabilities_round_trip() {
         sent: &sent,
     });
     assert_eq!(digests.capabilities(), Ok(u64::MAX));
+}
+
+/// A session by handle carries the handle and the usages, and no key bytes.
+#[test]
+fn open_by_key_round_trips_without_key_bytes() {
+    let server = RefCell::new(Recorder::default());
+    let sent = RefCell::new(Vec::new());
+    let mut client = cipher::Client::new(Loopback {
+        serve: |m: &Message| cipher::dispatch(&mut *server.borrow_mut(), Caller(5), m),
+        sent: &sent,
+    });
+    let opened = client.open_session_by_key(
+        cipher::Mode::Ctr,
+        cipher::Path::Dma,
+        0xA5A5_0102,
+        2,
+        [7; 16],
+    );
+    assert_eq!(opened, Ok(0xA5A5_0100));
+    assert_eq!(cipher::OP_OPEN_SESSION_BY_KEY, 4);
+    // mode, path, handle, usage, IV: 1 + 1 + 4 + 1 + 16 bytes in three words.
+    assert_eq!(sent.borrow()[0].words, 3);
+    assert_eq!(
+        server.borrow().seen,
+        [format!(
+            "open by key Caller(5) Ctr Dma 0xa5a50102 2 {:?}",
+            [7u8; 16]
+        )]
+    );
 }
 
 #[test]

@@ -74,6 +74,7 @@ impl<E: AeadEngine> Interface for Aead<E> {
     type Done = ();
     type OpenCall = OpenSessionArgs;
     type Open = Open;
+    type ByKey = queued_service::Unkeyed;
 
     /// Payloads are worked in place, tags written.
     const WRITES_DATA: bool = true;

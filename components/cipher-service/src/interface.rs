@@ -3,16 +3,18 @@
 use core::marker::PhantomData;
 
 use pd_idl::cipher::{
-    CipherError, CipherErrorRaw, CipherOp, Mode, OpenSessionArgs, Path, Request, Response,
+    CipherError, CipherErrorRaw, CipherOp, Mode, OpenSessionArgs, OpenSessionByKeyArgs, Path,
+    Request, Response,
 };
+use pd_idl::keys::KeyAlgorithm;
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
-use queued_service::{ClientData, Interface, Sessions};
+use queued_service::{ClientData, Interface, KeyMaterial, KeyRefusal, KeyUse, Sessions};
 use segment_list::{Overlaps, join};
 use zeroize::Zeroize;
 
 use crate::segments::validate_into;
-use crate::{BLOCK, CipherEngine, Finished, Job, Session, Step, validate};
+use crate::{BLOCK, CipherEngine, DECRYPT, ENCRYPT, Finished, Job, Open, Session, Step, validate};
 
 /// The Cipher interface over engine `E`: `Service<'_, Cipher<E>>` is a Cipher driver.
 pub struct Cipher<E>(PhantomData<E>);
@@ -26,9 +28,11 @@ impl<E: CipherEngine> Interface for Cipher<E> {
     type Job<'a> = Job<'a>;
     type Done = Finished;
     type OpenCall = OpenSessionArgs;
-    type Open = OpenSessionArgs;
+    type Open = Open;
 
     const WRITES_DATA: bool = true;
+    const OP_OPEN_BY_KEY: u64 = pd_idl::cipher::OP_OPEN_SESSION_BY_KEY;
+    const KEYED: bool = true;
 
     queued_service::from_idl!(pd_idl::cipher, CipherError);
 
@@ -58,6 +62,14 @@ impl<E: CipherEngine> Interface for Cipher<E> {
         let session = sessions
             .get_mut(caller, request.session)
             .map_err(Self::refuse)?;
+        let needs = if job.op == CipherOp::Decrypt {
+            DECRYPT
+        } else {
+            ENCRYPT
+        };
+        if session.usage & needs == 0 {
+            return Err(CipherError::KeyNotPermitted);
+        }
         validate_into(&mut job.segs, request, job.data.len(), session.mode)?;
         if new_iv {
             if session.mode == Mode::Ecb {
@@ -184,21 +196,63 @@ impl<E: CipherEngine> Interface for Cipher<E> {
         }
     }
 
-    fn precheck(engine: &E, args: &OpenSessionArgs) -> Result<(), CipherError> {
-        if !matches!(args.key_len, 16 | 24 | 32) {
+    fn precheck(engine: &E, open: &Open) -> Result<(), CipherError> {
+        if !matches!(open.args.key_len, 16 | 24 | 32) {
             return Err(CipherError::BadKeySize);
         }
-        engine.supports(&session(Caller(0), args))
+        engine.supports(&session(Caller(0), open))
     }
 
     fn open(
         engine: &mut E,
         caller: Caller,
         _slot: usize,
-        args: OpenSessionArgs,
+        open: Open,
     ) -> Result<Session, CipherError> {
-        Self::precheck(engine, &args)?;
-        Ok(session(caller, &args))
+        Self::precheck(engine, &open)?;
+        Ok(session(caller, &open))
+    }
+
+    type ByKey = OpenSessionByKeyArgs;
+
+    fn refuse_key(refusal: KeyRefusal) -> CipherError {
+        match refusal {
+            KeyRefusal::UnknownKey => CipherError::UnknownKey,
+            KeyRefusal::NotPermitted => CipherError::KeyNotPermitted,
+            KeyRefusal::RawKeysForbidden => CipherError::RawKeysForbidden,
+            KeyRefusal::NoKeyStore => CipherError::NoKeyStore,
+        }
+    }
+
+    fn key_use(call: &OpenSessionByKeyArgs) -> KeyUse {
+        KeyUse {
+            handle: call.handle,
+            algorithm: match call.mode {
+                Mode::Ecb => KeyAlgorithm::AesEcb,
+                Mode::Cbc => KeyAlgorithm::AesCbc,
+                Mode::Ctr => KeyAlgorithm::AesCtr,
+            },
+            // Only the usages a cipher session has: the store checks those.
+            usage: call.usage & (ENCRYPT | DECRYPT),
+        }
+    }
+
+    /// A key of a length AES does not take (the store holds HMAC keys too) stays that
+    /// length here, for `precheck` to refuse as `BadKeySize`.
+    fn open_by_key(call: OpenSessionByKeyArgs, key: &KeyMaterial) -> Open {
+        let mut args = OpenSessionArgs {
+            mode: call.mode,
+            path: call.path,
+            key_len: key.bytes().len().min(33) as u8,
+            key: [0; 32],
+            iv: call.iv,
+        };
+        let n = key.bytes().len().min(32);
+        args.key[..n].copy_from_slice(&key.bytes()[..n]);
+        Open {
+            args,
+            usage: key.usage & (ENCRYPT | DECRYPT),
+        }
     }
 
     /// The session is `Copy` (a job copies it), so it cannot wipe itself when dropped:
@@ -215,24 +269,24 @@ impl<E: CipherEngine> Interface for Cipher<E> {
         engine.context_lost();
     }
 
-    fn open_args(call: OpenSessionArgs, _: Option<ClientData<'static>>) -> OpenSessionArgs {
-        call
+    fn open_args(call: OpenSessionArgs, _: Option<ClientData<'static>>) -> Open {
+        call.into()
     }
 
     /// Through `precheck`, the one place `supports` is asked from (a second call site
     /// cost the size-optimised PDs its inlined copy).
     fn offers(engine: &E) -> u64 {
-        let mut args = OpenSessionArgs {
+        let mut open = Open::from(OpenSessionArgs {
             mode: Mode::Ecb,
             path: Path::Adaptive,
             key_len: 16,
             key: [0; 32],
             iv: [0; 16],
-        };
+        });
         let mut bits = 0;
         for mode in Mode::ALL {
-            args.mode = mode;
-            if Self::precheck(engine, &args) != Err(CipherError::UnsupportedMode) {
+            open.args.mode = mode;
+            if Self::precheck(engine, &open) != Err(CipherError::UnsupportedMode) {
                 bits |= 1 << mode as u8;
             }
         }
@@ -240,7 +294,8 @@ impl<E: CipherEngine> Interface for Cipher<E> {
     }
 }
 
-fn session(owner: Caller, args: &OpenSessionArgs) -> Session {
+fn session(owner: Caller, open: &Open) -> Session {
+    let args = &open.args;
     Session {
         owner,
         mode: args.mode,
@@ -248,5 +303,6 @@ fn session(owner: Caller, args: &OpenSessionArgs) -> Session {
         key_len: args.key_len,
         key: args.key,
         iv: args.iv,
+        usage: open.usage,
     }
 }

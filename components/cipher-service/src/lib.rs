@@ -68,6 +68,30 @@ pub struct Session {
     pub mode: Mode,
     pub path: Path,
     pub key_len: u8,
+    /// What requests may do ([`ENCRYPT`], [`DECRYPT`]): both on a raw key, what the key
+    /// store granted on a key by handle.
+    pub usage: u8,
+}
+
+/// A session's usages, as the Keys interface numbers them (bit `v` for `KeyUsage` `v`).
+pub const ENCRYPT: u8 = 1 << pd_idl::keys::KeyUsage::Encrypt as u8;
+pub const DECRYPT: u8 = 1 << pd_idl::keys::KeyUsage::Decrypt as u8;
+
+/// What a session opens from: the call's arguments, and the usages it may have.
+#[derive(Clone, Copy, Debug)]
+pub struct Open {
+    pub args: OpenSessionArgs,
+    pub usage: u8,
+}
+
+/// A session on the client's own key bytes does what it asks.
+impl From<OpenSessionArgs> for Open {
+    fn from(args: OpenSessionArgs) -> Self {
+        Open {
+            args,
+            usage: ENCRYPT | DECRYPT,
+        }
+    }
 }
 
 impl Session {
@@ -79,20 +103,24 @@ impl Session {
         mode: Mode::Ecb,
         path: Path::Adaptive,
         key_len: 0,
+        usage: 0,
     };
 
     pub fn key(&self) -> &[u8] {
         &self.key[..usize::from(self.key_len).min(32)]
     }
 
-    /// The `open_session` call that opens this session (for its owner).
-    pub fn open_args(&self) -> OpenSessionArgs {
-        OpenSessionArgs {
-            mode: self.mode,
-            path: self.path,
-            key_len: self.key_len,
-            key: self.key,
-            iv: self.iv,
+    /// What opens this session again (for its owner).
+    pub fn open_args(&self) -> Open {
+        Open {
+            args: OpenSessionArgs {
+                mode: self.mode,
+                path: self.path,
+                key_len: self.key_len,
+                key: self.key,
+                iv: self.iv,
+            },
+            usage: self.usage,
         }
     }
 

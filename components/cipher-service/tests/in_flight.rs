@@ -176,7 +176,7 @@ fn service(interrupts: u32) -> Service<'static, Slow> {
 fn open(service: &mut Service<'static, Slow>, owner: Caller) -> u32 {
     let key = hex("2b7e151628aed2a6abf7158809cf4f3c");
     let args = open_args(Mode::Cbc, Path::Adaptive, &key, &[0; 16]);
-    service.open(owner, args).unwrap()
+    service.open(owner, args.into()).unwrap()
 }
 
 #[test]

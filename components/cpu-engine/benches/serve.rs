@@ -112,6 +112,7 @@ fn cipher_ns(size: usize) -> f64 {
         mode: cipher::Mode::Cbc,
         path: cipher::Path::Cpu,
         key_len: 16,
+        usage: cipher_service::ENCRYPT | cipher_service::DECRYPT,
     };
     let sid = service.open(CALLER, session.open_args()).expect("open");
     // A PD without a trace region records nothing: the serve alone is measured.

@@ -30,7 +30,7 @@ fn open(rig: &mut Rig<cipher_service::Cipher<CpuEngine>>, mode: Mode) -> u32 {
         key,
         iv: [0; 16],
     };
-    rig.open_as(CLIENT, args).unwrap()
+    rig.open_as(CLIENT, args.into()).unwrap()
 }
 
 fn status(r: &pd_idl::cipher::Response) -> Result<u32, CipherError> {

@@ -19,6 +19,7 @@ fn closing_a_cipher_session_zeroes_its_key_where_it_lies() {
         mode: Mode::Cbc,
         path: Path::Adaptive,
         key_len: 32,
+        usage: cipher_service::ENCRYPT | cipher_service::DECRYPT,
     };
     let id = sessions.open(owner, (), |_| Ok(session)).unwrap();
     let seen = sessions

@@ -37,6 +37,7 @@ impl<E: DigestEngine> Interface for Digest<E> {
     type Done = Option<DigestValue>;
     type OpenCall = OpenSessionArgs;
     type Open = OpenSessionArgs;
+    type ByKey = queued_service::Unkeyed;
 
     /// A final writes its digest into the client's region.
     const WRITES_DATA: bool = true;

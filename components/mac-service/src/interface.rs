@@ -76,6 +76,7 @@ impl<E: MacEngine> Interface for Mac<E> {
     type Done = Option<Tag>;
     type OpenCall = OpenSessionArgs;
     type Open = Open;
+    type ByKey = queued_service::Unkeyed;
 
     /// A final writes its tag into the client's region.
     const WRITES_DATA: bool = true;

@@ -106,6 +106,7 @@ fn a_client_scribbling_on_its_data_mid_request_spoils_only_its_own_result() {
         mode: Mode::Cbc,
         path: Path::Pio,
         key_len: 16,
+        usage: cipher_service::ENCRYPT | cipher_service::DECRYPT,
         key,
         iv: [0; 16],
     };

@@ -242,6 +242,7 @@ fn test_session(mode: Mode, key: &[u8], iv: [u8; 16]) -> Session {
         key_len: key.len() as u8,
         key: k,
         iv,
+        usage: cipher_service::ENCRYPT | cipher_service::DECRYPT,
     }
 }
 

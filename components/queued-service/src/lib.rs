@@ -46,6 +46,7 @@
 extern crate std;
 
 mod carried;
+mod keys;
 mod landed;
 mod service;
 mod sessions;
@@ -53,6 +54,7 @@ mod sessions;
 pub mod testkit;
 
 pub use carried::{Carried, Carries};
+pub use keys::{KeyMaterial, KeyRefusal, KeyUse, MAX_KEY, Unkeyed};
 pub use landed::{Landed, LandedJob};
 pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Parts, Segments};
 pub use service::{MAX_COALESCED, Service, Stopped};
@@ -220,11 +222,19 @@ pub trait Interface: Sized {
     /// What a session is opened from: the call's arguments, with the caller's data
     /// region where the interface reads an argument there ([`Interface::open_args`]).
     type Open;
+    /// The `open_session_by_key` call's arguments, for an interface whose sessions
+    /// hold a key ([`Unkeyed`] for one whose do not).
+    type ByKey: serde::de::DeserializeOwned + hubpack::SerializedSize;
 
     /// The IDL's numbers of the three calls every queued interface has.
     const OP_OPEN_SESSION: u64;
     const OP_CLOSE_SESSION: u64;
     const OP_CAPABILITIES: u64;
+    /// The IDL's `open_session_by_key` number; 0 for an interface without it.
+    const OP_OPEN_BY_KEY: u64 = 0;
+    /// Whether sessions hold a key: a caller the system allows keys by handle only is
+    /// then refused `open_session` ([`KeyRefusal::RawKeysForbidden`]).
+    const KEYED: bool = false;
     /// Slots in each of the interface's queues (the IDL's capacities).
     const CAPACITY: u32;
     /// Whether the engine writes client data (a cipher works in place): the PD then
@@ -355,6 +365,23 @@ pub trait Interface: Sized {
     /// algorithm (or mode) of value `v` that `open_session` would not refuse as
     /// unsupported (the IDL says with which key size and path).
     fn offers(engine: &Self::Engine) -> u64;
+    /// The interface's error for a keyed open refused ([`KeyRefusal`]); an interface
+    /// without keys never meets one.
+    fn refuse_key(refusal: KeyRefusal) -> Self::Error {
+        let _ = refusal;
+        Self::refuse(Refusal::NotAClient)
+    }
+    /// The key an `open_session_by_key` call names, and for what.
+    fn key_use(call: &Self::ByKey) -> KeyUse {
+        let _ = call;
+        unreachable!("no open_session_by_key without OP_OPEN_BY_KEY")
+    }
+    /// The [`Open`](Interface::Open) value of an `open_session_by_key` call, on the
+    /// bytes the key store gave (`key.usage`: what the session may do).
+    fn open_by_key(call: Self::ByKey, key: &KeyMaterial) -> Self::Open {
+        let _ = (call, key);
+        unreachable!("no open_session_by_key without OP_OPEN_BY_KEY")
+    }
     /// A call of the interface's own, beyond the three every queued interface has
     /// (Rng's `health` and `draw`), from `caller`: its reply, or `None` for an op the
     /// interface does not know (answered `UnknownOp`). It may change the engine and the
@@ -398,9 +425,23 @@ struct NoArgs {}
 pub fn dispatch<I: Interface>(calls: &mut impl Calls<I>, caller: Caller, msg: &Message) -> Message {
     if msg.label == I::OP_OPEN_SESSION {
         match wire::decode_args::<I::OpenCall>(msg) {
+            Ok(_) if I::KEYED && !calls.raw_keys(caller) => {
+                wire::reply::<u32, I::Error>(Err(I::refuse_key(KeyRefusal::RawKeysForbidden)))
+            }
             Ok(call) => {
                 let args = I::open_args(call, calls.data(caller));
                 wire::reply(calls.open(caller, args))
+            }
+            Err(e) => Message::protocol_error(e),
+        }
+    } else if I::OP_OPEN_BY_KEY != 0 && msg.label == I::OP_OPEN_BY_KEY {
+        match wire::decode_args::<I::ByKey>(msg) {
+            Ok(call) => {
+                let opened = calls
+                    .fetch_key(caller, I::key_use(&call))
+                    .map_err(I::refuse_key)
+                    .and_then(|key| calls.open(caller, I::open_by_key(call, &key)));
+                wire::reply(opened)
             }
             Err(e) => Message::protocol_error(e),
         }
@@ -434,6 +475,18 @@ pub trait Calls<I: Interface> {
     fn data(&self, caller: Caller) -> Option<ClientData<'static>> {
         let _ = caller;
         None
+    }
+    /// The key `key` names, fetched from the key store for `caller` (who must be a
+    /// client); by default there is none.
+    fn fetch_key(&mut self, caller: Caller, key: KeyUse) -> Result<KeyMaterial, KeyRefusal> {
+        let _ = (caller, key);
+        Err(KeyRefusal::NoKeyStore)
+    }
+    /// Whether `caller` may open sessions on its own key bytes (by default, yes: a
+    /// system with no key store has no other way).
+    fn raw_keys(&self, caller: Caller) -> bool {
+        let _ = caller;
+        true
     }
     /// Any other call: the interface's own ([`Interface::call`]), `None` if unknown.
     fn other(&mut self, caller: Caller, msg: &Message) -> Option<Message> {

@@ -164,6 +164,7 @@ impl<S: EntropySource> Interface for Rng<S> {
     type Done = ();
     type OpenCall = OpenSessionArgs;
     type Open = OpenSessionArgs;
+    type ByKey = queued_service::Unkeyed;
 
     /// A fill writes random bytes into the client's region.
     const WRITES_DATA: bool = true;

@@ -51,3 +51,8 @@ fn mac() {
 fn rng() {
     check("rng");
 }
+
+#[test]
+fn keys() {
+    check("keys");
+}

@@ -48,6 +48,7 @@ fn session(mode: Mode, key: &[u8], iv: [u8; 16]) -> Session {
         mode,
         path: Path::Adaptive,
         key_len: key.len() as u8,
+        usage: cipher_service::ENCRYPT | cipher_service::DECRYPT,
         iv,
         ..Session::EMPTY
     };

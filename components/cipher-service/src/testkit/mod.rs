@@ -120,7 +120,8 @@ impl<E: CipherEngine> Rig<E> {
         key: &[u8],
         iv: &[u8],
     ) -> Result<u32, CipherError> {
-        self.rig.open_as(owner, open_args(mode, path, key, iv))
+        self.rig
+            .open_as(owner, open_args(mode, path, key, iv).into())
     }
 
     /// Puts `input` in the region as segments of `split` lengths placed by `layout` (never

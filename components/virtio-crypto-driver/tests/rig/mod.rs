@@ -68,6 +68,7 @@ pub fn session(mode: Mode, key: &[u8], iv: &[u8]) -> Session {
         mode,
         path: Path::Adaptive,
         key_len: key.len() as u8,
+        usage: cipher_service::ENCRYPT | cipher_service::DECRYPT,
         ..Session::EMPTY
     };
     s.key[..key.len()].copy_from_slice(key);

@@ -1,0 +1,198 @@
+//! What the system description says of the store's peers: a text file the Microkit
+//! tool prefills into a read-only region (`prefill_path`), one peer per line, written
+//! by the system's meta script (tools/sdfgen-crypto) or by hand beside a host system.
+//!
+//! ```text
+//! # channel numbers are the store's own ends
+//! client 1 create import use raw quota=4
+//! client 2 use quota=2
+//! driver 5 0=1 3=2
+//! device-key 000102030405060708090a0b0c0d0e0f
+//! ```
+//!
+//! `client C rights.. quota=N`: the client on the store's channel `C` (its badge: the
+//! owner of every key it makes), what it may do (`create`: generate and derive;
+//! `import`: import raw or wrapped; `use`: have drivers fetch its keys; `raw`: open
+//! driver sessions on its own key bytes) and how many keys it may hold at once.
+//! `driver D K=C..`: the driver on the store's channel `D` serves, on its own channel
+//! `K`, the store's client `C`; a driver may fetch keys only of the clients named so.
+//! `device-key HEX`: the key-encryption key `import_wrapped` unwraps under, the stand-in
+//! for a key fused into the SoC (a real store reads it from OTP, never from a file).
+//!
+//! Anything else (an unknown word, a channel past 62, a client named twice, a driver
+//! mapping a client not declared) rejects the whole file: a store misconfigured serves
+//! no one rather than serving wrongly.
+
+/// Channels a PD has (Microkit's 62).
+pub const CHANNELS: usize = 62;
+/// Most client channels one driver has (a driver PD serves at most this many).
+pub const DRIVER_CLIENTS: usize = 62;
+
+/// What a client may do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rights {
+    pub create: bool,
+    pub import: bool,
+    pub uses: bool,
+    pub raw: bool,
+    pub quota: u8,
+}
+
+/// One of the store's channels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Peer {
+    #[default]
+    Nobody,
+    Client(Rights),
+    /// A driver; `clients[k]`: the store's channel of the client on the driver's
+    /// channel `k` (`u8::MAX`: none of the store's).
+    Driver {
+        clients: [u8; DRIVER_CLIENTS],
+    },
+}
+
+/// The parsed file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub peers: [Peer; CHANNELS],
+    pub device_key: Option<[u8; 16]>,
+}
+
+/// Why a file was rejected: the line (from 1) and what was wrong there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rejected {
+    pub line: usize,
+    pub why: &'static str,
+}
+
+impl Config {
+    /// A store nobody may use (what a PD without a configuration serves).
+    pub const EMPTY: Config = Config {
+        peers: [Peer::Nobody; CHANNELS],
+        device_key: None,
+    };
+
+    /// Parses `text` (a prefilled region: its tail past the file is zeros, ignored).
+    pub fn parse(text: &[u8]) -> Result<Config, Rejected> {
+        let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
+        let text = core::str::from_utf8(&text[..end]).map_err(|_| Rejected {
+            line: 0,
+            why: "not UTF-8",
+        })?;
+        let mut config = Config::EMPTY;
+        // Drivers' lines are checked against the clients once all are read.
+        for (n, line) in text.lines().enumerate() {
+            let reject = |why| Rejected { line: n + 1, why };
+            let line = line.split('#').next().unwrap_or("");
+            let mut words = line.split_ascii_whitespace();
+            let Some(kind) = words.next() else { continue };
+            match kind {
+                "client" | "driver" => {
+                    let ch = channel(words.next()).ok_or(reject("bad channel"))?;
+                    if config.peers[ch] != Peer::Nobody {
+                        return Err(reject("channel named twice"));
+                    }
+                    config.peers[ch] = if kind == "client" {
+                        Peer::Client(rights(words).ok_or(reject("bad right or quota"))?)
+                    } else {
+                        Peer::Driver {
+                            clients: served(words).ok_or(reject("bad K=C mapping"))?,
+                        }
+                    };
+                }
+                "device-key" => {
+                    let key = words
+                        .next()
+                        .and_then(hex16)
+                        .ok_or(reject("device-key: 32 hex digits"))?;
+                    if words.next().is_some() || config.device_key.is_some() {
+                        return Err(reject("device-key given twice"));
+                    }
+                    config.device_key = Some(key);
+                }
+                _ => return Err(reject("unknown line")),
+            }
+        }
+        for peer in &config.peers {
+            if let Peer::Driver { clients } = peer
+                && clients.iter().any(|&c| {
+                    c != u8::MAX && !matches!(config.peers[usize::from(c)], Peer::Client(_))
+                })
+            {
+                return Err(Rejected {
+                    line: 0,
+                    why: "a driver serves a client the file does not declare",
+                });
+            }
+        }
+        Ok(config)
+    }
+
+    pub fn client(&self, ch: u32) -> Option<Rights> {
+        match self.peers.get(ch as usize)? {
+            Peer::Client(r) => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// The store's channel of the client a driver on `driver` serves on its channel
+    /// `k`: `None` if `driver` is no driver or serves no client of ours there.
+    pub fn client_of(&self, driver: u32, k: u8) -> Option<u32> {
+        match self.peers.get(driver as usize)? {
+            Peer::Driver { clients } => {
+                let c = *clients.get(usize::from(k))?;
+                (c != u8::MAX).then_some(u32::from(c))
+            }
+            _ => None,
+        }
+    }
+
+    pub fn is_driver(&self, ch: u32) -> bool {
+        matches!(self.peers.get(ch as usize), Some(Peer::Driver { .. }))
+    }
+}
+
+fn channel(word: Option<&str>) -> Option<usize> {
+    word?.parse::<usize>().ok().filter(|&c| c < CHANNELS)
+}
+
+fn rights<'a>(words: impl Iterator<Item = &'a str>) -> Option<Rights> {
+    let mut r = Rights::default();
+    for w in words {
+        match w {
+            "create" => r.create = true,
+            "import" => r.import = true,
+            "use" => r.uses = true,
+            "raw" => r.raw = true,
+            _ => r.quota = w.strip_prefix("quota=")?.parse().ok()?,
+        }
+    }
+    Some(r)
+}
+
+fn served<'a>(words: impl Iterator<Item = &'a str>) -> Option<[u8; DRIVER_CLIENTS]> {
+    let mut clients = [u8::MAX; DRIVER_CLIENTS];
+    for w in words {
+        let (k, c) = w.split_once('=')?;
+        let k = channel(Some(k))?;
+        let c = channel(Some(c))?;
+        if clients[k] != u8::MAX {
+            return None;
+        }
+        clients[k] = c as u8;
+    }
+    Some(clients)
+}
+
+fn hex16(word: &str) -> Option<[u8; 16]> {
+    let digits = word.as_bytes();
+    if digits.len() != 32 {
+        return None;
+    }
+    let mut key = [0u8; 16];
+    for (byte, pair) in key.iter_mut().zip(digits.chunks(2)) {
+        let s = core::str::from_utf8(pair).ok()?;
+        *byte = u8::from_str_radix(s, 16).ok()?;
+    }
+    Some(key)
+}

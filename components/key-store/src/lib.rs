@@ -1,0 +1,401 @@
+//! The key store: key material kept in the store's own memory and named by handle, the
+//! Keys interface (`idl/keys.idl`) served over it. A client makes keys (generate from
+//! the DRBG, import raw or wrapped under the device key, derive with HKDF-SHA-256) and
+//! gets handles; a driver fetches a key's bytes for a session its client opens by
+//! handle, and only if the key's policy allows that algorithm and those usages.
+//!
+//! Who is who comes from the system description ([`Config`]): the store knows its
+//! peers by its own channels to them (the badge seL4 delivers with each call), so a
+//! handle is looked up among its caller's keys only ([`session_table`] checks the owner
+//! on every lookup) and another client's handle is `UnknownKey`, never another key. A
+//! driver names its client by the driver's own channel to it; the configuration says
+//! which of the store's clients that is, so a driver fetches only its own clients' keys.
+//!
+//! Every copy of key material the store keeps is wiped ([`zeroize`]) when the key is
+//! destroyed, when its owner is forgotten (a client's death), and when the store is
+//! dropped. Keys live for the system's run: nothing here persists (see ARCHITECTURE.md,
+//! Keys, for what a persistent store would need).
+//!
+//! Assumes one thread (a PD) and a trusted configuration. `no_std`, no heap.
+#![no_std]
+#![forbid(unsafe_code)]
+
+pub mod config;
+
+pub use config::{Config, Peer, Rejected, Rights};
+
+use pd_idl::keys::{Attributes, Fetched, KeyAlgorithm, KeyBytes, KeyUsage, KeysError, Policy};
+use pd_idl::wire::Caller;
+use session_table::Table;
+use zeroize::Zeroize;
+
+/// Keys the store holds at once, of all clients (the session table's most).
+pub const CAPACITY: usize = 16;
+/// The longest key (an HMAC key of SHA-256's block).
+pub const MAX_KEY: usize = 64;
+/// The longest wrapped key: the longest key and RFC 3394's 8-byte check.
+pub const MAX_WRAPPED: usize = MAX_KEY + 8;
+
+/// The usage bit of `u`, as policies and fetches carry it.
+pub const fn usage(u: KeyUsage) -> u8 {
+    1 << u as u8
+}
+
+/// The algorithm bit of `a`, as policies carry it.
+pub const fn algorithm(a: KeyAlgorithm) -> u32 {
+    1 << a as u8
+}
+
+const AES: u32 = algorithm(KeyAlgorithm::AesEcb)
+    | algorithm(KeyAlgorithm::AesCbc)
+    | algorithm(KeyAlgorithm::AesCtr)
+    | algorithm(KeyAlgorithm::AesGcm)
+    | algorithm(KeyAlgorithm::AesCcm);
+const SECRET: u32 = algorithm(KeyAlgorithm::HmacMd5)
+    | algorithm(KeyAlgorithm::HmacSha1)
+    | algorithm(KeyAlgorithm::HmacSha224)
+    | algorithm(KeyAlgorithm::HmacSha256)
+    | algorithm(KeyAlgorithm::HmacSha384)
+    | algorithm(KeyAlgorithm::HmacSha512)
+    | algorithm(KeyAlgorithm::HkdfSha256);
+const VERIFY_KEY: u32 = algorithm(KeyAlgorithm::Ed25519Verify);
+const EXPORT: u8 = usage(KeyUsage::Export);
+const DERIVE: u8 = usage(KeyUsage::Derive);
+
+/// Checks `policy` and `len` as a key is made: one family of algorithms (AES; HMAC and
+/// HKDF secrets; a verify key), the usages that family can have, a length it takes.
+pub fn check_policy(policy: &Policy, len: usize) -> Result<(), KeysError> {
+    let (algs, use_) = (policy.algorithms, policy.usage);
+    let (family, usages, lens) = if algs != 0 && algs & !AES == 0 {
+        (
+            AES,
+            usage(KeyUsage::Encrypt) | usage(KeyUsage::Decrypt),
+            16..=32,
+        )
+    } else if algs != 0 && algs & !SECRET == 0 {
+        (
+            SECRET,
+            usage(KeyUsage::Sign) | usage(KeyUsage::Verify) | DERIVE,
+            1..=MAX_KEY,
+        )
+    } else if algs == VERIFY_KEY {
+        (VERIFY_KEY, usage(KeyUsage::Verify), 32..=32)
+    } else {
+        return Err(KeysError::BadPolicy);
+    };
+    if use_ == 0 || use_ & !(usages | EXPORT) != 0 {
+        return Err(KeysError::BadPolicy);
+    }
+    // A derive usage needs HKDF among the algorithms, and HKDF a derive usage.
+    let hkdf = algs & algorithm(KeyAlgorithm::HkdfSha256) != 0;
+    if family == SECRET && hkdf != (use_ & DERIVE != 0) {
+        return Err(KeysError::BadPolicy);
+    }
+    if !lens.contains(&len) || (family == AES && !matches!(len, 16 | 24 | 32)) {
+        return Err(KeysError::BadKeySize);
+    }
+    Ok(())
+}
+
+/// One key: its policy and bytes. Wiped where it lies when it leaves the table.
+struct Key {
+    policy: Policy,
+    len: u8,
+    bytes: [u8; MAX_KEY],
+}
+
+impl Key {
+    fn wipe(&mut self) {
+        self.bytes.as_mut_slice().zeroize();
+        self.len = 0;
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
+
+/// The store: its keys, its configuration, where it draws randomness.
+pub struct KeyStore {
+    keys: Table<Key, CAPACITY>,
+    config: Config,
+    /// Fills its argument from the store's DRBG (at most 32 bytes a call); false if it
+    /// could not.
+    draw: fn(&mut [u8]) -> bool,
+    /// Keys wiped since start (destroyed, forgotten, dropped): what the ledger counts.
+    pub wiped: u32,
+}
+
+impl KeyStore {
+    /// An empty store of incarnation `incarnation` (its handles carry it: a restarted
+    /// store's handles never name a key of its predecessors', which died with it).
+    pub fn new(config: Config, incarnation: u32, draw: fn(&mut [u8]) -> bool) -> Self {
+        let mut keys = Table::starting_at(incarnation);
+        keys.set_quota(CAPACITY);
+        KeyStore {
+            keys,
+            config,
+            draw,
+            wiped: 0,
+        }
+    }
+
+    /// Keys held now, of every client.
+    pub fn held(&self) -> usize {
+        self.keys.open_count()
+    }
+
+    /// Wipes every key of `client` (it died: a new incarnation starts with none).
+    pub fn forget(&mut self, client: Caller) -> usize {
+        let n = self.keys.close_all_with(client, Key::wipe);
+        self.wiped += n as u32;
+        n
+    }
+
+    /// The rights of a client caller, or `NotPermitted` for any other.
+    fn rights(&self, caller: Caller) -> Result<Rights, KeysError> {
+        self.config.client(caller.0).ok_or(KeysError::NotPermitted)
+    }
+
+    /// Puts a new key of `caller`'s, after its right and quota, made by `fill` (which
+    /// writes the bytes; an error from it leaves nothing behind).
+    fn make(
+        &mut self,
+        caller: Caller,
+        right: impl Fn(&Rights) -> bool,
+        policy: Policy,
+        len: u8,
+        fill: impl FnOnce(&mut [u8]) -> Result<(), KeysError>,
+    ) -> Result<u32, KeysError> {
+        let rights = self.rights(caller)?;
+        if !right(&rights) {
+            return Err(KeysError::NotPermitted);
+        }
+        check_policy(&policy, usize::from(len))?;
+        if self.keys.owned_by(caller) >= usize::from(rights.quota) {
+            return Err(KeysError::QuotaExceeded);
+        }
+        if self.keys.open_count() >= CAPACITY {
+            return Err(KeysError::StoreFull);
+        }
+        // Made in its slot, never on the stack and moved there: a move would leave a
+        // copy of the bytes behind.
+        let policy = Policy {
+            reserved: [0; 3],
+            ..policy
+        };
+        let handle = self.keys.open(caller, KeysError::StoreFull, |_| {
+            Ok(Key {
+                policy,
+                len,
+                bytes: [0; MAX_KEY],
+            })
+        })?;
+        let (_, key) = self
+            .keys
+            .get_mut(caller, handle)
+            .map_err(|_| KeysError::StoreFull)?;
+        if let Err(e) = fill(&mut key.bytes[..usize::from(len)]) {
+            let _ = self.keys.close_with(caller, handle, Key::wipe);
+            return Err(e);
+        }
+        Ok(handle)
+    }
+
+    fn key(&self, owner: Caller, handle: u32) -> Result<&Key, KeysError> {
+        self.keys
+            .get(owner, handle)
+            .map_err(|_| KeysError::UnknownKey)
+    }
+}
+
+/// The first `len` bytes of two 32-byte halves, as a call carries a key.
+fn halves<const N: usize>(parts: &[[u8; 32]; N], out: &mut [u8]) {
+    for (o, b) in out.iter_mut().zip(parts.iter().flatten()) {
+        *o = *b;
+    }
+}
+
+impl pd_idl::keys::Server for KeyStore {
+    fn generate(&mut self, caller: Caller, policy: Policy, len: u8) -> Result<u32, KeysError> {
+        let draw = self.draw;
+        self.make(
+            caller,
+            |r| r.create,
+            policy,
+            len,
+            |out| {
+                for piece in out.chunks_mut(32) {
+                    if !draw(piece) {
+                        return Err(KeysError::NoRandomness);
+                    }
+                }
+                Ok(())
+            },
+        )
+    }
+
+    fn import(
+        &mut self,
+        caller: Caller,
+        policy: Policy,
+        len: u8,
+        mut key: [[u8; 32]; 2],
+    ) -> Result<u32, KeysError> {
+        let made = self.make(
+            caller,
+            |r| r.import,
+            policy,
+            len,
+            |out| {
+                halves(&key, out);
+                Ok(())
+            },
+        );
+        key.zeroize();
+        made
+    }
+
+    fn import_wrapped(
+        &mut self,
+        caller: Caller,
+        policy: Policy,
+        len: u8,
+        wrapped: [[u8; 32]; 3],
+    ) -> Result<u32, KeysError> {
+        let kek = self.config.device_key;
+        // RFC 3394 wraps whole 8-byte blocks: the key must be a multiple of 8 too.
+        let key_len = usize::from(len)
+            .checked_sub(8)
+            .filter(|n| *n <= MAX_KEY && n % 8 == 0 && *n >= 16)
+            .ok_or(KeysError::BadKeySize)?;
+        self.make(
+            caller,
+            |r| r.import,
+            policy,
+            key_len as u8,
+            |out| {
+                let kek = aes_kw::KekAes128::from(kek.ok_or(KeysError::UnwrapFailed)?);
+                let mut w = [0u8; MAX_WRAPPED];
+                halves(&wrapped, &mut w[..key_len + 8]);
+                kek.unwrap(&w[..key_len + 8], out)
+                    .map_err(|_| KeysError::UnwrapFailed)
+            },
+        )
+    }
+
+    fn derive(
+        &mut self,
+        caller: Caller,
+        base: u32,
+        policy: Policy,
+        len: u8,
+        info_len: u8,
+        info: [u8; 32],
+    ) -> Result<u32, KeysError> {
+        let info = info
+            .get(..usize::from(info_len))
+            .ok_or(KeysError::BadRequest)?;
+        let from = self.key(caller, base)?;
+        if from.policy.algorithms & algorithm(KeyAlgorithm::HkdfSha256) == 0
+            || from.policy.usage & DERIVE == 0
+        {
+            return Err(KeysError::NotPermitted);
+        }
+        let hkdf = hkdf::Hkdf::<sha2::Sha256>::new(None, from.bytes());
+        self.make(
+            caller,
+            |r| r.create,
+            policy,
+            len,
+            |out| hkdf.expand(info, out).map_err(|_| KeysError::BadKeySize),
+        )
+    }
+
+    fn destroy(&mut self, caller: Caller, handle: u32) -> Result<(), KeysError> {
+        self.keys
+            .close_with(caller, handle, Key::wipe)
+            .map_err(|_| KeysError::UnknownKey)?;
+        self.wiped += 1;
+        Ok(())
+    }
+
+    fn attributes(&mut self, caller: Caller, handle: u32) -> Result<Attributes, KeysError> {
+        let key = self.key(caller, handle)?;
+        Ok(Attributes {
+            policy: key.policy,
+            len: key.len,
+            owner: caller.0 as u8,
+            reserved: [0; 2],
+        })
+    }
+
+    fn export(&mut self, caller: Caller, handle: u32) -> Result<KeyBytes, KeysError> {
+        let key = self.key(caller, handle)?;
+        if key.policy.usage & EXPORT == 0 {
+            return Err(KeysError::NotPermitted);
+        }
+        Ok(key_bytes(key))
+    }
+
+    fn fetch(
+        &mut self,
+        caller: Caller,
+        client: u8,
+        handle: u32,
+        alg: KeyAlgorithm,
+        wants: u8,
+    ) -> Result<Fetched, KeysError> {
+        let owner = self
+            .config
+            .client_of(caller.0, client)
+            .ok_or(KeysError::NotPermitted)?;
+        if !self.config.client(owner).is_some_and(|r| r.uses) {
+            return Err(KeysError::NotPermitted);
+        }
+        let key = self.key(Caller(owner), handle)?;
+        let allowed = key.policy.usage & !EXPORT;
+        if key.policy.algorithms & algorithm(alg) == 0 || wants == 0 || wants & !allowed != 0 {
+            return Err(KeysError::NotPermitted);
+        }
+        Ok(Fetched {
+            key: key_bytes(key),
+            usage: wants,
+            reserved: [0; 3],
+        })
+    }
+
+    fn raw_keys(&mut self, caller: Caller) -> Result<u64, KeysError> {
+        if !self.config.is_driver(caller.0) {
+            return Err(KeysError::NotPermitted);
+        }
+        Ok((0..config::DRIVER_CLIENTS as u8)
+            .filter(|&k| {
+                self.config
+                    .client_of(caller.0, k)
+                    .and_then(|c| self.config.client(c))
+                    .is_some_and(|r| r.raw)
+            })
+            .fold(0, |bits, k| bits | 1 << k))
+    }
+}
+
+fn key_bytes(key: &Key) -> KeyBytes {
+    let mut out = KeyBytes {
+        len: key.len,
+        reserved: [0; 3],
+        bytes: [[0; 32]; 2],
+    };
+    for (o, b) in out.bytes.iter_mut().flatten().zip(key.bytes()) {
+        *o = *b;
+    }
+    out
+}
+
+impl Drop for KeyStore {
+    fn drop(&mut self) {
+        for owner in 0..config::CHANNELS as u32 {
+            self.forget(Caller(owner));
+        }
+    }
+}
