@@ -265,6 +265,10 @@ impl<E: CipherEngine> Interface for Cipher<E> {
         session.key.as_mut_slice().zeroize();
     }
 
+    fn forget(job: &mut Job<'_>) {
+        job.session.key.as_mut_slice().zeroize();
+    }
+
     fn powered_on(engine: &mut E) {
         engine.context_lost();
     }

@@ -64,6 +64,15 @@ struct Cached {
     last_use: u32,
 }
 
+/// A cached key leaves nothing behind: its bytes are wiped here, its expansion by the
+/// `aes` crate's own drop (its `zeroize` feature), whether it was forgotten at a close
+/// or evicted for another key.
+impl Drop for Cached {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.key);
+    }
+}
+
 impl Cached {
     fn holds(&self, s: &Session) -> bool {
         // Every byte compared whatever the first difference (no early exit on key bytes).

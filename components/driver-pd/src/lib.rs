@@ -15,6 +15,8 @@
 //!   request), over `pd-idl` Power on channel [`POWER`].
 //! * [`rng`]: randomness of the PD's own (a GCM nonce, a CBC IV) by `draw` calls on the
 //!   Rng driver its system names.
+//! * [`keys`]: sessions on keys by handle, fetched from the key store its system
+//!   names, and which clients may still use raw keys.
 //! * [`crash_test`]: a driver PD that faults once, for test builds only.
 //!
 //! Restart: each client's queue region carries the driver's epoch (`crypto_client::pair`).
@@ -36,6 +38,7 @@
 
 pub mod clients;
 pub mod crash_test;
+pub mod keys;
 pub mod pd;
 pub mod power;
 pub mod rng;

@@ -9,7 +9,10 @@ use pd_runtime::{
     Channel, ChannelSet, Handler, MemoryRegion, MessageInfo, debug_println, ipc, pd_name,
 };
 use pd_trace::{Kind, Trace};
-use queued_service::{Calls, ClientData, Interface, Refusal, Service, Sessions, record};
+use queued_service::{
+    Calls, ClientData, Interface, KeyMaterial, KeyRefusal, KeyUse, Refusal, Service, Sessions,
+    record,
+};
 use shm_queue::SharedRegion;
 
 use crate::clients::{BATCH, SessionCounts, dma_address};
@@ -75,6 +78,9 @@ impl<I: Interface> DriverPd<I> {
             hold
         });
         init(&mut engine, &trace);
+        if I::KEYED {
+            crate::keys::connect();
+        }
         let clients = Clients::from_system(I::CAPACITY, I::WRITES_DATA);
         let irqs = pd_runtime::irq_channels();
         debug_println!(
@@ -284,6 +290,18 @@ impl<I: Interface> Calls<I> for DriverPd<I> {
         self.clients.get(caller).map(|c| client_data(c.data))
     }
 
+    /// Only for a client: a stranger's call names nobody the store knows.
+    fn fetch_key(&mut self, caller: Caller, key: KeyUse) -> Result<KeyMaterial, KeyRefusal> {
+        if self.clients.get(caller).is_none() {
+            return Err(KeyRefusal::UnknownKey);
+        }
+        crate::keys::fetch(caller, key)
+    }
+
+    fn raw_keys(&self, caller: Caller) -> bool {
+        crate::keys::raw_allowed(caller)
+    }
+
     fn other(
         &mut self,
         caller: Caller,
@@ -304,12 +322,22 @@ impl<I: Interface> Handler for DriverPd<I> {
             self.trace
                 .record(Kind::CallWhileBusy, u32::from(channel.index()));
         }
-        ipc::serve(channel, msg, |caller, m| {
+        let label = msg.label();
+        let keyed = I::KEYED && (label == I::OP_OPEN_SESSION || label == I::OP_OPEN_BY_KEY);
+        let dispatch = |caller, m: &_| {
             // The request is copied out of the message words by now: what this may
-            // call (the power manager) cannot overwrite it.
+            // call (the power manager, the key store) cannot overwrite it.
             self.check_client(caller);
             queued_service::dispatch::<I>(self, caller, m)
-        })
+        };
+        if !keyed {
+            return ipc::serve(channel, msg, dispatch);
+        }
+        // A raw key in the call, or the key store's reply: no copy outlives the open but
+        // the session's own, which its close wipes.
+        let reply = ipc::serve_secret(channel, msg, dispatch);
+        ipc::scrub_stack();
+        reply
     }
 
     fn notified(&mut self, channels: ChannelSet) {

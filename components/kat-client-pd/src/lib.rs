@@ -4,6 +4,8 @@
 //! and RFC 4231 through a Mac driver (tags, verifies, mismatches), `kat-aead` runs
 //! CAVP's and SP 800-38C's GCM and CCM cases through an Aead driver, each printing a
 //! summary per path and exiting 0 only when every answer matches the published one;
+//! `kat-keys` encrypts by handle with keys the key store holds (and checks no key byte
+//! reaches its regions), `hostile-keys` tries every way to get or misuse a key;
 //! `stream-cipher` keeps a Cipher driver busy across its restarts. [`Client`] is what
 //! the known-answer ones share: their driver, their failures and their verdict.
 //!
@@ -15,6 +17,7 @@
 #![no_std]
 
 pub mod cases;
+pub mod keys;
 
 pub use soc_access::shared::Meter;
 

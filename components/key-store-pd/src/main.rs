@@ -34,9 +34,7 @@ impl KeyStorePd {
     /// Overwrites the words the last reply left key bytes in, from `from` on (a new
     /// call's arguments fill the ones before it).
     fn wipe_words(&mut self, from: usize) {
-        for i in from..core::mem::take(&mut self.dirty_words) {
-            pd_runtime::set_mr(i, 0);
-        }
+        ipc::wipe_words(from, core::mem::take(&mut self.dirty_words));
     }
 }
 

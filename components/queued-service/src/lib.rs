@@ -352,6 +352,11 @@ pub trait Interface: Sized {
     fn closed(engine: &mut Self::Engine, session: &mut Self::Session) {
         let _ = (engine, session);
     }
+    /// `job` is done with (answered, or left over from a serving pass): what it copied
+    /// of its session that does not wipe itself (a key) is wiped. Nothing by default.
+    fn forget(job: &mut Self::Job<'_>) {
+        let _ = job;
+    }
     /// The engine was (re)powered: it may have been gated meanwhile and lost what it
     /// held (keys, IVs). Nothing by default.
     fn powered_on(engine: &mut Self::Engine) {

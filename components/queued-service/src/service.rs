@@ -118,11 +118,11 @@ impl<'a, I: Interface> Service<'a, I> {
         // of them after the pass anyway): a write of the shared tail per answer pulled
         // its cache line across cores per request. The pass is a closure so that every
         // way out of it, a broken queue's included, publishes what was answered.
+        let mut job = I::empty_job(data);
         let mut pass = || -> Result<(usize, Stopped), QueueError> {
             let mut answered = 0;
             // The copies requests are read into, kept for the pass (see `read_into`).
             let (mut request, mut next) = (I::Request::new_zeroed(), I::Request::new_zeroed());
-            let mut job = I::empty_job(data);
             // A request is taken only when its answer has room beside the answers its
             // client is already owed: backpressure, never a dropped answer. Read once per
             // pass; every request taken uses one.
@@ -203,6 +203,8 @@ impl<'a, I: Interface> Service<'a, I> {
         };
         let result = pass();
         responses.publish();
+        // The pass's job copied its session's secrets (a key) to run them.
+        I::forget(&mut job);
         result
     }
 
@@ -232,8 +234,9 @@ impl<'a, I: Interface> Service<'a, I> {
             return refused(e);
         }
         let parts = Parts::one(id, I::bytes(&job));
-        let result = self.start(caller, session, slot, &parts, &mut job, data)?;
-        answers::<I>(&parts, &result).next()
+        let result = self.start(caller, session, slot, &parts, &mut job, data);
+        I::forget(&mut job);
+        answers::<I>(&parts, &result?).next()
     }
 
     /// Starts `job` (carrying `parts`) on the engine, in the slot it was checked for:
@@ -307,10 +310,11 @@ impl<'a, I: Interface> Service<'a, I> {
     /// Ends the job in flight in `slot` with `result`: its session moves on, its answers
     /// go into `landed`.
     fn land(&mut self, slot: usize, result: Result<I::Done, I::Error>, landed: &mut Landed<I>) {
-        let Some(f) = self.in_flight[slot].take() else {
+        // Finished where it lies, and its secrets wiped there before the slot is freed:
+        // moved out first, it would leave its bytes in the slot.
+        let Some(f) = &mut self.in_flight[slot] else {
             return;
         };
-        let mut f = f;
         I::finish(
             &mut self.engine,
             &mut self.sessions,
@@ -323,6 +327,8 @@ impl<'a, I: Interface> Service<'a, I> {
             parts: f.parts,
             result,
         });
+        I::forget(&mut f.job);
+        self.in_flight[slot] = None;
     }
 
     /// Opens a session of `caller` (its `open_session` call).

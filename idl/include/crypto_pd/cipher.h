@@ -58,10 +58,14 @@ typedef uint16_t cipher_error_t;
 #define CIPHER_ERROR_SERVER_RESTARTED 12u
 #define CIPHER_ERROR_OVERLAPPING_SEGMENTS 13u
 #define CIPHER_ERROR_NO_RANDOMNESS 14u
+#define CIPHER_ERROR_UNKNOWN_KEY 15u
+#define CIPHER_ERROR_KEY_NOT_PERMITTED 16u
+#define CIPHER_ERROR_RAW_KEYS_FORBIDDEN 17u
+#define CIPHER_ERROR_NO_KEY_STORE 18u
 #define CIPHER_ERROR_OK 0u
 _Static_assert(sizeof(cipher_error_t) == 2, "CipherError is a u16");
 /* Whether `v` is a declared `CipherError` (a peer may write any value). */
-static inline int cipher_error_valid(uint32_t v) { return (v >= 1u && v <= 14u); }
+static inline int cipher_error_valid(uint32_t v) { return (v >= 1u && v <= 18u); }
 
 /* `Request`. Encrypt or decrypt the concatenation of `segs[..nsegs]` in place. */
 typedef struct cipher_request {
@@ -185,6 +189,45 @@ static inline uint32_t cipher_capabilities(const crypto_pd_transport_t *idl_t, u
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
     uint32_t idl_status = crypto_pd_call(idl_t, &CIPHER_CAPABILITIES_OP, cipher_capabilities_encode(idl_mrs), idl_mrs);
     return idl_status == CRYPTO_PD_OK && !cipher_capabilities_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
+}
+
+/* Op 4: `open_session_by_key`. Opens a session on the key store's key `handle` of the caller's: the driver
+ * fetches its bytes over its own channel to the store, which checks the key's
+ * policy allows the mode and `usage` (bit `v` for the Keys interface's `KeyUsage` of
+ * value `v`: 2 encrypt, 4 decrypt). The session does only what `usage` names. */
+#define CIPHER_LABEL_OPEN_SESSION_BY_KEY 4u
+#define CIPHER_OPEN_SESSION_BY_KEY_ARGS_BYTES 23u
+#define CIPHER_OPEN_SESSION_BY_KEY_OK_BYTES 4u
+_Static_assert(CIPHER_OPEN_SESSION_BY_KEY_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && CIPHER_OPEN_SESSION_BY_KEY_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session_by_key fits in the message words");
+static const crypto_pd_op_t CIPHER_OPEN_SESSION_BY_KEY_OP = {CIPHER_LABEL_OPEN_SESSION_BY_KEY, CRYPTO_PD_WORDS(CIPHER_OPEN_SESSION_BY_KEY_OK_BYTES), 0, CIPHER_ERROR_SERVER_RESTARTED, cipher_error_valid};
+/* `open_session_by_key`'s arguments, hubpack-encoded into the message words; returns the
+ * words used. */
+static inline uint32_t cipher_open_session_by_key_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], cipher_mode_t mode, cipher_path_t path, uint32_t handle, uint8_t usage, const uint8_t iv[16]) {
+    uint8_t *idl_p = (uint8_t *)idl_mrs;
+    idl_p = crypto_pd_put_u8(idl_p, mode);
+    idl_p = crypto_pd_put_u8(idl_p, path);
+    idl_p = crypto_pd_put_u32(idl_p, handle);
+    idl_p = crypto_pd_put_u8(idl_p, usage);
+    for (uint32_t idl_i0 = 0; idl_i0 < 16u; idl_i0++) {
+        idl_p = crypto_pd_put_u8(idl_p, iv[idl_i0]);
+    }
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(CIPHER_OPEN_SESSION_BY_KEY_ARGS_BYTES));
+}
+/* `open_session_by_key`'s `ok` value from the reply's words: 1, or 0 for a value its type
+ * does not allow. */
+static inline int cipher_open_session_by_key_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
+    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
+    int idl_v = 1;
+    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
+    return idl_v;
+}
+/* Calls `open_session_by_key` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
+ * `CipherError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
+ * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
+static inline uint32_t cipher_open_session_by_key(const crypto_pd_transport_t *idl_t, cipher_mode_t mode, cipher_path_t path, uint32_t handle, uint8_t usage, const uint8_t iv[16], uint32_t *idl_ok) {
+    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
+    uint32_t idl_status = crypto_pd_call(idl_t, &CIPHER_OPEN_SESSION_BY_KEY_OP, cipher_open_session_by_key_encode(idl_mrs, mode, path, handle, usage, iv), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !cipher_open_session_by_key_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
 /* Queue `request` of `Request`. Client to driver. */

@@ -109,11 +109,44 @@ pub fn memfd(name: &str, len: u64) -> io::Result<OwnedFd> {
     Ok(fd)
 }
 
+/// Writes `path`'s bytes at the start of region `r` (Microkit's `prefill_path`): a file
+/// longer than the region, or empty, is refused, as Microkit's tool refuses it.
+fn prefill(fd: &OwnedFd, r: &crate::plan::RegionPlan, path: &std::path::Path) -> io::Result<()> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("prefill {}: {e}", path.display())))?;
+    if bytes.is_empty() || bytes.len() as u64 > r.size {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "prefill {}: {} bytes for region {} of {}",
+                path.display(),
+                bytes.len(),
+                r.name,
+                r.size
+            ),
+        ));
+    }
+    let written = rustix::io::pwrite(fd, &bytes, 0)?;
+    if written != bytes.len() {
+        return Err(io::Error::new(
+            io::ErrorKind::WriteZero,
+            "prefill: short write",
+        ));
+    }
+    Ok(())
+}
+
 pub fn create(plan: &Plan) -> io::Result<Objects> {
     let regions = plan
         .regions
         .iter()
-        .map(|r| memfd(&format!("pd-region:{}", r.name), r.size))
+        .map(|r| {
+            let fd = memfd(&format!("pd-region:{}", r.name), r.size)?;
+            if let Some(path) = &r.prefill {
+                prefill(&fd, r, path)?;
+            }
+            Ok(fd)
+        })
         .collect::<io::Result<_>>()?;
     let pages = plan
         .pds

@@ -18,6 +18,8 @@ pub struct RegionPlan {
     pub name: String,
     pub size: u64,
     pub paddr: u64,
+    /// The file the region starts with (`prefill_path`, beside the `.system` file).
+    pub prefill: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
@@ -97,6 +99,12 @@ pub fn plan(sys: &SystemDescription, bin_dir: &Path) -> Result<Plan, BootError> 
                 name: mr.name.clone(),
                 size: mr.size,
                 paddr,
+                // Beside the `.system` file: the host has no image search path (Microkit
+                // looks where the program images are).
+                prefill: mr
+                    .prefill
+                    .as_ref()
+                    .map(|f| sys.file.parent().unwrap_or(Path::new(".")).join(f)),
             }
         })
         .collect();

@@ -129,6 +129,10 @@ pub struct MemoryRegion {
     /// builder may use larger pages where sizes and addresses allow.
     pub page_size_explicit: bool,
     pub phys_addr: Option<u64>,
+    /// `prefill_path`: the file whose bytes the region starts with (the rest zero), as
+    /// written (Microkit finds it on its search path; host-runner beside the `.system`
+    /// file).
+    pub prefill: Option<String>,
     pub loc: Loc,
 }
 

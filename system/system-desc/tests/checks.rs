@@ -95,8 +95,15 @@ fn id_on_a_top_level_pd_is_unknown() {
 fn valid_microkit_we_do_not_model_is_unsupported() {
     let vm = "<system>\n<protection_domain name='a'>\n<program_image path='a' />\n<virtual_machine name='vm' />\n</protection_domain>\n</system>";
     rejects(vm, ErrorKind::Unsupported, "virtual_machine");
-    let prefill = "<system>\n<memory_region name='m' prefill_path='blob' />\n<protection_domain name='a'>\n<program_image path='a' />\n<map mr='m' vaddr='0x1000000' />\n</protection_domain>\n</system>";
-    rejects(prefill, ErrorKind::Unsupported, "prefill_path");
+    let bootinfo = "<system>\n<memory_region name='m' prefill_bootinfo='fdt' />\n<protection_domain name='a'>\n<program_image path='a' />\n<map mr='m' vaddr='0x1000000' />\n</protection_domain>\n</system>";
+    rejects(bootinfo, ErrorKind::Unsupported, "prefill_bootinfo");
+    // A file prefills a region of the size given: the checker reads no files, so it
+    // cannot size one from its file as Microkit's tool does.
+    let unsized_fill = "<system>\n<memory_region name='m' prefill_path='blob' />\n<protection_domain name='a'>\n<program_image path='a' />\n<map mr='m' vaddr='0x1000000' />\n</protection_domain>\n</system>";
+    rejects(unsized_fill, ErrorKind::MissingAttribute, "<memory_region");
+    let filled = "<system>\n<memory_region name='m' size='0x1000' prefill_path='blob' />\n<protection_domain name='a'>\n<program_image path='a' />\n<map mr='m' vaddr='0x1000000' perms='r' />\n</protection_domain>\n</system>";
+    let sys = system_desc::parse(filled, "t.system").unwrap();
+    assert_eq!(sys.memory_regions[0].prefill.as_deref(), Some("blob"));
     let domain = "<system>\n<protection_domain name='a' domain='d'>\n<program_image path='a' />\n</protection_domain>\n</system>";
     rejects(domain, ErrorKind::Unsupported, "domain='d'");
 }

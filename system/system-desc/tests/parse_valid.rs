@@ -67,6 +67,7 @@ fn region(name: &str, size: u64, line: u32) -> MemoryRegion {
         page_size: 0x1000,
         page_size_explicit: false,
         phys_addr: None,
+        prefill: None,
         loc: loc(line, 5),
     }
 }

@@ -7,11 +7,12 @@ use crate::error::ErrorKind;
 use crate::model::MemoryRegion;
 
 pub(super) fn read_region(ctx: &mut Ctx, node: Node) -> MemoryRegion {
-    // prefill_* fill a region from a file or boot info at build time; not modelled.
-    let unsupported = ["prefill_path", "prefill_bootinfo"];
+    // prefill_path fills a region from a file at build time (a PD's configuration);
+    // prefill_bootinfo (x86 boot information) is not modelled.
+    let unsupported = ["prefill_bootinfo"];
     ctx.allow_attrs(
         node,
-        &["name", "size", "page_size", "phys_addr"],
+        &["name", "size", "page_size", "phys_addr", "prefill_path"],
         &unsupported,
     );
 
@@ -35,8 +36,10 @@ pub(super) fn read_region(ctx: &mut Ctx, node: Node) -> MemoryRegion {
         ctx.attr_error(ErrorKind::UnsupportedPageSize, node, "page_size", message);
         page_size = smallest;
     }
-    // Size may only be left out when a prefill decides it (`determine_size`); prefill
-    // is already reported as unsupported, so do not also report the size as missing.
+    // Size may only be left out when a prefill decides it (`determine_size`). This
+    // checker reads no files, so a prefilled region must give its size (the runner
+    // refuses a file longer than it); prefill_bootinfo is already reported as
+    // unsupported, so do not also report the size as missing.
     let prefilled = unsupported.iter().any(|a| node.has_attribute(*a));
     let size = if prefilled {
         ctx.num_or(node, "size", smallest)
@@ -68,6 +71,7 @@ pub(super) fn read_region(ctx: &mut Ctx, node: Node) -> MemoryRegion {
         page_size,
         page_size_explicit,
         phys_addr,
+        prefill: node.attribute("prefill_path").map(str::to_string),
         loc: ctx.loc(node),
     }
 }

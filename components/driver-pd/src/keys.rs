@@ -1,0 +1,78 @@
+//! A driver PD's keys by handle: the key store on the channel whose end here has
+//! `setvar_id="keys"` (the store at a higher priority, answering by calls alone). A
+//! client's `open_session_by_key` becomes one `fetch` here, naming the client by this
+//! PD's channel to it; the store answers with the bytes only if that client owns the key
+//! and its policy allows the use. At init the PD asks which of its clients may still
+//! open sessions on raw keys; with no store in the system every client may (there is no
+//! other way), with one that does not answer none may (fail closed).
+//!
+//! The key's bytes cross this PD's message words: they are overwritten as soon as the
+//! reply is decoded, and the decoded copy is wiped when the session has taken it.
+
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use pd_idl::keys::{self, KeysError};
+use pd_idl::wire::{CallError, Caller};
+use pd_runtime::ipc::PpcTransport;
+use pd_runtime::{Channel, debug_println, pd_name};
+use queued_service::{KeyMaterial, KeyRefusal, KeyUse};
+
+/// The key store's channel (`u32::MAX`: none).
+static CHANNEL: AtomicU32 = AtomicU32::new(u32::MAX);
+/// Bit `c`: client channel `c` may open sessions on raw keys.
+static RAW: AtomicU64 = AtomicU64::new(u64::MAX);
+
+fn store() -> Option<keys::Client<PpcTransport>> {
+    let ch = u8::try_from(CHANNEL.load(Ordering::Relaxed)).ok()?;
+    Some(keys::Client::new(PpcTransport(Channel::new(ch))))
+}
+
+/// At init: finds the key store, if the system gives one, and asks it which clients
+/// may use raw keys.
+pub fn connect() {
+    let Some(ch) = pd_runtime::maybe_var!(keys).and_then(|v| u8::try_from(v).ok()) else {
+        return;
+    };
+    CHANNEL.store(u32::from(ch), Ordering::Relaxed);
+    let raw = store().map(|mut s| s.raw_keys());
+    debug_println!(
+        "{}: keys by handle from the key store on channel {ch}; raw keys allowed to clients {raw:x?}",
+        pd_name()
+    );
+    RAW.store(raw.and_then(Result::ok).unwrap_or(0), Ordering::Relaxed);
+}
+
+/// Whether `caller` may open a session on its own key bytes.
+pub fn raw_allowed(caller: Caller) -> bool {
+    RAW.load(Ordering::Relaxed)
+        .checked_shr(caller.0)
+        .is_some_and(|bits| bits & 1 != 0)
+}
+
+/// The key `key` names, of the client on `caller`: one `fetch` call.
+pub fn fetch(caller: Caller, key: KeyUse) -> Result<KeyMaterial, KeyRefusal> {
+    let mut store = store().ok_or(KeyRefusal::NoKeyStore)?;
+    let client = u8::try_from(caller.0).map_err(|_| KeyRefusal::UnknownKey)?;
+    let fetched = store.fetch(client, key.handle, key.algorithm, key.usage);
+    // The reply's words held the bytes; the decoded copy is all that is left.
+    pd_runtime::ipc::wipe_words(0, pd_runtime::MSG_WORDS);
+    match fetched {
+        Ok(mut f) => {
+            let len = usize::from(f.key.len);
+            let mut flat = [0u8; queued_service::MAX_KEY];
+            for (o, b) in flat.iter_mut().zip(f.key.bytes.iter().flatten()) {
+                *o = *b;
+            }
+            let material = KeyMaterial::new(&flat[..len.min(flat.len())], f.usage);
+            zeroize::Zeroize::zeroize(&mut flat);
+            zeroize::Zeroize::zeroize(&mut f.key.bytes);
+            material.ok_or(KeyRefusal::UnknownKey)
+        }
+        Err(CallError::Server(KeysError::UnknownKey)) => Err(KeyRefusal::UnknownKey),
+        Err(CallError::Server(KeysError::NotPermitted)) => Err(KeyRefusal::NotPermitted),
+        Err(e) => {
+            debug_println!("{}: key store: {e:?}", pd_name());
+            Err(KeyRefusal::NoKeyStore)
+        }
+    }
+}

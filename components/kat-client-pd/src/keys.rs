@@ -1,0 +1,101 @@
+//! What `kat-keys` and `hostile-keys` share: the key store on channel 1, policies, the
+//! usage bits a Cipher session by handle asks for, and the check that a call was refused
+//! with exactly the error it should have been.
+
+use pd_idl::keys::{self, KeyAlgorithm, KeyUsage, Policy};
+use pd_idl::wire::CallError;
+use pd_runtime::Channel;
+use pd_runtime::ipc::PpcTransport;
+use shared_region::SharedRegion;
+
+/// The key store's channel in a keys client.
+pub const STORE: Channel = Channel::new(1);
+
+pub fn store() -> keys::Client<PpcTransport> {
+    keys::Client::new(PpcTransport(STORE))
+}
+
+pub const fn usage(u: KeyUsage) -> u8 {
+    1 << u as u8
+}
+
+pub const ENCRYPT: u8 = usage(KeyUsage::Encrypt);
+pub const DECRYPT: u8 = usage(KeyUsage::Decrypt);
+
+pub fn policy(algorithms: &[KeyAlgorithm], usages: &[KeyUsage]) -> Policy {
+    Policy {
+        algorithms: algorithms.iter().fold(0, |b, a| b | 1 << *a as u8),
+        usage: usages.iter().fold(0, |b, u| b | usage(*u)),
+        reserved: [0; 3],
+    }
+}
+
+/// Tallies checks; each failure is logged with what was expected.
+pub struct Checks {
+    pub name: &'static str,
+    pub passed: u32,
+    pub failed: u32,
+}
+
+impl Checks {
+    pub const fn new(name: &'static str) -> Self {
+        Checks {
+            name,
+            passed: 0,
+            failed: 0,
+        }
+    }
+
+    pub fn check(&mut self, ok: bool, what: core::fmt::Arguments<'_>) {
+        if ok {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+            pd_runtime::debug_println!("{}: FAIL {what}", self.name);
+        }
+    }
+
+    /// `got` must be the server's error `want`.
+    pub fn refused<T: core::fmt::Debug, E: core::fmt::Debug + PartialEq>(
+        &mut self,
+        what: &str,
+        got: Result<T, CallError<E>>,
+        want: E,
+    ) {
+        let ok = matches!(&got, Err(CallError::Server(e)) if *e == want);
+        self.check(ok, format_args!("{what}: {got:?}, expected {want:?}"));
+    }
+
+    /// The verdict line, the report, and the exit: 0 only with all passed.
+    pub fn conclude(&self, what: core::fmt::Arguments<'_>) -> ! {
+        let (name, passed, failed) = (self.name, self.passed, self.failed);
+        if failed == 0 && passed > 0 {
+            pd_runtime::debug_println!("{name}: verdict: all {passed} checks passed: {what}");
+            crate::report(true, format_args!("all {passed} key checks passed"));
+            pd_runtime::exit(0);
+        }
+        pd_runtime::debug_println!("{name}: verdict: {failed} failed, {passed} passed");
+        crate::report(false, format_args!("{failed} failed, {passed} passed"));
+        pd_runtime::exit(1);
+    }
+}
+
+/// Times `needle` occurs in the region (read through volatile copies, a page at a time,
+/// overlapping by the needle's length so that no occurrence straddles unseen).
+pub fn occurrences(region: SharedRegion<'_>, needle: &[u8]) -> usize {
+    const PAGE: usize = 4096;
+    let mut buf = [0u8; PAGE + 64];
+    let (mut at, mut found) = (0, 0);
+    while at < region.len() {
+        let n = (PAGE + needle.len() - 1).min(region.len() - at);
+        if !region.read_bytes(at, &mut buf[..n]) {
+            break;
+        }
+        found += buf[..n]
+            .windows(needle.len())
+            .filter(|w| *w == needle)
+            .count();
+        at += PAGE;
+    }
+    found
+}

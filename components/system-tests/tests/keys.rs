@@ -1,0 +1,102 @@
+//! Keys by handle in a whole system on the host backend (system/keys-host.system): the
+//! key store, the CPU Cipher driver fetching keys from it, a client encrypting by
+//! handle and a hostile one. Each client checks its own answers and exits 0 only when
+//! all were right; this test checks their verdicts and then reads the memory of the
+//! driver and the key store, once the client destroyed its keys and closed its
+//! sessions, for any 8 bytes of the key the client provisioned: every copy must have
+//! been wiped (the session's, the engine's key cache, the store's slot, the message
+//! words, the stack frames that decoded them).
+
+mod common;
+
+use common::lines;
+
+/// FIPS-197 C.3's key, the one `kat-keys` provisions.
+const KEY: [u8; 32] = {
+    let mut k = [0u8; 32];
+    let mut i = 0;
+    while i < 32 {
+        k[i] = i as u8;
+        i += 1;
+    }
+    k
+};
+
+/// Pieces of `needle` (8 bytes each) found in `pid`'s writable memory, with where;
+/// `Err` if this process may not read it (reading a non-dumpable process's memory takes
+/// CAP_SYS_PTRACE).
+fn key_pieces_in(pid: u32) -> Result<Vec<String>, std::io::Error> {
+    use std::io::{Read, Seek, SeekFrom};
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
+    let mut mem = std::fs::File::open(format!("/proc/{pid}/mem"))?;
+    let mut found = Vec::new();
+    for line in maps.lines() {
+        let mut f = line.split_whitespace();
+        let (Some(range), Some(perms)) = (f.next(), f.next()) else {
+            continue;
+        };
+        // Writable memory only: a key the PD received lands there; read-only maps are
+        // the binary (which holds no key of the client's) and read-only regions.
+        if !perms.starts_with("rw") {
+            continue;
+        }
+        let (lo, hi) = range.split_once('-').unwrap();
+        let (lo, hi) = (
+            u64::from_str_radix(lo, 16).unwrap(),
+            u64::from_str_radix(hi, 16).unwrap(),
+        );
+        let mut bytes = vec![0u8; (hi - lo) as usize];
+        mem.seek(SeekFrom::Start(lo))?;
+        if mem.read_exact(&mut bytes).is_err() {
+            continue;
+        }
+        for piece in KEY.chunks(8) {
+            for (at, _) in bytes.windows(8).enumerate().filter(|(_, w)| *w == piece) {
+                found.push(format!(
+                    "{:#x} ({})",
+                    lo + at as u64,
+                    line.rsplit(' ').next().unwrap_or("")
+                ));
+            }
+        }
+    }
+    Ok(found)
+}
+
+#[test]
+fn keys_by_handle_are_used_refused_as_they_should_be_and_wiped() {
+    let _turn = common::serial();
+    let system = common::boot("keys-host.system");
+    let user = system.wait_exit("kat_keys", common::WAIT);
+    let hostile = system.wait_exit("hostile_keys", common::WAIT);
+    let out = common::output(&system);
+    assert!(user && hostile, "{}", common::show(&out, &system.events()));
+    let verdict = lines(&out, "kat_keys", "verdict");
+    assert!(
+        verdict.len() == 1 && verdict[0].contains("all 19 checks passed"),
+        "{verdict:?}"
+    );
+    let verdict = lines(&out, "hostile_keys", "verdict");
+    assert!(
+        verdict.len() == 1 && verdict[0].contains("all 29 checks passed"),
+        "{verdict:?}"
+    );
+    assert!(out.iter().all(|(_, l)| !l.contains("FAIL")));
+    // The driver says where its keys come from, and that no client may use raw keys.
+    let said = lines(&out, "cpu_cipher", "keys by handle from the key store");
+    assert!(
+        said.len() == 1 && said[0].contains("Some(Ok(0))"),
+        "{said:?}"
+    );
+    for pd in ["cpu_cipher", "key_store"] {
+        let pid = system.pid(pd).expect("still running");
+        match key_pieces_in(pid) {
+            Ok(found) => assert!(found.is_empty(), "{pd} still holds the key at {found:?}"),
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                eprintln!("SKIPPED: reading {pd}'s memory needs CAP_SYS_PTRACE: {e}");
+            }
+            Err(e) => panic!("reading {pd}'s memory: {e}"),
+        }
+    }
+    system.shutdown();
+}
