@@ -225,8 +225,9 @@ image: systems
 	  [ -f "$(PD_DIR)/$$img" ] || missing="$$missing $$img"; done; \
 	  [ -z "$$missing" ] || { echo "image: $(SYSTEM) needs PD images that no package in PD_PKGS builds:$$missing"; \
 	  echo "image: add their packages to PD_PKGS, or try SYSTEM=$(GEN_DIR)/qemu_hello.system"; exit 1; }
-	$(MICROKIT_SDK)/bin/microkit $(SYSTEM) --search-path $(PD_DIR) --board $(MICROKIT_BOARD) \
-	  --config $(MICROKIT_CONFIG) -o $(LOADER_IMG) -r target/report.txt
+	@# Prefilled regions' files (a key store's configuration) are beside the .system.
+	$(MICROKIT_SDK)/bin/microkit $(SYSTEM) --search-path $(PD_DIR) --search-path $(dir $(SYSTEM)) \
+	  --board $(MICROKIT_BOARD) --config $(MICROKIT_CONFIG) -o $(LOADER_IMG) -r target/report.txt
 
 # The loader goes at 0x70000000, where the SDK's loader for qemu_virt_aarch64 is linked
 # (LINK_ADDRESS in its build); virtualization=on because the kernel runs at EL2

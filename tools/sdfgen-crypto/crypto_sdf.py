@@ -44,6 +44,10 @@ Channel = SystemDescription.Channel
 MAX_CLIENTS = 4
 POWER_CHANNEL = 10
 DEVICE_CHANNEL = 20
+# A driver's channel to the key store (driver-pd's keys module: setvar_id="keys").
+KEYS_CHANNEL = 12
+# The key store's channel to its Rng driver (driver_pd::rng: setvar_id="rng").
+RNG_CHANNEL = 11
 # device-model-pd maps dma0..dma7; dma0 is the driver's scratch.
 MAX_DMA_REGIONS = 8
 # Every crypto-pd PD keeps its state on its stack (pd-runtime's init returns the
@@ -94,9 +98,16 @@ class Crypto:
         self.pin_dma = pin_dma
         self._setvars: List[_SetVar] = []
         self._regions: Dict[str, MemoryRegion] = {}
+        self._sizes: Dict[str, int] = {}
         # (PD, symbol) -> (region, perms, cached): what each PD already maps.
         self._maps: Dict[tuple, tuple] = {}
         self._drivers: List[Crypto.Driver] = []
+        # Region name -> the file (beside the .system) it is prefilled from.
+        self._prefills: Dict[str, str] = {}
+        # Files a system needs beside its .system (a key store's configuration): name
+        # -> text. The meta script writes them where it writes the .system.
+        self.files: Dict[str, str] = {}
+        self._key_stores: List[Crypto.KeyStore] = []
 
     def region(
         self, name: str, size: int, *, paddr: Optional[int] = None, physical: bool = False
@@ -110,6 +121,7 @@ class Crypto:
         mr = MemoryRegion(self.sdf, name, size, paddr=paddr, physical=physical or None)
         self.sdf.add_mr(mr)
         self._regions[name] = mr
+        self._sizes[name] = size
         return mr
 
     def region_name(self, mr: MemoryRegion) -> str:
@@ -153,6 +165,23 @@ class Crypto:
             raise CryptoSdfError(f"PD '{pd.name}' already has a setvar '{symbol}'")
         self._setvars.append(_SetVar(pd.name, symbol, name))
 
+    def prefill(self, mr: MemoryRegion, file: str, text: str) -> None:
+        """`mr` starts with `text` (Microkit's `prefill_path`): `render` writes the
+        attribute, and `file` is one of the system's `files`."""
+        if len(text.encode()) > self.sdf_region_size(mr):
+            raise CryptoSdfError(f"prefill '{file}' is longer than its region")
+        self._prefills[self.region_name(mr)] = file
+        self.files[file] = text
+
+    def sdf_region_size(self, mr: MemoryRegion) -> int:
+        return self._sizes[self.region_name(mr)]
+
+    def add_key_store(self, store: ProtectionDomain, **options) -> Crypto.KeyStore:
+        """The key-store PD; see `Crypto.KeyStore`."""
+        k = Crypto.KeyStore(self, store, **options)
+        self._key_stores.append(k)
+        return k
+
     def add_driver(self, driver: ProtectionDomain, **options) -> Crypto.Driver:
         """A crypto engine's driver PD; see `Crypto.Driver` for the options."""
         d = Crypto.Driver(self, driver, **options)
@@ -165,7 +194,14 @@ class Crypto:
         for d in self._drivers:
             if not d.connected:
                 raise CryptoSdfError(f"driver '{d.pd.name}' was never connected (Driver.connect)")
+        for k in self._key_stores:
+            if not k.connected:
+                raise CryptoSdfError(f"key store '{k.pd.name}' was never connected (KeyStore.connect)")
         root = ET.fromstring(self.sdf.render())
+        for mr in root.iter("memory_region"):
+            file = self._prefills.get(mr.get("name"))
+            if file is not None:
+                mr.set("prefill_path", file)
         by_name = {pd.get("name"): pd for pd in root.iter("protection_domain")}
         for s in self._setvars:
             pd = by_name.get(s.pd)
@@ -378,4 +414,90 @@ class Crypto:
                                 notify_a=False, notify_b=False,
                                 pd_a_setvar_id="device", pd_b_setvar_id="power")
                     )
+            self.connected = True
+
+    class KeyStore:
+        """The key-store PD (components/key-store-pd) and who talks to it: clients
+        (each on a channel of its own: the store's end is the client's identity, the
+        owner of its keys), drivers that fetch keys for their clients (the driver's end
+        has `setvar_id="keys"`), and the Rng driver it draws keys from. `connect`
+        writes the store's configuration (key_store::Config's text) as a file of the
+        system, prefilled into a read-only region the store maps as `config`.
+
+        - `config_file`: the file's name, beside the .system.
+        - `device_key`: the key-encryption key for wrapped imports (32 hex digits), a
+          stand-in for a fused key; None for none.
+        """
+
+        def __init__(self, crypto: Crypto, pd: ProtectionDomain, *, config_file: str,
+                     device_key: Optional[str] = None) -> None:
+            self.crypto = crypto
+            self.pd = pd
+            self.config_file = config_file
+            self.device_key = device_key
+            # (client PD, store channel, client channel, rights line)
+            self.clients: List[tuple] = []
+            # (driver, store channel, {driver client k: "raw"})
+            self.drivers: List[tuple] = []
+            self._next_id = 1
+            self.connected = False
+
+        def _id(self) -> int:
+            i = self._next_id
+            if i == RNG_CHANNEL:
+                i += 1
+            self._next_id = i + 1
+            if i > 61:
+                raise CryptoSdfError(f"key store '{self.pd.name}' has no channel left")
+            return i
+
+        def add_client(self, client: ProtectionDomain, *, client_id: int, rights: str,
+                       quota: int) -> int:
+            """`client` calls the store on its channel `client_id`; `rights` are
+            key_store's words (create, import, use, raw). Returns the store's end."""
+            for word in rights.split():
+                if word not in ("create", "import", "use", "raw"):
+                    raise CryptoSdfError(f"key store client '{client.name}': unknown right '{word}'")
+            if not 0 <= quota <= 255:
+                raise CryptoSdfError(f"key store client '{client.name}': quota {quota} is not 0..=255")
+            ch = self._id()
+            self.clients.append((client, ch, client_id, f"{rights} quota={quota}"))
+            return ch
+
+        def add_driver(self, driver: Crypto.Driver, *, raw: Optional[List[ProtectionDomain]] = None) -> None:
+            """`driver` fetches keys for those of its clients that are the store's;
+            `raw`: its clients that are none of the store's and keep raw keys (any
+            other client of the driver may not open raw-key sessions)."""
+            self.drivers.append((driver, self._id(), list(raw or [])))
+
+        def connect(self, rng: Optional[Crypto.Driver] = None) -> None:
+            """Channels, the configuration and its region; with `rng`, the store is a
+            caller of that Rng driver (its keys' randomness). After every driver's
+            clients are added."""
+            if self.connected:
+                raise CryptoSdfError(f"key store '{self.pd.name}' is already connected")
+            c = self.crypto
+            lines = [f"# {self.pd.name}'s configuration (key_store::Config), written by crypto_sdf.",
+                     "# Channels are the store's own ends."]
+            for client, ch, client_id, rights in self.clients:
+                lines.append(f"client {ch} {rights}  # {client.name}")
+                c.sdf.add_channel(Channel(client, self.pd, a_id=client_id, b_id=ch, pp_a=True))
+            store_of = {id(client): ch for client, ch, _, _ in self.clients}
+            for driver, ch, raw in self.drivers:
+                words = []
+                for k, dc in enumerate(driver.clients):
+                    if id(dc.pd) in store_of:
+                        words.append(f"{k}={store_of[id(dc.pd)]}")
+                    elif any(dc.pd is r for r in raw):
+                        words.append(f"{k}=raw")
+                lines.append(f"driver {ch} {' '.join(words)}  # {driver.pd.name}")
+                c.sdf.add_channel(Channel(driver.pd, self.pd, a_id=KEYS_CHANNEL, b_id=ch, pp_a=True,
+                                          pd_a_setvar_id="keys"))
+            if self.device_key is not None:
+                lines.append(f"device-key {self.device_key}")
+            if rng is not None:
+                rng.add_caller(self.pd, setvar="rng", client_id=RNG_CHANNEL)
+            config = c.region(f"{self.pd.name}_config", 0x1000)
+            c.prefill(config, self.config_file, "\n".join(lines) + "\n")
+            c.map(self.pd, config, "config", "r")
             self.connected = True

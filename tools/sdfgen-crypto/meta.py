@@ -18,10 +18,11 @@ Systems:
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 from importlib.metadata import version
-from typing import Callable, Dict
+from typing import Callable, Dict, Optional
 
 from sdfgen import SystemDescription
 
@@ -55,7 +56,7 @@ def pd(name: str, image: str, priority: int, *, stack: bool = True, stack_size: 
 MAC_STACK_SIZE = 0x10000
 
 
-def qemu_virt_aarch64() -> str:
+def qemu_virt_aarch64(files: Optional[Dict[str, str]] = None) -> str:
     """The seL4 image: every engine. virtio-crypto is QEMU's device and the CPU needs
     none; OMAP AES, STM32 CRYP and the talitos SEC1 have no silicon under QEMU, so each
     runs on a board stand-in (its device PD running the board's model, the board's
@@ -107,10 +108,20 @@ def qemu_virt_aarch64() -> str:
     v.add_client(test_client, queues=0x4000, data=test_data, client_id=0, queues_symbol="virtio_queues")
     v.connect()
 
-    # The CPU has no clock gate: no power manager, no interrupt.
+    # The CPU has no clock gate: no power manager, no interrupt. Besides test_client
+    # (raw keys: published vectors), kat_keys_cpu encrypts by handle and hostile_keys
+    # tries every way to get or misuse a key (kat_keys_cpu leaves its handles in
+    # `keys_leak` for it and notifies it on channel 2).
+    kat_keys_cpu = pd("kat_keys_cpu", "kat-keys.elf", 100)
+    hostile_keys = pd("hostile_keys", "hostile-keys.elf", 100)
     c = crypto.add_driver(cpu_cipher, prefix="test_cpu")
     c.add_client(test_client, queues=0x4000, data=test_data, client_id=1, queues_symbol="cpu_queues")
-    c.connect()
+    c.add_client(kat_keys_cpu, queues=0x3000, data=0x1000, client_id=0, prefix="keys_cpu")
+    c.add_client(hostile_keys, queues=0x3000, data=0x1000, client_id=0, prefix="hostile_keys")
+    keys_leak = crypto.region("keys_leak", 0x1000)
+    crypto.map(kat_keys_cpu, keys_leak, "leak")
+    crypto.map(hostile_keys, keys_leak, "leak", "r")
+    sdf.add_channel(Channel(kat_keys_cpu, hostile_keys, a_id=2, b_id=2))
 
     # Verified boot: cpu_digest hashes the image in place (a final's digest is
     # written into the client's region, so it is mapped read-write).
@@ -139,6 +150,11 @@ def qemu_virt_aarch64() -> str:
         e = crypto.add_driver(drv, prefix=prefix, parent=pm, power=pm, device=dev, dma=True,
                               scratch=scratch, ledger=0x1000, trace=0x1000, power_trace=0x1000)
         e.add_client(kat, queues=queues, data=data, client_id=0, ledger=True)
+        if prefix == "omap":
+            # Keys by handle on a hardware engine: OMAP AES fetches them from the store.
+            kat_keys_omap = pd("kat_keys_omap", "kat-keys.elf", 100)
+            e.add_client(kat_keys_omap, queues=0x3000, data=0x1000, client_id=0, prefix="keys_omap")
+            omap = e
         e.connect()
         report = crypto.region(f"{prefix}_report", 0x1000)
         crypto.map(kat, report, "report")
@@ -180,6 +196,18 @@ def qemu_virt_aarch64() -> str:
     # cpu_aead draws the nonces of EncryptNewNonce from it (channel 11, setvar "rng").
     cpu_aead = next(drv for _, drv in cpu_services if drv.name == "cpu_aead")
     r.add_caller(cpu_aead, setvar="rng", client_id=11)
+    # The key store: keys that never leave it, generated from the virtio-rng driver's
+    # DRBG (between the drivers that call it, 190 at most, and virtio_rng, 195). The
+    # clients that keep raw keys (published vectors) are named; no other may.
+    key_store = pd("key_store", "key-store.elf", 192)
+    ks = crypto.add_key_store(key_store, config_file="qemu_virt_aarch64.keys")
+    ks.add_client(kat_keys_cpu, client_id=1, rights="create import use", quota=4)
+    ks.add_client(hostile_keys, client_id=1, rights="create use", quota=3)
+    ks.add_client(kat_keys_omap, client_id=1, rights="create import use", quota=4)
+    ks.add_driver(c, raw=[test_client])
+    ks.add_driver(omap, raw=[omap.clients[0].pd])
+    ks.connect(rng=r)
+    c.connect()
     r.connect()
     rng_report = crypto.region("rng_report", 0x1000)
     crypto.map(kat_rng, rng_report, "report")
@@ -206,6 +234,17 @@ def qemu_virt_aarch64() -> str:
     for p in [dev_rng, stm32_rng, kat_srng]:
         sdf.add_pd(p)
 
+    # The key clients' verdicts, on channels 11..13 (their end: 3).
+    for verdict_id, (prefix, kat) in enumerate(
+        [("keys_cpu", kat_keys_cpu), ("keys_omap", kat_keys_omap), ("hostile_keys", hostile_keys)], 11
+    ):
+        report = crypto.region(f"{prefix}_report", 0x1000)
+        crypto.map(kat, report, "report")
+        crypto.map(test_client, report, f"{prefix}_report", "r")
+        sdf.add_channel(Channel(kat, test_client, a_id=3, b_id=verdict_id, notify_b=False, pd_a_setvar_id="verdict"))
+        sdf.add_pd(kat)
+    sdf.add_pd(key_store)
+
     stream_report = crypto.region("stream_report", 0x1000)
     crypto.map(stream_client, stream_report, "report")
     crypto.map(test_client, stream_report, "stream_report", "r")
@@ -229,6 +268,8 @@ def qemu_virt_aarch64() -> str:
         sdf.add_pd(kat)
         sdf.add_pd(drv)
     sdf.add_pd(test_client)
+    if files is not None:
+        files.update(crypto.files)
     return crypto.render(HEADER.format(name="qemu_virt_aarch64"))
 
 
@@ -313,15 +354,30 @@ def main() -> int:
     if args.all:
         os.makedirs(args.all, exist_ok=True)
         for name, generate in SYSTEMS.items():
-            write(os.path.join(args.all, f"{name}.system"), generate())
+            write_with_files(os.path.join(args.all, f"{name}.system"), generate)
         return 0
-    xml = SYSTEMS[args.system]()
     if args.output:
         os.makedirs(os.path.dirname(args.output) or ".", exist_ok=True)
-        write(args.output, xml)
+        write_with_files(args.output, SYSTEMS[args.system])
     else:
-        sys.stdout.write(xml)
+        sys.stdout.write(SYSTEMS[args.system]())
     return 0
+
+
+def generated(generate: Callable[..., str]) -> tuple:
+    """A system's XML and the files it needs beside it (a key store's configuration)."""
+    files: Dict[str, str] = {}
+    # A system that needs no files takes no argument.
+    takes_files = "files" in inspect.signature(generate).parameters
+    xml = generate(files) if takes_files else generate()
+    return xml, files
+
+
+def write_with_files(path: str, generate: Callable[..., str]) -> None:
+    xml, files = generated(generate)
+    write(path, xml)
+    for name, text in files.items():
+        write(os.path.join(os.path.dirname(path) or ".", name), text)
 
 
 def write(path: str, xml: str) -> None:

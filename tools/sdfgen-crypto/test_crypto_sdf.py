@@ -34,7 +34,8 @@ def describe(xml: str) -> dict:
     out = {"regions": {}, "pds": {}, "maps": set(), "irqs": set(), "setvars": set(), "channels": set()}
     for mr in root.findall("memory_region"):
         phys = mr.get("phys_addr")
-        out["regions"][mr.get("name")] = (num(mr.get("size")), num(phys) if phys else None)
+        out["regions"][mr.get("name")] = (num(mr.get("size")), num(phys) if phys else None,
+                                          mr.get("prefill_path"))
 
     def walk(pd, parent):
         name = pd.get("name")
@@ -92,6 +93,13 @@ class ImageMatchesTheBootedReference(unittest.TestCase):
 
     def test_qemu_virt_aarch64(self):
         self.compare("qemu_virt_aarch64")
+
+    def test_the_key_store_configuration_is_the_committed_one(self):
+        # The hand-written image's prefill file is the one the helper writes.
+        _, files = meta.generated(meta.qemu_virt_aarch64)
+        self.assertEqual(sorted(files), ["qemu_virt_aarch64.keys"])
+        committed = read(os.path.join(REPO, "system", "qemu_virt_aarch64.keys"))
+        self.assertEqual(files["qemu_virt_aarch64.keys"], committed)
 
     def test_qemu_hello(self):
         self.compare("qemu_hello")
@@ -180,6 +188,33 @@ class DriverConventions(unittest.TestCase):
         self.assertFalse([m for m in s["maps"] if m[0] == "aead"], "the caller maps no region")
         self.assertIn((("aead", 11, "true", "true", "rng"), ("rng", 1, "false", "true", None)), s["channels"])
 
+    def test_a_key_store_names_its_clients_and_each_drivers_clients(self):
+        sdf, crypto = system()
+        store, drv = PD("store", "ks.elf", priority=192), PD("drv", "drv.elf", priority=150)
+        vectors, user, other = (PD(n, "c.elf", priority=100) for n in ("vectors", "user", "other"))
+        d = crypto.add_driver(drv)
+        for c in (vectors, user, other):
+            d.add_client(c, queues=0x3000, data=0x1000)
+        ks = crypto.add_key_store(store, config_file="t.keys", device_key="00" * 16)
+        self.assertEqual(ks.add_client(user, client_id=1, rights="create use", quota=2), 1)
+        ks.add_driver(d, raw=[vectors])
+        ks.connect()
+        d.connect()
+        for p in (store, drv, vectors, user, other):
+            sdf.add_pd(p)
+        s = describe(crypto.render())
+        config = crypto.files["t.keys"]
+        # The driver's client 0 keeps raw keys, 1 is the store's client 1, 2 neither.
+        self.assertIn("client 1 create use quota=2  # user\n", config)
+        self.assertIn("driver 2 0=raw 1=1  # drv\n", config)
+        self.assertIn("device-key " + "00" * 16, config)
+        self.assertEqual(s["regions"]["store_config"], (0x1000, None, "t.keys"))
+        self.assertIn(("store", "store_config", "r", "true", "config", "config_size"), s["maps"])
+        self.assertIn((("drv", 12, "true", "true", "keys"), ("store", 2, "false", "true", None)), s["channels"])
+        self.assertIn((("store", 1, "false", "true", None), ("user", 1, "true", "true", None)), s["channels"])
+        with self.assertRaises(CryptoSdfError):
+            ks.add_client(other, client_id=1, rights="create fly", quota=1)
+
     def test_a_device_pd_of_an_engine_without_dma_maps_no_client_data(self):
         sdf, crypto = system()
         drv, dev, kat = PD("rng", "rng.elf", priority=150), PD("dev", "dev.elf", priority=240), PD("kat", "kat.elf", priority=100)
@@ -230,7 +265,7 @@ class DriverConventions(unittest.TestCase):
         regions = describe(crypto.render())["regions"]
         self.assertIsNone(regions["drv_queues"][1], "queues are not reached by DMA")
         for name in ("drv_scratch", "drv_data"):
-            size, paddr = regions[name]
+            size, paddr, _ = regions[name]
             self.assertIsNotNone(paddr, name)
             self.assertLessEqual(paddr + size, 1 << 32, name)
 

@@ -80,6 +80,16 @@ impl<E: AeadEngine> Interface for Aead<E> {
     const WRITES_DATA: bool = true;
 
     queued_service::from_idl!(pd_idl::aead, AeadError);
+    const KEYED: bool = true;
+
+    /// Only a raw-key open can be refused for its key: this interface has no sessions
+    /// by handle yet.
+    fn refuse_key(refusal: queued_service::KeyRefusal) -> AeadError {
+        match refusal {
+            queued_service::KeyRefusal::RawKeysForbidden => AeadError::RawKeysForbidden,
+            _ => AeadError::BadRequest,
+        }
+    }
 
     fn empty_job(data: ClientData<'_>) -> Flight<'_, E::Context> {
         let none = Segment { offset: 0, len: 0 };

@@ -16,6 +16,9 @@
 //! driver sessions on its own key bytes) and how many keys it may hold at once.
 //! `driver D K=C..`: the driver on the store's channel `D` serves, on its own channel
 //! `K`, the store's client `C`; a driver may fetch keys only of the clients named so.
+//! `K=raw` instead names a client of the driver that is none of the store's and may
+//! open sessions on raw keys (a known-answer client of published vectors); any other
+//! client of a driver that has a store may not.
 //! `device-key HEX`: the key-encryption key `import_wrapped` unwraps under, the stand-in
 //! for a key fused into the SoC (a real store reads it from OTP, never from a file).
 //!
@@ -45,9 +48,11 @@ pub enum Peer {
     Nobody,
     Client(Rights),
     /// A driver; `clients[k]`: the store's channel of the client on the driver's
-    /// channel `k` (`u8::MAX`: none of the store's).
+    /// channel `k` (`u8::MAX`: none of the store's); `raw`: bit `k` for a client of
+    /// the driver's that is none of the store's and may use raw keys.
     Driver {
         clients: [u8; DRIVER_CLIENTS],
+        raw: u64,
     },
 }
 
@@ -95,9 +100,8 @@ impl Config {
                     config.peers[ch] = if kind == "client" {
                         Peer::Client(rights(words).ok_or(reject("bad right or quota"))?)
                     } else {
-                        Peer::Driver {
-                            clients: served(words).ok_or(reject("bad K=C mapping"))?,
-                        }
+                        let (clients, raw) = served(words).ok_or(reject("bad K=C mapping"))?;
+                        Peer::Driver { clients, raw }
                     };
                 }
                 "device-key" => {
@@ -114,7 +118,7 @@ impl Config {
             }
         }
         for peer in &config.peers {
-            if let Peer::Driver { clients } = peer
+            if let Peer::Driver { clients, .. } = peer
                 && clients.iter().any(|&c| {
                     c != u8::MAX && !matches!(config.peers[usize::from(c)], Peer::Client(_))
                 })
@@ -139,7 +143,7 @@ impl Config {
     /// `k`: `None` if `driver` is no driver or serves no client of ours there.
     pub fn client_of(&self, driver: u32, k: u8) -> Option<u32> {
         match self.peers.get(driver as usize)? {
-            Peer::Driver { clients } => {
+            Peer::Driver { clients, .. } => {
                 let c = *clients.get(usize::from(k))?;
                 (c != u8::MAX).then_some(u32::from(c))
             }
@@ -149,6 +153,19 @@ impl Config {
 
     pub fn is_driver(&self, ch: u32) -> bool {
         matches!(self.peers.get(ch as usize), Some(Peer::Driver { .. }))
+    }
+
+    /// Bit `k` for each client of the driver on `driver` that may open sessions on raw
+    /// keys: a client of the store's with the `raw` right, or one named `K=raw`.
+    pub fn raw_keys(&self, driver: u32) -> Option<u64> {
+        let Some(Peer::Driver { clients, raw }) = self.peers.get(driver as usize) else {
+            return None;
+        };
+        let mapped = clients
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c != u8::MAX && self.client(u32::from(c)).is_some_and(|r| r.raw));
+        Some(mapped.fold(*raw, |bits, (k, _)| bits | 1 << k))
     }
 }
 
@@ -170,18 +187,21 @@ fn rights<'a>(words: impl Iterator<Item = &'a str>) -> Option<Rights> {
     Some(r)
 }
 
-fn served<'a>(words: impl Iterator<Item = &'a str>) -> Option<[u8; DRIVER_CLIENTS]> {
+fn served<'a>(words: impl Iterator<Item = &'a str>) -> Option<([u8; DRIVER_CLIENTS], u64)> {
     let mut clients = [u8::MAX; DRIVER_CLIENTS];
+    let mut raw = 0u64;
     for w in words {
         let (k, c) = w.split_once('=')?;
         let k = channel(Some(k))?;
-        let c = channel(Some(c))?;
-        if clients[k] != u8::MAX {
+        if clients[k] != u8::MAX || raw & 1 << k != 0 {
             return None;
         }
-        clients[k] = c as u8;
+        match c {
+            "raw" => raw |= 1 << k,
+            c => clients[k] = channel(Some(c))? as u8,
+        }
     }
-    Some(clients)
+    Some((clients, raw))
 }
 
 fn hex16(word: &str) -> Option<[u8; 16]> {

@@ -366,17 +366,9 @@ impl pd_idl::keys::Server for KeyStore {
     }
 
     fn raw_keys(&mut self, caller: Caller) -> Result<u64, KeysError> {
-        if !self.config.is_driver(caller.0) {
-            return Err(KeysError::NotPermitted);
-        }
-        Ok((0..config::DRIVER_CLIENTS as u8)
-            .filter(|&k| {
-                self.config
-                    .client_of(caller.0, k)
-                    .and_then(|c| self.config.client(c))
-                    .is_some_and(|r| r.raw)
-            })
-            .fold(0, |bits, k| bits | 1 << k))
+        self.config
+            .raw_keys(caller.0)
+            .ok_or(KeysError::NotPermitted)
     }
 }
 

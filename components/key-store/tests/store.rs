@@ -17,7 +17,7 @@ const CONFIG: &str = "\
 client 1 create use quota=3
 client 2 create use raw quota=2
 client 3 import create quota=4   # provisions; its keys no driver may fetch
-driver 5 0=1 3=2 4=3
+driver 5 0=1 3=2 4=3 6=raw
 device-key 000102030405060708090A0B0C0D0E0F
 ";
 
@@ -295,7 +295,8 @@ fn rights_and_quotas_come_from_the_configuration() {
     }
     assert!(bob.iter().all(|h| s.attributes(BOB, *h).is_ok()));
     // The driver may let Bob (its client 3) open raw-key sessions, Alice (0) not.
-    assert_eq!(s.raw_keys(DRIVER), Ok(1 << 3));
+    // Client 6 of the driver is none of the store's, named raw.
+    assert_eq!(s.raw_keys(DRIVER), Ok(1 << 3 | 1 << 6));
     assert_eq!(s.raw_keys(ALICE), Err(KeysError::NotPermitted));
     // A store whose slots are all held answers StoreFull, not another's key.
     let mut big = KeyStore::new(
@@ -331,6 +332,8 @@ fn a_bad_configuration_is_rejected_whole() {
         ("device-key 0011", 1),
         ("driver 5 0=1", 0),
         ("client 1 use\ndriver 5 0=1 0=1", 2),
+        ("client 1 use\ndriver 5 0=1 0=raw", 2),
+        ("driver 5 0=cooked", 1),
         (
             "client 1\ndevice-key 000102030405060708090A0B0C0D0E0F\ndevice-key 000102030405060708090A0B0C0D0E0F",
             3,

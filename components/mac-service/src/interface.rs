@@ -82,6 +82,16 @@ impl<E: MacEngine> Interface for Mac<E> {
     const WRITES_DATA: bool = true;
 
     queued_service::from_idl!(pd_idl::mac, MacError);
+    const KEYED: bool = true;
+
+    /// Only a raw-key open can be refused for its key: this interface has no sessions
+    /// by handle yet.
+    fn refuse_key(refusal: queued_service::KeyRefusal) -> MacError {
+        match refusal {
+            queued_service::KeyRefusal::RawKeysForbidden => MacError::RawKeysForbidden,
+            _ => MacError::BadRequest,
+        }
+    }
 
     fn empty_job(data: ClientData<'_>) -> Flight<'_, E::Context> {
         let job = Job {

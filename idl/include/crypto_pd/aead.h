@@ -50,10 +50,11 @@ typedef uint16_t aead_error_t;
 #define AEAD_ERROR_MESSAGE_TOO_LONG 14u
 #define AEAD_ERROR_OVERLAPPING_SEGMENTS 15u
 #define AEAD_ERROR_NO_RANDOMNESS 16u
+#define AEAD_ERROR_RAW_KEYS_FORBIDDEN 17u
 #define AEAD_ERROR_OK 0u
 _Static_assert(sizeof(aead_error_t) == 2, "AeadError is a u16");
 /* Whether `v` is a declared `AeadError` (a peer may write any value). */
-static inline int aead_error_valid(uint32_t v) { return (v >= 1u && v <= 16u); }
+static inline int aead_error_valid(uint32_t v) { return (v >= 1u && v <= 17u); }
 
 /* `Request`. Seal or open one message: `segs[0]` its nonce, `segs[1..1 + naad]` its AAD,
  * the next ones up to the last its payload, the last its tag. */

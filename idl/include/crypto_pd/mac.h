@@ -49,10 +49,11 @@ typedef uint16_t mac_error_t;
 #define MAC_ERROR_SESSION_FINISHED 11u
 #define MAC_ERROR_MAC_MISMATCH 12u
 #define MAC_ERROR_BAD_OUTPUT 13u
+#define MAC_ERROR_RAW_KEYS_FORBIDDEN 14u
 #define MAC_ERROR_OK 0u
 _Static_assert(sizeof(mac_error_t) == 2, "MacError is a u16");
 /* Whether `v` is a declared `MacError` (a peer may write any value). */
-static inline int mac_error_valid(uint32_t v) { return (v >= 1u && v <= 13u); }
+static inline int mac_error_valid(uint32_t v) { return (v >= 1u && v <= 14u); }
 
 /* `Request`. Authenticate `segs[..nsegs]` in the session (a verify's and a final's last one
  * is the tag: expected, or where it is written). */

@@ -15,7 +15,10 @@
 //! `rng_report`: fills, reseeds and typed refusals from the virtio-rng driver's Rng
 //! service, QEMU's entropy device through the health tests) and of the stm32mp1 RNG's
 //! (10, `srng_report`: the same through its device PD, then a stuck, a biased and a
-//! clock-erroring source, each failing closed and recovering). From the traces of the three
+//! clock-erroring source, each failing closed and recovering), and of the key clients
+//! (11, `keys_cpu_report`; 12, `keys_omap_report`: encryption by handle with keys the
+//! key store holds, on the CPU engine and on OMAP AES; 13, `hostile_keys_report`: every
+//! way to get or misuse a key refused). From the traces of the three
 //! board drivers and
 //! their power managers (mapped read-only) it checks what no client sees: each
 //! calibrated crossover lies in the published range, every grant was given back, the
@@ -48,7 +51,7 @@ use vboot_client_pd::Hex;
 
 /// The clients whose verdicts this one collects: name, the channel they notify, and
 /// (by index, see [`report_region`]) the region they write.
-const REPORTS: [(&str, Channel); 9] = [
+const REPORTS: [(&str, Channel); 12] = [
     ("verified boot", Channel::new(2)),
     ("omap-aes", Channel::new(3)),
     ("stm32-cryp", Channel::new(4)),
@@ -58,6 +61,9 @@ const REPORTS: [(&str, Channel); 9] = [
     ("aead", Channel::new(8)),
     ("rng", Channel::new(9)),
     ("stm32-rng", Channel::new(10)),
+    ("keys on the CPU engine", Channel::new(11)),
+    ("keys on OMAP AES", Channel::new(12)),
+    ("hostile keys", Channel::new(13)),
 ];
 
 /// The board stand-ins' traces: engine, the driver's and the power manager's trace
@@ -170,7 +176,10 @@ fn report_region(i: usize) -> MemoryRegion {
         5 => memory_region!(mac_report),
         6 => memory_region!(aead_report),
         7 => memory_region!(rng_report),
-        _ => memory_region!(srng_report),
+        8 => memory_region!(srng_report),
+        9 => memory_region!(keys_cpu_report),
+        10 => memory_region!(keys_omap_report),
+        _ => memory_region!(hostile_keys_report),
     }
 }
 /// The drivers under test: name, channel (calls and queue notifications).
