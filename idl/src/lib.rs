@@ -140,3 +140,23 @@ impl mac::MacAlgorithm {
         }
     }
 }
+
+/// Key material as the Keys interface carries it: little-endian words (see
+/// `keys::KeyBytes`).
+pub mod key_words {
+    /// The first `8 * N` bytes of `bytes` as `N` little-endian words, zero past its end.
+    pub fn pack<const N: usize>(bytes: &[u8]) -> [u64; N] {
+        let mut words = [0u64; N];
+        for (i, b) in bytes.iter().take(8 * N).enumerate() {
+            words[i / 8] |= u64::from(*b) << (8 * (i % 8));
+        }
+        words
+    }
+
+    /// Fills `out` from the little-endian `words` (zeros past them).
+    pub fn unpack(words: &[u64], out: &mut [u8]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = words.get(i / 8).map_or(0, |w| (w >> (8 * (i % 8))) as u8);
+        }
+    }
+}

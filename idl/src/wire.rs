@@ -198,3 +198,52 @@ where
     }
     Err(CallError::Server(E::SERVER_RESTARTED))
 }
+
+/// Arrays in calls, (de)serialized by a loop: serde's own array impls unroll an
+/// element's decoding per index (`[u8; 32]` is 32 copies of the bounds check and error
+/// path), which cost the size-optimised driver PDs kilobytes of flash for their keys and
+/// IVs. The bytes on the wire are the same (a tuple of the elements, as serde writes an
+/// array). idlc puts `#[serde(with = "wire::array")]` on every array field of a type that
+/// crosses a call.
+pub mod array {
+    use core::marker::PhantomData;
+
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::ser::SerializeTuple;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer, T: Serialize, const N: usize>(
+        array: &[T; N],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut t = s.serialize_tuple(N)?;
+        for e in array {
+            t.serialize_element(e)?;
+        }
+        t.end()
+    }
+
+    pub fn deserialize<'de, D, T, const N: usize>(d: D) -> Result<[T; N], D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de> + Copy + Default,
+    {
+        struct Elements<T, const N: usize>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de> + Copy + Default, const N: usize> Visitor<'de> for Elements<T, N> {
+            type Value = [T; N];
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                write!(f, "an array of {N}")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<[T; N], A::Error> {
+                let mut out = [T::default(); N];
+                for (i, slot) in out.iter_mut().enumerate() {
+                    *slot = seq
+                        .next_element()?
+                        .ok_or_else(|| A::Error::invalid_length(i, &self))?;
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_tuple(N, Elements::<T, N>(PhantomData))
+    }
+}

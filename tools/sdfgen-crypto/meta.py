@@ -108,16 +108,22 @@ def qemu_virt_aarch64(files: Optional[Dict[str, str]] = None) -> str:
     v.add_client(test_client, queues=0x4000, data=test_data, client_id=0, queues_symbol="virtio_queues")
     v.connect()
 
-    # The CPU has no clock gate: no power manager, no interrupt. Besides test_client
-    # (raw keys: published vectors), kat_keys_cpu encrypts by handle and hostile_keys
-    # tries every way to get or misuse a key (kat_keys_cpu leaves its handles in
-    # `keys_leak` for it and notifies it on channel 2).
-    kat_keys_cpu = pd("kat_keys_cpu", "kat-keys.elf", 100)
-    hostile_keys = pd("hostile_keys", "hostile-keys.elf", 100)
+    # The CPU has no clock gate: no power manager, no interrupt.
     c = crypto.add_driver(cpu_cipher, prefix="test_cpu")
     c.add_client(test_client, queues=0x4000, data=test_data, client_id=1, queues_symbol="cpu_queues")
-    c.add_client(kat_keys_cpu, queues=0x3000, data=0x1000, client_id=0, prefix="keys_cpu")
-    c.add_client(hostile_keys, queues=0x3000, data=0x1000, client_id=0, prefix="hostile_keys")
+    c.connect()
+
+    # Keys by handle on the CPU engine: a second CPU Cipher driver, whose clients are
+    # the key store's (a driver shares its session table among its clients: beside
+    # test_client's eight sessions, two more clients left it too few). kat_keys_cpu
+    # encrypts by handle; hostile_keys tries every way to get or misuse a key
+    # (kat_keys_cpu leaves its handles in `keys_leak` and notifies it on channel 2).
+    cpu_keys = pd("cpu_keys", "cpu-cipher.elf", 190)
+    kat_keys_cpu = pd("kat_keys_cpu", "kat-keys.elf", 100)
+    hostile_keys = pd("hostile_keys", "hostile-keys.elf", 100)
+    ck = crypto.add_driver(cpu_keys, prefix="keys_cpu")
+    ck.add_client(kat_keys_cpu, queues=0x3000, data=0x1000, client_id=0)
+    ck.add_client(hostile_keys, queues=0x3000, data=0x1000, client_id=0, prefix="hostile_keys")
     keys_leak = crypto.region("keys_leak", 0x1000)
     crypto.map(kat_keys_cpu, keys_leak, "leak")
     crypto.map(hostile_keys, keys_leak, "leak", "r")
@@ -204,10 +210,10 @@ def qemu_virt_aarch64(files: Optional[Dict[str, str]] = None) -> str:
     ks.add_client(kat_keys_cpu, client_id=1, rights="create import use", quota=4)
     ks.add_client(hostile_keys, client_id=1, rights="create use", quota=3)
     ks.add_client(kat_keys_omap, client_id=1, rights="create import use", quota=4)
-    ks.add_driver(c, raw=[test_client])
+    ks.add_driver(ck)
     ks.add_driver(omap, raw=[omap.clients[0].pd])
     ks.connect(rng=r)
-    c.connect()
+    ck.connect()
     r.connect()
     rng_report = crypto.region("rng_report", 0x1000)
     crypto.map(kat_rng, rng_report, "report")
@@ -244,6 +250,7 @@ def qemu_virt_aarch64(files: Optional[Dict[str, str]] = None) -> str:
         sdf.add_channel(Channel(kat, test_client, a_id=3, b_id=verdict_id, notify_b=False, pd_a_setvar_id="verdict"))
         sdf.add_pd(kat)
     sdf.add_pd(key_store)
+    sdf.add_pd(cpu_keys)
 
     stream_report = crypto.region("stream_report", 0x1000)
     crypto.map(stream_client, stream_report, "report")

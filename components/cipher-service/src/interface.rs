@@ -243,12 +243,11 @@ impl<E: CipherEngine> Interface for Cipher<E> {
         let mut args = OpenSessionArgs {
             mode: call.mode,
             path: call.path,
-            key_len: key.bytes().len().min(33) as u8,
+            key_len: key.len().min(33) as u8,
             key: [0; 32],
             iv: call.iv,
         };
-        let n = key.bytes().len().min(32);
-        args.key[..n].copy_from_slice(&key.bytes()[..n]);
+        key.copy_to(&mut args.key);
         Open {
             args,
             usage: key.usage & (ENCRYPT | DECRYPT),

@@ -2,9 +2,16 @@
 //! `setvar_id="keys"` (the store at a higher priority, answering by calls alone). A
 //! client's `open_session_by_key` becomes one `fetch` here, naming the client by this
 //! PD's channel to it; the store answers with the bytes only if that client owns the key
-//! and its policy allows the use. At init the PD asks which of its clients may still
-//! open sessions on raw keys; with no store in the system every client may (there is no
-//! other way), with one that does not answer none may (fail closed).
+//! and its policy allows the use. At [`connect`] the PD asks which of its clients may
+//! still open sessions on raw keys; with no store in the system every client may (there
+//! is no other way), with one that does not answer none may (fail closed).
+//!
+//! A PD's binary calls [`connect`] before `DriverPd::start` if it is to serve keys by
+//! handle (cpu-cipher, omap-aes): one that never does leaves the statics below at their
+//! first values, the compiler folds them, and none of this is in its image (2.3 KiB of
+//! a size-optimised driver's flash). Such a driver answers `NoKeyStore` and lets every
+//! client use raw keys whatever its system says; it says so at start if the system gave
+//! it a store.
 //!
 //! The key's bytes cross this PD's message words: they are overwritten as soon as the
 //! reply is decoded, and the decoded copy is wiped when the session has taken it.
@@ -42,6 +49,20 @@ pub fn connect() {
     RAW.store(raw.and_then(Result::ok).unwrap_or(0), Ordering::Relaxed);
 }
 
+/// Says so if the system gives this PD a key store its binary never connected to (its
+/// clients' keys by handle are then `NoKeyStore`, and raw keys are allowed to all).
+pub fn warn_if_unconnected() {
+    if pd_runtime::PRINTS
+        && CHANNEL.load(Ordering::Relaxed) == u32::MAX
+        && pd_runtime::maybe_var!(keys).is_some()
+    {
+        debug_println!(
+            "{}: the system gives a key store, but this driver's binary does not serve keys by handle",
+            pd_name()
+        );
+    }
+}
+
 /// Whether `caller` may open a session on its own key bytes.
 pub fn raw_allowed(caller: Caller) -> bool {
     RAW.load(Ordering::Relaxed)
@@ -58,18 +79,16 @@ pub fn fetch(caller: Caller, key: KeyUse) -> Result<KeyMaterial, KeyRefusal> {
     pd_runtime::ipc::wipe_words(0, pd_runtime::MSG_WORDS);
     match fetched {
         Ok(mut f) => {
-            let len = usize::from(f.key.len);
-            let mut flat = [0u8; queued_service::MAX_KEY];
-            for (o, b) in flat.iter_mut().zip(f.key.bytes.iter().flatten()) {
-                *o = *b;
-            }
-            let material = KeyMaterial::new(&flat[..len.min(flat.len())], f.usage);
-            zeroize::Zeroize::zeroize(&mut flat);
-            zeroize::Zeroize::zeroize(&mut f.key.bytes);
+            let material = KeyMaterial::from_words(&f.bytes, f.head as u8, (f.head >> 8) as u8);
+            zeroize::Zeroize::zeroize(&mut f.bytes);
             material.ok_or(KeyRefusal::UnknownKey)
         }
-        Err(CallError::Server(KeysError::UnknownKey)) => Err(KeyRefusal::UnknownKey),
-        Err(CallError::Server(KeysError::NotPermitted)) => Err(KeyRefusal::NotPermitted),
+        // A store that restarted lost its keys, this one with them.
+        Err(CallError::Server(KeysError::UnknownKey | KeysError::ServerRestarted)) => {
+            Err(KeyRefusal::UnknownKey)
+        }
+        // The store's other refusals of a fetch are all of its policy.
+        Err(CallError::Server(_)) => Err(KeyRefusal::NotPermitted),
         Err(e) => {
             debug_println!("{}: key store: {e:?}", pd_name());
             Err(KeyRefusal::NoKeyStore)

@@ -79,7 +79,7 @@ impl<I: Interface> DriverPd<I> {
         });
         init(&mut engine, &trace);
         if I::KEYED {
-            crate::keys::connect();
+            crate::keys::warn_if_unconnected();
         }
         let clients = Clients::from_system(I::CAPACITY, I::WRITES_DATA);
         let irqs = pd_runtime::irq_channels();
@@ -290,11 +290,9 @@ impl<I: Interface> Calls<I> for DriverPd<I> {
         self.clients.get(caller).map(|c| client_data(c.data))
     }
 
-    /// Only for a client: a stranger's call names nobody the store knows.
+    /// For any caller: the store knows which of this driver's channels are whose, and
+    /// a channel that is no client's is none of its clients' (`NotPermitted`).
     fn fetch_key(&mut self, caller: Caller, key: KeyUse) -> Result<KeyMaterial, KeyRefusal> {
-        if self.clients.get(caller).is_none() {
-            return Err(KeyRefusal::UnknownKey);
-        }
         crate::keys::fetch(caller, key)
     }
 

@@ -22,6 +22,29 @@ pub const fn usage(u: KeyUsage) -> u8 {
 pub const ENCRYPT: u8 = usage(KeyUsage::Encrypt);
 pub const DECRYPT: u8 = usage(KeyUsage::Decrypt);
 
+/// Generates retried while the store has no randomness yet, at most this many times.
+const SEED_TRIES: u32 = 100_000;
+
+/// `generate`, retried while it is `NoRandomness`: the store's Rng driver seeds from
+/// its device's interrupt after boot (virtio-rng under QEMU), and a generate before the
+/// first samples arrive finds no bytes. BOUNDED POLL: the Rng driver outranks this
+/// client, so its interrupt is served between two tries.
+pub fn generate(
+    ks: &mut keys::Client<PpcTransport>,
+    policy: Policy,
+    len: u8,
+) -> Result<u32, CallError<keys::KeysError>> {
+    let mut tries = 0;
+    loop {
+        match ks.generate(policy, len) {
+            Err(CallError::Server(keys::KeysError::NoRandomness)) if tries < SEED_TRIES => {
+                tries += 1
+            }
+            r => return r,
+        }
+    }
+}
+
 pub fn policy(algorithms: &[KeyAlgorithm], usages: &[KeyUsage]) -> Policy {
     Policy {
         algorithms: algorithms.iter().fold(0, |b, a| b | 1 << *a as u8),

@@ -24,7 +24,7 @@ pub mod config;
 
 pub use config::{Config, Peer, Rejected, Rights};
 
-use pd_idl::keys::{Attributes, Fetched, KeyAlgorithm, KeyBytes, KeyUsage, KeysError, Policy};
+use pd_idl::keys::{Attributes, KeyAlgorithm, KeyBytes, KeyUsage, KeysError, Policy};
 use pd_idl::wire::Caller;
 use session_table::Table;
 use zeroize::Zeroize;
@@ -209,12 +209,7 @@ impl KeyStore {
     }
 }
 
-/// The first `len` bytes of two 32-byte halves, as a call carries a key.
-fn halves<const N: usize>(parts: &[[u8; 32]; N], out: &mut [u8]) {
-    for (o, b) in out.iter_mut().zip(parts.iter().flatten()) {
-        *o = *b;
-    }
-}
+use pd_idl::key_words;
 
 impl pd_idl::keys::Server for KeyStore {
     fn generate(&mut self, caller: Caller, policy: Policy, len: u8) -> Result<u32, KeysError> {
@@ -240,7 +235,7 @@ impl pd_idl::keys::Server for KeyStore {
         caller: Caller,
         policy: Policy,
         len: u8,
-        mut key: [[u8; 32]; 2],
+        mut key: [u64; 8],
     ) -> Result<u32, KeysError> {
         let made = self.make(
             caller,
@@ -248,7 +243,7 @@ impl pd_idl::keys::Server for KeyStore {
             policy,
             len,
             |out| {
-                halves(&key, out);
+                key_words::unpack(&key, out);
                 Ok(())
             },
         );
@@ -261,7 +256,7 @@ impl pd_idl::keys::Server for KeyStore {
         caller: Caller,
         policy: Policy,
         len: u8,
-        wrapped: [[u8; 32]; 3],
+        mut wrapped: [u64; 9],
     ) -> Result<u32, KeysError> {
         let kek = self.config.device_key;
         // RFC 3394 wraps whole 8-byte blocks: the key must be a multiple of 8 too.
@@ -269,7 +264,7 @@ impl pd_idl::keys::Server for KeyStore {
             .checked_sub(8)
             .filter(|n| *n <= MAX_KEY && n % 8 == 0 && *n >= 16)
             .ok_or(KeysError::BadKeySize)?;
-        self.make(
+        let made = self.make(
             caller,
             |r| r.import,
             policy,
@@ -277,11 +272,14 @@ impl pd_idl::keys::Server for KeyStore {
             |out| {
                 let kek = aes_kw::KekAes128::from(kek.ok_or(KeysError::UnwrapFailed)?);
                 let mut w = [0u8; MAX_WRAPPED];
-                halves(&wrapped, &mut w[..key_len + 8]);
-                kek.unwrap(&w[..key_len + 8], out)
-                    .map_err(|_| KeysError::UnwrapFailed)
+                key_words::unpack(&wrapped, &mut w[..key_len + 8]);
+                let unwrapped = kek.unwrap(&w[..key_len + 8], out);
+                w.zeroize();
+                unwrapped.map_err(|_| KeysError::UnwrapFailed)
             },
-        )
+        );
+        wrapped.zeroize();
+        made
     }
 
     fn derive(
@@ -335,7 +333,7 @@ impl pd_idl::keys::Server for KeyStore {
         if key.policy.usage & EXPORT == 0 {
             return Err(KeysError::NotPermitted);
         }
-        Ok(key_bytes(key))
+        Ok(key_bytes(key, key.policy.usage))
     }
 
     fn fetch(
@@ -345,7 +343,7 @@ impl pd_idl::keys::Server for KeyStore {
         handle: u32,
         alg: KeyAlgorithm,
         wants: u8,
-    ) -> Result<Fetched, KeysError> {
+    ) -> Result<KeyBytes, KeysError> {
         let owner = self
             .config
             .client_of(caller.0, client)
@@ -358,11 +356,7 @@ impl pd_idl::keys::Server for KeyStore {
         if key.policy.algorithms & algorithm(alg) == 0 || wants == 0 || wants & !allowed != 0 {
             return Err(KeysError::NotPermitted);
         }
-        Ok(Fetched {
-            key: key_bytes(key),
-            usage: wants,
-            reserved: [0; 3],
-        })
+        Ok(key_bytes(key, wants))
     }
 
     fn raw_keys(&mut self, caller: Caller) -> Result<u64, KeysError> {
@@ -372,16 +366,11 @@ impl pd_idl::keys::Server for KeyStore {
     }
 }
 
-fn key_bytes(key: &Key) -> KeyBytes {
-    let mut out = KeyBytes {
-        len: key.len,
-        reserved: [0; 3],
-        bytes: [[0; 32]; 2],
-    };
-    for (o, b) in out.bytes.iter_mut().flatten().zip(key.bytes()) {
-        *o = *b;
+fn key_bytes(key: &Key, usage: u8) -> KeyBytes {
+    KeyBytes {
+        head: u64::from(key.len) | u64::from(usage) << 8,
+        bytes: key_words::pack(key.bytes()),
     }
-    out
 }
 
 impl Drop for KeyStore {

@@ -52,22 +52,15 @@ fn policy(algs: &[A], uses: &[U]) -> Policy {
     }
 }
 
-fn halves<const N: usize>(bytes: &[u8]) -> [[u8; 32]; N] {
-    let mut out = [[0; 32]; N];
-    for (o, b) in out.iter_mut().flatten().zip(bytes) {
-        *o = *b;
-    }
-    out
+fn words<const N: usize>(bytes: &[u8]) -> [u64; N] {
+    pd_idl::key_words::pack(bytes)
 }
 
 fn exported(s: &mut KeyStore, who: Caller, handle: u32) -> Vec<u8> {
     let k = s.export(who, handle).unwrap();
-    k.bytes
-        .iter()
-        .flatten()
-        .take(usize::from(k.len))
-        .copied()
-        .collect()
+    let mut out = vec![0; usize::from(k.head as u8)];
+    pd_idl::key_words::unpack(&k.bytes, &mut out);
+    out
 }
 
 #[test]
@@ -77,7 +70,7 @@ fn rfc3394_wrapped_key_imports_under_the_device_key() {
     let wrapped = hex("1FA68B0A8112B447AEF34BD8FB5A7B829D3E862371D2CFE5");
     let p = policy(&[A::AesCbc], &[U::Encrypt, U::Export]);
     let h = s
-        .import_wrapped(PROVISIONER, p, 24, halves(&wrapped))
+        .import_wrapped(PROVISIONER, p, 24, words(&wrapped))
         .unwrap();
     assert_eq!(
         exported(&mut s, PROVISIONER, h),
@@ -89,7 +82,7 @@ fn rfc3394_wrapped_key_imports_under_the_device_key() {
         bad[bit / 8] ^= 1 << (bit % 8);
         let held = s.held();
         assert_eq!(
-            s.import_wrapped(PROVISIONER, p, 24, halves(&bad)),
+            s.import_wrapped(PROVISIONER, p, 24, words(&bad)),
             Err(KeysError::UnwrapFailed)
         );
         assert_eq!(s.held(), held);
@@ -101,7 +94,7 @@ fn rfc3394_wrapped_key_imports_under_the_device_key() {
         counting,
     );
     assert_eq!(
-        bare.import_wrapped(PROVISIONER, p, 24, halves(&wrapped)),
+        bare.import_wrapped(PROVISIONER, p, 24, words(&wrapped)),
         Err(KeysError::UnwrapFailed)
     );
 }
@@ -111,9 +104,7 @@ fn rfc5869_derive_matches_test_case_3() {
     let mut s = store();
     // RFC 5869 A.3: SHA-256, IKM 22 x 0x0b, no salt, no info, L = 42.
     let base = policy(&[A::HkdfSha256], &[U::Derive]);
-    let h = s
-        .import(PROVISIONER, base, 22, halves(&[0x0b; 22]))
-        .unwrap();
+    let h = s.import(PROVISIONER, base, 22, words(&[0x0b; 22])).unwrap();
     let out = policy(&[A::HmacSha256], &[U::Sign, U::Export]);
     let d = s.derive(PROVISIONER, h, out, 42, 0, [0; 32]).unwrap();
     assert_eq!(
@@ -169,7 +160,7 @@ fn policy_is_fixed_and_enforced() {
     assert_eq!(s.export(ALICE, h), Err(KeysError::NotPermitted));
     // The driver may have it to encrypt with CBC, for Alice (its client 0)...
     let f = s.fetch(DRIVER, 0, h, A::AesCbc, usage(U::Encrypt)).unwrap();
-    assert_eq!((f.key.len, f.usage), (32, usage(U::Encrypt)));
+    assert_eq!(f.head, 32 | u64::from(usage(U::Encrypt)) << 8);
     // ...not to decrypt, not for CTR, not for nothing, not as its client 3 (Bob).
     let refused = [
         (0, A::AesCbc, usage(U::Decrypt)),
@@ -282,10 +273,7 @@ fn rights_and_quotas_come_from_the_configuration() {
     let mut s = store();
     let p = policy(&[A::AesEcb], &[U::Encrypt]);
     // Alice may not import; Bob may not import; a stranger may do nothing.
-    assert_eq!(
-        s.import(ALICE, p, 16, [[1; 32]; 2]),
-        Err(KeysError::NotPermitted)
-    );
+    assert_eq!(s.import(ALICE, p, 16, [1; 8]), Err(KeysError::NotPermitted));
     assert_eq!(s.generate(Caller(9), p, 16), Err(KeysError::NotPermitted));
     assert_eq!(s.generate(DRIVER, p, 16), Err(KeysError::NotPermitted));
     // Bob's quota is 2: the flood stops at it, and what he holds is still his.

@@ -21,37 +21,51 @@ pub struct KeyUse {
     pub usage: u8,
 }
 
-/// Key bytes fetched for one session's open, and the usages granted: wiped when
-/// dropped, so the copy on the driver's stack lives only as long as the open.
+/// Key bytes fetched for one session's open, as the Keys interface carries them
+/// (little-endian words), and the usages granted: wiped when dropped, so the copy on
+/// the driver's stack lives only as long as the open. Kept as words and unpacked once,
+/// where the session takes them ([`KeyMaterial::copy_to`]): one loop less in a
+/// size-optimised driver.
 pub struct KeyMaterial {
     len: u8,
-    bytes: [u8; MAX_KEY],
+    words: [u64; MAX_KEY / 8],
     /// The usages the store granted (all those asked for).
     pub usage: u8,
 }
 
 impl KeyMaterial {
-    /// `None` if `bytes` is longer than [`MAX_KEY`].
-    pub fn new(bytes: &[u8], usage: u8) -> Option<Self> {
-        let mut k = KeyMaterial {
-            len: u8::try_from(bytes.len())
-                .ok()
-                .filter(|&n| usize::from(n) <= MAX_KEY)?,
-            bytes: [0; MAX_KEY],
+    /// A key of `len` bytes, the first of `words`; `None` past [`MAX_KEY`].
+    pub fn from_words(words: &[u64; MAX_KEY / 8], len: u8, usage: u8) -> Option<Self> {
+        (usize::from(len) <= MAX_KEY).then_some(KeyMaterial {
+            len,
+            words: *words,
             usage,
-        };
-        k.bytes[..bytes.len()].copy_from_slice(bytes);
-        Some(k)
+        })
     }
 
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes[..usize::from(self.len)]
+    /// A key of `bytes` (at most [`MAX_KEY`]), for tests and raw imports.
+    pub fn new(bytes: &[u8], usage: u8) -> Option<Self> {
+        let len = u8::try_from(bytes.len()).ok()?;
+        Self::from_words(&pd_idl::key_words::pack(bytes), len, usage)
+    }
+
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Writes the key's first `out.len()` bytes (zeros past its end) into `out`.
+    pub fn copy_to(&self, out: &mut [u8]) {
+        pd_idl::key_words::unpack(&self.words, out);
     }
 }
 
 impl Drop for KeyMaterial {
     fn drop(&mut self) {
-        self.bytes.as_mut_slice().zeroize();
+        self.words.zeroize();
     }
 }
 

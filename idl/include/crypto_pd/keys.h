@@ -87,32 +87,21 @@ _Static_assert(offsetof(keys_attributes_t, len) == 8, "pd_idl::keys::Attributes'
 _Static_assert(offsetof(keys_attributes_t, owner) == 9, "pd_idl::keys::Attributes's layout");
 _Static_assert(offsetof(keys_attributes_t, reserved) == 10, "pd_idl::keys::Attributes's layout");
 
-/* `KeyBytes`. The first `len` bytes of `bytes` (its two halves in order) are key material, the
- * rest zero (serde carries arrays of at most 32 in a call). Travels in message words only:
- * both ends wipe it after use. */
+/* `KeyBytes`. Key material: `head` holds its length (bits 0-7) and the usages it may serve
+ * (bits 8-15: a fetch's, those the driver asked for, all of which the policy
+ * allows; an export's, the policy's); the first length bytes of `bytes`
+ * (little-endian words) are the key, the rest zero. Travels in message words only:
+ * both ends wipe it after use. Two fields, words both: a driver decodes it with
+ * serde field by field, and five fields with a byte array cost a size-optimised
+ * driver over a kilobyte of flash. */
 typedef struct keys_key_bytes {
-    uint8_t len;
-    uint8_t reserved[3];
-    uint8_t bytes[2][32];
+    uint64_t head;
+    uint64_t bytes[8];
 } keys_key_bytes_t;
-_Static_assert(sizeof(keys_key_bytes_t) == 68, "pd_idl::keys::KeyBytes's layout");
-_Static_assert(_Alignof(keys_key_bytes_t) == 1, "pd_idl::keys::KeyBytes's layout");
-_Static_assert(offsetof(keys_key_bytes_t, len) == 0, "pd_idl::keys::KeyBytes's layout");
-_Static_assert(offsetof(keys_key_bytes_t, reserved) == 1, "pd_idl::keys::KeyBytes's layout");
-_Static_assert(offsetof(keys_key_bytes_t, bytes) == 4, "pd_idl::keys::KeyBytes's layout");
-
-/* `Fetched`. A key for a driver: its bytes and the usages the driver may grant its
- * session (those asked for, all of which the policy allows). */
-typedef struct keys_fetched {
-    keys_key_bytes_t key;
-    uint8_t usage;
-    uint8_t reserved[3];
-} keys_fetched_t;
-_Static_assert(sizeof(keys_fetched_t) == 72, "pd_idl::keys::Fetched's layout");
-_Static_assert(_Alignof(keys_fetched_t) == 1, "pd_idl::keys::Fetched's layout");
-_Static_assert(offsetof(keys_fetched_t, key) == 0, "pd_idl::keys::Fetched's layout");
-_Static_assert(offsetof(keys_fetched_t, usage) == 68, "pd_idl::keys::Fetched's layout");
-_Static_assert(offsetof(keys_fetched_t, reserved) == 69, "pd_idl::keys::Fetched's layout");
+_Static_assert(sizeof(keys_key_bytes_t) == 72, "pd_idl::keys::KeyBytes's layout");
+_Static_assert(_Alignof(keys_key_bytes_t) == 8, "pd_idl::keys::KeyBytes's layout");
+_Static_assert(offsetof(keys_key_bytes_t, head) == 0, "pd_idl::keys::KeyBytes's layout");
+_Static_assert(offsetof(keys_key_bytes_t, bytes) == 8, "pd_idl::keys::KeyBytes's layout");
 
 /* Op 1: `generate`. A new key of `len` bytes drawn from the store's DRBG session, with `policy`. */
 #define KEYS_LABEL_GENERATE 1u
@@ -149,7 +138,7 @@ static inline uint32_t keys_generate(const crypto_pd_transport_t *idl_t, const k
     return idl_status == CRYPTO_PD_OK && !keys_generate_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
-/* Op 2: `import`. A new key of the first `len` bytes of `key` (provisioning): allowed only to
+/* Op 2: `import`. A new key of the first `len` bytes of `key` (little-endian words; provisioning): allowed only to
  * clients the configuration lets import. */
 #define KEYS_LABEL_IMPORT 2u
 #define KEYS_IMPORT_ARGS_BYTES 73u
@@ -158,7 +147,7 @@ _Static_assert(KEYS_IMPORT_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_IMPORT_OK_B
 static const crypto_pd_op_t KEYS_IMPORT_OP = {KEYS_LABEL_IMPORT, CRYPTO_PD_WORDS(KEYS_IMPORT_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
 /* `import`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
-static inline uint32_t keys_import_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], const keys_policy_t *policy, uint8_t len, const uint8_t key[2][32]) {
+static inline uint32_t keys_import_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], const keys_policy_t *policy, uint8_t len, const uint64_t key[8]) {
     uint8_t *idl_p = (uint8_t *)idl_mrs;
     idl_p = crypto_pd_put_u32(idl_p, policy->algorithms);
     idl_p = crypto_pd_put_u8(idl_p, policy->usage);
@@ -166,10 +155,8 @@ static inline uint32_t keys_import_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS],
         idl_p = crypto_pd_put_u8(idl_p, policy->reserved[idl_i0]);
     }
     idl_p = crypto_pd_put_u8(idl_p, len);
-    for (uint32_t idl_i0 = 0; idl_i0 < 2u; idl_i0++) {
-        for (uint32_t idl_i1 = 0; idl_i1 < 32u; idl_i1++) {
-            idl_p = crypto_pd_put_u8(idl_p, key[idl_i0][idl_i1]);
-        }
+    for (uint32_t idl_i0 = 0; idl_i0 < 8u; idl_i0++) {
+        idl_p = crypto_pd_put_u64(idl_p, key[idl_i0]);
     }
     return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_IMPORT_ARGS_BYTES));
 }
@@ -184,22 +171,22 @@ static inline int keys_import_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WOR
 /* Calls `import` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
  * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
  * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_import(const crypto_pd_transport_t *idl_t, const keys_policy_t *policy, uint8_t len, const uint8_t key[2][32], uint32_t *idl_ok) {
+static inline uint32_t keys_import(const crypto_pd_transport_t *idl_t, const keys_policy_t *policy, uint8_t len, const uint64_t key[8], uint32_t *idl_ok) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
     uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_IMPORT_OP, keys_import_encode(idl_mrs, policy, len, key), idl_mrs);
     return idl_status == CRYPTO_PD_OK && !keys_import_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
-/* Op 3: `import_wrapped`. A new key unwrapped (RFC 3394 AES key wrap, the first `len` bytes of `wrapped`: the key's length
- * plus 8) under the device key: the key's bytes never travel in the clear. */
+/* Op 3: `import_wrapped`. A new key unwrapped (RFC 3394 AES key wrap, the first `len` bytes of `wrapped`, little-endian words: the key's
+ * length plus 8) under the device key: the key's bytes never travel in the clear. */
 #define KEYS_LABEL_IMPORT_WRAPPED 3u
-#define KEYS_IMPORT_WRAPPED_ARGS_BYTES 105u
+#define KEYS_IMPORT_WRAPPED_ARGS_BYTES 81u
 #define KEYS_IMPORT_WRAPPED_OK_BYTES 4u
 _Static_assert(KEYS_IMPORT_WRAPPED_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_IMPORT_WRAPPED_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "import_wrapped fits in the message words");
 static const crypto_pd_op_t KEYS_IMPORT_WRAPPED_OP = {KEYS_LABEL_IMPORT_WRAPPED, CRYPTO_PD_WORDS(KEYS_IMPORT_WRAPPED_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
 /* `import_wrapped`'s arguments, hubpack-encoded into the message words; returns the
  * words used. */
-static inline uint32_t keys_import_wrapped_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], const keys_policy_t *policy, uint8_t len, const uint8_t wrapped[3][32]) {
+static inline uint32_t keys_import_wrapped_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], const keys_policy_t *policy, uint8_t len, const uint64_t wrapped[9]) {
     uint8_t *idl_p = (uint8_t *)idl_mrs;
     idl_p = crypto_pd_put_u32(idl_p, policy->algorithms);
     idl_p = crypto_pd_put_u8(idl_p, policy->usage);
@@ -207,10 +194,8 @@ static inline uint32_t keys_import_wrapped_encode(uint64_t idl_mrs[CRYPTO_PD_MSG
         idl_p = crypto_pd_put_u8(idl_p, policy->reserved[idl_i0]);
     }
     idl_p = crypto_pd_put_u8(idl_p, len);
-    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
-        for (uint32_t idl_i1 = 0; idl_i1 < 32u; idl_i1++) {
-            idl_p = crypto_pd_put_u8(idl_p, wrapped[idl_i0][idl_i1]);
-        }
+    for (uint32_t idl_i0 = 0; idl_i0 < 9u; idl_i0++) {
+        idl_p = crypto_pd_put_u64(idl_p, wrapped[idl_i0]);
     }
     return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_IMPORT_WRAPPED_ARGS_BYTES));
 }
@@ -225,7 +210,7 @@ static inline int keys_import_wrapped_decode_ok(const uint64_t idl_mrs[CRYPTO_PD
 /* Calls `import_wrapped` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
  * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
  * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_import_wrapped(const crypto_pd_transport_t *idl_t, const keys_policy_t *policy, uint8_t len, const uint8_t wrapped[3][32], uint32_t *idl_ok) {
+static inline uint32_t keys_import_wrapped(const crypto_pd_transport_t *idl_t, const keys_policy_t *policy, uint8_t len, const uint64_t wrapped[9], uint32_t *idl_ok) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
     uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_IMPORT_WRAPPED_OP, keys_import_wrapped_encode(idl_mrs, policy, len, wrapped), idl_mrs);
     return idl_status == CRYPTO_PD_OK && !keys_import_wrapped_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
@@ -335,7 +320,7 @@ static inline uint32_t keys_attributes(const crypto_pd_transport_t *idl_t, uint3
 /* Op 7: `export`. The key's bytes, only if its policy has the export usage. */
 #define KEYS_LABEL_EXPORT 7u
 #define KEYS_EXPORT_ARGS_BYTES 4u
-#define KEYS_EXPORT_OK_BYTES 68u
+#define KEYS_EXPORT_OK_BYTES 72u
 _Static_assert(KEYS_EXPORT_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_EXPORT_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "export fits in the message words");
 static const crypto_pd_op_t KEYS_EXPORT_OP = {KEYS_LABEL_EXPORT, CRYPTO_PD_WORDS(KEYS_EXPORT_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
 /* `export`'s arguments, hubpack-encoded into the message words; returns the
@@ -350,14 +335,9 @@ static inline uint32_t keys_export_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS],
 static inline int keys_export_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], keys_key_bytes_t *idl_ok) {
     const uint8_t *idl_p = (const uint8_t *)idl_mrs;
     int idl_v = 1;
-    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->len);
-    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
-        idl_p = crypto_pd_get_u8(idl_p, &idl_ok->reserved[idl_i0]);
-    }
-    for (uint32_t idl_i0 = 0; idl_i0 < 2u; idl_i0++) {
-        for (uint32_t idl_i1 = 0; idl_i1 < 32u; idl_i1++) {
-            idl_p = crypto_pd_get_u8(idl_p, &idl_ok->bytes[idl_i0][idl_i1]);
-        }
+    idl_p = crypto_pd_get_u64(idl_p, &idl_ok->head);
+    for (uint32_t idl_i0 = 0; idl_i0 < 8u; idl_i0++) {
+        idl_p = crypto_pd_get_u64(idl_p, &idl_ok->bytes[idl_i0]);
     }
     return idl_v;
 }
@@ -390,28 +370,19 @@ static inline uint32_t keys_fetch_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], 
 }
 /* `fetch`'s `ok` value from the reply's words: 1, or 0 for a value its type
  * does not allow. */
-static inline int keys_fetch_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], keys_fetched_t *idl_ok) {
+static inline int keys_fetch_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], keys_key_bytes_t *idl_ok) {
     const uint8_t *idl_p = (const uint8_t *)idl_mrs;
     int idl_v = 1;
-    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->key.len);
-    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
-        idl_p = crypto_pd_get_u8(idl_p, &idl_ok->key.reserved[idl_i0]);
-    }
-    for (uint32_t idl_i0 = 0; idl_i0 < 2u; idl_i0++) {
-        for (uint32_t idl_i1 = 0; idl_i1 < 32u; idl_i1++) {
-            idl_p = crypto_pd_get_u8(idl_p, &idl_ok->key.bytes[idl_i0][idl_i1]);
-        }
-    }
-    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->usage);
-    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
-        idl_p = crypto_pd_get_u8(idl_p, &idl_ok->reserved[idl_i0]);
+    idl_p = crypto_pd_get_u64(idl_p, &idl_ok->head);
+    for (uint32_t idl_i0 = 0; idl_i0 < 8u; idl_i0++) {
+        idl_p = crypto_pd_get_u64(idl_p, &idl_ok->bytes[idl_i0]);
     }
     return idl_v;
 }
 /* Calls `fetch` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
  * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
  * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_fetch(const crypto_pd_transport_t *idl_t, uint8_t client, uint32_t handle, keys_key_algorithm_t algorithm, uint8_t usage, keys_fetched_t *idl_ok) {
+static inline uint32_t keys_fetch(const crypto_pd_transport_t *idl_t, uint8_t client, uint32_t handle, keys_key_algorithm_t algorithm, uint8_t usage, keys_key_bytes_t *idl_ok) {
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
     uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_FETCH_OP, keys_fetch_encode(idl_mrs, client, handle, algorithm, usage), idl_mrs);
     return idl_status == CRYPTO_PD_OK && !keys_fetch_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;

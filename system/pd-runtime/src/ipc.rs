@@ -64,12 +64,12 @@ pub fn serve(
     load(&reply)
 }
 
-/// As [`serve`], for a server whose calls or replies carry secrets (a key store's
-/// imports and fetches): the call's words are overwritten as soon as they are copied
-/// out, and the copies of call and reply this makes are wiped before it returns. What
-/// is left is the reply in the message words (the caller's to wipe once read; a server
-/// overwrites its own at its next event) and whatever `dispatch`'s frames left on the
-/// stack: see [`scrub_stack`].
+/// As [`serve`], for a call that carries secrets (a key in the call or in the reply, as
+/// a key store's imports and fetches and a keyed open do): the call's words are
+/// overwritten as soon as they are copied out, and the copies of call and reply this
+/// makes are wiped before it returns. What is left is the reply in the message words
+/// (the caller's to wipe once read; a server overwrites its own at its next event) and
+/// whatever `dispatch`'s frames left on the stack: see [`scrub_stack`].
 pub fn serve_secret(
     channel: Channel,
     info: MessageInfo,
@@ -88,7 +88,7 @@ pub fn serve_secret(
 /// Overwrites message words `from..to` (a reply's, once read; a call's, once copied).
 pub fn wipe_words(from: usize, to: usize) {
     for i in from..to.min(MSG_WORDS) {
-        set_mr(i, 0);
+        backend::set_mr(i, 0);
     }
 }
 

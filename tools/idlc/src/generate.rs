@@ -147,6 +147,17 @@ fn prim(p: Prim) -> TokenStream {
     quote! { #id }
 }
 
+/// The serde attribute of a field of type `ty` in a type that crosses a call: an array
+/// of primitives goes through `wire::array` (a loop, not serde's unrolled impl).
+fn serde_with(ty: &Ty) -> TokenStream {
+    match ty {
+        Ty::Array(elem, _) if matches!(**elem, Ty::Prim(_)) => {
+            quote! { #[serde(with = "wire::array")] }
+        }
+        _ => quote! {},
+    }
+}
+
 /// The Rust type for `ty`: in structs (shared memory) enums are raw integers; in calls they
 /// are the enum itself, checked by the decoder.
 fn rust_type(ty: &Ty, in_struct: bool) -> TokenStream {
@@ -335,10 +346,16 @@ fn struct_type(name: &str, s: &StructDef, d: &str, model: &Model) -> TokenStream
     let doc = doc(d);
     let serde = serde_derives(name, model);
     let zc = zerocopy_derives();
+    let in_calls = model.in_calls.contains(name);
     let fields = s.fields.iter().map(|f| {
         let fname = format_ident!("{}", f.name);
         let ty = rust_type(&f.ty, true);
-        quote! { pub #fname: #ty }
+        let with = if in_calls {
+            serde_with(&f.ty)
+        } else {
+            quote! {}
+        };
+        quote! { #with pub #fname: #ty }
     });
     let offsets = s.fields.iter().map(|f| {
         let fname = format_ident!("{}", f.name);
@@ -392,11 +409,12 @@ fn ops(iface: &Interface, model: &Model) -> TokenStream {
         let args_ty = format_ident!("{}Args", camel(name));
         let arg_names: Vec<_> = args.iter().map(|(a, _)| format_ident!("{a}")).collect();
         let arg_types: Vec<_> = args.iter().map(|(_, t)| rust_type(t, false)).collect();
+        let arg_withs: Vec<_> = args.iter().map(|(_, t)| serde_with(t)).collect();
         let args_doc = format!(" The arguments of `{name}`, as they travel.");
         arg_structs.push(quote! {
             #[doc = #args_doc]
             #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, hubpack::SerializedSize)]
-            pub struct #args_ty { #(pub #arg_names: #arg_types,)* }
+            pub struct #args_ty { #(#arg_withs pub #arg_names: #arg_types,)* }
         });
         // An op with no arguments fits whatever the limit (and the check would be a
         // comparison with 0 that clippy refuses).

@@ -22,6 +22,8 @@ fn init() -> DevicePd<Stm32RngMachine> {
     static SOC: StaticCell<Soc<'static, Stm32RngMachine>> = StaticCell::new();
     static IRQS: [u32; 1] = [board::stm32mp1::RNG1_IRQ];
     let steered = pd_runtime::maybe_memory_region!(noise_control).is_some();
+    // Reseeded from the host's randomness on the host only (seL4 keeps the model's seed).
+    #[cfg_attr(target_os = "none", allow(unused_mut))]
     let mut machine = Stm32RngMachine::new(&IRQS, steered.then_some(Control(control)));
     #[cfg(not(target_os = "none"))]
     {

@@ -9,7 +9,7 @@
 //! `leak`), at the key store and at the driver. Exits 0 only when every attempt was
 //! refused as it should have been.
 use crypto_client::driver::Cipher;
-use kat_client_pd::keys::{Checks, DECRYPT, ENCRYPT, policy, store};
+use kat_client_pd::keys::{Checks, DECRYPT, ENCRYPT, generate, policy, store};
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request};
 use pd_idl::keys::{KeyAlgorithm as A, KeyUsage as U, KeysError};
 use pd_runtime::{Channel, ChannelSet, Handler, debug_println};
@@ -39,8 +39,8 @@ fn init() -> Hostile {
     };
     let c = &mut me.checks;
     let mut ks = store();
-    let encrypt_only = ks.generate(policy(&[A::AesCbc], &[U::Encrypt]), 16);
-    let mac_only = ks.generate(policy(&[A::HmacSha256], &[U::Sign]), 32);
+    let encrypt_only = generate(&mut ks, policy(&[A::AesCbc], &[U::Encrypt]), 16);
+    let mac_only = generate(&mut ks, policy(&[A::HmacSha256], &[U::Sign]), 32);
     c.check(
         encrypt_only.is_ok() && mac_only.is_ok(),
         format_args!("its own keys: {encrypt_only:?} {mac_only:?}"),
@@ -72,11 +72,7 @@ fn init() -> Hostile {
     );
     c.refused(
         "import without the right",
-        ks.import(
-            policy(&[A::AesCbc], &[U::Encrypt, U::Export]),
-            16,
-            [[7; 32]; 2],
-        ),
+        ks.import(policy(&[A::AesCbc], &[U::Encrypt, U::Export]), 16, [7; 8]),
         KeysError::NotPermitted,
     );
     c.refused(
@@ -90,14 +86,14 @@ fn init() -> Hostile {
         KeysError::NotPermitted,
     );
     // Its quota is 3: one more key, then every generate is refused.
-    let one_more = ks.generate(policy(&[A::AesCtr], &[U::Encrypt]), 16);
+    let one_more = generate(&mut ks, policy(&[A::AesCtr], &[U::Encrypt]), 16);
     c.check(
         one_more.is_ok(),
         format_args!("the last key of its quota: {one_more:?}"),
     );
     let mut flood = 0;
     for _ in 0..100 {
-        if ks.generate(policy(&[A::AesCtr], &[U::Encrypt]), 16)
+        if generate(&mut ks, policy(&[A::AesCtr], &[U::Encrypt]), 16)
             == Err(pd_idl::wire::CallError::Server(KeysError::QuotaExceeded))
         {
             flood += 1;

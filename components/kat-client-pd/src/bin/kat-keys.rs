@@ -11,7 +11,7 @@
 //! notifies back: the keys live until then), and at the end destroys both keys and checks the store has forgotten them. Exits 0 only when
 //! every check passed.
 use crypto_client::driver::Cipher;
-use kat_client_pd::keys::{Checks, DECRYPT, ENCRYPT, occurrences, policy, store};
+use kat_client_pd::keys::{Checks, DECRYPT, ENCRYPT, generate, occurrences, policy, store};
 use kat_vectors::{FIPS197_C, FIPS197_PT, hex_array};
 use pd_idl::cipher::{CipherError, CipherErrorRaw, CipherOp, Mode, Path, Request};
 use pd_idl::keys::{KeyAlgorithm as A, KeyUsage as U, KeysError};
@@ -63,9 +63,9 @@ fn init() -> KatKeys {
     let mut ks = store();
     let (_, key_hex, ct_hex) = FIPS197_C[2];
     let key: [u8; 32] = hex_array(key_hex);
-    let halves = [key, [0; 32]];
-    let provisioned = ks.import(policy(&[A::AesEcb], &[U::Encrypt]), 32, halves);
-    let generated = ks.generate(policy(&[A::AesCtr], &[U::Encrypt, U::Decrypt]), 32);
+    let words = pd_idl::key_words::pack(&key);
+    let provisioned = ks.import(policy(&[A::AesEcb], &[U::Encrypt]), 32, words);
+    let generated = generate(&mut ks, policy(&[A::AesCtr], &[U::Encrypt, U::Decrypt]), 32);
     c.check(
         provisioned.is_ok() && generated.is_ok(),
         format_args!("import {provisioned:?}, generate {generated:?}"),
