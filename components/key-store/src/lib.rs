@@ -124,6 +124,8 @@ pub struct KeyStore {
     draw: fn(&mut [u8]) -> bool,
     /// Keys wiped since start (destroyed, forgotten, dropped): what the ledger counts.
     pub wiped: u32,
+    /// The incarnation each client channel last said hello with (0: none yet).
+    incarnations: [u32; config::CHANNELS],
 }
 
 impl KeyStore {
@@ -137,6 +139,7 @@ impl KeyStore {
             config,
             draw,
             wiped: 0,
+            incarnations: [0; config::CHANNELS],
         }
     }
 
@@ -357,6 +360,16 @@ impl pd_idl::keys::Server for KeyStore {
             return Err(KeysError::NotPermitted);
         }
         Ok(key_bytes(key, wants))
+    }
+
+    fn hello(&mut self, caller: Caller, incarnation: u32) -> Result<u32, KeysError> {
+        self.rights(caller)?;
+        let known = &mut self.incarnations[caller.0 as usize];
+        if *known == incarnation {
+            return Ok(0);
+        }
+        *known = incarnation;
+        Ok(self.forget(caller) as u32)
     }
 
     fn raw_keys(&mut self, caller: Caller) -> Result<u64, KeysError> {

@@ -339,3 +339,24 @@ fn a_bad_configuration_is_rejected_whole() {
     region.resize(4096, 0);
     assert!(Config::parse(&region).unwrap().client(1).is_some());
 }
+
+#[test]
+fn a_client_that_comes_back_loses_its_dead_incarnations_keys() {
+    let mut s = store();
+    let p = policy(&[A::AesGcm], &[U::Encrypt]);
+    assert_eq!(s.hello(ALICE, 1), Ok(0));
+    let keys: Vec<u32> = (0..2).map(|_| s.generate(ALICE, p, 16).unwrap()).collect();
+    let bob = s.generate(BOB, p, 16).unwrap();
+    // The same incarnation again changes nothing.
+    assert_eq!(s.hello(ALICE, 1), Ok(0));
+    assert!(keys.iter().all(|h| s.attributes(ALICE, *h).is_ok()));
+    // Restarted: its keys are wiped, Bob's are not, and strangers may not say hello.
+    assert_eq!(s.hello(ALICE, 2), Ok(2));
+    assert!(
+        keys.iter()
+            .all(|h| s.attributes(ALICE, *h) == Err(KeysError::UnknownKey))
+    );
+    assert!(s.attributes(BOB, bob).is_ok());
+    assert_eq!(s.wiped, 2);
+    assert_eq!(s.hello(DRIVER, 1), Err(KeysError::NotPermitted));
+}

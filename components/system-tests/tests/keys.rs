@@ -73,12 +73,12 @@ fn keys_by_handle_are_used_refused_as_they_should_be_and_wiped() {
     assert!(user && hostile, "{}", common::show(&out, &system.events()));
     let verdict = lines(&out, "kat_keys", "verdict");
     assert!(
-        verdict.len() == 1 && verdict[0].contains("all 19 checks passed"),
+        verdict.len() == 1 && verdict[0].contains("all 20 checks passed"),
         "{verdict:?}"
     );
     let verdict = lines(&out, "hostile_keys", "verdict");
     assert!(
-        verdict.len() == 1 && verdict[0].contains("all 29 checks passed"),
+        verdict.len() == 1 && verdict[0].contains("all 30 checks passed"),
         "{verdict:?}"
     );
     assert!(out.iter().all(|(_, l)| !l.contains("FAIL")));

@@ -388,9 +388,42 @@ static inline uint32_t keys_fetch(const crypto_pd_transport_t *idl_t, uint8_t cl
     return idl_status == CRYPTO_PD_OK && !keys_fetch_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
-/* Op 9: `raw_keys`. Drivers only: bit `c` set for each of the driver's client channels `c` the
+/* Op 9: `hello`. A client says which incarnation of it this is (`pd_runtime::starts`), at its
+ * start: keys of an earlier incarnation on its channel are wiped (their handles
+ * died with it) and their number answered. A client that never says hello keeps
+ * its keys across its restarts. */
+#define KEYS_LABEL_HELLO 9u
+#define KEYS_HELLO_ARGS_BYTES 4u
+#define KEYS_HELLO_OK_BYTES 4u
+_Static_assert(KEYS_HELLO_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_HELLO_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "hello fits in the message words");
+static const crypto_pd_op_t KEYS_HELLO_OP = {KEYS_LABEL_HELLO, CRYPTO_PD_WORDS(KEYS_HELLO_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
+/* `hello`'s arguments, hubpack-encoded into the message words; returns the
+ * words used. */
+static inline uint32_t keys_hello_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t incarnation) {
+    uint8_t *idl_p = (uint8_t *)idl_mrs;
+    idl_p = crypto_pd_put_u32(idl_p, incarnation);
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_HELLO_ARGS_BYTES));
+}
+/* `hello`'s `ok` value from the reply's words: 1, or 0 for a value its type
+ * does not allow. */
+static inline int keys_hello_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
+    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
+    int idl_v = 1;
+    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
+    return idl_v;
+}
+/* Calls `hello` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
+ * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
+ * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
+static inline uint32_t keys_hello(const crypto_pd_transport_t *idl_t, uint32_t incarnation, uint32_t *idl_ok) {
+    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
+    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_HELLO_OP, keys_hello_encode(idl_mrs, incarnation), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !keys_hello_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
+}
+
+/* Op 10: `raw_keys`. Drivers only: bit `c` set for each of the driver's client channels `c` the
  * configuration lets open sessions with raw keys (its own bytes in the call). */
-#define KEYS_LABEL_RAW_KEYS 9u
+#define KEYS_LABEL_RAW_KEYS 10u
 #define KEYS_RAW_KEYS_ARGS_BYTES 0u
 #define KEYS_RAW_KEYS_OK_BYTES 8u
 _Static_assert(KEYS_RAW_KEYS_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_RAW_KEYS_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "raw_keys fits in the message words");

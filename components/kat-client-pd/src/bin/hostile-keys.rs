@@ -39,6 +39,12 @@ fn init() -> Hostile {
     };
     let c = &mut me.checks;
     let mut ks = store();
+    // A first start has no keys to lose; a restarted one loses its predecessor's.
+    let hello = ks.hello(pd_runtime::starts());
+    c.check(
+        hello == Ok(0) || pd_runtime::starts() > 1,
+        format_args!("hello: {hello:?}"),
+    );
     let encrypt_only = generate(&mut ks, policy(&[A::AesCbc], &[U::Encrypt]), 16);
     let mac_only = generate(&mut ks, policy(&[A::HmacSha256], &[U::Sign]), 32);
     c.check(

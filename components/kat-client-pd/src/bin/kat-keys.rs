@@ -61,6 +61,12 @@ fn init() -> KatKeys {
     };
     let c = &mut me.checks;
     let mut ks = store();
+    // A first start has no keys to lose; a restarted one loses its predecessor's.
+    let hello = ks.hello(pd_runtime::starts());
+    c.check(
+        hello == Ok(0) || pd_runtime::starts() > 1,
+        format_args!("hello: {hello:?}"),
+    );
     let (_, key_hex, ct_hex) = FIPS197_C[2];
     let key: [u8; 32] = hex_array(key_hex);
     let words = pd_idl::key_words::pack(&key);
