@@ -435,8 +435,10 @@ class Crypto:
             self.pd = pd
             self.config_file = config_file
             self.device_key = device_key
-            # (client PD, store channel, client channel, rights line)
+            # (client PD, store channel, client channel, rights line, client's setvar)
             self.clients: List[tuple] = []
+            # (client PD, public key hex, floor): verify keys the store provisions
+            self.provisioned: List[tuple] = []
             # (driver, store channel, {driver client k: "raw"})
             self.drivers: List[tuple] = []
             self._next_id = 1
@@ -452,17 +454,30 @@ class Crypto:
             return i
 
         def add_client(self, client: ProtectionDomain, *, client_id: int, rights: str,
-                       quota: int) -> int:
-            """`client` calls the store on its channel `client_id`; `rights` are
-            key_store's words (create, import, use, raw). Returns the store's end."""
+                       quota: int, setvar: Optional[str] = None) -> int:
+            """`client` calls the store on its channel `client_id` (found by the setvar
+            `setvar` where given); `rights` are key_store's words (create, import, use,
+            raw). Returns the store's end."""
             for word in rights.split():
                 if word not in ("create", "import", "use", "raw"):
                     raise CryptoSdfError(f"key store client '{client.name}': unknown right '{word}'")
             if not 0 <= quota <= 255:
                 raise CryptoSdfError(f"key store client '{client.name}': quota {quota} is not 0..=255")
             ch = self._id()
-            self.clients.append((client, ch, client_id, f"{rights} quota={quota}"))
+            line = " ".join(w for w in (rights, f"quota={quota}") if w)
+            self.clients.append((client, ch, client_id, line, setvar))
             return ch
+
+        def provision(self, client: ProtectionDomain, public_key: str, *, floor: int = 0) -> None:
+            """A public Ed25519 verify key (64 hex digits) the store holds for `client`
+            from its start, verify-only (and exportable, for `client` to verify with),
+            with the rollback floor it comes with: verified boot's trust, kept out of
+            the image it checks."""
+            if len(public_key) != 64 or any(c not in "0123456789abcdefABCDEF" for c in public_key):
+                raise CryptoSdfError(f"provisioned key for '{client.name}': 64 hex digits")
+            if not any(c[0] is client for c in self.clients):
+                raise CryptoSdfError(f"'{client.name}' is no client of the key store")
+            self.provisioned.append((client, public_key.lower(), floor))
 
         def add_driver(self, driver: Crypto.Driver, *, raw: Optional[List[ProtectionDomain]] = None) -> None:
             """`driver` fetches keys for those of its clients that are the store's;
@@ -479,10 +494,14 @@ class Crypto:
             c = self.crypto
             lines = [f"# {self.pd.name}'s configuration (key_store::Config), written by crypto_sdf.",
                      "# Channels are the store's own ends."]
-            for client, ch, client_id, rights in self.clients:
+            for client, ch, client_id, rights, setvar in self.clients:
                 lines.append(f"client {ch} {rights}  # {client.name}")
-                c.sdf.add_channel(Channel(client, self.pd, a_id=client_id, b_id=ch, pp_a=True))
-            store_of = {id(client): ch for client, ch, _, _ in self.clients}
+                c.sdf.add_channel(Channel(client, self.pd, a_id=client_id, b_id=ch, pp_a=True,
+                                          pd_a_setvar_id=setvar))
+            store_of = {id(client): ch for client, ch, _, _, _ in self.clients}
+            for client, key, floor in self.provisioned:
+                lines.append(f"key {store_of[id(client)]} ed25519-verify verify,export {key} floor={floor}"
+                             f"  # {client.name}")
             for driver, ch, raw in self.drivers:
                 words = []
                 for k, dc in enumerate(driver.clients):

@@ -198,6 +198,9 @@ class DriverConventions(unittest.TestCase):
         ks = crypto.add_key_store(store, config_file="t.keys", device_key="00" * 16)
         self.assertEqual(ks.add_client(user, client_id=1, rights="create use", quota=2), 1)
         ks.add_driver(d, raw=[vectors])
+        ks.provision(user, "ab" * 32, floor=7)
+        with self.assertRaises(CryptoSdfError):
+            ks.provision(other, "ab" * 32)
         ks.connect()
         d.connect()
         for p in (store, drv, vectors, user, other):
@@ -208,6 +211,7 @@ class DriverConventions(unittest.TestCase):
         self.assertIn("client 1 create use quota=2  # user\n", config)
         self.assertIn("driver 2 0=raw 1=1  # drv\n", config)
         self.assertIn("device-key " + "00" * 16, config)
+        self.assertIn(f"key 1 ed25519-verify verify,export {'ab' * 32} floor=7  # user\n", config)
         self.assertEqual(s["regions"]["store_config"], (0x1000, None, "t.keys"))
         self.assertIn(("store", "store_config", "r", "true", "config", "config_size"), s["maps"])
         self.assertIn((("drv", 12, "true", "true", "keys"), ("store", 2, "false", "true", None)), s["channels"])

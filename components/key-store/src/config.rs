@@ -21,6 +21,10 @@
 //! client of a driver that has a store may not.
 //! `device-key HEX`: the key-encryption key `import_wrapped` unwraps under, the stand-in
 //! for a key fused into the SoC (a real store reads it from OTP, never from a file).
+//! `key C ALGORITHMS USAGES HEX [floor=N]`: a key provisioned for client `C` at start
+//! (`ed25519-verify verify,export` and 64 hex digits: verified boot's public key, with
+//! the rollback floor it enforces). Only public verify keys: a secret in a text file is
+//! no secret; secrets come wrapped (`import_wrapped`).
 //!
 //! Anything else (an unknown word, a channel past 62, a client named twice, a driver
 //! mapping a client not declared) rejects the whole file: a store misconfigured serves
@@ -56,11 +60,25 @@ pub enum Peer {
     },
 }
 
+/// Keys the configuration may provision.
+pub const MAX_PROVISIONED: usize = 4;
+
+/// A key the configuration provisions (a public verify key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Provisioned {
+    pub owner: u8,
+    pub algorithms: u32,
+    pub usage: u8,
+    pub key: [u8; 32],
+    pub floor: u32,
+}
+
 /// The parsed file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     pub peers: [Peer; CHANNELS],
     pub device_key: Option<[u8; 16]>,
+    pub keys: [Option<Provisioned>; MAX_PROVISIONED],
 }
 
 /// Why a file was rejected: the line (from 1) and what was wrong there.
@@ -75,6 +93,7 @@ impl Config {
     pub const EMPTY: Config = Config {
         peers: [Peer::Nobody; CHANNELS],
         device_key: None,
+        keys: [None; MAX_PROVISIONED],
     };
 
     /// Parses `text` (a prefilled region: its tail past the file is zeros, ignored).
@@ -114,8 +133,29 @@ impl Config {
                     }
                     config.device_key = Some(key);
                 }
+                "key" => {
+                    let slot = config
+                        .keys
+                        .iter_mut()
+                        .find(|k| k.is_none())
+                        .ok_or(reject("more provisioned keys than the store holds"))?;
+                    *slot = Some(provisioned(words).ok_or(reject(
+                        "key: C ed25519-verify verify[,export] HEX64 [floor=N]",
+                    ))?);
+                }
                 _ => return Err(reject("unknown line")),
             }
+        }
+        let owners_declared = config
+            .keys
+            .iter()
+            .flatten()
+            .all(|k| matches!(config.peers[usize::from(k.owner)], Peer::Client(_)));
+        if !owners_declared {
+            return Err(Rejected {
+                line: 0,
+                why: "a key is provisioned for a client the file does not declare",
+            });
         }
         for peer in &config.peers {
             if let Peer::Driver { clients, .. } = peer
@@ -205,14 +245,53 @@ fn served<'a>(words: impl Iterator<Item = &'a str>) -> Option<([u8; DRIVER_CLIEN
 }
 
 fn hex16(word: &str) -> Option<[u8; 16]> {
+    hex(word)
+}
+
+fn hex<const N: usize>(word: &str) -> Option<[u8; N]> {
     let digits = word.as_bytes();
-    if digits.len() != 32 {
+    if digits.len() != 2 * N {
         return None;
     }
-    let mut key = [0u8; 16];
+    let mut key = [0u8; N];
     for (byte, pair) in key.iter_mut().zip(digits.chunks(2)) {
         let s = core::str::from_utf8(pair).ok()?;
         *byte = u8::from_str_radix(s, 16).ok()?;
     }
     Some(key)
+}
+
+/// `C ed25519-verify USAGES HEX [floor=N]`: the one kind of key a file may hold in the
+/// clear (a public one), with the usages it may have (verify, and export so that its
+/// owner can verify with it).
+fn provisioned<'a>(mut words: impl Iterator<Item = &'a str>) -> Option<Provisioned> {
+    use pd_idl::keys::{KeyAlgorithm, KeyUsage};
+    let owner = channel(words.next())? as u8;
+    if words.next()? != "ed25519-verify" {
+        return None;
+    }
+    let mut usage = 0u8;
+    for u in words.next()?.split(',') {
+        usage |= 1
+            << match u {
+                "verify" => KeyUsage::Verify,
+                "export" => KeyUsage::Export,
+                _ => return None,
+            } as u8;
+    }
+    let key = hex::<32>(words.next()?)?;
+    let floor = match words.next() {
+        Some(w) => w.strip_prefix("floor=")?.parse().ok()?,
+        None => 0,
+    };
+    if words.next().is_some() || usage & 1 << KeyUsage::Verify as u8 == 0 {
+        return None;
+    }
+    Some(Provisioned {
+        owner,
+        algorithms: 1 << KeyAlgorithm::Ed25519Verify as u8,
+        usage,
+        key,
+        floor,
+    })
 }

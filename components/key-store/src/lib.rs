@@ -97,11 +97,15 @@ pub fn check_policy(policy: &Policy, len: usize) -> Result<(), KeysError> {
     Ok(())
 }
 
-/// One key: its policy and bytes. Wiped where it lies when it leaves the table.
+/// One key: its policy and bytes (and a provisioned verify key's rollback floor). Wiped
+/// where it lies when it leaves the table.
 struct Key {
     policy: Policy,
     len: u8,
     bytes: [u8; MAX_KEY],
+    floor: u32,
+    /// Made from the configuration: it outlives its owner's incarnations.
+    provisioned: bool,
 }
 
 impl Key {
@@ -126,21 +130,48 @@ pub struct KeyStore {
     pub wiped: u32,
     /// The incarnation each client channel last said hello with (0: none yet).
     incarnations: [u32; config::CHANNELS],
+    /// The handles of the configuration's provisioned keys, in its order.
+    provisioned: [Option<(Caller, u32)>; config::MAX_PROVISIONED],
 }
 
 impl KeyStore {
     /// An empty store of incarnation `incarnation` (its handles carry it: a restarted
     /// store's handles never name a key of its predecessors', which died with it).
+    /// The configuration's provisioned keys are made first, outside any client's
+    /// quota.
     pub fn new(config: Config, incarnation: u32, draw: fn(&mut [u8]) -> bool) -> Self {
         let mut keys = Table::starting_at(incarnation);
         keys.set_quota(CAPACITY);
-        KeyStore {
+        let mut store = KeyStore {
             keys,
             config,
             draw,
             wiped: 0,
             incarnations: [0; config::CHANNELS],
+            provisioned: [None; config::MAX_PROVISIONED],
+        };
+        for (i, p) in store.config.keys.into_iter().enumerate() {
+            let Some(p) = p else { continue };
+            let owner = Caller(u32::from(p.owner));
+            let policy = Policy {
+                algorithms: p.algorithms,
+                usage: p.usage,
+                reserved: [0; 3],
+            };
+            let made = store.keys.open(owner, KeysError::StoreFull, |_| {
+                let mut bytes = [0; MAX_KEY];
+                bytes[..32].copy_from_slice(&p.key);
+                Ok(Key {
+                    policy,
+                    len: 32,
+                    bytes,
+                    floor: p.floor,
+                    provisioned: true,
+                })
+            });
+            store.provisioned[i] = made.ok().map(|h| (owner, h));
         }
+        store
     }
 
     /// Keys held now, of every client.
@@ -148,9 +179,10 @@ impl KeyStore {
         self.keys.open_count()
     }
 
-    /// Wipes every key of `client` (it died: a new incarnation starts with none).
+    /// Wipes every key `client` made (it died: a new incarnation starts with none); the
+    /// keys the system provisioned for it stay, as the system's.
     pub fn forget(&mut self, client: Caller) -> usize {
-        let n = self.keys.close_all_with(client, Key::wipe);
+        let n = self.keys.close_where(client, |k| !k.provisioned, Key::wipe);
         self.wiped += n as u32;
         n
     }
@@ -192,6 +224,8 @@ impl KeyStore {
                 policy,
                 len,
                 bytes: [0; MAX_KEY],
+                floor: 0,
+                provisioned: false,
             })
         })?;
         let (_, key) = self
@@ -328,6 +362,7 @@ impl pd_idl::keys::Server for KeyStore {
             len: key.len,
             owner: caller.0 as u8,
             reserved: [0; 2],
+            floor: key.floor,
         })
     }
 
@@ -362,6 +397,16 @@ impl pd_idl::keys::Server for KeyStore {
         Ok(key_bytes(key, wants))
     }
 
+    fn provisioned(&mut self, caller: Caller, index: u8) -> Result<u32, KeysError> {
+        self.provisioned
+            .iter()
+            .flatten()
+            .filter(|(owner, _)| *owner == caller)
+            .nth(usize::from(index))
+            .map(|(_, h)| *h)
+            .ok_or(KeysError::UnknownKey)
+    }
+
     fn hello(&mut self, caller: Caller, incarnation: u32) -> Result<u32, KeysError> {
         self.rights(caller)?;
         let known = &mut self.incarnations[caller.0 as usize];
@@ -389,7 +434,7 @@ fn key_bytes(key: &Key, usage: u8) -> KeyBytes {
 impl Drop for KeyStore {
     fn drop(&mut self) {
         for owner in 0..config::CHANNELS as u32 {
-            self.forget(Caller(owner));
+            self.wiped += self.keys.close_all_with(Caller(owner), Key::wipe) as u32;
         }
     }
 }

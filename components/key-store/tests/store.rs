@@ -19,6 +19,7 @@ client 2 create use raw quota=2
 client 3 import create quota=4   # provisions; its keys no driver may fetch
 driver 5 0=1 3=2 4=3 6=raw
 device-key 000102030405060708090A0B0C0D0E0F
+key 1 ed25519-verify verify,export 70de32b4fcf29624db3783f5d029b194023d850d7b3ac647c4b43edd86ecbc27 floor=3
 ";
 
 fn hex(s: &str) -> Vec<u8> {
@@ -265,7 +266,7 @@ fn policies_that_make_no_sense_are_refused() {
         s.generate(ALICE, unknown_use, 16),
         Err(KeysError::BadPolicy)
     );
-    assert_eq!(s.held(), 0);
+    assert_eq!(s.held(), 1, "the provisioned key alone");
 }
 
 #[test]
@@ -306,7 +307,7 @@ fn no_randomness_makes_no_key() {
     let mut s = KeyStore::new(Config::parse(CONFIG.as_bytes()).unwrap(), 1, failing);
     let p = policy(&[A::AesGcm], &[U::Encrypt]);
     assert_eq!(s.generate(ALICE, p, 16), Err(KeysError::NoRandomness));
-    assert_eq!(s.held(), 0);
+    assert_eq!(s.held(), 1, "the provisioned key alone");
 }
 
 #[test]
@@ -359,4 +360,38 @@ fn a_client_that_comes_back_loses_its_dead_incarnations_keys() {
     assert!(s.attributes(BOB, bob).is_ok());
     assert_eq!(s.wiped, 2);
     assert_eq!(s.hello(DRIVER, 1), Err(KeysError::NotPermitted));
+}
+
+#[test]
+fn a_provisioned_verify_key_is_its_owners_outlives_its_restarts_and_may_only_verify() {
+    let mut s = store();
+    let h = s.provisioned(ALICE, 0).unwrap();
+    let a = s.attributes(ALICE, h).unwrap();
+    assert_eq!((a.len, a.floor, a.owner), (32, 3, 1));
+    assert_eq!(a.policy.algorithms, algorithm(A::Ed25519Verify));
+    assert_eq!(
+        exported(&mut s, ALICE, h),
+        hex("70de32b4fcf29624db3783f5d029b194023d850d7b3ac647c4b43edd86ecbc27")
+    );
+    // Nobody else's, and no second one.
+    assert_eq!(s.provisioned(BOB, 0), Err(KeysError::UnknownKey));
+    assert_eq!(s.provisioned(ALICE, 1), Err(KeysError::UnknownKey));
+    assert_eq!(s.attributes(BOB, h), Err(KeysError::UnknownKey));
+    // A driver may not have it to encrypt, and Alice's restart does not wipe it.
+    assert_eq!(
+        s.fetch(DRIVER, 0, h, A::AesEcb, usage(U::Encrypt)),
+        Err(KeysError::NotPermitted)
+    );
+    s.hello(ALICE, 1).unwrap();
+    s.hello(ALICE, 2).unwrap();
+    assert_eq!(s.provisioned(ALICE, 0), Ok(h));
+    // Only public verify keys may be written in a configuration.
+    for bad in [
+        "client 1\nkey 1 aes-cbc encrypt 000102030405060708090a0b0c0d0e0f",
+        "client 1\nkey 1 ed25519-verify sign 70de32b4fcf29624db3783f5d029b194023d850d7b3ac647c4b43edd86ecbc27",
+        "client 1\nkey 1 ed25519-verify export 70de32b4fcf29624db3783f5d029b194023d850d7b3ac647c4b43edd86ecbc27",
+        "key 1 ed25519-verify verify 70de32b4fcf29624db3783f5d029b194023d850d7b3ac647c4b43edd86ecbc27",
+    ] {
+        assert!(Config::parse(bad.as_bytes()).is_err(), "{bad}");
+    }
 }

@@ -181,11 +181,23 @@ impl<S, const N: usize> Table<S, N> {
 
     /// Closes every session of `owner`, showing each to `closed` first (an engine that
     /// keeps state per session forgets it); each dropped where it lies.
-    pub fn close_all_with(&mut self, owner: Caller, mut closed: impl FnMut(&mut S)) -> usize {
+    pub fn close_all_with(&mut self, owner: Caller, closed: impl FnMut(&mut S)) -> usize {
+        self.close_where(owner, |_| true, closed)
+    }
+
+    /// Closes those sessions of `owner` that `doomed` picks, as
+    /// [`close_all_with`](Self::close_all_with) closes them all.
+    pub fn close_where(
+        &mut self,
+        owner: Caller,
+        doomed: impl Fn(&S) -> bool,
+        mut closed: impl FnMut(&mut S),
+    ) -> usize {
         let mut n = 0;
         for i in 0..N {
             if let Some((o, s)) = &mut self.slots[i]
                 && *o == owner
+                && doomed(s)
             {
                 closed(s);
                 self.slots[i] = None;

@@ -72,20 +72,23 @@ _Static_assert(offsetof(keys_policy_t, algorithms) == 0, "pd_idl::keys::Policy's
 _Static_assert(offsetof(keys_policy_t, usage) == 4, "pd_idl::keys::Policy's layout");
 _Static_assert(offsetof(keys_policy_t, reserved) == 5, "pd_idl::keys::Policy's layout");
 
-/* `Attributes`. What a key is, never its bytes: its policy, its length and its owner (the
- * store's channel to the client that made it). */
+/* `Attributes`. What a key is, never its bytes: its policy, its length, its owner (the store's
+ * channel to the client that made it) and, for a verify key the system provisioned,
+ * the rollback floor it comes with (0 for every other key). */
 typedef struct keys_attributes {
     keys_policy_t policy;
     uint8_t len;
     uint8_t owner;
     uint8_t reserved[2];
+    uint32_t floor;
 } keys_attributes_t;
-_Static_assert(sizeof(keys_attributes_t) == 12, "pd_idl::keys::Attributes's layout");
+_Static_assert(sizeof(keys_attributes_t) == 16, "pd_idl::keys::Attributes's layout");
 _Static_assert(_Alignof(keys_attributes_t) == 4, "pd_idl::keys::Attributes's layout");
 _Static_assert(offsetof(keys_attributes_t, policy) == 0, "pd_idl::keys::Attributes's layout");
 _Static_assert(offsetof(keys_attributes_t, len) == 8, "pd_idl::keys::Attributes's layout");
 _Static_assert(offsetof(keys_attributes_t, owner) == 9, "pd_idl::keys::Attributes's layout");
 _Static_assert(offsetof(keys_attributes_t, reserved) == 10, "pd_idl::keys::Attributes's layout");
+_Static_assert(offsetof(keys_attributes_t, floor) == 12, "pd_idl::keys::Attributes's layout");
 
 /* `KeyBytes`. Key material: `head` holds its length (bits 0-7) and the usages it may serve
  * (bits 8-15: a fetch's, those the driver asked for, all of which the policy
@@ -281,7 +284,7 @@ static inline uint32_t keys_destroy(const crypto_pd_transport_t *idl_t, uint32_t
 /* Op 6: `attributes`. */
 #define KEYS_LABEL_ATTRIBUTES 6u
 #define KEYS_ATTRIBUTES_ARGS_BYTES 4u
-#define KEYS_ATTRIBUTES_OK_BYTES 12u
+#define KEYS_ATTRIBUTES_OK_BYTES 16u
 _Static_assert(KEYS_ATTRIBUTES_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_ATTRIBUTES_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "attributes fits in the message words");
 static const crypto_pd_op_t KEYS_ATTRIBUTES_OP = {KEYS_LABEL_ATTRIBUTES, CRYPTO_PD_WORDS(KEYS_ATTRIBUTES_OK_BYTES), 1, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
 /* `attributes`'s arguments, hubpack-encoded into the message words; returns the
@@ -306,6 +309,7 @@ static inline int keys_attributes_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG
     for (uint32_t idl_i0 = 0; idl_i0 < 2u; idl_i0++) {
         idl_p = crypto_pd_get_u8(idl_p, &idl_ok->reserved[idl_i0]);
     }
+    idl_p = crypto_pd_get_u32(idl_p, &idl_ok->floor);
     return idl_v;
 }
 /* Calls `attributes` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
@@ -388,11 +392,42 @@ static inline uint32_t keys_fetch(const crypto_pd_transport_t *idl_t, uint8_t cl
     return idl_status == CRYPTO_PD_OK && !keys_fetch_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
-/* Op 9: `hello`. A client says which incarnation of it this is (`pd_runtime::starts`), at its
+/* Op 9: `provisioned`. The handle of the caller's `index`th key the system provisioned (the store's
+ * configuration, in its order: public verify keys, as verified boot's). */
+#define KEYS_LABEL_PROVISIONED 9u
+#define KEYS_PROVISIONED_ARGS_BYTES 1u
+#define KEYS_PROVISIONED_OK_BYTES 4u
+_Static_assert(KEYS_PROVISIONED_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_PROVISIONED_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "provisioned fits in the message words");
+static const crypto_pd_op_t KEYS_PROVISIONED_OP = {KEYS_LABEL_PROVISIONED, CRYPTO_PD_WORDS(KEYS_PROVISIONED_OK_BYTES), 1, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
+/* `provisioned`'s arguments, hubpack-encoded into the message words; returns the
+ * words used. */
+static inline uint32_t keys_provisioned_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint8_t index) {
+    uint8_t *idl_p = (uint8_t *)idl_mrs;
+    idl_p = crypto_pd_put_u8(idl_p, index);
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_PROVISIONED_ARGS_BYTES));
+}
+/* `provisioned`'s `ok` value from the reply's words: 1, or 0 for a value its type
+ * does not allow. */
+static inline int keys_provisioned_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
+    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
+    int idl_v = 1;
+    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
+    return idl_v;
+}
+/* Calls `provisioned` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
+ * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
+ * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
+static inline uint32_t keys_provisioned(const crypto_pd_transport_t *idl_t, uint8_t index, uint32_t *idl_ok) {
+    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
+    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_PROVISIONED_OP, keys_provisioned_encode(idl_mrs, index), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !keys_provisioned_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
+}
+
+/* Op 10: `hello`. A client says which incarnation of it this is (`pd_runtime::starts`), at its
  * start: keys of an earlier incarnation on its channel are wiped (their handles
  * died with it) and their number answered. A client that never says hello keeps
  * its keys across its restarts. */
-#define KEYS_LABEL_HELLO 9u
+#define KEYS_LABEL_HELLO 10u
 #define KEYS_HELLO_ARGS_BYTES 4u
 #define KEYS_HELLO_OK_BYTES 4u
 _Static_assert(KEYS_HELLO_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_HELLO_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "hello fits in the message words");
@@ -421,9 +456,9 @@ static inline uint32_t keys_hello(const crypto_pd_transport_t *idl_t, uint32_t i
     return idl_status == CRYPTO_PD_OK && !keys_hello_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
-/* Op 10: `raw_keys`. Drivers only: bit `c` set for each of the driver's client channels `c` the
+/* Op 11: `raw_keys`. Drivers only: bit `c` set for each of the driver's client channels `c` the
  * configuration lets open sessions with raw keys (its own bytes in the call). */
-#define KEYS_LABEL_RAW_KEYS 10u
+#define KEYS_LABEL_RAW_KEYS 11u
 #define KEYS_RAW_KEYS_ARGS_BYTES 0u
 #define KEYS_RAW_KEYS_OK_BYTES 8u
 _Static_assert(KEYS_RAW_KEYS_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_RAW_KEYS_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "raw_keys fits in the message words");

@@ -44,6 +44,53 @@ struct Vboot {
     rehashes: u32,
     /// The boot loader's channel: its notification says the image is in place.
     loaded: Channel,
+    /// The key trusted and the floor enforced ([`trust`]).
+    key: [u8; 32],
+    floor: u32,
+}
+
+/// Where the trusted key and floor came from, for the log.
+#[derive(Clone, Copy, Debug)]
+enum Trust {
+    /// Built into this PD's image (`vboot_client_pd::image`).
+    Image,
+    /// The key store's first key provisioned for this PD, its floor with it.
+    KeyStore,
+    /// The system gives a key store that did not give a verify key: nothing verifies.
+    Refused,
+}
+
+/// The trusted key and rollback floor: from the key store on the channel with
+/// `setvar_id="keys"` where the system gives one (a provisioned, verify-only key and
+/// the floor it comes with), so that neither is in the image being checked; else those
+/// built into this PD. A store that does not give a 32-byte Ed25519 verify key leaves a
+/// key of zeros, under which no manifest verifies (fail closed).
+fn trust() -> ([u8; 32], u32, Trust) {
+    use pd_idl::keys::{KeyAlgorithm, KeyUsage};
+    let Some(ch) = pd_runtime::maybe_var!(keys).and_then(|v| u8::try_from(v).ok()) else {
+        return (TRUSTED_KEY, ROLLBACK_FLOOR, Trust::Image);
+    };
+    let mut store = pd_idl::keys::Client::new(PpcTransport(Channel::new(ch)));
+    let verify = 1u32 << KeyAlgorithm::Ed25519Verify as u8;
+    let found = store
+        .provisioned(0)
+        .and_then(|h| Ok((store.attributes(h)?, store.export(h)?)));
+    match found {
+        Ok((a, k))
+            if a.policy.algorithms == verify
+                && a.policy.usage & 1 << KeyUsage::Verify as u8 != 0
+                && a.len == 32
+                && k.head as u8 == 32 =>
+        {
+            let mut key = [0u8; 32];
+            pd_idl::key_words::unpack(&k.bytes, &mut key);
+            (key, a.floor, Trust::KeyStore)
+        }
+        other => {
+            debug_println!("{}: the key store gave no verify key: {other:?}", pd_name());
+            ([0; 32], u32::MAX, Trust::Refused)
+        }
+    }
 }
 
 /// Checks the verdict needs.
@@ -155,10 +202,11 @@ impl Vboot {
                 match digest.map(|d| (compare(&self.body, &d), d)) {
                     Some((Ok(()), d)) => {
                         debug_println!(
-                            "{}: boot image verified: {} version {} (floor {ROLLBACK_FLOOR}), {} bytes, sha256 {}... via the Digest driver PD",
+                            "{}: boot image verified: {} version {} (floor {}), {} bytes, sha256 {}... via the Digest driver PD",
                             pd_name(),
                             core::str::from_utf8(self.body.name()).unwrap_or("?"),
                             self.body.version,
+                            self.floor,
                             self.body.length,
                             Hex(&d[..8])
                         );
@@ -216,14 +264,15 @@ impl Vboot {
     fn start(&mut self) {
         self.phase = Phase::Genuine;
         let capacity = image_room(&self.image);
-        match precheck(MANIFEST, &TRUSTED_KEY, ROLLBACK_FLOOR, capacity) {
+        match precheck(MANIFEST, &self.key, self.floor, capacity) {
             Ok(body) => {
                 debug_println!(
-                    "{}: manifest signature ok ({} v{}, {} bytes, floor {ROLLBACK_FLOOR}); hashing the image the boot loader placed",
+                    "{}: manifest signature ok ({} v{}, {} bytes, floor {}); hashing the image the boot loader placed",
                     pd_name(),
                     core::str::from_utf8(body.name()).unwrap_or("?"),
                     body.version,
-                    body.length
+                    body.length,
+                    self.floor
                 );
                 self.body = body;
                 if let Err(e) = self.hash(1) {
@@ -339,12 +388,14 @@ fn init() -> Vboot {
         pair::client_side::<Request, Response>(queues, pd_idl::digest::REQUEST_QUEUE_CAPACITY)
             .unwrap_or_else(|e| panic!("{}: queue region: {e:?}", pd_name()));
     let capacity = image_room(&image);
+    let (key, floor, source) = trust();
+    debug_println!("{}: trusted key and floor {floor}: {source:?}", pd_name());
     let mut good = 0;
     // Check 2: a forged signature and a rollback are refused before anything is hashed.
     let mut forged = [0u8; vboot::MANIFEST_LEN];
     forged.copy_from_slice(MANIFEST);
     forged[vboot::MANIFEST_LEN - 1] ^= 1;
-    match precheck(&forged, &TRUSTED_KEY, ROLLBACK_FLOOR, capacity) {
+    match precheck(&forged, &key, floor, capacity) {
         Err(VbootError::BadSignature) => {
             debug_println!(
                 "{}: manifest with a flipped signature bit: refused (bad signature)",
@@ -354,7 +405,7 @@ fn init() -> Vboot {
         }
         other => debug_println!("{}: forged manifest NOT refused: {other:?}", pd_name()),
     }
-    match precheck(MANIFEST, &TRUSTED_KEY, u32::MAX, capacity) {
+    match precheck(MANIFEST, &key, u32::MAX, capacity) {
         Err(e @ VbootError::Rollback { .. }) => {
             debug_println!(
                 "{}: genuine manifest under a higher floor: refused ({e})",
@@ -374,6 +425,8 @@ fn init() -> Vboot {
         good,
         rehashes: 0,
         loaded,
+        key,
+        floor,
     }
 }
 
