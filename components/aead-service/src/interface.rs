@@ -3,12 +3,16 @@
 use core::marker::PhantomData;
 
 use pd_idl::aead::{
-    AeadAlgorithm, AeadError, AeadErrorRaw, AeadOp, OpenSessionArgs, Request, Response,
+    AeadAlgorithm, AeadError, AeadErrorRaw, AeadOp, OpenSessionArgs, OpenSessionByKeyArgs, Request,
+    Response,
 };
 use pd_idl::common::Segment;
+use pd_idl::keys::{KeyAlgorithm, KeyUsage};
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
-use queued_service::{Carried, ClientData, Interface, Sessions, Step};
+use queued_service::{
+    Carried, ClientData, Interface, KeyMaterial, KeyRefusal, KeyUse, Sessions, Step,
+};
 use segment_list::{Overlaps, SegmentError};
 
 use crate::{
@@ -18,29 +22,69 @@ use crate::{
 /// The Aead interface over engine `E`: `Service<'_, Aead<E>>` is an Aead driver.
 pub struct Aead<E>(PhantomData<E>);
 
-/// The `open_session` call's arguments and the caller's data region the key is in
-/// (`None`: the caller is no client).
-#[derive(Clone, Copy)]
+/// A session's usages, as the Keys interface numbers them (bit `v` for `KeyUsage` `v`).
+pub const ENCRYPT: u8 = 1 << KeyUsage::Encrypt as u8;
+pub const DECRYPT: u8 = 1 << KeyUsage::Decrypt as u8;
+
+/// What a session opens from: the call's algorithm and lengths, its key (in the
+/// caller's data region at the call's place, or fetched from the key store) and the
+/// usages it may have.
 pub struct Open {
     pub call: OpenSessionArgs,
+    /// The caller's data region (`None`: the caller is no client).
     pub data: Option<ClientData<'static>>,
+    /// The key store's key, for a session opened by handle (then `data` is unused).
+    pub fetched: Option<KeyMaterial>,
+    pub usage: u8,
 }
 
 impl Open {
-    /// The lengths and where the key lies, checked; the region and the key's place.
-    fn checked(&self) -> Result<(ClientData<'static>, usize, usize), AeadError> {
+    /// An `open_session` call's: the key at its place in `data`; both directions.
+    pub fn in_region(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Self {
+        Open {
+            call,
+            data,
+            fetched: None,
+            usage: ENCRYPT | DECRYPT,
+        }
+    }
+
+    /// The lengths and the key checked.
+    fn checked(&self) -> Result<(), AeadError> {
         if !nonce_ok(self.call.algorithm, usize::from(self.call.nonce_len)) {
             return Err(AeadError::BadNonceLength);
         }
         if !tag_ok(self.call.algorithm, usize::from(self.call.tag_len)) {
             return Err(AeadError::BadTagLength);
         }
-        let data = self.data.ok_or(AeadError::BadRequest)?;
-        let (at, len) = (self.call.key_offset as usize, self.call.key_len as usize);
-        if !matches!(len, 16 | 24 | 32) || !data.holds(at, len) {
+        let len = self.call.key_len as usize;
+        if !matches!(len, 16 | 24 | 32) {
             return Err(AeadError::BadKeySize);
         }
-        Ok((data, at, len))
+        if self.fetched.is_some() {
+            return Ok(());
+        }
+        let data = self.data.ok_or(AeadError::BadRequest)?;
+        if !data.holds(self.call.key_offset as usize, len) {
+            return Err(AeadError::BadKeySize);
+        }
+        Ok(())
+    }
+
+    /// Copies the checked key into `key` (private memory).
+    fn key_into(&self, key: &mut Key) {
+        let len = self.call.key_len as usize;
+        match (&self.fetched, self.data) {
+            (Some(k), _) => k.copy_to(key.fill(len)),
+            (None, Some(data)) => {
+                // Checked inside the region: the copy cannot fail.
+                let inside = data
+                    .region
+                    .read_bytes(self.call.key_offset as usize, key.fill(len));
+                debug_assert!(inside);
+            }
+            (None, None) => {}
+        }
     }
 }
 
@@ -74,20 +118,49 @@ impl<E: AeadEngine> Interface for Aead<E> {
     type Done = ();
     type OpenCall = OpenSessionArgs;
     type Open = Open;
-    type ByKey = queued_service::Unkeyed;
+    type ByKey = OpenSessionByKeyArgs;
 
     /// Payloads are worked in place, tags written.
     const WRITES_DATA: bool = true;
 
     queued_service::from_idl!(pd_idl::aead, AeadError);
     const KEYED: bool = true;
+    const OP_OPEN_BY_KEY: u64 = pd_idl::aead::OP_OPEN_SESSION_BY_KEY;
 
-    /// Only a raw-key open can be refused for its key: this interface has no sessions
-    /// by handle yet.
-    fn refuse_key(refusal: queued_service::KeyRefusal) -> AeadError {
+    fn refuse_key(refusal: KeyRefusal) -> AeadError {
         match refusal {
-            queued_service::KeyRefusal::RawKeysForbidden => AeadError::RawKeysForbidden,
-            _ => AeadError::BadRequest,
+            KeyRefusal::UnknownKey => AeadError::UnknownKey,
+            KeyRefusal::NotPermitted => AeadError::KeyNotPermitted,
+            KeyRefusal::RawKeysForbidden => AeadError::RawKeysForbidden,
+            KeyRefusal::NoKeyStore => AeadError::NoKeyStore,
+        }
+    }
+
+    fn key_use(call: &OpenSessionByKeyArgs) -> KeyUse {
+        KeyUse {
+            handle: call.handle,
+            algorithm: match call.algorithm {
+                AeadAlgorithm::AesGcm => KeyAlgorithm::AesGcm,
+                AeadAlgorithm::AesCcm => KeyAlgorithm::AesCcm,
+            },
+            usage: call.usage & (ENCRYPT | DECRYPT),
+        }
+    }
+
+    /// The fetched key travels in the `Open` to the session's open; it is wiped when
+    /// the `Open` goes.
+    fn open_by_key(call: OpenSessionByKeyArgs, key: KeyMaterial) -> Open {
+        Open {
+            call: OpenSessionArgs {
+                algorithm: call.algorithm,
+                key_offset: 0,
+                key_len: key.len() as u32,
+                nonce_len: call.nonce_len,
+                tag_len: call.tag_len,
+            },
+            data: None,
+            usage: key.usage & (ENCRYPT | DECRYPT),
+            fetched: Some(key),
         }
     }
 
@@ -126,6 +199,14 @@ impl<E: AeadEngine> Interface for Aead<E> {
         let session = sessions
             .get_mut(caller, request.session)
             .map_err(Self::refuse)?;
+        let needs = if job.op == AeadOp::Decrypt {
+            DECRYPT
+        } else {
+            ENCRYPT
+        };
+        if session.usage & needs == 0 {
+            return Err(AeadError::KeyNotPermitted);
+        }
         // 38D 8.2.2 is GCM's; CCM's nonces (38C) have no random construction here.
         if flight.new_nonce && session.algorithm != AeadAlgorithm::AesGcm {
             return Err(AeadError::UnsupportedAlgorithm);
@@ -257,7 +338,7 @@ impl<E: AeadEngine> Interface for Aead<E> {
 
     fn precheck(engine: &E, args: &Open) -> Result<(), AeadError> {
         engine.supports(args.call.algorithm, args.call.key_len as usize)?;
-        args.checked().map(|_| ())
+        args.checked()
     }
 
     fn open(
@@ -267,11 +348,9 @@ impl<E: AeadEngine> Interface for Aead<E> {
         args: Open,
     ) -> Result<Self::Session, AeadError> {
         engine.supports(args.call.algorithm, args.call.key_len as usize)?;
-        let (data, at, len) = args.checked()?;
+        args.checked()?;
         let mut key = Key::default();
-        // Checked inside the region: the copy cannot fail.
-        let inside = data.region.read_bytes(at, key.fill(len));
-        debug_assert!(inside);
+        args.key_into(&mut key);
         let ctx = engine.open(_slot, args.call.algorithm, key.as_bytes())?;
         Ok(Session {
             algorithm: args.call.algorithm,
@@ -280,11 +359,12 @@ impl<E: AeadEngine> Interface for Aead<E> {
             messages: 0,
             key,
             engine: ctx,
+            usage: args.usage,
         })
     }
 
     fn open_args(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Open {
-        Open { call, data }
+        Open::in_region(call, data)
     }
 
     fn offers(engine: &E) -> u64 {

@@ -28,7 +28,7 @@ extern crate std;
 
 mod interface;
 
-pub use interface::{Aead, Flight, Open};
+pub use interface::{Aead, DECRYPT, ENCRYPT, Flight, Open};
 pub use queued_service::{ClientData, MAX_SESSIONS};
 pub use segment_list::Segments;
 
@@ -117,6 +117,9 @@ pub struct Session<C> {
     pub key: Key,
     /// What the engine keeps for this session between requests.
     pub engine: C,
+    /// What requests may do (`ENCRYPT`, `DECRYPT`): both on a raw key, what the key
+    /// store granted on a key by handle.
+    pub usage: u8,
 }
 
 impl<C: Clone> queued_service::Carries for Session<C> {

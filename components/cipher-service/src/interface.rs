@@ -239,7 +239,7 @@ impl<E: CipherEngine> Interface for Cipher<E> {
 
     /// A key of a length AES does not take (the store holds HMAC keys too) stays that
     /// length here, for `precheck` to refuse as `BadKeySize`.
-    fn open_by_key(call: OpenSessionByKeyArgs, key: &KeyMaterial) -> Open {
+    fn open_by_key(call: OpenSessionByKeyArgs, key: KeyMaterial) -> Open {
         let mut args = OpenSessionArgs {
             mode: call.mode,
             path: call.path,
@@ -262,6 +262,10 @@ impl<E: CipherEngine> Interface for Cipher<E> {
         // As a slice: one loop, where the array form unrolls 32 volatile stores (328 B of
         // the STM32 driver's flash, past its budget).
         session.key.as_mut_slice().zeroize();
+    }
+
+    fn touched_keys(engine: &mut E) -> bool {
+        engine.touched_keys()
     }
 
     fn forget(job: &mut Job<'_>) {

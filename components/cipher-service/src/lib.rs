@@ -285,6 +285,13 @@ pub trait CipherEngine {
     fn closed(&mut self, session: &Session) {
         let _ = session;
     }
+    /// Whether the engine worked on key material on the stack since last asked (a
+    /// software engine's key expansion, whose temporaries no code of ours names): the
+    /// PD then scrubs its stack. Clears what it reports. False by default: a hardware
+    /// engine takes its key from the session into its registers.
+    fn touched_keys(&mut self) -> bool {
+        false
+    }
 }
 
 /// Runs `job` to the end by polling [`CipherEngine::interrupt`] at most `polls` times:

@@ -102,6 +102,8 @@ pub struct CpuEngine {
     iv: Iv,
     /// Where driver-chosen IVs come from (`EncryptNewIv`): the PD's Rng service, if any.
     random: Option<fn(&mut [u8]) -> bool>,
+    /// A key was expanded since the PD last asked ([`CipherEngine::touched_keys`]).
+    expanded: bool,
 }
 
 /// An IV on a 16-byte boundary: read and written as one vector.
@@ -150,6 +152,8 @@ impl CpuEngine {
                     _ => return Err(CipherError::BadKeySize),
                 };
                 self.expansions += 1;
+                // The expansion's temporaries (the key among them) are on the stack.
+                self.expanded = true;
                 let slot = match self.keys.iter().position(Option::is_none) {
                     Some(i) => i,
                     None => (0..CACHED_KEYS)
@@ -174,6 +178,10 @@ impl CpuEngine {
 
 impl CipherEngine for CpuEngine {
     const RANDOM: bool = true;
+
+    fn touched_keys(&mut self) -> bool {
+        core::mem::take(&mut self.expanded)
+    }
 
     fn random(&mut self, out: &mut [u8]) -> bool {
         self.random.is_some_and(|draw| draw(out))

@@ -43,16 +43,16 @@ fn open(
     tag_len: usize,
 ) -> Result<u32, AeadError> {
     rig.data.write(KEY_AT as usize, key);
-    let args = Open {
-        call: pd_idl::aead::OpenSessionArgs {
+    let args = Open::in_region(
+        pd_idl::aead::OpenSessionArgs {
             algorithm: alg,
             key_offset: KEY_AT,
             key_len: key.len() as u32,
             nonce_len: nonce_len as u8,
             tag_len: tag_len as u8,
         },
-        data: Some(rig.client_data()),
-    };
+        Some(rig.client_data()),
+    );
     <Aead<CpuAead> as Interface>::precheck(&rig.service.engine, &args)?;
     rig.open_as(CLIENT, args)
 }
@@ -374,16 +374,16 @@ fn bad_lengths_at_open_are_typed() {
         assert_eq!(got, Err(want), "{alg:?} key {key_len} nonce {n} tag {t}");
     }
     // A key past the region's end.
-    let args = Open {
-        call: pd_idl::aead::OpenSessionArgs {
+    let args = Open::in_region(
+        pd_idl::aead::OpenSessionArgs {
             algorithm: AesGcm,
             key_offset: (REGION - 8) as u32,
             key_len: 16,
             nonce_len: 12,
             tag_len: 16,
         },
-        data: Some(rig.client_data()),
-    };
+        Some(rig.client_data()),
+    );
     assert_eq!(rig.open_as(CLIENT, args), Err(AeadError::BadKeySize));
 }
 
@@ -573,4 +573,56 @@ fn a_driver_chosen_gcm_nonce_is_drawn_written_back_and_opens() {
     let r = bare.exchange(CLIENT, &[new_nonce(s)]);
     assert_eq!(r[0].status.check(), Ok(Err(AeadError::NoRandomness)));
     assert_eq!(bare.data.bytes(), &before[..]);
+}
+
+/// A session on a key the key store gave (as `open_session_by_key` opens one): the
+/// published ciphertext and tag from the fetched key, none of it in the client's region
+/// or the call, and only the direction granted (an encrypt-only session is refused a
+/// decrypt, writing nothing).
+#[test]
+fn a_session_by_handle_seals_with_the_fetched_key_and_only_as_granted() {
+    let mut rig = rig();
+    let v = GCM
+        .iter()
+        .find(|v| v.plain.is_some())
+        .expect("a GCM case that seals");
+    let (key, nonce, aad, pt, ct, tag) = (
+        hex(v.key),
+        hex(v.nonce),
+        hex(v.aad),
+        hex(v.plain.unwrap()),
+        hex(v.cipher),
+        hex(v.tag),
+    );
+    let fetched = queued_service::KeyMaterial::new(&key, aead_service::ENCRYPT).unwrap();
+    let call = pd_idl::aead::OpenSessionByKeyArgs {
+        algorithm: v.algorithm,
+        handle: 7,
+        usage: aead_service::ENCRYPT,
+        nonce_len: nonce.len() as u8,
+        tag_len: tag.len() as u8,
+    };
+    let args = <Aead<CpuAead> as Interface>::open_by_key(call, fetched);
+    assert!(args.data.is_none(), "no key in the client's region");
+    <Aead<CpuAead> as Interface>::precheck(&rig.service.engine, &args).unwrap();
+    let s = rig.open_as(CLIENT, args).unwrap();
+    let c = Case {
+        key: &key,
+        nonce: &nonce,
+        aad: &aad,
+        tag_len: tag.len(),
+    };
+    let (st, got_ct, got_tag) = one(&mut rig, s, AeadOp::Encrypt, &c, &pt, &[], &[pt.len()]);
+    assert_eq!(
+        (st, got_ct, got_tag),
+        (Ok(()), ct.clone(), tag.clone()),
+        "{}",
+        v.source
+    );
+    let (st, _, _) = one(&mut rig, s, AeadOp::Decrypt, &c, &ct, &tag, &[ct.len()]);
+    assert_eq!(
+        st,
+        Err(AeadError::KeyNotPermitted),
+        "an encrypt-only session"
+    );
 }

@@ -234,6 +234,10 @@ impl<I: Interface> DriverPd<I> {
             self.cut_off(caller);
         }
         self.follow_power();
+        if I::touched_keys(&mut self.service.engine) {
+            // A key expanded in the serving pass left its temporaries on the stack.
+            ipc::scrub_stack();
+        }
     }
 }
 

@@ -3,10 +3,16 @@
 use core::marker::PhantomData;
 
 use pd_idl::common::Segment;
-use pd_idl::mac::{MacAlgorithm, MacError, MacErrorRaw, MacOp, OpenSessionArgs, Request, Response};
+use pd_idl::keys::{KeyAlgorithm, KeyUsage};
+use pd_idl::mac::{
+    MacAlgorithm, MacError, MacErrorRaw, MacOp, OpenSessionArgs, OpenSessionByKeyArgs, Request,
+    Response,
+};
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
-use queued_service::{Carried, ClientData, Interface, Sessions, Step};
+use queued_service::{
+    Carried, ClientData, Interface, KeyMaterial, KeyRefusal, KeyUse, Sessions, Step,
+};
 use subtle::ConstantTimeEq;
 
 use crate::segments::{Last, validate_into};
@@ -18,23 +24,62 @@ use crate::{
 /// The Mac interface over engine `E`: `Service<'_, Mac<E>>` is a Mac driver.
 pub struct Mac<E>(PhantomData<E>);
 
-/// The `open_session` call's arguments and the caller's data region the key is in
-/// (`None`: the caller is no client).
-#[derive(Clone, Copy)]
+/// A session's usages, as the Keys interface numbers them (bit `v` for `KeyUsage` `v`):
+/// a final makes a tag (sign), a verify checks one.
+pub const SIGN: u8 = 1 << KeyUsage::Sign as u8;
+pub const VERIFY: u8 = 1 << KeyUsage::Verify as u8;
+
+/// What a session opens from: the algorithm, its key (in the caller's data region, at
+/// the call's place; or fetched from the key store) and the usages it may have.
 pub struct Open {
     pub call: OpenSessionArgs,
+    /// The caller's data region (`None`: the caller is no client).
     pub data: Option<ClientData<'static>>,
+    /// The key store's key, for a session opened by handle (then `data` is unused).
+    pub fetched: Option<KeyMaterial>,
+    pub usage: u8,
 }
 
 impl Open {
-    /// Where the key lies, checked: 1 to [`MAX_KEY`] bytes inside the region.
-    fn key_at(&self) -> Result<(ClientData<'static>, usize, usize), MacError> {
+    /// An `open_session` call's: the key at its place in `data`; both usages.
+    pub fn in_region(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Self {
+        Open {
+            call,
+            data,
+            fetched: None,
+            usage: SIGN | VERIFY,
+        }
+    }
+
+    /// Checks the key: 1 to [`MAX_KEY`] bytes inside the region, or fetched.
+    fn check_key(&self) -> Result<(), MacError> {
+        if let Some(k) = &self.fetched {
+            return if k.is_empty() {
+                Err(MacError::BadKeySize)
+            } else {
+                Ok(())
+            };
+        }
         let data = self.data.ok_or(MacError::BadRequest)?;
         let (at, len) = (self.call.key_offset as usize, self.call.key_len as usize);
         if len == 0 || len > MAX_KEY || !data.holds(at, len) {
             return Err(MacError::BadKeySize);
         }
-        Ok((data, at, len))
+        Ok(())
+    }
+
+    /// Copies the checked key into `key` (private memory).
+    fn key_into(&self, key: &mut ClientKey) {
+        match (&self.fetched, self.data) {
+            (Some(k), _) => k.copy_to(key.fill(k.len())),
+            (None, Some(data)) => {
+                let (at, len) = (self.call.key_offset as usize, self.call.key_len as usize);
+                // Checked inside the region: the copy cannot fail.
+                let inside = data.region.read_bytes(at, key.fill(len));
+                debug_assert!(inside);
+            }
+            (None, None) => {}
+        }
     }
 }
 
@@ -76,20 +121,52 @@ impl<E: MacEngine> Interface for Mac<E> {
     type Done = Option<Tag>;
     type OpenCall = OpenSessionArgs;
     type Open = Open;
-    type ByKey = queued_service::Unkeyed;
+    type ByKey = OpenSessionByKeyArgs;
 
     /// A final writes its tag into the client's region.
     const WRITES_DATA: bool = true;
 
     queued_service::from_idl!(pd_idl::mac, MacError);
     const KEYED: bool = true;
+    const OP_OPEN_BY_KEY: u64 = pd_idl::mac::OP_OPEN_SESSION_BY_KEY;
 
-    /// Only a raw-key open can be refused for its key: this interface has no sessions
-    /// by handle yet.
-    fn refuse_key(refusal: queued_service::KeyRefusal) -> MacError {
+    fn refuse_key(refusal: KeyRefusal) -> MacError {
         match refusal {
-            queued_service::KeyRefusal::RawKeysForbidden => MacError::RawKeysForbidden,
-            _ => MacError::BadRequest,
+            KeyRefusal::UnknownKey => MacError::UnknownKey,
+            KeyRefusal::NotPermitted => MacError::KeyNotPermitted,
+            KeyRefusal::RawKeysForbidden => MacError::RawKeysForbidden,
+            KeyRefusal::NoKeyStore => MacError::NoKeyStore,
+        }
+    }
+
+    fn key_use(call: &OpenSessionByKeyArgs) -> KeyUse {
+        KeyUse {
+            handle: call.handle,
+            algorithm: match call.algorithm {
+                MacAlgorithm::Md5 => KeyAlgorithm::HmacMd5,
+                MacAlgorithm::Sha1 => KeyAlgorithm::HmacSha1,
+                MacAlgorithm::Sha224 => KeyAlgorithm::HmacSha224,
+                MacAlgorithm::Sha256 => KeyAlgorithm::HmacSha256,
+                MacAlgorithm::Sha384 => KeyAlgorithm::HmacSha384,
+                MacAlgorithm::Sha512 => KeyAlgorithm::HmacSha512,
+            },
+            // Only the usages a Mac session has: the store checks those.
+            usage: call.usage & (SIGN | VERIFY),
+        }
+    }
+
+    /// The fetched key travels in the `Open` to the session's open, which makes its
+    /// block key of it; it is wiped when the `Open` goes.
+    fn open_by_key(call: OpenSessionByKeyArgs, key: KeyMaterial) -> Open {
+        Open {
+            call: OpenSessionArgs {
+                algorithm: call.algorithm,
+                key_offset: 0,
+                key_len: key.len() as u32,
+            },
+            data: None,
+            usage: key.usage & (SIGN | VERIFY),
+            fetched: Some(key),
         }
     }
 
@@ -125,6 +202,14 @@ impl<E: MacEngine> Interface for Mac<E> {
             State::Open => {}
             State::Finished => return Err(MacError::SessionFinished),
             State::Failed => return Err(MacError::EngineFault),
+        }
+        let needs = match job.op {
+            MacOp::Update => 0,
+            MacOp::Final => SIGN,
+            MacOp::Verify => VERIFY,
+        };
+        if session.usage & needs != needs {
+            return Err(MacError::KeyNotPermitted);
         }
         let last = match job.op {
             MacOp::Update => Last::Data,
@@ -241,16 +326,15 @@ impl<E: MacEngine> Interface for Mac<E> {
 
     fn precheck(engine: &E, args: &Open) -> Result<(), MacError> {
         engine.supports(args.call.algorithm)?;
-        args.key_at().map(|_| ())
+        args.check_key()
     }
 
     fn open(engine: &mut E, _: Caller, slot: usize, args: Open) -> Result<Self::Session, MacError> {
         engine.supports(args.call.algorithm)?;
-        let (data, at, len) = args.key_at()?;
-        // Private memory, wiped when it goes out of scope; checked inside the region.
+        args.check_key()?;
+        // Private memory, wiped when it goes out of scope.
         let mut key = ClientKey::default();
-        let inside = data.region.read_bytes(at, key.fill(len));
-        debug_assert!(inside);
+        args.key_into(&mut key);
         let mut block = BlockKey::default();
         let ctx = engine.open(slot, args.call.algorithm, key.as_bytes(), &mut block)?;
         Ok(Session {
@@ -259,11 +343,12 @@ impl<E: MacEngine> Interface for Mac<E> {
             bytes: 0,
             key: block,
             engine: ctx,
+            usage: args.usage,
         })
     }
 
     fn open_args(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Open {
-        Open { call, data }
+        Open::in_region(call, data)
     }
 
     fn offers(engine: &E) -> u64 {

@@ -29,7 +29,7 @@ mod segments;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 
-pub use interface::{Flight, Mac, Open};
+pub use interface::{Flight, Mac, Open, SIGN, VERIFY};
 pub use queued_service::{ClientData, MAX_SESSIONS};
 pub use segments::{MAX_SEGMENTS, Segments};
 
@@ -173,6 +173,9 @@ pub struct Session<C> {
     pub key: BlockKey,
     /// What the engine keeps for this session between requests.
     pub engine: C,
+    /// What requests may do (`interface::SIGN`, `interface::VERIFY`): both on a raw
+    /// key, what the key store granted on a key by handle.
+    pub usage: u8,
 }
 
 impl<C: Clone> queued_service::Carries for Session<C> {

@@ -352,6 +352,13 @@ pub trait Interface: Sized {
     fn closed(engine: &mut Self::Engine, session: &mut Self::Session) {
         let _ = (engine, session);
     }
+    /// Whether the engine worked on key material on the stack since last asked (see
+    /// cipher-service's `CipherEngine::touched_keys`): the PD then scrubs its stack
+    /// after the event. False by default.
+    fn touched_keys(engine: &mut Self::Engine) -> bool {
+        let _ = engine;
+        false
+    }
     /// `job` is done with (answered, or left over from a serving pass): what it copied
     /// of its session that does not wipe itself (a key) is wiped. Nothing by default.
     fn forget(job: &mut Self::Job<'_>) {
@@ -382,8 +389,9 @@ pub trait Interface: Sized {
         unreachable!("no open_session_by_key without OP_OPEN_BY_KEY")
     }
     /// The [`Open`](Interface::Open) value of an `open_session_by_key` call, on the
-    /// bytes the key store gave (`key.usage`: what the session may do).
-    fn open_by_key(call: Self::ByKey, key: &KeyMaterial) -> Self::Open {
+    /// bytes the key store gave (`key.usage`: what the session may do); the key wipes
+    /// itself wherever it is dropped.
+    fn open_by_key(call: Self::ByKey, key: KeyMaterial) -> Self::Open {
         let _ = (call, key);
         unreachable!("no open_session_by_key without OP_OPEN_BY_KEY")
     }
@@ -441,7 +449,7 @@ pub fn dispatch<I: Interface>(calls: &mut impl Calls<I>, caller: Caller, msg: &M
             // The fetched bytes are wiped as soon as the open's arguments hold them.
             Ok(call) => calls
                 .fetch_key(caller, I::key_use(&call))
-                .map(|key| I::open_by_key(call, &key))
+                .map(|key| I::open_by_key(call, key))
                 .map_err(I::refuse_key),
             Err(e) => return Message::protocol_error(e),
         }

@@ -50,10 +50,12 @@ fn key_pieces_in(pid: u32) -> Result<Vec<String>, std::io::Error> {
         if mem.read_exact(&mut bytes).is_err() {
             continue;
         }
-        for piece in KEY.chunks(8) {
+        for (n, piece) in KEY.chunks(8).enumerate() {
             for (at, _) in bytes.windows(8).enumerate().filter(|(_, w)| *w == piece) {
+                // What is around it says which copy it is.
+                let around = &bytes[at.saturating_sub(16)..(at + 24).min(bytes.len())];
                 found.push(format!(
-                    "{:#x} ({})",
+                    "piece {n} at {:#x} ({}): {around:02x?}",
                     lo + at as u64,
                     line.rsplit(' ').next().unwrap_or("")
                 ));

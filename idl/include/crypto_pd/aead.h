@@ -51,10 +51,13 @@ typedef uint16_t aead_error_t;
 #define AEAD_ERROR_OVERLAPPING_SEGMENTS 15u
 #define AEAD_ERROR_NO_RANDOMNESS 16u
 #define AEAD_ERROR_RAW_KEYS_FORBIDDEN 17u
+#define AEAD_ERROR_UNKNOWN_KEY 18u
+#define AEAD_ERROR_KEY_NOT_PERMITTED 19u
+#define AEAD_ERROR_NO_KEY_STORE 20u
 #define AEAD_ERROR_OK 0u
 _Static_assert(sizeof(aead_error_t) == 2, "AeadError is a u16");
 /* Whether `v` is a declared `AeadError` (a peer may write any value). */
-static inline int aead_error_valid(uint32_t v) { return (v >= 1u && v <= 17u); }
+static inline int aead_error_valid(uint32_t v) { return (v >= 1u && v <= 20u); }
 
 /* `Request`. Seal or open one message: `segs[0]` its nonce, `segs[1..1 + naad]` its AAD,
  * the next ones up to the last its payload, the last its tag. */
@@ -180,6 +183,43 @@ static inline uint32_t aead_capabilities(const crypto_pd_transport_t *idl_t, uin
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
     uint32_t idl_status = crypto_pd_call(idl_t, &AEAD_CAPABILITIES_OP, aead_capabilities_encode(idl_mrs), idl_mrs);
     return idl_status == CRYPTO_PD_OK && !aead_capabilities_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
+}
+
+/* Op 4: `open_session_by_key`. As `open_session`, on the key store's key `handle` of the caller's, fetched by
+ * the driver over its own channel to the store, which checks the key's policy allows
+ * the algorithm and `usage` (bit `v` for the Keys interface's `KeyUsage` of value
+ * `v`: 2 encrypt, 4 decrypt). The session does only what `usage` names. */
+#define AEAD_LABEL_OPEN_SESSION_BY_KEY 4u
+#define AEAD_OPEN_SESSION_BY_KEY_ARGS_BYTES 8u
+#define AEAD_OPEN_SESSION_BY_KEY_OK_BYTES 4u
+_Static_assert(AEAD_OPEN_SESSION_BY_KEY_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && AEAD_OPEN_SESSION_BY_KEY_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session_by_key fits in the message words");
+static const crypto_pd_op_t AEAD_OPEN_SESSION_BY_KEY_OP = {AEAD_LABEL_OPEN_SESSION_BY_KEY, CRYPTO_PD_WORDS(AEAD_OPEN_SESSION_BY_KEY_OK_BYTES), 0, AEAD_ERROR_SERVER_RESTARTED, aead_error_valid};
+/* `open_session_by_key`'s arguments, hubpack-encoded into the message words; returns the
+ * words used. */
+static inline uint32_t aead_open_session_by_key_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], aead_algorithm_t algorithm, uint32_t handle, uint8_t usage, uint8_t nonce_len, uint8_t tag_len) {
+    uint8_t *idl_p = (uint8_t *)idl_mrs;
+    idl_p = crypto_pd_put_u8(idl_p, algorithm);
+    idl_p = crypto_pd_put_u32(idl_p, handle);
+    idl_p = crypto_pd_put_u8(idl_p, usage);
+    idl_p = crypto_pd_put_u8(idl_p, nonce_len);
+    idl_p = crypto_pd_put_u8(idl_p, tag_len);
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(AEAD_OPEN_SESSION_BY_KEY_ARGS_BYTES));
+}
+/* `open_session_by_key`'s `ok` value from the reply's words: 1, or 0 for a value its type
+ * does not allow. */
+static inline int aead_open_session_by_key_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
+    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
+    int idl_v = 1;
+    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
+    return idl_v;
+}
+/* Calls `open_session_by_key` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
+ * `AeadError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
+ * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
+static inline uint32_t aead_open_session_by_key(const crypto_pd_transport_t *idl_t, aead_algorithm_t algorithm, uint32_t handle, uint8_t usage, uint8_t nonce_len, uint8_t tag_len, uint32_t *idl_ok) {
+    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
+    uint32_t idl_status = crypto_pd_call(idl_t, &AEAD_OPEN_SESSION_BY_KEY_OP, aead_open_session_by_key_encode(idl_mrs, algorithm, handle, usage, nonce_len, tag_len), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !aead_open_session_by_key_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
 /* Queue `request` of `Request`. Client to driver. */

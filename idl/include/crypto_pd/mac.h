@@ -50,10 +50,13 @@ typedef uint16_t mac_error_t;
 #define MAC_ERROR_MAC_MISMATCH 12u
 #define MAC_ERROR_BAD_OUTPUT 13u
 #define MAC_ERROR_RAW_KEYS_FORBIDDEN 14u
+#define MAC_ERROR_UNKNOWN_KEY 15u
+#define MAC_ERROR_KEY_NOT_PERMITTED 16u
+#define MAC_ERROR_NO_KEY_STORE 17u
 #define MAC_ERROR_OK 0u
 _Static_assert(sizeof(mac_error_t) == 2, "MacError is a u16");
 /* Whether `v` is a declared `MacError` (a peer may write any value). */
-static inline int mac_error_valid(uint32_t v) { return (v >= 1u && v <= 14u); }
+static inline int mac_error_valid(uint32_t v) { return (v >= 1u && v <= 17u); }
 
 /* `Request`. Authenticate `segs[..nsegs]` in the session (a verify's and a final's last one
  * is the tag: expected, or where it is written). */
@@ -175,6 +178,41 @@ static inline uint32_t mac_capabilities(const crypto_pd_transport_t *idl_t, uint
     uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
     uint32_t idl_status = crypto_pd_call(idl_t, &MAC_CAPABILITIES_OP, mac_capabilities_encode(idl_mrs), idl_mrs);
     return idl_status == CRYPTO_PD_OK && !mac_capabilities_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
+}
+
+/* Op 4: `open_session_by_key`. Opens a session on the key store's key `handle` of the caller's, fetched by the
+ * driver over its own channel to the store, which checks the key's policy allows
+ * the algorithm's HMAC and `usage` (bit `v` for the Keys interface's `KeyUsage` of
+ * value `v`: 8 sign, a final; 16 verify). The session does only what `usage` names. */
+#define MAC_LABEL_OPEN_SESSION_BY_KEY 4u
+#define MAC_OPEN_SESSION_BY_KEY_ARGS_BYTES 6u
+#define MAC_OPEN_SESSION_BY_KEY_OK_BYTES 4u
+_Static_assert(MAC_OPEN_SESSION_BY_KEY_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && MAC_OPEN_SESSION_BY_KEY_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session_by_key fits in the message words");
+static const crypto_pd_op_t MAC_OPEN_SESSION_BY_KEY_OP = {MAC_LABEL_OPEN_SESSION_BY_KEY, CRYPTO_PD_WORDS(MAC_OPEN_SESSION_BY_KEY_OK_BYTES), 0, MAC_ERROR_SERVER_RESTARTED, mac_error_valid};
+/* `open_session_by_key`'s arguments, hubpack-encoded into the message words; returns the
+ * words used. */
+static inline uint32_t mac_open_session_by_key_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], mac_algorithm_t algorithm, uint32_t handle, uint8_t usage) {
+    uint8_t *idl_p = (uint8_t *)idl_mrs;
+    idl_p = crypto_pd_put_u8(idl_p, algorithm);
+    idl_p = crypto_pd_put_u32(idl_p, handle);
+    idl_p = crypto_pd_put_u8(idl_p, usage);
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(MAC_OPEN_SESSION_BY_KEY_ARGS_BYTES));
+}
+/* `open_session_by_key`'s `ok` value from the reply's words: 1, or 0 for a value its type
+ * does not allow. */
+static inline int mac_open_session_by_key_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
+    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
+    int idl_v = 1;
+    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
+    return idl_v;
+}
+/* Calls `open_session_by_key` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
+ * `MacError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
+ * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
+static inline uint32_t mac_open_session_by_key(const crypto_pd_transport_t *idl_t, mac_algorithm_t algorithm, uint32_t handle, uint8_t usage, uint32_t *idl_ok) {
+    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
+    uint32_t idl_status = crypto_pd_call(idl_t, &MAC_OPEN_SESSION_BY_KEY_OP, mac_open_session_by_key_encode(idl_mrs, algorithm, handle, usage), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !mac_open_session_by_key_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
 /* Queue `request` of `Request`. Client to driver. */

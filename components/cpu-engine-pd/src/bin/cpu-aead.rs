@@ -7,6 +7,8 @@ use cpu_engine::aead::CpuAead;
 use driver_pd::DriverPd;
 
 fn init() -> DriverPd<Aead<CpuAead>> {
+    // Sessions on keys by handle, where the system gives a key store.
+    driver_pd::keys::connect();
     let engine = if driver_pd::rng::connect() {
         CpuAead::with_random(driver_pd::rng::draw)
     } else {

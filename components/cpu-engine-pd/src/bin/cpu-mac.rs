@@ -5,6 +5,8 @@ use driver_pd::DriverPd;
 use mac_service::Mac;
 
 fn init() -> DriverPd<Mac<CpuMac>> {
+    // Sessions on keys by handle, where the system gives a key store.
+    driver_pd::keys::connect();
     DriverPd::start(CpuMac::default(), None, |_, _| {})
 }
 

@@ -58,14 +58,14 @@ impl<E: MacEngine> Rig<E> {
         offset: u32,
         len: u32,
     ) -> Result<u32, MacError> {
-        let args = Open {
-            call: pd_idl::mac::OpenSessionArgs {
+        let args = Open::in_region(
+            pd_idl::mac::OpenSessionArgs {
                 algorithm,
                 key_offset: offset,
                 key_len: len,
             },
-            data: Some(self.client_data()),
-        };
+            Some(self.client_data()),
+        );
         <Mac<E> as queued_service::Interface>::precheck(&self.service.engine, &args)?;
         self.rig.open_as(owner, args)
     }

@@ -181,14 +181,14 @@ pub fn hostile<E: MacEngine>(rig: &mut Rig<E>) {
             "key of {len} at {offset}"
         );
     }
-    let stranger = Open {
-        call: pd_idl::mac::OpenSessionArgs {
+    let stranger = Open::in_region(
+        pd_idl::mac::OpenSessionArgs {
             algorithm: alg,
             key_offset: KEY_AT,
             key_len: 16,
         },
-        data: None,
-    };
+        None,
+    );
     assert_eq!(rig.open_as(CLIENT, stranger), Err(MacError::BadRequest));
     assert_eq!(rig.service.sessions.open_count(), 0, "no session of those");
     let v = vectors(&[alg]).next().unwrap();
@@ -385,6 +385,24 @@ pub fn calls_through_the_wire<E: MacEngine>(rig: &mut Rig<E>) {
         fn data(&self, _: Caller) -> Option<queued_service::ClientData<'static>> {
             self.1.then(|| self.0.client_data())
         }
+        /// A key store holding one key, handle 7: the vector's, sign-only.
+        fn fetch_key(
+            &mut self,
+            _: Caller,
+            key: queued_service::KeyUse,
+        ) -> Result<queued_service::KeyMaterial, queued_service::KeyRefusal> {
+            use queued_service::KeyRefusal;
+            if key.handle != 7 {
+                return Err(KeyRefusal::UnknownKey);
+            }
+            if key.usage & !crate::SIGN != 0 {
+                return Err(KeyRefusal::NotPermitted);
+            }
+            // RFC 4231's first: its key fits the store's 64 bytes.
+            let v = vectors(&[MacAlgorithm::Sha224]).next().unwrap();
+            queued_service::KeyMaterial::new(&bytes(&v.key), key.usage)
+                .ok_or(KeyRefusal::UnknownKey)
+        }
     }
     impl<E: MacEngine> Transport for Direct<'_, E> {
         fn call(&mut self, msg: &Message) -> Result<Message, ServerDied> {
@@ -402,7 +420,7 @@ pub fn calls_through_the_wire<E: MacEngine>(rig: &mut Rig<E>) {
         .transport()
         .0
         .send(s, MacOp::Final, &msg, &[msg.len()], &[]);
-    assert_eq!(got.unwrap(), Some(want), "{}", v.source);
+    assert_eq!(got.unwrap(), Some(want.clone()), "{}", v.source);
     client.close_session(s).unwrap();
     assert_eq!(
         client.close_session(s),
@@ -415,4 +433,46 @@ pub fn calls_through_the_wire<E: MacEngine>(rig: &mut Rig<E>) {
         "no region, no key"
     );
     assert_eq!(client.transport().0.service.sessions.open_count(), 0);
+    // By handle: the vector's tag from the store's key, no key in the region or the
+    // call; the session signs only, as granted.
+    rig_key_gone(client.transport().0);
+    let v = vectors(&[MacAlgorithm::Sha224]).next().unwrap();
+    let (msg, want) = (bytes(&v.data), tag(v));
+    let s = client
+        .open_session_by_key(v.algorithm, 7, crate::SIGN)
+        .unwrap();
+    let got = client
+        .transport()
+        .0
+        .send(s, MacOp::Final, &msg, &[msg.len()], &[]);
+    assert_eq!(got.unwrap(), Some(want.clone()), "{} by handle", v.source);
+    client.close_session(s).unwrap();
+    let s = client
+        .open_session_by_key(v.algorithm, 7, crate::SIGN)
+        .unwrap();
+    let verify = client
+        .transport()
+        .0
+        .send(s, MacOp::Verify, &msg, &[msg.len()], &want);
+    assert_eq!(
+        verify,
+        Err(MacError::KeyNotPermitted),
+        "a sign-only session"
+    );
+    client.close_session(s).unwrap();
+    for (handle, usage, refused) in [
+        (8, crate::SIGN, MacError::UnknownKey),
+        (7, crate::VERIFY, MacError::KeyNotPermitted),
+    ] {
+        assert_eq!(
+            client.open_session_by_key(v.algorithm, handle, usage),
+            Err(CallError::Server(refused))
+        );
+    }
+}
+
+/// The key the raw open wrote at [`KEY_AT`], overwritten: a session by handle must not
+/// find it there.
+fn rig_key_gone<E: MacEngine>(rig: &mut Rig<E>) {
+    rig.data.write(KEY_AT as usize, &[0xEE; 64]);
 }
