@@ -297,6 +297,7 @@ impl<I: Interface> Calls<I> for DriverPd<I> {
     /// For any caller: the store knows which of this driver's channels are whose, and
     /// a channel that is no client's is none of its clients' (`NotPermitted`).
     fn fetch_key(&mut self, caller: Caller, key: KeyUse) -> Result<KeyMaterial, KeyRefusal> {
+        self.trace.record(Kind::KeyFetched, caller.0);
         crate::keys::fetch(caller, key)
     }
 

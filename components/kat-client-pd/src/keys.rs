@@ -53,6 +53,23 @@ pub fn policy(algorithms: &[KeyAlgorithm], usages: &[KeyUsage]) -> Policy {
     }
 }
 
+/// `open_session_by_key` calls this PD made: its verdict reports them, so that a test
+/// can set them beside the key store fetches its driver made (one each).
+static BY_HANDLE: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+
+/// A Cipher `open_session_by_key` call, counted.
+pub fn open_by_key(
+    calls: &mut pd_idl::cipher::Client<PpcTransport>,
+    mode: pd_idl::cipher::Mode,
+    path: pd_idl::cipher::Path,
+    handle: u32,
+    usage: u8,
+    iv: [u8; 16],
+) -> Result<u32, CallError<pd_idl::cipher::CipherError>> {
+    BY_HANDLE.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+    calls.open_session_by_key(mode, path, handle, usage, iv)
+}
+
 /// Tallies checks; each failure is logged with what was expected.
 pub struct Checks {
     pub name: &'static str,
@@ -92,8 +109,11 @@ impl Checks {
     /// The verdict line, the report, and the exit: 0 only with all passed.
     pub fn conclude(&self, what: core::fmt::Arguments<'_>) -> ! {
         let (name, passed, failed) = (self.name, self.passed, self.failed);
+        let opens = BY_HANDLE.load(core::sync::atomic::Ordering::Relaxed);
         if failed == 0 && passed > 0 {
-            pd_runtime::debug_println!("{name}: verdict: all {passed} checks passed: {what}");
+            pd_runtime::debug_println!(
+                "{name}: verdict: all {passed} checks passed: {what}; {opens} opens by handle"
+            );
             crate::report(true, format_args!("all {passed} key checks passed"));
             pd_runtime::exit(0);
         }

@@ -94,6 +94,9 @@ kinds! {
     /// fails closed until it passes a fresh start-up test (arg: the `HealthTest`, or 3
     /// for the device's own error).
     EntropyFailure = 25,
+    /// A driver asked the key store for a key, for a session its client opens by handle
+    /// (arg: the client's channel): one call beside the client's open.
+    KeyFetched = 26,
 }
 
 impl Kind {

@@ -84,6 +84,29 @@ fn keys_by_handle_are_used_refused_as_they_should_be_and_wiped() {
         "{verdict:?}"
     );
     assert!(out.iter().all(|(_, l)| !l.contains("FAIL")));
+    // What a session by handle costs: one key store fetch per open_session_by_key call
+    // (refused ones too), none for a raw-key open (refused before any).
+    let opens: u32 = ["kat_keys", "hostile_keys"]
+        .iter()
+        .map(|pd| {
+            let v = lines(&out, pd, "opens by handle");
+            let words: Vec<&str> = v[0].split_whitespace().collect();
+            let at = words.iter().position(|w| *w == "opens").expect("the count");
+            words[at - 1].parse::<u32>().expect("a number")
+        })
+        .sum();
+    let trace = system
+        .trace("cpu_cipher_trace")
+        .expect("the driver keeps a trace");
+    assert_eq!(
+        opens,
+        trace.count(pd_trace::Kind::KeyFetched),
+        "one fetch per open by handle: {trace:?}"
+    );
+    eprintln!(
+        "{opens} opens by handle, {} key store fetches",
+        trace.count(pd_trace::Kind::KeyFetched)
+    );
     // The driver says where its keys come from, and that no client may use raw keys.
     let said = lines(&out, "cpu_cipher", "keys by handle from the key store");
     assert!(

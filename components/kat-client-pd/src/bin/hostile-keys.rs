@@ -9,7 +9,7 @@
 //! `leak`), at the key store and at the driver. Exits 0 only when every attempt was
 //! refused as it should have been.
 use crypto_client::driver::Cipher;
-use kat_client_pd::keys::{Checks, DECRYPT, ENCRYPT, generate, policy, store};
+use kat_client_pd::keys::{Checks, DECRYPT, ENCRYPT, generate, open_by_key, policy, store};
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request};
 use pd_idl::keys::{KeyAlgorithm as A, KeyUsage as U, KeysError};
 use pd_runtime::{Channel, ChannelSet, Handler, debug_println};
@@ -117,17 +117,17 @@ fn init() -> Hostile {
     );
     c.refused(
         "a decrypting session on an encrypt-only key",
-        calls.open_session_by_key(Mode::Cbc, Path::Adaptive, e, DECRYPT, [0; 16]),
+        open_by_key(calls, Mode::Cbc, Path::Adaptive, e, DECRYPT, [0; 16]),
         CipherError::KeyNotPermitted,
     );
     c.refused(
         "a mode the key does not allow",
-        calls.open_session_by_key(Mode::Ctr, Path::Adaptive, e, ENCRYPT, [0; 16]),
+        open_by_key(calls, Mode::Ctr, Path::Adaptive, e, ENCRYPT, [0; 16]),
         CipherError::KeyNotPermitted,
     );
     c.refused(
         "an AES session on the MAC key",
-        calls.open_session_by_key(Mode::Cbc, Path::Adaptive, m, ENCRYPT, [0; 16]),
+        open_by_key(calls, Mode::Cbc, Path::Adaptive, m, ENCRYPT, [0; 16]),
         CipherError::KeyNotPermitted,
     );
     let mut unknown = 0;
@@ -138,7 +138,7 @@ fn init() -> Hostile {
         }
         tried += 1;
         let at_store = ks.attributes(g);
-        let at_driver = calls.open_session_by_key(Mode::Cbc, Path::Adaptive, g, ENCRYPT, [0; 16]);
+        let at_driver = open_by_key(calls, Mode::Cbc, Path::Adaptive, g, ENCRYPT, [0; 16]);
         if at_store == Err(pd_idl::wire::CallError::Server(KeysError::UnknownKey))
             && at_driver == Err(pd_idl::wire::CallError::Server(CipherError::UnknownKey))
         {
@@ -150,7 +150,7 @@ fn init() -> Hostile {
         format_args!("{unknown} of {tried} guessed handles unknown"),
     );
     // Encrypt-only: a session that may encrypt is refused each decrypt request.
-    match calls.open_session_by_key(Mode::Cbc, Path::Adaptive, e, ENCRYPT, [0; 16]) {
+    match open_by_key(calls, Mode::Cbc, Path::Adaptive, e, ENCRYPT, [0; 16]) {
         Ok(s) => me
             .driver
             .submit(Request::over(1, s, CipherOp::Decrypt, &[(0, 16)]))
@@ -200,9 +200,14 @@ impl Hostile {
             ] {
                 c.refused(
                     "the other client's key at the driver",
-                    self.driver
-                        .calls
-                        .open_session_by_key(mode, Path::Adaptive, h, usage, [0; 16]),
+                    open_by_key(
+                        &mut self.driver.calls,
+                        mode,
+                        Path::Adaptive,
+                        h,
+                        usage,
+                        [0; 16],
+                    ),
                     CipherError::UnknownKey,
                 );
             }

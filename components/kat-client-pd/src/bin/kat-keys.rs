@@ -11,7 +11,9 @@
 //! notifies back: the keys live until then), and at the end destroys both keys and checks the store has forgotten them. Exits 0 only when
 //! every check passed.
 use crypto_client::driver::Cipher;
-use kat_client_pd::keys::{Checks, DECRYPT, ENCRYPT, generate, occurrences, policy, store};
+use kat_client_pd::keys::{
+    Checks, DECRYPT, ENCRYPT, generate, occurrences, open_by_key, policy, store,
+};
 use kat_vectors::{FIPS197_C, FIPS197_PT, hex_array};
 use pd_idl::cipher::{CipherError, CipherErrorRaw, CipherOp, Mode, Path, Request};
 use pd_idl::keys::{KeyAlgorithm as A, KeyUsage as U, KeysError};
@@ -95,19 +97,19 @@ fn init() -> KatKeys {
     );
     c.refused(
         "a decrypting session on the encrypt-only key",
-        calls.open_session_by_key(Mode::Ecb, Path::Adaptive, k1, DECRYPT, [0; 16]),
+        open_by_key(calls, Mode::Ecb, Path::Adaptive, k1, DECRYPT, [0; 16]),
         CipherError::KeyNotPermitted,
     );
     c.refused(
         "the ECB-only key in CBC",
-        calls.open_session_by_key(Mode::Cbc, Path::Adaptive, k1, ENCRYPT, [0; 16]),
+        open_by_key(calls, Mode::Cbc, Path::Adaptive, k1, ENCRYPT, [0; 16]),
         CipherError::KeyNotPermitted,
     );
     let iv = [0x5Au8; 16];
     let opened = [
-        calls.open_session_by_key(Mode::Ecb, Path::Adaptive, k1, ENCRYPT, [0; 16]),
-        calls.open_session_by_key(Mode::Ctr, Path::Adaptive, k2, ENCRYPT, iv),
-        calls.open_session_by_key(Mode::Ctr, Path::Adaptive, k2, DECRYPT, iv),
+        open_by_key(calls, Mode::Ecb, Path::Adaptive, k1, ENCRYPT, [0; 16]),
+        open_by_key(calls, Mode::Ctr, Path::Adaptive, k2, ENCRYPT, iv),
+        open_by_key(calls, Mode::Ctr, Path::Adaptive, k2, DECRYPT, iv),
     ];
     c.check(
         opened.iter().all(Result::is_ok),
@@ -213,7 +215,8 @@ impl KatKeys {
             );
             c.refused("a destroyed key", ks.attributes(h), KeysError::UnknownKey);
         }
-        let gone = self.driver.calls.open_session_by_key(
+        let gone = open_by_key(
+            &mut self.driver.calls,
             Mode::Ecb,
             Path::Adaptive,
             self.handles[0],
