@@ -125,3 +125,76 @@ fn keys_by_handle_are_used_refused_as_they_should_be_and_wiped() {
     }
     system.shutdown();
 }
+
+/// Reads `pd`'s memory for the key: none may be there (skipped, loudly, where this
+/// process may not read another's memory).
+fn no_key_in(system: &host_runner::System, pd: &str, when: &str) {
+    let pid = system.pid(pd).expect("still running");
+    match key_pieces_in(pid) {
+        Ok(found) => assert!(
+            found.is_empty(),
+            "{pd} still holds the key {when}: {found:?}"
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            eprintln!("SKIPPED: reading {pd}'s memory needs CAP_SYS_PTRACE: {e}");
+        }
+        Err(e) => panic!("reading {pd}'s memory: {e}"),
+    }
+}
+
+/// A client killed while its keys and sessions are live (system/keys-death.system): the
+/// store holds its key until it comes back; its new incarnation's hello wipes them, the
+/// driver closes the dead one's sessions when it sees the new one, and then the store's
+/// memory holds no piece of the key.
+///
+/// Unfinished: the driver's memory is not checked here. In every run so far its stack
+/// kept the key's last 11 bytes after this sequence (beside a CTR session's IV), a copy
+/// not yet found (ARCHITECTURE.md, Keys); the test reads it and prints what it finds.
+#[test]
+fn a_dead_clients_keys_are_wiped_when_it_comes_back() {
+    use host_runner::{Event, Signal};
+    let _turn = common::serial();
+    let system = common::boot("keys-death.system");
+    let holding = system.wait_until(common::WAIT, |_, out| {
+        out.iter()
+            .any(|(pd, l)| pd == "kat_keys" && l.contains("holding its keys"))
+            .then_some(())
+    });
+    let out = common::output(&system);
+    assert!(
+        holding.is_some(),
+        "{}",
+        common::show(&out, &system.events())
+    );
+    // Alive, the store holds it (the test would otherwise find nothing for any reason).
+    if let Ok(found) = key_pieces_in(system.pid("key_store").unwrap()) {
+        assert!(!found.is_empty(), "the store holds the live key");
+    }
+    assert!(system.signal("kat_keys", Signal::KILL));
+    let back = system.wait_exit("kat_keys", common::WAIT);
+    let out = common::output(&system);
+    assert!(back, "{}", common::show(&out, &system.events()));
+    assert!(
+        system
+            .events()
+            .iter()
+            .any(|e| matches!(e, Event::Restarted { pd, .. } if pd == "kat_keys")),
+        "restarted by the runner"
+    );
+    let verdict = lines(&out, "kat_keys", "came back");
+    assert!(
+        verdict.iter().any(|l| l.contains("all 4 checks passed")),
+        "{verdict:?}"
+    );
+    assert!(out.iter().all(|(_, l)| !l.contains("FAIL")), "{out:?}");
+    // The driver saw the new incarnation and closed the dead one's sessions.
+    let closed = lines(&out, "cpu_cipher", "came back: closed 3 session(s)");
+    assert_eq!(closed.len(), 1, "{out:?}");
+    no_key_in(&system, "key_store", "after its owner died and came back");
+    if let Ok(found) = key_pieces_in(system.pid("cpu_cipher").unwrap()) {
+        eprintln!(
+            "NOT CHECKED (a known residue): cpu_cipher after its client came back: {found:?}"
+        );
+    }
+    system.shutdown();
+}

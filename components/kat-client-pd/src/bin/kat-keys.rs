@@ -10,6 +10,12 @@
 //! the region `leak` and notifies channel 2 (`hostile-keys`, which tries them and
 //! notifies back: the keys live until then), and at the end destroys both keys and checks the store has forgotten them. Exits 0 only when
 //! every check passed.
+//!
+//! Its death, for a test (a system that maps the region `hold`): it keeps its keys and
+//! sessions instead of destroying them, says so, and waits to be killed. Its restarted
+//! incarnation ([`came_back`]) checks that the store wiped its predecessor's keys when it
+//! said hello (their handles, from `leak`, are unknown) and lets its driver see it back
+//! (a call), which closes and wipes the dead one's sessions; then its verdict.
 use crypto_client::driver::Cipher;
 use kat_client_pd::keys::{
     Checks, DECRYPT, ENCRYPT, generate, occurrences, open_by_key, policy, store,
@@ -61,14 +67,14 @@ fn init() -> KatKeys {
         waiting: 0,
         hostile_trying: false,
     };
+    if pd_runtime::starts() > 1 && pd_runtime::maybe_memory_region!(hold).is_some() {
+        came_back(&mut me);
+    }
     let c = &mut me.checks;
     let mut ks = store();
-    // A first start has no keys to lose; a restarted one loses its predecessor's.
+    // A first start has no keys to lose.
     let hello = ks.hello(pd_runtime::starts());
-    c.check(
-        hello == Ok(0) || pd_runtime::starts() > 1,
-        format_args!("hello: {hello:?}"),
-    );
+    c.check(hello == Ok(0), format_args!("hello: {hello:?}"));
     let (_, key_hex, ct_hex) = FIPS197_C[2];
     let key: [u8; 32] = hex_array(key_hex);
     let words = pd_idl::key_words::pack(&key);
@@ -86,8 +92,10 @@ fn init() -> KatKeys {
     if let Some(leak) = pd_runtime::maybe_memory_region!(leak) {
         let bytes = [k1.to_le_bytes(), k2.to_le_bytes()];
         region(leak).write_bytes(0, bytes.as_flattened());
-        HOSTILE.notify();
-        me.hostile_trying = true;
+        if pd_runtime::notifiable().contains(HOSTILE) {
+            HOSTILE.notify();
+            me.hostile_trying = true;
+        }
     }
     let calls = &mut me.driver.calls;
     c.refused(
@@ -185,7 +193,16 @@ impl KatKeys {
         self.waiting &= !(1 << id);
     }
 
-    fn finish(&mut self) -> ! {
+    fn finish(&mut self) {
+        if pd_runtime::maybe_memory_region!(hold).is_some() {
+            debug_println!(
+                "{NAME}: holding its keys and sessions until killed ({} checks passed so far)",
+                self.checks.passed
+            );
+            // Nothing more to wait for: later notifications do not come back here.
+            self.waiting = u32::MAX;
+            return;
+        }
         let c = &mut self.checks;
         let key: [u8; 32] = hex_array(FIPS197_C[2].1);
         let regions = [
@@ -232,6 +249,38 @@ impl KatKeys {
             "FIPS-197 C.3 and a CTR round trip by handle, no key byte in {scanned} bytes of its regions, raw keys and wrong uses refused"
         ))
     }
+}
+
+/// The restarted incarnation of a client killed while holding keys: say hello (the
+/// store wipes the dead incarnation's keys: two), find the old handles unknown, call
+/// the driver (it sees the new incarnation and closes the old one's sessions), conclude.
+fn came_back(me: &mut KatKeys) -> ! {
+    let c = &mut me.checks;
+    let mut ks = store();
+    let hello = ks.hello(pd_runtime::starts());
+    c.check(
+        hello == Ok(2),
+        format_args!("came back: hello wiped {hello:?} key(s), expected 2"),
+    );
+    let mut bytes = [0u8; 8];
+    if let Some(leak) = pd_runtime::maybe_memory_region!(leak) {
+        region(leak).read_bytes(0, &mut bytes);
+    }
+    for h in [&bytes[..4], &bytes[4..]].map(|b| u32::from_le_bytes(b.try_into().unwrap())) {
+        c.refused(
+            "its predecessor's key",
+            ks.attributes(h),
+            KeysError::UnknownKey,
+        );
+    }
+    let seen = me.driver.calls.capabilities();
+    c.check(
+        seen.is_ok(),
+        format_args!("the driver sees it back: {seen:?}"),
+    );
+    me.checks.conclude(format_args!(
+        "came back: its predecessor's keys wiped and unknown"
+    ))
 }
 
 impl Handler for KatKeys {
