@@ -204,6 +204,10 @@ pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
                 *w = mr.load(Relaxed);
             }
             link.reply(seq, reply.label(), &words[..n]);
+            // The call's words beyond the reply's stayed in this copy (seL4 has none): a
+            // call may carry key bytes (a raw-key open), which the handler wiped in the
+            // message words, not here.
+            zeroize::Zeroize::zeroize(&mut words);
         }
         if notes != 0 {
             handler.notified(ChannelSet(notes));
@@ -256,12 +260,19 @@ pub(crate) fn pp_call(ch: u8, msg: MessageInfo) -> Result<MessageInfo, ServerDie
         *w = mr.load(Relaxed);
     }
     let h = host();
-    let (label, count) = p
+    let called = p
         .link
-        .call(h.page, h.info.spin, msg.label(), &mut words, msg.count())?;
-    for (mr, w) in MRS.iter().zip(&words[..count]) {
-        mr.store(*w, Relaxed);
-    }
+        .call(h.page, h.info.spin, msg.label(), &mut words, msg.count());
+    let copied = called.map(|(label, count)| {
+        for (mr, w) in MRS.iter().zip(&words[..count]) {
+            mr.store(*w, Relaxed);
+        }
+        (label, count)
+    });
+    // The message words' copy here (seL4 has none): a call or reply may carry key
+    // bytes, which the message words' owner wipes there, not here.
+    zeroize::Zeroize::zeroize(&mut words);
+    let (label, count) = copied?;
     Ok(MessageInfo::new(label, count))
 }
 
