@@ -11,7 +11,7 @@ use pd_idl::keys::{KeyAlgorithm, KeyUsage};
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
 use queued_service::{
-    Carried, ClientData, Interface, KeyMaterial, KeyRefusal, KeyUse, Sessions, Step,
+    Carried, ClientData, Interface, KeyMaterial, KeyPlace, KeySource, KeyUse, Sessions, Step,
 };
 use segment_list::{Overlaps, SegmentError};
 
@@ -31,10 +31,7 @@ pub const DECRYPT: u8 = 1 << KeyUsage::Decrypt as u8;
 /// usages it may have.
 pub struct Open {
     pub call: OpenSessionArgs,
-    /// The caller's data region (`None`: the caller is no client).
-    pub data: Option<ClientData<'static>>,
-    /// The key store's key, for a session opened by handle (then `data` is unused).
-    pub fetched: Option<KeyMaterial>,
+    pub key: KeySource,
     pub usage: u8,
 }
 
@@ -42,9 +39,12 @@ impl Open {
     /// An `open_session` call's: the key at its place in `data`; both directions.
     pub fn in_region(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Self {
         Open {
+            key: KeySource::Region {
+                data,
+                offset: call.key_offset,
+                len: call.key_len,
+            },
             call,
-            data,
-            fetched: None,
             usage: ENCRYPT | DECRYPT,
         }
     }
@@ -57,33 +57,11 @@ impl Open {
         if !tag_ok(self.call.algorithm, usize::from(self.call.tag_len)) {
             return Err(AeadError::BadTagLength);
         }
-        let len = self.call.key_len as usize;
-        if !matches!(len, 16 | 24 | 32) {
-            return Err(AeadError::BadKeySize);
-        }
-        if self.fetched.is_some() {
-            return Ok(());
-        }
-        let data = self.data.ok_or(AeadError::BadRequest)?;
-        if !data.holds(self.call.key_offset as usize, len) {
-            return Err(AeadError::BadKeySize);
-        }
-        Ok(())
-    }
-
-    /// Copies the checked key into `key` (private memory).
-    fn key_into(&self, key: &mut Key) {
-        let len = self.call.key_len as usize;
-        match (&self.fetched, self.data) {
-            (Some(k), _) => k.copy_to(key.fill(len)),
-            (None, Some(data)) => {
-                // Checked inside the region: the copy cannot fail.
-                let inside = data
-                    .region
-                    .read_bytes(self.call.key_offset as usize, key.fill(len));
-                debug_assert!(inside);
-            }
-            (None, None) => {}
+        match self.key.check() {
+            Err(KeyPlace::NoRegion) => Err(AeadError::BadRequest),
+            _ if !matches!(self.key.len(), 16 | 24 | 32) => Err(AeadError::BadKeySize),
+            Err(KeyPlace::Outside) => Err(AeadError::BadKeySize),
+            Ok(()) => Ok(()),
         }
     }
 }
@@ -123,18 +101,7 @@ impl<E: AeadEngine> Interface for Aead<E> {
     /// Payloads are worked in place, tags written.
     const WRITES_DATA: bool = true;
 
-    queued_service::from_idl!(pd_idl::aead, AeadError);
-    const KEYED: bool = true;
-    const OP_OPEN_BY_KEY: u64 = pd_idl::aead::OP_OPEN_SESSION_BY_KEY;
-
-    fn refuse_key(refusal: KeyRefusal) -> AeadError {
-        match refusal {
-            KeyRefusal::UnknownKey => AeadError::UnknownKey,
-            KeyRefusal::NotPermitted => AeadError::KeyNotPermitted,
-            KeyRefusal::RawKeysForbidden => AeadError::RawKeysForbidden,
-            KeyRefusal::NoKeyStore => AeadError::NoKeyStore,
-        }
-    }
+    queued_service::from_idl!(pd_idl::aead, AeadError, keyed);
 
     fn key_use(call: &OpenSessionByKeyArgs) -> KeyUse {
         KeyUse {
@@ -158,9 +125,8 @@ impl<E: AeadEngine> Interface for Aead<E> {
                 nonce_len: call.nonce_len,
                 tag_len: call.tag_len,
             },
-            data: None,
             usage: key.usage & (ENCRYPT | DECRYPT),
-            fetched: Some(key),
+            key: KeySource::Store(key),
         }
     }
 
@@ -350,7 +316,7 @@ impl<E: AeadEngine> Interface for Aead<E> {
         engine.supports(args.call.algorithm, args.call.key_len as usize)?;
         args.checked()?;
         let mut key = Key::default();
-        args.key_into(&mut key);
+        args.key.copy_to(key.fill(args.key.len()));
         let ctx = engine.open(_slot, args.call.algorithm, key.as_bytes())?;
         Ok(Session {
             algorithm: args.call.algorithm,

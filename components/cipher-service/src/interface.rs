@@ -9,7 +9,7 @@ use pd_idl::cipher::{
 use pd_idl::keys::KeyAlgorithm;
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
-use queued_service::{ClientData, Interface, KeyMaterial, KeyRefusal, KeyUse, Sessions};
+use queued_service::{ClientData, Interface, KeyMaterial, KeyUse, Sessions};
 use segment_list::{Overlaps, join};
 use zeroize::Zeroize;
 
@@ -31,10 +31,8 @@ impl<E: CipherEngine> Interface for Cipher<E> {
     type Open = Open;
 
     const WRITES_DATA: bool = true;
-    const OP_OPEN_BY_KEY: u64 = pd_idl::cipher::OP_OPEN_SESSION_BY_KEY;
-    const KEYED: bool = true;
 
-    queued_service::from_idl!(pd_idl::cipher, CipherError);
+    queued_service::from_idl!(pd_idl::cipher, CipherError, keyed);
 
     fn depth(engine: &E) -> usize {
         engine.depth()
@@ -214,15 +212,6 @@ impl<E: CipherEngine> Interface for Cipher<E> {
     }
 
     type ByKey = OpenSessionByKeyArgs;
-
-    fn refuse_key(refusal: KeyRefusal) -> CipherError {
-        match refusal {
-            KeyRefusal::UnknownKey => CipherError::UnknownKey,
-            KeyRefusal::NotPermitted => CipherError::KeyNotPermitted,
-            KeyRefusal::RawKeysForbidden => CipherError::RawKeysForbidden,
-            KeyRefusal::NoKeyStore => CipherError::NoKeyStore,
-        }
-    }
 
     fn key_use(call: &OpenSessionByKeyArgs) -> KeyUse {
         KeyUse {

@@ -11,7 +11,7 @@ use pd_idl::mac::{
 use pd_idl::wire::Caller;
 use pd_trace::Kind;
 use queued_service::{
-    Carried, ClientData, Interface, KeyMaterial, KeyRefusal, KeyUse, Sessions, Step,
+    Carried, ClientData, Interface, KeyMaterial, KeyPlace, KeySource, KeyUse, Sessions, Step,
 };
 use subtle::ConstantTimeEq;
 
@@ -29,14 +29,11 @@ pub struct Mac<E>(PhantomData<E>);
 pub const SIGN: u8 = 1 << KeyUsage::Sign as u8;
 pub const VERIFY: u8 = 1 << KeyUsage::Verify as u8;
 
-/// What a session opens from: the algorithm, its key (in the caller's data region, at
-/// the call's place; or fetched from the key store) and the usages it may have.
+/// What a session opens from: the algorithm, its key (in the caller's data region at
+/// the call's place, or fetched from the key store) and the usages it may have.
 pub struct Open {
     pub call: OpenSessionArgs,
-    /// The caller's data region (`None`: the caller is no client).
-    pub data: Option<ClientData<'static>>,
-    /// The key store's key, for a session opened by handle (then `data` is unused).
-    pub fetched: Option<KeyMaterial>,
+    pub key: KeySource,
     pub usage: u8,
 }
 
@@ -44,41 +41,23 @@ impl Open {
     /// An `open_session` call's: the key at its place in `data`; both usages.
     pub fn in_region(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Self {
         Open {
+            key: KeySource::Region {
+                data,
+                offset: call.key_offset,
+                len: call.key_len,
+            },
             call,
-            data,
-            fetched: None,
             usage: SIGN | VERIFY,
         }
     }
 
-    /// Checks the key: 1 to [`MAX_KEY`] bytes inside the region, or fetched.
+    /// Checks the key: 1 to [`MAX_KEY`] bytes, inside the region if it is there.
     fn check_key(&self) -> Result<(), MacError> {
-        if let Some(k) = &self.fetched {
-            return if k.is_empty() {
-                Err(MacError::BadKeySize)
-            } else {
-                Ok(())
-            };
-        }
-        let data = self.data.ok_or(MacError::BadRequest)?;
-        let (at, len) = (self.call.key_offset as usize, self.call.key_len as usize);
-        if len == 0 || len > MAX_KEY || !data.holds(at, len) {
-            return Err(MacError::BadKeySize);
-        }
-        Ok(())
-    }
-
-    /// Copies the checked key into `key` (private memory).
-    fn key_into(&self, key: &mut ClientKey) {
-        match (&self.fetched, self.data) {
-            (Some(k), _) => k.copy_to(key.fill(k.len())),
-            (None, Some(data)) => {
-                let (at, len) = (self.call.key_offset as usize, self.call.key_len as usize);
-                // Checked inside the region: the copy cannot fail.
-                let inside = data.region.read_bytes(at, key.fill(len));
-                debug_assert!(inside);
-            }
-            (None, None) => {}
+        match self.key.check() {
+            Err(KeyPlace::NoRegion) => Err(MacError::BadRequest),
+            _ if self.key.is_empty() || self.key.len() > MAX_KEY => Err(MacError::BadKeySize),
+            Err(KeyPlace::Outside) => Err(MacError::BadKeySize),
+            Ok(()) => Ok(()),
         }
     }
 }
@@ -126,18 +105,7 @@ impl<E: MacEngine> Interface for Mac<E> {
     /// A final writes its tag into the client's region.
     const WRITES_DATA: bool = true;
 
-    queued_service::from_idl!(pd_idl::mac, MacError);
-    const KEYED: bool = true;
-    const OP_OPEN_BY_KEY: u64 = pd_idl::mac::OP_OPEN_SESSION_BY_KEY;
-
-    fn refuse_key(refusal: KeyRefusal) -> MacError {
-        match refusal {
-            KeyRefusal::UnknownKey => MacError::UnknownKey,
-            KeyRefusal::NotPermitted => MacError::KeyNotPermitted,
-            KeyRefusal::RawKeysForbidden => MacError::RawKeysForbidden,
-            KeyRefusal::NoKeyStore => MacError::NoKeyStore,
-        }
-    }
+    queued_service::from_idl!(pd_idl::mac, MacError, keyed);
 
     fn key_use(call: &OpenSessionByKeyArgs) -> KeyUse {
         KeyUse {
@@ -164,9 +132,8 @@ impl<E: MacEngine> Interface for Mac<E> {
                 key_offset: 0,
                 key_len: key.len() as u32,
             },
-            data: None,
             usage: key.usage & (SIGN | VERIFY),
-            fetched: Some(key),
+            key: KeySource::Store(key),
         }
     }
 
@@ -334,7 +301,7 @@ impl<E: MacEngine> Interface for Mac<E> {
         args.check_key()?;
         // Private memory, wiped when it goes out of scope.
         let mut key = ClientKey::default();
-        args.key_into(&mut key);
+        args.key.copy_to(key.fill(args.key.len()));
         let mut block = BlockKey::default();
         let ctx = engine.open(slot, args.call.algorithm, key.as_bytes(), &mut block)?;
         Ok(Session {

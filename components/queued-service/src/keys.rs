@@ -7,6 +7,8 @@
 //! [`Calls::raw_keys`]: crate::Calls::raw_keys
 
 use pd_idl::keys::KeyAlgorithm;
+
+use crate::ClientData;
 use zeroize::Zeroize;
 
 /// The most key bytes the key store hands a driver (an HMAC key of SHA-256's block).
@@ -66,6 +68,71 @@ impl KeyMaterial {
 impl Drop for KeyMaterial {
     fn drop(&mut self) {
         self.words.zeroize();
+    }
+}
+
+/// Where a session's key comes from: a place in the caller's data region (Mac's and
+/// Aead's `open_session`, whose keys may be too long for the message words) or the key
+/// store (an open by handle). Checked and copied the same way for every interface.
+pub enum KeySource {
+    Region {
+        /// The caller's data region (`None`: the caller is no client).
+        data: Option<ClientData<'static>>,
+        offset: u32,
+        len: u32,
+    },
+    Store(KeyMaterial),
+}
+
+/// Why a key's place was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyPlace {
+    /// The caller has no data region (it is no client).
+    NoRegion,
+    /// The key's bytes are not all inside the region.
+    Outside,
+}
+
+impl KeySource {
+    pub fn len(&self) -> usize {
+        match self {
+            KeySource::Region { len, .. } => *len as usize,
+            KeySource::Store(k) => k.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the key lies where it says (a stored key always does).
+    pub fn check(&self) -> Result<(), KeyPlace> {
+        match self {
+            KeySource::Region { data: None, .. } => Err(KeyPlace::NoRegion),
+            KeySource::Region {
+                data: Some(d),
+                offset,
+                len,
+            } if !d.holds(*offset as usize, *len as usize) => Err(KeyPlace::Outside),
+            _ => Ok(()),
+        }
+    }
+
+    /// Copies the checked key's first `out.len()` bytes into `out` (private memory).
+    pub fn copy_to(&self, out: &mut [u8]) {
+        match self {
+            KeySource::Region {
+                data: Some(d),
+                offset,
+                ..
+            } => {
+                // Checked inside the region: the copy cannot fail.
+                let inside = d.region.read_bytes(*offset as usize, out);
+                debug_assert!(inside);
+            }
+            KeySource::Region { data: None, .. } => {}
+            KeySource::Store(k) => k.copy_to(out),
+        }
     }
 }
 

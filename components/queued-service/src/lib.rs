@@ -54,7 +54,7 @@ mod sessions;
 pub mod testkit;
 
 pub use carried::{Carried, Carries};
-pub use keys::{KeyMaterial, KeyRefusal, KeyUse, MAX_KEY, Unkeyed};
+pub use keys::{KeyMaterial, KeyPlace, KeyRefusal, KeySource, KeyUse, MAX_KEY, Unkeyed};
 pub use landed::{Landed, LandedJob};
 pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Parts, Segments};
 pub use service::{MAX_COALESCED, Service, Stopped};
@@ -174,6 +174,24 @@ pub enum Refusal {
 /// `impl Interface` block: `queued_service::from_idl!(pd_idl::mac, MacError);`.
 #[macro_export]
 macro_rules! from_idl {
+    // A keyed interface (its sessions hold keys): also `KEYED`, `OP_OPEN_BY_KEY` and
+    // [`Interface::refuse_key`], for an error enum naming each key refusal as the keyed
+    // interfaces' IDL does (`UnknownKey`, `KeyNotPermitted`, `RawKeysForbidden`,
+    // `NoKeyStore`).
+    ($($idl:ident)::+, $error:ident, keyed) => {
+        $crate::from_idl!($($idl)::+, $error);
+        const KEYED: bool = true;
+        const OP_OPEN_BY_KEY: u64 = $($idl)::+::OP_OPEN_SESSION_BY_KEY;
+
+        fn refuse_key(refusal: $crate::KeyRefusal) -> $error {
+            match refusal {
+                $crate::KeyRefusal::UnknownKey => $error::UnknownKey,
+                $crate::KeyRefusal::NotPermitted => $error::KeyNotPermitted,
+                $crate::KeyRefusal::RawKeysForbidden => $error::RawKeysForbidden,
+                $crate::KeyRefusal::NoKeyStore => $error::NoKeyStore,
+            }
+        }
+    };
     ($($idl:ident)::+, $error:ident) => {
         const OP_OPEN_SESSION: u64 = $($idl)::+::OP_OPEN_SESSION;
         const OP_CLOSE_SESSION: u64 = $($idl)::+::OP_CLOSE_SESSION;
