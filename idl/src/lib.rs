@@ -160,3 +160,26 @@ pub mod key_words {
         }
     }
 }
+
+/// A key's usages and algorithms as a `keys::Policy` holds them: bit `v` for the
+/// `KeyUsage` (`KeyAlgorithm`) of value `v`. Every side names the bits through these.
+pub mod key_bits {
+    use crate::keys::{KeyAlgorithm, KeyUsage, Policy};
+
+    pub const fn usage(u: KeyUsage) -> u8 {
+        1 << u as u8
+    }
+
+    pub const fn algorithm(a: KeyAlgorithm) -> u32 {
+        1 << a as u8
+    }
+
+    /// The policy allowing `algorithms` and `usages`.
+    pub fn policy(algorithms: &[KeyAlgorithm], usages: &[KeyUsage]) -> Policy {
+        Policy {
+            algorithms: algorithms.iter().fold(0, |b, a| b | algorithm(*a)),
+            usage: usages.iter().fold(0, |b, u| b | usage(*u)),
+            reserved: [0; 3],
+        }
+    }
+}

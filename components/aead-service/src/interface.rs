@@ -23,8 +23,8 @@ use crate::{
 pub struct Aead<E>(PhantomData<E>);
 
 /// A session's usages, as the Keys interface numbers them (bit `v` for `KeyUsage` `v`).
-pub const ENCRYPT: u8 = 1 << KeyUsage::Encrypt as u8;
-pub const DECRYPT: u8 = 1 << KeyUsage::Decrypt as u8;
+pub const ENCRYPT: u8 = pd_idl::key_bits::usage(KeyUsage::Encrypt);
+pub const DECRYPT: u8 = pd_idl::key_bits::usage(KeyUsage::Decrypt);
 
 /// What a session opens from: the call's algorithm and lengths, its key (in the
 /// caller's data region at the call's place, or fetched from the key store) and the

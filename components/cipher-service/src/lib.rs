@@ -74,8 +74,8 @@ pub struct Session {
 }
 
 /// A session's usages, as the Keys interface numbers them (bit `v` for `KeyUsage` `v`).
-pub const ENCRYPT: u8 = 1 << pd_idl::keys::KeyUsage::Encrypt as u8;
-pub const DECRYPT: u8 = 1 << pd_idl::keys::KeyUsage::Decrypt as u8;
+pub const ENCRYPT: u8 = pd_idl::key_bits::usage(pd_idl::keys::KeyUsage::Encrypt);
+pub const DECRYPT: u8 = pd_idl::key_bits::usage(pd_idl::keys::KeyUsage::Decrypt);
 
 /// What a session opens from: the call's arguments, and the usages it may have.
 #[derive(Clone, Copy, Debug)]

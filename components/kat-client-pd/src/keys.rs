@@ -2,7 +2,7 @@
 //! usage bits a Cipher session by handle asks for, and the check that a call was refused
 //! with exactly the error it should have been.
 
-use pd_idl::keys::{self, KeyAlgorithm, KeyUsage, Policy};
+use pd_idl::keys::{self, KeyUsage, Policy};
 use pd_idl::wire::CallError;
 use pd_runtime::Channel;
 use pd_runtime::ipc::PpcTransport;
@@ -15,9 +15,8 @@ pub fn store() -> keys::Client<PpcTransport> {
     keys::Client::new(PpcTransport(STORE))
 }
 
-pub const fn usage(u: KeyUsage) -> u8 {
-    1 << u as u8
-}
+pub use pd_idl::key_bits::policy;
+use pd_idl::key_bits::usage;
 
 pub const ENCRYPT: u8 = usage(KeyUsage::Encrypt);
 pub const DECRYPT: u8 = usage(KeyUsage::Decrypt);
@@ -42,14 +41,6 @@ pub fn generate(
             }
             r => return r,
         }
-    }
-}
-
-pub fn policy(algorithms: &[KeyAlgorithm], usages: &[KeyUsage]) -> Policy {
-    Policy {
-        algorithms: algorithms.iter().fold(0, |b, a| b | 1 << *a as u8),
-        usage: usages.iter().fold(0, |b, u| b | usage(*u)),
-        reserved: [0; 3],
     }
 }
 

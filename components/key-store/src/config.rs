@@ -265,6 +265,7 @@ fn hex<const N: usize>(word: &str) -> Option<[u8; N]> {
 /// clear (a public one), with the usages it may have (verify, and export so that its
 /// owner can verify with it).
 fn provisioned<'a>(mut words: impl Iterator<Item = &'a str>) -> Option<Provisioned> {
+    use pd_idl::key_bits::{algorithm, usage as bit};
     use pd_idl::keys::{KeyAlgorithm, KeyUsage};
     let owner = channel(words.next())? as u8;
     if words.next()? != "ed25519-verify" {
@@ -272,24 +273,23 @@ fn provisioned<'a>(mut words: impl Iterator<Item = &'a str>) -> Option<Provision
     }
     let mut usage = 0u8;
     for u in words.next()?.split(',') {
-        usage |= 1
-            << match u {
-                "verify" => KeyUsage::Verify,
-                "export" => KeyUsage::Export,
-                _ => return None,
-            } as u8;
+        usage |= bit(match u {
+            "verify" => KeyUsage::Verify,
+            "export" => KeyUsage::Export,
+            _ => return None,
+        });
     }
     let key = hex::<32>(words.next()?)?;
     let floor = match words.next() {
         Some(w) => w.strip_prefix("floor=")?.parse().ok()?,
         None => 0,
     };
-    if words.next().is_some() || usage & 1 << KeyUsage::Verify as u8 == 0 {
+    if words.next().is_some() || usage & bit(KeyUsage::Verify) == 0 {
         return None;
     }
     Some(Provisioned {
         owner,
-        algorithms: 1 << KeyAlgorithm::Ed25519Verify as u8,
+        algorithms: algorithm(KeyAlgorithm::Ed25519Verify),
         usage,
         key,
         floor,

@@ -24,6 +24,7 @@ pub mod config;
 
 pub use config::{Config, Peer, Rejected, Rights};
 
+use pd_idl::key_words;
 use pd_idl::keys::{Attributes, KeyAlgorithm, KeyBytes, KeyUsage, KeysError, Policy};
 use pd_idl::wire::Caller;
 use session_table::Table;
@@ -36,15 +37,7 @@ pub const MAX_KEY: usize = 64;
 /// The longest wrapped key: the longest key and RFC 3394's 8-byte check.
 pub const MAX_WRAPPED: usize = MAX_KEY + 8;
 
-/// The usage bit of `u`, as policies and fetches carry it.
-pub const fn usage(u: KeyUsage) -> u8 {
-    1 << u as u8
-}
-
-/// The algorithm bit of `a`, as policies carry it.
-pub const fn algorithm(a: KeyAlgorithm) -> u32 {
-    1 << a as u8
-}
+pub use pd_idl::key_bits::{algorithm, usage};
 
 const AES: u32 = algorithm(KeyAlgorithm::AesEcb)
     | algorithm(KeyAlgorithm::AesCbc)
@@ -210,9 +203,6 @@ impl KeyStore {
         if self.keys.owned_by(caller) >= usize::from(rights.quota) {
             return Err(KeysError::QuotaExceeded);
         }
-        if self.keys.open_count() >= CAPACITY {
-            return Err(KeysError::StoreFull);
-        }
         // Made in its slot, never on the stack and moved there: a move would leave a
         // copy of the bytes behind.
         let policy = Policy {
@@ -245,8 +235,6 @@ impl KeyStore {
             .map_err(|_| KeysError::UnknownKey)
     }
 }
-
-use pd_idl::key_words;
 
 impl pd_idl::keys::Server for KeyStore {
     fn generate(&mut self, caller: Caller, policy: Policy, len: u8) -> Result<u32, KeysError> {

@@ -2,6 +2,7 @@
 //! client trying every way to get or misuse a key it should not have.
 
 use key_store::{CAPACITY, Config, KeyStore, algorithm, usage};
+use pd_idl::key_bits::policy;
 use pd_idl::keys::{KeyAlgorithm as A, KeyUsage as U, KeysError, Policy, Server};
 use pd_idl::wire::Caller;
 
@@ -43,14 +44,6 @@ fn failing(_: &mut [u8]) -> bool {
 
 fn store() -> KeyStore {
     KeyStore::new(Config::parse(CONFIG.as_bytes()).unwrap(), 1, counting)
-}
-
-fn policy(algs: &[A], uses: &[U]) -> Policy {
-    Policy {
-        algorithms: algs.iter().fold(0, |b, a| b | algorithm(*a)),
-        usage: uses.iter().fold(0, |b, u| b | usage(*u)),
-        reserved: [0; 3],
-    }
 }
 
 fn words<const N: usize>(bytes: &[u8]) -> [u64; N] {

@@ -26,8 +26,8 @@ pub struct Mac<E>(PhantomData<E>);
 
 /// A session's usages, as the Keys interface numbers them (bit `v` for `KeyUsage` `v`):
 /// a final makes a tag (sign), a verify checks one.
-pub const SIGN: u8 = 1 << KeyUsage::Sign as u8;
-pub const VERIFY: u8 = 1 << KeyUsage::Verify as u8;
+pub const SIGN: u8 = pd_idl::key_bits::usage(KeyUsage::Sign);
+pub const VERIFY: u8 = pd_idl::key_bits::usage(KeyUsage::Verify);
 
 /// What a session opens from: the algorithm, its key (in the caller's data region at
 /// the call's place, or fetched from the key store) and the usages it may have.

@@ -45,7 +45,7 @@ impl KeyMaterial {
         })
     }
 
-    /// A key of `bytes` (at most [`MAX_KEY`]), for tests and raw imports.
+    /// A key of `bytes` (at most [`MAX_KEY`]): a test's stand-in for a fetched one.
     pub fn new(bytes: &[u8], usage: u8) -> Option<Self> {
         let len = u8::try_from(bytes.len()).ok()?;
         Self::from_words(&pd_idl::key_words::pack(bytes), len, usage)

@@ -71,14 +71,15 @@ fn trust() -> ([u8; 32], u32, Trust) {
         return (TRUSTED_KEY, ROLLBACK_FLOOR, Trust::Image);
     };
     let mut store = pd_idl::keys::Client::new(PpcTransport(Channel::new(ch)));
-    let verify = 1u32 << KeyAlgorithm::Ed25519Verify as u8;
+    use pd_idl::key_bits::{algorithm, usage};
+    let verify = algorithm(KeyAlgorithm::Ed25519Verify);
     let found = store
         .provisioned(0)
         .and_then(|h| Ok((store.attributes(h)?, store.export(h)?)));
     match found {
         Ok((a, k))
             if a.policy.algorithms == verify
-                && a.policy.usage & 1 << KeyUsage::Verify as u8 != 0
+                && a.policy.usage & usage(KeyUsage::Verify) != 0
                 && a.len == 32
                 && k.head as u8 == 32 =>
         {
