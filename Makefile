@@ -45,7 +45,7 @@ setup:
 # prints only what the clients report: each client's verdict line as it finishes, then
 # the speed table (`make run V=1`: every line each client printed; drop the --show
 # options to see every PD's log).
-DEMO_CLIENTS := vboot kat_cpu kat_mac kat_aead kat_rng kat_omap kat_stm32 kat_sec1 speed
+DEMO_CLIENTS := vboot kat_cpu kat_mac kat_aead kat_rng kat_keys kat_omap kat_stm32 kat_sec1 speed
 run: setup
 	$(CARGO) build --locked -q --workspace --bins
 	target/debug/host-runner -q --grouped $(if $(V),,--verdicts) $(foreach c,$(DEMO_CLIENTS),--show $(c)) system/demo.system

@@ -9,12 +9,13 @@ use std::time::Duration;
 use common::{lines, show, system_file};
 use host_runner::{Options, Outcome, System};
 
-const CLIENTS: [&str; 9] = [
+const CLIENTS: [&str; 10] = [
     "vboot",
     "kat_cpu",
     "kat_mac",
     "kat_aead",
     "kat_rng",
+    "kat_keys",
     "kat_omap",
     "kat_stm32",
     "kat_sec1",
@@ -63,6 +64,7 @@ fn every_client_of_the_demo_finishes_and_then_the_system_stops() {
         ),
         ("kat_aead", &format!("all {aead} answers passed")),
         ("kat_rng", "all 12 answers passed"),
+        ("kat_keys", "all 20 checks passed"),
     ] {
         assert_eq!(lines(&out, client, done).len(), 1, "{client}: {done}");
         assert!(lines(&out, client, "FAIL").is_empty(), "{client}");
