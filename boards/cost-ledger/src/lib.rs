@@ -65,11 +65,21 @@ pub enum Event {
     /// still loaded in the engine, so loaded none of them. Costs nothing itself: what it
     /// saves shows as register writes (and STM32 key preparations) not made.
     ContextKept,
+    /// Model-reported: an engine's key registers went from holding no key material to
+    /// holding some (a device session made, for virtio-crypto). Beside
+    /// [`KeyCleared`](Event::KeyCleared): once every session is closed the two are
+    /// equal, or a key was left in the engine. Costs nothing itself.
+    KeyLoaded,
+    /// Model-reported: an engine's key registers went from holding key material to
+    /// holding none (the driver cleared them, or a reset did), so no key outlives the
+    /// session that loaded it. Costs nothing itself: the register writes that clear a
+    /// key are counted as such.
+    KeyCleared,
 }
 
 impl Event {
     /// Number of event kinds; the length of every counter array.
-    pub const COUNT: usize = 16;
+    pub const COUNT: usize = 18;
     /// Every event, in counter order.
     pub const ALL: [Event; Event::COUNT] = [
         Event::RegRead,
@@ -88,6 +98,8 @@ impl Event {
         Event::CpuDigestByte,
         Event::Request,
         Event::ContextKept,
+        Event::KeyLoaded,
+        Event::KeyCleared,
     ];
 }
 

@@ -64,7 +64,7 @@ impl CostTable {
             Event::CpuCipherByte => self.cpu_cipher_byte_ps,
             Event::CpuDigestByte => self.cpu_digest_byte_ps,
             Event::Request => self.request_ps,
-            Event::ContextKept => 0,
+            Event::ContextKept | Event::KeyLoaded | Event::KeyCleared => 0,
         }
     }
 }

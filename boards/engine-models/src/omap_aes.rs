@@ -65,7 +65,17 @@ impl<'a> OmapAes<'a> {
     }
 
     fn reset(&mut self) {
+        let held = self.holds_key();
         *self = Self::new(self.ledger, self.gates, self.gate);
+        if held {
+            self.ledger.add(Event::KeyCleared, 1);
+        }
+    }
+
+    /// Whether any key material is in the engine: a key register not zero, or the
+    /// live context's schedule (what a driver must clear when its session ends).
+    pub fn holds_key(&self) -> bool {
+        self.key != [0; 8] || self.live.is_some()
     }
 
     fn payload_len(&self) -> u64 {
@@ -278,7 +288,15 @@ impl RegisterBus for OmapAes<'_> {
             o if (r::iv(0)..=r::iv(3)).contains(&o) => self.iv[(o - r::iv(0)) / 4] = value,
             o => {
                 if let Some(x) = Self::key_index(o) {
+                    let held = self.holds_key();
                     self.key[x] = value;
+                    // A new key stops the live context: the next CTRL write expands it.
+                    self.live = None;
+                    match (held, self.holds_key()) {
+                        (true, false) => self.ledger.add(Event::KeyCleared, 1),
+                        (false, true) => self.ledger.add(Event::KeyLoaded, 1),
+                        _ => {}
+                    }
                 }
                 // IRQ_STATUS (levels), REV and SYSSTATUS ignore writes.
             }

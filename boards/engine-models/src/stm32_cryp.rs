@@ -85,6 +85,12 @@ impl<'a> Stm32Cryp<'a> {
         }
     }
 
+    /// Whether any key material is in the engine: a key register not zero, or the
+    /// schedule expanded from one (what a driver must clear when its session ends).
+    pub fn holds_key(&self) -> bool {
+        self.key != [0; 8] || self.expanded.is_some()
+    }
+
     fn enabled(&self) -> bool {
         self.cr & cr::CRYPEN != 0
     }
@@ -299,8 +305,16 @@ impl RegisterBus for Stm32Cryp<'_> {
             r::DMACR => self.dmacr = value & (dmacr::DIEN | dmacr::DOEN),
             r::IMSCR => self.imscr = value & (it::IN | it::OUT),
             o if (r::key(0)..=r::key(7)).contains(&o) => {
+                let held = self.holds_key();
                 self.key[(o - r::key(0)) / 4] = value;
                 self.prepared = false;
+                // The schedule is rebuilt from the registers at the next CRYPEN.
+                self.expanded = None;
+                match (held, self.holds_key()) {
+                    (true, false) => self.ledger.add(Event::KeyCleared, 1),
+                    (false, true) => self.ledger.add(Event::KeyLoaded, 1),
+                    _ => {}
+                }
             }
             o if (r::iv(0)..=r::iv(3)).contains(&o) => self.iv[(o - r::iv(0)) / 4] = value,
             _ => {}

@@ -141,6 +141,11 @@ impl<'m> VirtioCryptoModel<'m> {
         self.status
     }
 
+    /// The ledger the device counts into, if it was given one.
+    pub fn ledger(&self) -> Option<&'m Ledger> {
+        self.ledger
+    }
+
     fn count(&self, e: Event, n: u64) {
         if let Some(l) = self.ledger {
             l.add(e, n);
@@ -149,7 +154,10 @@ impl<'m> VirtioCryptoModel<'m> {
 
     fn reset(&mut self) {
         let (mem, ledger, config) = (self.mem, self.ledger, self.config);
+        let held = self.sessions.open();
         *self = Self::new(mem, config, ledger);
+        // A reset drops every session, and its key.
+        self.count(Event::KeyCleared, held as u64);
     }
 
     fn config_word(&self, off: usize) -> u32 {

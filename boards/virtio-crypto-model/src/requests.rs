@@ -31,6 +31,9 @@ impl VirtioCryptoModel<'_> {
                     self.sessions
                         .create(body.para.algo.get(), body.para.op.get(), &key[..keylen])
                 };
+                if result.is_ok() {
+                    self.count(Event::KeyLoaded, 1);
+                }
                 let input = wire::SessionInput {
                     session_id: result.unwrap_or(0).into(),
                     status: result.err().unwrap_or(status::OK).into(),
@@ -41,11 +44,12 @@ impl VirtioCryptoModel<'_> {
             }
             wire::ctrl_op::CIPHER_DESTROY_SESSION => {
                 let body = wire::DestroySession::read_from_bytes(&req.body).map_err(|_| Broken)?;
-                let st = self
-                    .sessions
-                    .destroy(body.session_id.get())
-                    .err()
-                    .unwrap_or(status::OK);
+                let destroyed = self.sessions.destroy(body.session_id.get());
+                if destroyed.is_ok() {
+                    // The session's key left the device with it.
+                    self.count(Event::KeyCleared, 1);
+                }
+                let st = destroyed.err().unwrap_or(status::OK);
                 inp.write(self.mem, &[st as u8])?;
                 Ok(1)
             }

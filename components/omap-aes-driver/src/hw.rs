@@ -103,6 +103,15 @@ impl<A: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<A, D> {
             let _ = self.recover();
         }
     }
+
+    fn clear_key(&mut self) -> Result<(), HwError> {
+        Ok(write_words(
+            &mut self.aes,
+            r::key,
+            &[0; 32],
+            u32::from_le_bytes,
+        )?)
+    }
 }
 
 impl<A: RegisterBus, D: RegisterBus> Engine<A, D> {

@@ -127,6 +127,10 @@ pub trait PioDmaEngine {
     /// Abandons whatever the engine was doing and resets it for the next job: after any
     /// error of the calls above, and when a job's interrupts stopped coming.
     fn reset(&mut self);
+
+    /// Overwrites every key register with zeros: a key leaves the engine when its
+    /// session ends. Called with no job in flight.
+    fn clear_key(&mut self) -> Result<(), HwError>;
 }
 
 /// A job's context as an engine loads it: what must match for the engine to run the
@@ -150,10 +154,8 @@ impl Context {
     /// that stopped at the first differing byte would time how much of it a client's
     /// own key shares.
     pub fn is(&self, other: &Context) -> bool {
-        let bytes = |c: &Context| c.key.into_iter().chain(c.iv);
-        let diff = bytes(self)
-            .zip(bytes(other))
-            .fold(0u8, |d, (a, b)| d | (a ^ b));
+        let differ = |a: &[u8], b: &[u8]| a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y));
+        let diff = differ(&self.key, &other.key) | differ(&self.iv, &other.iv);
         diff == 0 && (self.op, self.mode, self.key_len) == (other.op, other.mode, other.key_len)
     }
 
@@ -224,6 +226,13 @@ pub struct Driver<'a, E: PioDmaEngine, M> {
     route: Route,
     /// The context the engine holds, if known (see [`Context`]).
     held: Option<Context>,
+    /// A job is on the engine.
+    busy: bool,
+    /// The key registers may hold key material (a job was loaded since they were
+    /// cleared).
+    loaded: bool,
+    /// A session closed whose key the engine may hold: clear it once no job runs.
+    clear: bool,
 }
 
 /// A one-segment request over `len` bytes at the start of a region of `region` bytes.
@@ -257,6 +266,9 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
             calibration: Calibration::UNCALIBRATED,
             route: Route::Pio,
             held: None,
+            busy: false,
+            loaded: false,
+            clear: false,
         }
     }
 
@@ -274,6 +286,9 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
         }
         self.self_test().map_err(InitError::SelfTest)?;
         self.calibration = self.calibrate()?;
+        // The vectors' keys are published, but the engine starts serving holding none.
+        self.clear = true;
+        self.clear_if_idle();
         self.health = Health::Ready;
         Ok(&self.calibration)
     }
@@ -403,6 +418,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
         }
         // Unknown while the job runs, and after it unless it succeeds.
         self.held = None;
+        (self.busy, self.loaded) = (true, true);
         let engine = &mut self.engine;
         let started = engine
             .load(job, kept)
@@ -413,6 +429,25 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
         }
     }
 
+    /// Clears the engine's key registers, and the driver's copy of the context, if a
+    /// closed session asked for it and no job runs. The registers of an engine whose
+    /// clock was taken cannot be written: the error is dropped (the next job's load
+    /// overwrites them; power is held while any session is open, so a close finds the
+    /// engine clocked unless the power manager restarted meanwhile).
+    fn clear_if_idle(&mut self) {
+        if !self.clear || self.busy {
+            return;
+        }
+        self.clear = false;
+        if let Some(held) = self.held.as_mut() {
+            zeroize::Zeroize::zeroize(&mut held.key);
+        }
+        self.held = None;
+        if self.engine.clear_key().is_ok() {
+            self.loaded = false;
+        }
+    }
+
     /// The job in flight on one of the engine's interrupts. After a success the engine
     /// holds the job's context, with the IV it left.
     fn advance(&mut self, job: &Job<'_>) -> HwStep {
@@ -420,22 +455,26 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
             .engine
             .interrupt(job, &self.meter)
             .and_then(|done| done.then(|| self.engine.finish(job)).transpose());
-        match ended {
-            Ok(None) => HwStep::Pending,
+        let step = match ended {
+            Ok(None) => return HwStep::Pending,
             Ok(Some(iv)) => {
                 self.held = Some(Context {
                     iv,
                     ..Context::of(job)
                 });
+                self.busy = false;
                 HwStep::Done(Ok(iv))
             }
             Err(e) => self.failed(e),
-        }
+        };
+        self.clear_if_idle();
+        step
     }
 
     /// Ends the job with `e`, the engine reset so the next job starts clean.
     fn failed(&mut self, e: HwError) -> HwStep {
         self.engine.reset();
+        self.busy = false;
         HwStep::Done(Err(e))
     }
 
@@ -500,10 +539,24 @@ impl<E: PioDmaEngine, M: Meter> CipherEngine for Driver<'_, E, M> {
     fn cancel(&mut self, _: &Job<'_>) {
         self.held = None;
         self.engine.reset();
+        self.busy = false;
+        self.clear_if_idle();
     }
 
     fn context_lost(&mut self) {
         self.held = None;
+    }
+
+    /// The engine may hold the closed session's key (it holds the last job's): its
+    /// registers are cleared, at once or when the job on the engine ends. Not asked
+    /// whose key they hold, which a key compare would have to answer in constant time:
+    /// when another session's is there, its next job loads it again (one load per
+    /// close).
+    fn closed(&mut self, _: &Session) {
+        if self.loaded {
+            self.clear = true;
+            self.clear_if_idle();
+        }
     }
 }
 

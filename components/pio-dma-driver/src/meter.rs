@@ -26,6 +26,10 @@ impl Meter for LedgerMeter<'_> {
     }
 
     fn now_ps(&self) -> u64 {
-        self.ledger.snapshot().modelled_ps(self.costs)
+        // Counter by counter: no copy of the whole ledger (a PD's flash pays for it).
+        Event::ALL
+            .iter()
+            .map(|&e| self.ledger.get(e) * self.costs.ps(e))
+            .sum()
     }
 }

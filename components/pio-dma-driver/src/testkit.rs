@@ -29,7 +29,9 @@ use pd_idl::wire::Caller;
 use shared_region::SharedRegion;
 
 use crate::calibrate::{KEY_LENS, MODES};
-use crate::{Driver, Health, InitError, LedgerMeter, Meter, PioDmaEngine, Route, SCRATCH_BYTES};
+use crate::{
+    Driver, Health, InitError, LedgerMeter, Meter, PioDmaEngine, Route, SCRATCH_BYTES, polls_for,
+};
 
 /// An SoC model an engine sits on: the model, its register ports, the engine's and its
 /// DMA controller's devices, where DDR starts and what its events cost.
@@ -52,6 +54,9 @@ pub trait SocModel: 'static {
     ) -> Self::Soc;
     fn engine_bus(soc: &'static Self::Soc) -> Self::Bus;
     fn dma_bus(soc: &'static Self::Soc) -> Self::Bus;
+    /// Whether the engine's key registers (or the schedule made from them) hold key
+    /// material: what the model knows and no register read shows.
+    fn holds_key(soc: &Self::Soc) -> bool;
 }
 
 /// AES0 and EDMA on the am335x model.
@@ -78,6 +83,9 @@ impl SocModel for Am335x {
     fn dma_bus(soc: &'static Self::Soc) -> Self::Bus {
         soc.edma()
     }
+    fn holds_key(soc: &Self::Soc) -> bool {
+        soc.with(|m| m.engine.holds_key())
+    }
 }
 
 /// CRYP1 and its DMA controller on the stm32mp1 model.
@@ -103,6 +111,9 @@ impl SocModel for Stm32mp1 {
     }
     fn dma_bus(soc: &'static Self::Soc) -> Self::Bus {
         soc.dma()
+    }
+    fn holds_key(soc: &Self::Soc) -> bool {
+        soc.with(|m| m.engine.holds_key())
     }
 }
 
@@ -334,6 +345,10 @@ pub fn hostile_suite<S: Soc>() {
         ("self-test on DMA", the_self_test_covers_the_dma_path),
         ("scratch above 4 GiB", a_scratch_above_4_gib_is_refused),
         ("two clients", two_clients_interleave),
+        (
+            "keys leave the engine",
+            a_closed_sessions_key_leaves_the_engine,
+        ),
     ]);
 }
 
@@ -787,4 +802,72 @@ pub fn adaptive_and_forced_paths_agree<S: Soc>(board: &Board<S>) {
     }
     assert_eq!(outs[0], outs[1]);
     assert_eq!(outs[0], outs[2]);
+}
+
+/// A key leaves the engine with its session: closing a session clears the key
+/// registers (the model says they hold nothing, and counts `KeyCleared` once), and the
+/// other session, whose key was cleared with them, still gets the right answer (its
+/// next job loads its key again). Closed while its job is on the engine, the session's
+/// key is cleared when the job ends, not under it: the job's answer is still right.
+pub fn a_closed_sessions_key_leaves_the_engine<S: Soc>(board: &Board<S>) {
+    let holds = || Model::<S>::holds_key(board.soc);
+    let cleared = || board.ledger.get(Event::KeyCleared);
+    let mut rig = board.rig();
+    let v = SP800_38A
+        .iter()
+        .find(|v| v.1 == Mode::Cbc)
+        .expect("a CBC vector");
+    let (key, iv, want) = (hex(v.2), hex(v.3), hex(v.4));
+    let plain = hex(PLAIN);
+    assert!(!holds(), "init leaves no key in the engine");
+
+    let a = rig.open(Mode::Cbc, Path::Pio, &key, &iv).unwrap();
+    let b = rig.open(Mode::Cbc, Path::Pio, &key, &iv).unwrap();
+    let out = rig.crypt(a, CipherOp::Encrypt, &plain[..16], &[16], Layout::Aligned);
+    assert_eq!(out.unwrap(), want[..16]);
+    assert!(holds(), "the engine holds the key it ran");
+    let before = cleared();
+    rig.service.close(CLIENT, a).unwrap();
+    assert!(!holds(), "closing its session clears the key");
+    assert_eq!(cleared() - before, 1, "counted once");
+    let out = rig.crypt(b, CipherOp::Encrypt, &plain[..16], &[16], Layout::Aligned);
+    assert_eq!(
+        out.unwrap(),
+        want[..16],
+        "the other session loads its key again"
+    );
+    rig.service.close(CLIENT, b).unwrap();
+    assert!(!holds());
+    assert_eq!(cleared() - before, 2);
+    rig.service.close(CLIENT, b).unwrap_err();
+    assert_eq!(cleared() - before, 2, "nothing loaded: nothing to clear");
+
+    let c = rig.open(Mode::Cbc, Path::Pio, &key, &iv).unwrap();
+    let n = plain.len() as u32;
+    rig.bytes()[..plain.len()].copy_from_slice(&plain);
+    let started = rig.serve_once(CLIENT, &[request(0, c, &[(0, n)])]);
+    assert!(
+        started.is_empty() && rig.service.busy(),
+        "the job is on the engine"
+    );
+    rig.service.close(CLIENT, c).unwrap();
+    assert!(holds(), "not cleared under a running job");
+    let mut answers = Vec::new();
+    for _ in 0..polls_for(&segs(&[(0, n)])) {
+        answers.extend(rig.interrupt().1);
+        if !rig.service.busy() {
+            break;
+        }
+    }
+    assert_eq!(answers.len(), 1, "the job was answered");
+    status(&answers[0].1).unwrap();
+    assert_eq!(rig.bytes()[..plain.len()], want[..], "and right");
+    assert!(!holds(), "cleared once the job ended");
+    assert_eq!(cleared() - before, 3);
+    let loaded = board.ledger.get(Event::KeyLoaded);
+    assert_eq!(
+        loaded,
+        cleared(),
+        "every key that entered the engine left it"
+    );
 }

@@ -115,6 +115,15 @@ impl<C: RegisterBus, D: RegisterBus> PioDmaEngine for Engine<C, D> {
         let _ = self.cryp.write32(r::CR, 0);
         let _ = self.recover();
     }
+
+    fn clear_key(&mut self) -> Result<(), HwError> {
+        Ok(write_words(
+            &mut self.cryp,
+            r::key,
+            &[0; 32],
+            u32::from_be_bytes,
+        )?)
+    }
 }
 
 impl<C: RegisterBus, D: RegisterBus> Engine<C, D> {

@@ -5,6 +5,7 @@
 mod rig;
 
 use cipher_service::{ClientData, MAX_IN_FLIGHT, Service, Session, Sessions};
+use cost_ledger::Event;
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request, Response};
 use pd_idl::wire::Caller;
 use rig::{Dev, hex, rig, session};
@@ -237,6 +238,13 @@ fn released_then_answered_and_destroyed(
     data: &ClientData<'_>,
     want: &str,
 ) {
+    let ledger = svc
+        .engine
+        .bus_mut()
+        .ledger()
+        .expect("the rig's device counts");
+    let cleared = || ledger.get(Event::KeyCleared);
+    let before = cleared();
     svc.engine.bus_mut().release();
     let done = answers(svc);
     assert_eq!(
@@ -249,6 +257,12 @@ fn released_then_answered_and_destroyed(
         svc.engine.bus_mut().sessions.open(),
         0,
         "then the pair was destroyed"
+    );
+    assert_eq!(cleared() - before, 2, "both keys left the device (ledger)");
+    assert_eq!(
+        ledger.get(Event::KeyLoaded),
+        ledger.get(Event::KeyCleared),
+        "every key that entered the device left it"
     );
     assert_eq!(svc.engine.cached_sessions(), 0);
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use cipher_service::{CipherEngine, ClientData, Job, Session, run_polled, validate};
+use cost_ledger::Ledger;
 use engine_models::phys::PhysMap;
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request};
 use pd_idl::wire::Caller;
@@ -50,7 +51,9 @@ pub fn try_rig(config: ModelConfig) -> Result<Rig, Error> {
         map.add_raw(DMA_PHYS, area, dma::layout::LEN);
         map.add_raw(DATA_PHYS, data, DATA_LEN);
     }
-    let model = VirtioCryptoModel::new(map, config, None);
+    // The device counts into a ledger of its own (`KeyCleared` as sessions go).
+    let ledger: &'static Ledger = Box::leak(Box::default());
+    let model = VirtioCryptoModel::new(map, config, Some(ledger));
     // SAFETY: `area` is the model's window at DMA_PHYS, used by nothing else.
     let area = unsafe { DmaArea::new(area, DMA_PHYS, dma::layout::LEN) };
     let mut dev = VirtioCrypto::new(model, area)?;

@@ -475,8 +475,8 @@ mod tests {
     fn result_lines_parse_into_samples() {
         let report = Report {
             lines: vec![
-                "half counts=1,0,0,0,0,0,0,0,0,0,0,0,0,0,2,0".into(),
-                "result size=64 ops=10 host_ns=5000 pio=10 dma=0 cpu=0 counts=2,0,0,0,0,0,0,0,0,0,0,0,0,0,4,0"
+                "half counts=1,0,0,0,0,0,0,0,0,0,0,0,0,0,2,0,0,0".into(),
+                "result size=64 ops=10 host_ns=5000 pio=10 dma=0 cpu=0 counts=2,0,0,0,0,0,0,0,0,0,0,0,0,0,4,0,0,0"
                     .into(),
             ],
         };
@@ -486,7 +486,7 @@ mod tests {
         assert_eq!(s[0].host_ns_per_op(), 500.0, "no slices: the run's mean");
         let sliced = samples(&Report {
             lines: vec![
-                "result size=16 ops=9 host_ns=9000 pio=0 dma=0 cpu=9 counts=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 slices=2:800/3:3600/4:1600"
+                "result size=16 ops=9 host_ns=9000 pio=0 dma=0 cpu=9 counts=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 slices=2:800/3:3600/4:1600"
                     .into(),
             ],
         })
@@ -495,7 +495,7 @@ mod tests {
         assert_eq!(sliced[0].latency, None);
         let timed = samples(&Report {
             lines: vec![
-                "result size=16 ops=9 host_ns=9000 pio=0 dma=0 cpu=9 counts=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 slices=9:9000 lat_p50=800 lat_p99=4100"
+                "result size=16 ops=9 host_ns=9000 pio=0 dma=0 cpu=9 counts=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 slices=9:9000 lat_p50=800 lat_p99=4100"
                     .into(),
             ],
         })
