@@ -29,6 +29,8 @@ impl<I: Interface> FaultOnce<DriverPd<I>> {
 }
 
 impl<I: Interface> Handler for FaultOnce<DriverPd<I>> {
+    const SECRETS: bool = <DriverPd<I> as Handler>::SECRETS;
+
     fn protected(&mut self, channel: Channel, msg: MessageInfo) -> MessageInfo {
         self.pd.protected(channel, msg)
     }

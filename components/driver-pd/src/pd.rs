@@ -320,6 +320,9 @@ impl<I: Interface> Calls<I> for DriverPd<I> {
 }
 
 impl<I: Interface> Handler for DriverPd<I> {
+    /// A keyed interface's sessions hold keys (raw or fetched by handle).
+    const SECRETS: bool = I::KEYED;
+
     fn protected(&mut self, channel: Channel, msg: MessageInfo) -> MessageInfo {
         if self.service.busy() {
             self.trace

@@ -101,6 +101,9 @@ fn init() -> KeyStorePd {
 }
 
 impl Handler for KeyStorePd {
+    /// Every client's keys, and the device key.
+    const SECRETS: bool = true;
+
     fn protected(&mut self, channel: Channel, msg: MessageInfo) -> MessageInfo {
         self.wipe_words(msg.count());
         let carries_key = matches!(msg.label(), keys::OP_FETCH | keys::OP_EXPORT);

@@ -6,6 +6,15 @@ use crate::{Channel, ChannelSet, Child, MessageInfo, debug_println, pd_name};
 
 /// A PD's event handlers. The runtime calls them one at a time, never re-entrantly.
 pub trait Handler {
+    /// Whether this PD's state holds secrets (key material, in its sessions or a key
+    /// store). On seL4 a restarted PD starts over the stack its previous incarnation
+    /// left (Microkit reloads nothing): for such a PD the runtime's `_start` zeroes, at
+    /// every restart and before any of its code runs, the stack from the top down
+    /// through the handler and [`ipc::SCRUB_BYTES`](crate::ipc::SCRUB_BYTES) (and a
+    /// little) below it, as deep as the first incarnation measured it. On the host a
+    /// restart is a new process. False by default.
+    const SECRETS: bool = false;
+
     /// Channels that were notified since the last call (several may be coalesced, as
     /// seL4 notifications coalesce).
     fn notified(&mut self, channels: ChannelSet) {

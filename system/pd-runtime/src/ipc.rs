@@ -110,6 +110,7 @@ pub fn scrub_stack() {
     // Volatile writes: not elided, though nothing reads them.
     below.zeroize();
     core::hint::black_box(&below);
+    crate::backend::scrubbed_to(below.as_ptr() as usize);
 }
 
 /// Formats to the debug console in one write, so lines from several PDs do not mix.

@@ -349,6 +349,9 @@ pub(crate) fn child_stop(id: u8) {
     monitor(MONITOR_STOP, id)
 }
 
+/// A restart is a new process: nothing of the stack survives it to wipe.
+pub(crate) fn scrubbed_to(_lowest: usize) {}
+
 pub(crate) fn starts() -> u32 {
     host().page.starts.load(SeqCst)
 }

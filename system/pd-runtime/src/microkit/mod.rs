@@ -142,6 +142,7 @@ fn from_info(info: Info) -> MessageInfo {
 /// Microkit's event loop (`handler_loop` in `libmicrokit/src/main.c`), MCS flavour.
 pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
     let mut handler = init();
+    start::record_wipe(&handler);
 
     // libmicrokit acks every interrupt once after init ("Because of
     // https://github.com/seL4/seL4/issues/1536"), so one pending before boot is seen.
@@ -193,6 +194,10 @@ fn fault_info(tag: Info) -> MessageInfo {
         FaultKind::Abort
     };
     MessageInfo::new(kind as u64, tag.length().clamp(1, MSG_WORDS))
+}
+
+pub(crate) fn scrubbed_to(lowest: usize) {
+    start::scrubbed_to(lowest)
 }
 
 pub(crate) fn starts() -> u32 {
