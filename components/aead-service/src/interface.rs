@@ -87,6 +87,10 @@ fn segment_error(e: SegmentError) -> AeadError {
 }
 
 impl<E: AeadEngine> Interface for Aead<E> {
+    fn touched_keys(engine: &mut E) -> bool {
+        engine.touched_keys()
+    }
+
     type Engine = E;
     type Request = Request;
     type Response = Response;

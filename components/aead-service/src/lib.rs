@@ -176,6 +176,14 @@ pub trait AeadEngine {
     /// The job in flight took too long: stop it and reset the engine.
     fn cancel(&mut self, job: &Job<'_>);
 
+    /// Whether the engine worked on key material on the stack since last asked (a
+    /// software engine's key schedule, whose moved copies no code of ours names): the PD
+    /// then scrubs its stack. Clears what it reports. False by default: a hardware
+    /// engine keeps its key in its registers.
+    fn touched_keys(&mut self) -> bool {
+        false
+    }
+
     /// Fills `out` with random bytes for a nonce the driver chooses
     /// (`EncryptNewNonce`), from the PD's Rng service: whether it could. None by
     /// default: an engine whose PD has no Rng service.

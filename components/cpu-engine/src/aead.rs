@@ -41,6 +41,8 @@ pub struct CpuAead {
     aad: [u8; MAX_AAD],
     /// Where driver-chosen nonces come from: the PD's Rng service, if it has one.
     random: Option<fn(&mut [u8]) -> bool>,
+    /// A key was expanded since the PD last asked ([`AeadEngine::touched_keys`]).
+    touched: bool,
 }
 
 impl CpuAead {
@@ -61,6 +63,7 @@ impl Default for CpuAead {
             payload: [0; MAX_PAYLOAD],
             aad: [0; MAX_AAD],
             random: None,
+            touched: false,
         }
     }
 }
@@ -116,6 +119,8 @@ impl AeadEngine for CpuAead {
     }
 
     fn start(&mut self, _: &mut (), key: &Key, job: &Job<'_>) -> AeadStep {
+        // Every message expands its key: the schedule's moved copies stay on the stack.
+        self.touched = true;
         let result = self.run(key.as_bytes(), job);
         AeadStep::Done(result)
     }
@@ -129,6 +134,10 @@ impl AeadEngine for CpuAead {
 
     fn random(&mut self, out: &mut [u8]) -> bool {
         self.random.is_some_and(|draw| draw(out))
+    }
+
+    fn touched_keys(&mut self) -> bool {
+        core::mem::take(&mut self.touched)
     }
 }
 

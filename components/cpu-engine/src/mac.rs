@@ -88,6 +88,9 @@ pub struct CpuMac {
     /// Bytes authenticated, for the ledger.
     pub bytes: u64,
     buf: [u8; PIECE],
+    /// A keyed state was worked on since the PD last asked
+    /// ([`MacEngine::touched_keys`]).
+    touched: bool,
 }
 
 impl Default for CpuMac {
@@ -95,6 +98,7 @@ impl Default for CpuMac {
         CpuMac {
             bytes: 0,
             buf: [0; PIECE],
+            touched: false,
         }
     }
 }
@@ -118,6 +122,8 @@ impl MacEngine for CpuMac {
     }
 
     fn start(&mut self, keyed: &mut Keyed, _: &BlockKey, job: &Job<'_>) -> MacStep {
+        // The keyed hash states (as good as the key for forging) are copied on the stack.
+        self.touched = true;
         job.data.for_each_piece(
             &job.segs,
             &mut self.buf,
@@ -136,4 +142,8 @@ impl MacEngine for CpuMac {
     }
 
     fn cancel(&mut self, _: &Job<'_>) {}
+
+    fn touched_keys(&mut self) -> bool {
+        core::mem::take(&mut self.touched)
+    }
 }

@@ -57,8 +57,13 @@ pub fn open_by_key(
     usage: u8,
     iv: [u8; 16],
 ) -> Result<u32, CallError<pd_idl::cipher::CipherError>> {
+    counted(calls.open_session_by_key(mode, path, handle, usage, iv))
+}
+
+/// The result of an `open_session_by_key` call (of any interface), counted.
+pub fn counted<T>(opened: T) -> T {
     BY_HANDLE.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
-    calls.open_session_by_key(mode, path, handle, usage, iv)
+    opened
 }
 
 /// Tallies checks; each failure is logged with what was expected.

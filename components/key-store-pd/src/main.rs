@@ -107,12 +107,18 @@ impl Handler for KeyStorePd {
     fn protected(&mut self, channel: Channel, msg: MessageInfo) -> MessageInfo {
         self.wipe_words(msg.count());
         let carries_key = matches!(msg.label(), keys::OP_FETCH | keys::OP_EXPORT);
-        let reply = ipc::serve(channel, msg, |caller, m| {
+        // Every call is served as a secret: an import's words are a key, and the frames
+        // of any call here may hold one (a fetch's, a derivation's). The test that found
+        // it: an import's key words left in this PD's message buffer until the next
+        // call overwrote them (system-tests' keys test, kat-keyed's HMAC key).
+        let reply = ipc::serve_secret(channel, msg, |caller, m| {
             keys::dispatch(&mut self.store, caller, m)
         });
         if carries_key {
             self.dirty_words = reply.count();
+            ipc::reply_is_secret();
         }
+        ipc::scrub_stack();
         reply
     }
 

@@ -91,6 +91,10 @@ impl<C> Flight<'_, C> {
 }
 
 impl<E: MacEngine> Interface for Mac<E> {
+    fn touched_keys(engine: &mut E) -> bool {
+        engine.touched_keys()
+    }
+
     type Engine = E;
     type Request = Request;
     type Response = Response;

@@ -231,6 +231,14 @@ pub trait MacEngine {
 
     /// The job in flight took too long: stop it and reset the engine.
     fn cancel(&mut self, job: &Job<'_>);
+
+    /// Whether the engine worked on key material on the stack since last asked (a
+    /// software engine's key schedule, whose moved copies no code of ours names): the PD
+    /// then scrubs its stack. Clears what it reports. False by default: a hardware
+    /// engine keeps its key in its registers.
+    fn touched_keys(&mut self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

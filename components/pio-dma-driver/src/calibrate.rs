@@ -65,8 +65,18 @@ impl Calibration {
 
     /// The crossover for `mode` with a `key_len`-byte key.
     pub fn get(&self, mode: Mode, key_len: u8) -> Crossover {
-        let m = MODES.iter().position(|&x| x == mode).unwrap_or(0);
-        let k = KEY_LENS.iter().position(|&x| x == key_len).unwrap_or(0);
+        // Indices into MODES and KEY_LENS, computed (a search costs a driver's flash);
+        // the test below holds them to the tables.
+        let m = match mode {
+            Mode::Ecb => 0,
+            Mode::Cbc => 1,
+            Mode::Ctr => 2,
+        };
+        let k = match key_len {
+            24 => 1,
+            32 => 2,
+            _ => 0,
+        };
         self.table[m][k]
     }
 }
@@ -126,6 +136,21 @@ pub fn find<E>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn get_finds_each_table_entry() {
+        let mut cal = Calibration::UNCALIBRATED;
+        for (m, row) in cal.table.iter_mut().enumerate() {
+            for (k, c) in row.iter_mut().enumerate() {
+                c.dma_from_bytes = (10 * m + k) as u32;
+            }
+        }
+        for (m, &mode) in MODES.iter().enumerate() {
+            for (k, &len) in KEY_LENS.iter().enumerate() {
+                assert_eq!(cal.get(mode, len).dma_from_bytes, (10 * m + k) as u32);
+            }
+        }
+    }
 
     #[test]
     fn bisection_finds_the_first_block_count_where_dma_wins() {

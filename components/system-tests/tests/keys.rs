@@ -22,10 +22,30 @@ const KEY: [u8; 32] = {
     k
 };
 
-/// Pieces of `needle` (8 bytes each) found in `pid`'s writable memory, with where;
+/// RFC 4231 test case 4's HMAC key and the GCM key `kat-keyed` imports (the first
+/// 128-bit payload case of NIST's gcmEncryptExtIV128).
+const HMAC_KEY: [u8; 25] = {
+    let mut k = [0u8; 25];
+    let mut i = 0;
+    while i < 25 {
+        k[i] = i as u8 + 1;
+        i += 1;
+    }
+    k
+};
+const GCM_KEY: [u8; 16] = [
+    0x7f, 0xdd, 0xb5, 0x74, 0x53, 0xc2, 0x41, 0xd0, 0x3e, 0xfb, 0xed, 0x3a, 0xc4, 0x4e, 0x37, 0x1c,
+];
+
+/// Pieces of the key (8 bytes each) found in `pid`'s writable memory, with where;
 /// `Err` if this process may not read it (reading a non-dumpable process's memory takes
 /// CAP_SYS_PTRACE).
 fn key_pieces_in(pid: u32) -> Result<Vec<String>, std::io::Error> {
+    pieces_in(pid, &KEY)
+}
+
+/// Pieces of `key` (8 bytes each) in `pid`'s writable memory, as [`key_pieces_in`].
+fn pieces_in(pid: u32, key: &[u8]) -> Result<Vec<String>, std::io::Error> {
     use std::io::{Read, Seek, SeekFrom};
     let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
     let mut mem = std::fs::File::open(format!("/proc/{pid}/mem"))?;
@@ -50,14 +70,14 @@ fn key_pieces_in(pid: u32) -> Result<Vec<String>, std::io::Error> {
         if mem.read_exact(&mut bytes).is_err() {
             continue;
         }
-        for (n, piece) in KEY.chunks(8).enumerate() {
+        for (n, piece) in key.chunks_exact(8).enumerate() {
             for (at, _) in bytes.windows(8).enumerate().filter(|(_, w)| *w == piece) {
                 // What is around it says which copy it is.
                 let around = &bytes[at.saturating_sub(16)..(at + 24).min(bytes.len())];
                 found.push(format!(
                     "piece {n} at {:#x} ({}): {around:02x?}",
                     lo + at as u64,
-                    line.rsplit(' ').next().unwrap_or("")
+                    line
                 ));
             }
         }
@@ -72,9 +92,10 @@ fn keys_by_handle_are_used_refused_as_they_should_be_and_wiped() {
     let user = system.wait_exit("kat_keys", common::WAIT);
     let hostile = system.wait_exit("hostile_keys", common::WAIT);
     let on_omap = system.wait_exit("kat_keys_omap", common::WAIT);
+    let keyed = system.wait_exit("kat_keyed", common::WAIT);
     let out = common::output(&system);
     assert!(
-        user && hostile && on_omap,
+        user && hostile && on_omap && keyed,
         "{}",
         common::show(&out, &system.events())
     );
@@ -85,6 +106,11 @@ fn keys_by_handle_are_used_refused_as_they_should_be_and_wiped() {
             "{pd}: {verdict:?}"
         );
     }
+    let verdict = lines(&out, "kat_keyed", "verdict");
+    assert!(
+        verdict.len() == 1 && verdict[0].contains("all 28 checks passed"),
+        "{verdict:?}"
+    );
     let verdict = lines(&out, "hostile_keys", "verdict");
     assert!(
         verdict.len() == 1 && verdict[0].contains("all 30 checks passed"),
@@ -103,14 +129,20 @@ fn keys_by_handle_are_used_refused_as_they_should_be_and_wiped() {
             })
             .sum()
     };
-    for (clients, driver) in [
-        (&["kat_keys", "hostile_keys"][..], "cpu_cipher_trace"),
-        (&["kat_keys_omap"][..], "omap_trace"),
+    for (clients, drivers) in [
+        (&["kat_keys", "hostile_keys"][..], &["cpu_cipher_trace"][..]),
+        (&["kat_keys_omap"][..], &["omap_trace"][..]),
+        (&["kat_keyed"][..], &["cpu_mac_trace", "cpu_aead_trace"][..]),
     ] {
         let opens = opens_of(clients);
-        let trace = system.trace(driver).expect("the driver keeps a trace");
-        let fetches = trace.count(pd_trace::Kind::KeyFetched);
-        assert_eq!(opens, fetches, "one fetch per open by handle: {trace:?}");
+        let fetches: u32 = drivers
+            .iter()
+            .map(|d| {
+                let trace = system.trace(d).expect("the driver keeps a trace");
+                trace.count(pd_trace::Kind::KeyFetched)
+            })
+            .sum();
+        assert_eq!(opens, fetches, "one fetch per open by handle: {drivers:?}");
         eprintln!("{clients:?}: {opens} opens by handle, {fetches} key store fetches");
     }
     // The OMAP engine's model counts each time its key registers went from holding no
@@ -145,6 +177,17 @@ fn keys_by_handle_are_used_refused_as_they_should_be_and_wiped() {
                 eprintln!("SKIPPED: reading {pd}'s memory needs CAP_SYS_PTRACE: {e}");
             }
             Err(e) => panic!("reading {pd}'s memory: {e}"),
+        }
+    }
+    for pd in ["cpu_mac", "cpu_aead", "key_store"] {
+        let pid = system.pid(pd).expect("still running");
+        for key in [&HMAC_KEY[..], &GCM_KEY] {
+            if let Ok(found) = pieces_in(pid, key) {
+                assert!(
+                    found.is_empty(),
+                    "{pd} still holds a key of kat-keyed: {found:?}"
+                );
+            }
         }
     }
     system.shutdown();

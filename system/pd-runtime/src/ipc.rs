@@ -85,6 +85,14 @@ pub fn serve_secret(
     info
 }
 
+/// The reply `protected` is about to return carries secrets (a key store's key): on the
+/// host, where a reply waits in a page its caller maps until the caller has read it,
+/// the runtime clears it then; on seL4 the kernel copies it, and the PD overwrites its
+/// own message words at its next event ([`wipe_words`]).
+pub fn reply_is_secret() {
+    backend::reply_is_secret()
+}
+
 /// Overwrites message words `from..to` (a reply's, once read; a call's, once copied).
 pub fn wipe_words(from: usize, to: usize) {
     for i in from..to.min(MSG_WORDS) {
@@ -96,8 +104,11 @@ pub fn wipe_words(from: usize, to: usize) {
 /// the frames of a keyed call (decoding, the key store's checks, a session's open) take.
 /// Unoptimised frames are several times larger: at 4 KiB a debug build of the CPU
 /// Cipher driver kept a decoded copy of a fetched key below the scrubbed part
-/// (system-tests' `keys` test reads the PD's memory and found it); 16 KiB left none.
-pub const SCRUB_BYTES: usize = if cfg!(debug_assertions) { 16384 } else { 4096 };
+/// (system-tests' `keys` test reads the PD's memory and found it), and at 16 KiB the
+/// CPU Aead driver kept an AES-GCM key its serving pass had expanded, 48 KiB below the
+/// stack's top; 64 KiB leaves none. (Debug builds run on the host only, whose stacks
+/// are the host's.)
+pub const SCRUB_BYTES: usize = if cfg!(debug_assertions) { 65536 } else { 4096 };
 
 /// Overwrites the [`SCRUB_BYTES`] of stack below the caller's frame, where the frames of
 /// the calls it just made lay: the compiler's copies of a key (a decoded argument, a

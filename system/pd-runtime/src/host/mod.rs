@@ -22,7 +22,7 @@ mod map;
 pub mod page;
 mod sandbox;
 
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::io::Write;
 use std::sync::{Mutex, OnceLock};
 use std::vec::Vec;
@@ -163,8 +163,19 @@ pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
     // Calls are taken round-robin (`page::next_call`): from the peer after the last
     // one served.
     let mut first_caller = 0;
+    // Secret replies not yet cleared: bit i for `host.peers[i]`, with the call's seq.
+    let (mut secrets, mut secret_seq) = (0u64, [0u32; 64]);
     loop {
         let (faults, call, notes) = wait(page, host.info.spin, &host.bells, || {
+            // The caller rings once it has read a secret reply.
+            let mut left = secrets;
+            while left != 0 {
+                let i = left.trailing_zeros() as usize;
+                left &= left - 1;
+                if host.peers[i].1.link.clear_reply(secret_seq[i]) {
+                    secrets &= !(1 << i);
+                }
+            }
             // Load before swapping: a spinning PD must not keep writing the lines its
             // own threads and the runner write. SeqCst, as `page::wait` requires.
             let take = |w: &AtomicU64| match w.load(SeqCst) {
@@ -187,14 +198,14 @@ pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
         });
         let call = call.map(|(i, c)| {
             first_caller = i + 1;
-            c
+            (i, c)
         });
         for id in ChannelSet(faults).iter().map(Channel::index) {
             let info = page.fault_info[usize::from(id)].load(SeqCst);
             set_mr(0, info & 0xFFFF_FFFF);
             let _ = handler.fault(Child::new(id), MessageInfo::new(info >> 32, 1));
         }
-        if let Some((caller, link, (seq, label, count))) = call {
+        if let Some((i, (caller, link, (seq, label, count)))) = call {
             for (mr, w) in MRS.iter().zip(&words[..count]) {
                 mr.store(*w, Relaxed);
             }
@@ -203,7 +214,12 @@ pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
             for (w, mr) in words[..n].iter_mut().zip(&MRS) {
                 *w = mr.load(Relaxed);
             }
-            link.reply(seq, reply.label(), &words[..n]);
+            let secret = SECRET_REPLY.swap(false, Relaxed);
+            link.reply(seq, reply.label(), &words[..n], secret);
+            if secret && i < 64 {
+                secrets |= 1 << i;
+                secret_seq[i] = seq;
+            }
             // The call's words beyond the reply's stayed in this copy (seL4 has none): a
             // call may carry key bytes (a raw-key open), which the handler wiped in the
             // message words, not here.
@@ -400,6 +416,13 @@ pub(crate) fn var(symbol: &str) -> Option<u64> {
         .iter()
         .find(|v| v.symbol == symbol)
         .map(|v| v.value)
+}
+
+/// The reply being made carries secrets (see `ipc::reply_is_secret`).
+static SECRET_REPLY: AtomicBool = AtomicBool::new(false);
+
+pub(crate) fn reply_is_secret() {
+    SECRET_REPLY.store(true, Relaxed);
 }
 
 pub(crate) fn set_mr(i: usize, value: u64) {

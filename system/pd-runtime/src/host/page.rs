@@ -66,6 +66,9 @@ const CALL: u32 = 1;
 const REPLY: u32 = 2;
 const DIED: u32 = 3;
 const WRITING: u32 = 4;
+/// A reply whose words the server clears once the caller has read them (a key store's
+/// key): the caller then marks its call `IDLE` and rings the server.
+const REPLY_SECRET: u32 = 5;
 
 fn pack(seq: u32, st: u32) -> u32 {
     seq << 3 | st
@@ -306,18 +309,30 @@ impl Link<'_> {
         out.ring(self.peer);
         let reply = &self.inp.reply;
         let ok = wait(me, spin, &[reply], || match reply.load(Acquire) {
-            v if v == pack(seq, REPLY) => Some(true),
+            v if v == pack(seq, REPLY) || v == pack(seq, REPLY_SECRET) => Some(true),
             v if v == pack(seq, DIED) => Some(false),
             _ => None,
         });
         if !ok {
             return Err(ServerDied);
         }
+        // Answered: the server has copied the request. Its words stay in this page,
+        // which the server maps, until cleared; on seL4 the kernel copies a call into
+        // the server's IPC buffer and nothing of the caller's stays in its reach. A
+        // call may carry a key (an import into a key store): clear them.
+        for w in &out.req.words[..count] {
+            w.store(0, Relaxed);
+        }
         let rep = &self.inp.rep;
         let label = rep.label.load(Relaxed);
         let count = (rep.count.load(Relaxed) as usize).min(MSG_WORDS);
         for (dst, src) in words[..count].iter_mut().zip(&rep.words) {
             *dst = src.load(Relaxed);
+        }
+        if reply.load(SeqCst) == pack(seq, REPLY_SECRET) {
+            // Read: the server may clear it now (see `clear_reply`).
+            out.call.store(pack(seq, IDLE), SeqCst);
+            out.ring(self.peer);
         }
         Ok((label, count))
     }
@@ -342,16 +357,33 @@ impl Link<'_> {
         (self.inp.call.load(Relaxed) == v).then_some((seq, label, count))
     }
 
-    /// Server side: the reply to call `seq`.
-    pub fn reply(&self, seq: u32, label: u64, words: &[u64]) {
+    /// Server side: the reply to call `seq`; `secret`: its words are to be cleared
+    /// once the caller has read them ([`clear_reply`](Self::clear_reply)).
+    pub fn reply(&self, seq: u32, label: u64, words: &[u64], secret: bool) {
         let out = self.out;
         out.rep.label.store(label, Relaxed);
         out.rep.count.store(words.len() as u64, Relaxed);
         for (dst, src) in out.rep.words.iter().zip(words) {
             dst.store(*src, Relaxed);
         }
-        out.reply.store(pack(seq, REPLY), SeqCst);
+        let state = if secret { REPLY_SECRET } else { REPLY };
+        out.reply.store(pack(seq, state), SeqCst);
         wake(&out.reply, self.peer);
+    }
+
+    /// Server side: clears the secret reply to call `seq` if its caller has read it (or
+    /// died, or called again): whether it is gone. On seL4 the kernel copies a reply
+    /// out of the server's IPC buffer, which the server then overwrites itself; here
+    /// the words wait in this end's page, which the caller maps, until it has them.
+    pub fn clear_reply(&self, seq: u32) -> bool {
+        let (caller_seq, st) = unpack(self.inp.call.load(SeqCst));
+        if caller_seq == seq && st == CALL && self.peer.state.load(SeqCst) != DEAD {
+            return false;
+        }
+        for w in &self.out.rep.words {
+            w.store(0, Relaxed);
+        }
+        true
     }
 
     /// Runner side: the PD at this end died; fail the call of the other end it had not
@@ -385,7 +417,7 @@ pub fn next_call<T>(
 
 /// Whether reply word `reply` answers call `seq` (replied, or failed by the runner).
 fn answered(reply: u32, seq: u32) -> bool {
-    reply == pack(seq, REPLY) || reply == pack(seq, DIED)
+    reply == pack(seq, REPLY) || reply == pack(seq, REPLY_SECRET) || reply == pack(seq, DIED)
 }
 
 #[cfg(test)]

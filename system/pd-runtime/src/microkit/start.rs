@@ -16,7 +16,7 @@
 
 use core::arch::global_asm;
 use core::panic::PanicInfo;
-use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use super::{sel4, symbols};
 use crate::{debug_println, pd_name};
@@ -51,7 +51,7 @@ global_asm!(
     "    str xzr, [x0], #8",
     "    b 1b",
     "2:  adrp x0, {wipe}",
-    "    ldr x0, [x0, :lo12:{wipe}]",
+    "    ldr w0, [x0, :lo12:{wipe}]",
     "    sub x0, x19, x0",
     "3:  cmp x0, x19",
     "    b.hs 4f",
@@ -71,16 +71,25 @@ global_asm!(
 /// wiped stack. In `.data`, which neither `_start` nor a Microkit restart resets, as
 /// [`STARTS`].
 #[unsafe(link_section = ".data.wipe")]
-static WIPE_BYTES: AtomicU64 = AtomicU64::new(0);
+static WIPE_BYTES: AtomicU32 = AtomicU32::new(0);
 
 /// Frames between the handler and the one that calls `scrub_stack` (the handler's
 /// `protected` and the dispatch under it): the first estimate of how deep a keyed call
 /// reaches, until a [`scrub_stack`](crate::ipc::scrub_stack) measures it.
 const TO_SCRUBBER: u64 = 1024;
 
-/// Makes every restart wipe at least the `n` bytes below the stack top.
+/// Makes every restart wipe at least the `n` bytes below the stack top; what it wiped
+/// before. A load and a store, not an atomic read-modify-write: the PD's one thread is
+/// the only writer (and the smaller code is what omap-aes's flash has room for).
+/// (Microkit's stacks are at most 16 MiB: a `u32` holds any depth.)
+#[inline(never)]
 fn wipe_at_least(n: u64) -> u64 {
-    WIPE_BYTES.fetch_max(n.next_multiple_of(16), Ordering::Relaxed)
+    let n = n.next_multiple_of(16) as u32;
+    let wiped = WIPE_BYTES.load(Ordering::Relaxed);
+    if n > wiped {
+        WIPE_BYTES.store(n, Ordering::Relaxed);
+    }
+    u64::from(wiped)
 }
 
 /// `scrub_stack` zeroed down to `lowest`: a restart wipes at least as deep, since a
@@ -158,7 +167,7 @@ unsafe extern "C" fn start(sp: u64) -> ! {
 /// pointer are of memory no frame owns yet (no signal or red zone uses it on seL4).
 #[inline(never)]
 fn check_wiped(top: u64) {
-    let wiped = WIPE_BYTES.load(Ordering::Relaxed);
+    let wiped = u64::from(WIPE_BYTES.load(Ordering::Relaxed));
     if wiped == 0 {
         return;
     }

@@ -69,7 +69,7 @@ fn serve_one(links: &[Link<'_>]) {
     for w in &mut words[..count] {
         *w += 1;
     }
-    link.reply(seq, label + 1, &words[..count]);
+    link.reply(seq, label + 1, &words[..count], false);
 }
 
 #[test]
@@ -90,6 +90,53 @@ fn a_call_gets_its_reply() {
     });
     // Answered: nothing pending for the server any more.
     assert_eq!(p.server().take_call(&mut [0; MSG_WORDS]), None);
+}
+
+/// A call carries key words and its reply does too (a key store's import and fetch):
+/// the request's words leave the caller's page once answered, and the secret reply's
+/// leave the server's once the caller has read them, and not before.
+#[test]
+fn a_secret_reply_is_cleared_once_read_and_the_request_once_answered() {
+    let p = Pair::new();
+    let key = [0x1111, 0x2222, 0x3333];
+    let seq = thread::scope(|s| {
+        let server = s.spawn(|| {
+            let mut words = [0u64; MSG_WORDS];
+            let (seq, _, count) = loop {
+                if let Some(c) = p.server().take_call(&mut words) {
+                    break c;
+                }
+                thread::yield_now();
+            };
+            assert_eq!(words[..count], key, "the request as sent");
+            assert!(!p.server().clear_reply(seq), "nothing read before a reply");
+            p.server().reply(seq, 1, &key, true);
+            seq
+        });
+        let mut words = [0u64; MSG_WORDS];
+        words[..3].copy_from_slice(&key);
+        let reply = p.caller().call(&p.a, 100, 7, &mut words, 3);
+        assert_eq!(reply, Ok((1, 3)));
+        assert_eq!(words[..3], key, "the caller got the reply whole");
+        server.join().unwrap()
+    });
+    let words = |slot: &Slot| {
+        slot.words
+            .iter()
+            .map(|w| w.load(SeqCst))
+            .collect::<std::vec::Vec<_>>()
+    };
+    assert!(
+        words(&p.a_end.req).iter().all(|&w| w == 0),
+        "request cleared"
+    );
+    assert_eq!(
+        words(&p.b_end.rep)[..3],
+        key,
+        "the reply waits for the server"
+    );
+    assert!(p.server().clear_reply(seq), "read: the server may clear it");
+    assert!(words(&p.b_end.rep).iter().all(|&w| w == 0));
 }
 
 #[test]
@@ -139,7 +186,7 @@ fn a_caller_dying_mid_call_leaves_nothing_behind() {
     thread::scope(|s| {
         s.spawn(|| {
             // The server answers the dead call late, then serves the new one.
-            p.server().reply(seq, 0, &[]);
+            p.server().reply(seq, 0, &[], false);
             serve_one(&[p.server()]);
         });
         // The new incarnation's call: seq 2, its own reply.
@@ -242,7 +289,7 @@ fn a_caller_always_calling_does_not_starve_the_others() {
         else {
             break;
         };
-        servers[i].reply(seq, label, &[]);
+        servers[i].reply(seq, label, &[], false);
         served.push(i);
         first = i + 1;
         if i == 0 {
@@ -257,7 +304,7 @@ fn a_caller_always_calling_does_not_starve_the_others() {
         .map(|_| {
             let (i, (seq, label, _)) =
                 next_call(servers.len(), 0, |i| servers[i].take_call(&mut words)).unwrap();
-            servers[i].reply(seq, label, &[]);
+            servers[i].reply(seq, label, &[], false);
             if i == 0 {
                 let next = unpack(hog.a_end.call.load(SeqCst)).0 + 1;
                 publish(&hog, next);
