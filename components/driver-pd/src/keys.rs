@@ -19,9 +19,9 @@
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use pd_idl::keys::{self, KeysError};
-use pd_idl::wire::{CallError, Caller};
+use pd_idl::wire::{CallError, Caller, Transport};
 use pd_runtime::ipc::PpcTransport;
-use pd_runtime::{Channel, debug_println, pd_name};
+use pd_runtime::{Channel, ChannelSet, debug_println, pd_name};
 use queued_service::{KeyMaterial, KeyRefusal, KeyUse};
 
 /// The key store's channel (`u32::MAX`: none).
@@ -41,12 +41,26 @@ pub fn connect() {
         return;
     };
     CHANNEL.store(u32::from(ch), Ordering::Relaxed);
-    let raw = store().map(|mut s| s.raw_keys());
+    let raw = mask_call(keys::OP_RAW_KEYS);
     debug_println!(
         "{}: keys by handle from the key store on channel {ch}; raw keys allowed to clients {raw:x?}",
         pd_name()
     );
-    RAW.store(raw.and_then(Result::ok).unwrap_or(0), Ordering::Relaxed);
+    RAW.store(raw.unwrap_or(0), Ordering::Relaxed);
+}
+
+/// One of the store's calls that take nothing and answer a mask of the driver's client
+/// channels (`raw_keys`, `ended_clients`); `None` if refused or unanswered. Made by
+/// hand, not through the generated stubs: the reply is one `u64` (label 0, its hubpack
+/// bytes, little-endian, in word 0), and the stubs' generic decode cost omap-aes flash
+/// it does not have (220 B for `ended_clients` alone).
+#[inline(never)]
+fn mask_call(op: u64) -> Option<u64> {
+    let ch = u8::try_from(CHANNEL.load(Ordering::Relaxed)).ok()?;
+    let reply = PpcTransport(Channel::new(ch))
+        .call(&pd_idl::wire::Message::empty(op))
+        .ok()?;
+    (reply.label == 0 && reply.words == 1).then(|| u64::from_le(reply.mrs[0]))
 }
 
 /// Says so if the system gives this PD a key store its binary never connected to (its
@@ -61,6 +75,17 @@ pub fn warn_if_unconnected() {
             pd_name()
         );
     }
+}
+
+/// The driver's client channels (bit each) whose clients a supervisor said ended, if
+/// `channels` has the key store's notification: one `ended_clients` call. 0 otherwise,
+/// and always in a driver with no store.
+pub fn ended(channels: ChannelSet) -> u64 {
+    let ch = CHANNEL.load(Ordering::Relaxed);
+    if ch == u32::MAX || !channels.contains(Channel::new(ch as u8)) {
+        return 0;
+    }
+    mask_call(keys::OP_ENDED_CLIENTS).unwrap_or(0)
 }
 
 /// Whether `caller` may open a session on its own key bytes.

@@ -160,17 +160,21 @@ impl<I: Interface> DriverPd<I> {
     }
 
     /// A client that died and came back (a new incarnation announced in its queue
-    /// pair): what the dead one held goes, its queued requests (dropped by
-    /// `came_back`), its sessions (its jobs in flight finish unanswered) and with them
-    /// the power grant.
-    fn check_client(&mut self, caller: Caller) {
-        if let Some(dropped) = self.clients.came_back(caller) {
+    /// pair), or `ended` for good: what the dead one held goes, its queued requests
+    /// (dropped by `came_back`), its sessions (its jobs in flight finish unanswered)
+    /// and with them the power grant.
+    fn check_client(&mut self, caller: Caller, ended: bool) {
+        let back = self.clients.came_back(caller);
+        if back.is_some() || ended {
+            // One trace kind for both: the dead incarnation's state went.
             self.trace.record(Kind::ClientBack, caller.0);
             let closed = self.close_all(caller);
             debug_println!(
-                "{}: client {} came back: closed {closed} session(s) and dropped {dropped} queued request(s) of its previous incarnation",
+                "{}: client {} {}: closed {closed} session(s) and dropped {} queued request(s) of its previous incarnation",
                 pd_name(),
-                caller.0
+                caller.0,
+                if ended { "ended" } else { "came back" },
+                back.unwrap_or(0)
             );
             self.follow_power();
         }
@@ -193,9 +197,12 @@ impl<I: Interface> DriverPd<I> {
         let clients = ChannelSet(channels.0 & !self.irqs.0 & !(1 << crate::POWER.index()));
         // Every client, not only those notified: an engine's interrupt serves them all,
         // and one that came back must not have its dead incarnation's jobs answered or
-        // its requests served. A look at a word per client.
+        // its requests served. A look at a word per client. Those their supervisor said
+        // ended for good (the key store tells, on its channel) go the same way.
+        let ended = crate::keys::ended(channels);
         for ch in self.clients.all().iter() {
-            self.check_client(Caller(u32::from(ch.index())));
+            let i = ch.index();
+            self.check_client(Caller(u32::from(i)), ended >> i & 1 != 0);
         }
         if self.service.busy() {
             for ch in clients.iter() {
@@ -333,7 +340,7 @@ impl<I: Interface> Handler for DriverPd<I> {
         let dispatch = |caller, m: &_| {
             // The request is copied out of the message words by now: what this may
             // call (the power manager, the key store) cannot overwrite it.
-            self.check_client(caller);
+            self.check_client(caller, false);
             queued_service::dispatch::<I>(self, caller, m)
         };
         if !keyed {

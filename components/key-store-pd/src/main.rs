@@ -12,6 +12,9 @@
 //!   (`driver_pd::rng`); without one, `generate` is `NoRandomness`.
 //! * Priority: above every client and driver that calls it, below the Rng driver it
 //!   calls (seL4 lets a PD call only up).
+//! * A client's end: its supervisor (its parent) calls `ended`; the store wipes its
+//!   keys and notifies each driver serving it on that driver's channel, which then
+//!   asks `ended_clients` and closes the client's sessions.
 //!
 //! The reply's message words are this PD's IPC buffer: after a reply that carried key
 //! bytes they are overwritten at the next event, the first moment the PD runs again
@@ -119,6 +122,13 @@ impl Handler for KeyStorePd {
             ipc::reply_is_secret();
         }
         ipc::scrub_stack();
+        // A supervisor said a client ended: the drivers serving it are told, and ask.
+        let mut notices = self.store.take_notices();
+        while notices != 0 {
+            let d = notices.trailing_zeros();
+            notices &= notices - 1;
+            Channel::new(d as u8).notify();
+        }
         reply
     }
 

@@ -7,6 +7,7 @@
 //! client 1 create import use raw quota=4
 //! client 2 use quota=2
 //! driver 5 0=1 3=2
+//! supervisor 9 1=1
 //! device-key 000102030405060708090a0b0c0d0e0f
 //! ```
 //!
@@ -19,6 +20,10 @@
 //! `K=raw` instead names a client of the driver that is none of the store's and may
 //! open sessions on raw keys (a known-answer client of published vectors); any other
 //! client of a driver that has a store may not.
+//! `supervisor S K=C..`: the PD on the store's channel `S` is the parent of the store's
+//! client `C` (its child `K`): Microkit sends a PD's faults to its parent, the one PD
+//! that knows when it has ended for good. Its `ended(K)` wipes `C`'s keys and tells
+//! the drivers serving `C`.
 //! `device-key HEX`: the key-encryption key `import_wrapped` unwraps under, the stand-in
 //! for a key fused into the SoC (a real store reads it from OTP, never from a file).
 //! `key C ALGORITHMS USAGES HEX [floor=N]`: a key provisioned for client `C` at start
@@ -57,6 +62,11 @@ pub enum Peer {
     Driver {
         clients: [u8; DRIVER_CLIENTS],
         raw: u64,
+    },
+    /// A parent of clients; `children[k]`: the store's channel of its child `k`
+    /// (`u8::MAX`: none of the store's clients).
+    Supervisor {
+        children: [u8; DRIVER_CLIENTS],
     },
 }
 
@@ -111,7 +121,7 @@ impl Config {
             let mut words = line.split_ascii_whitespace();
             let Some(kind) = words.next() else { continue };
             match kind {
-                "client" | "driver" => {
+                "client" | "driver" | "supervisor" => {
                     let ch = channel(words.next()).ok_or(reject("bad channel"))?;
                     if config.peers[ch] != Peer::Nobody {
                         return Err(reject("channel named twice"));
@@ -120,7 +130,11 @@ impl Config {
                         Peer::Client(rights(words).ok_or(reject("bad right or quota"))?)
                     } else {
                         let (clients, raw) = served(words).ok_or(reject("bad K=C mapping"))?;
-                        Peer::Driver { clients, raw }
+                        match kind {
+                            "driver" => Peer::Driver { clients, raw },
+                            _ if raw != 0 => return Err(reject("a supervisor's child is raw")),
+                            _ => Peer::Supervisor { children: clients },
+                        }
                     };
                 }
                 "device-key" => {
@@ -158,14 +172,17 @@ impl Config {
             });
         }
         for peer in &config.peers {
-            if let Peer::Driver { clients, .. } = peer
-                && clients.iter().any(|&c| {
-                    c != u8::MAX && !matches!(config.peers[usize::from(c)], Peer::Client(_))
-                })
-            {
+            let (Peer::Driver { clients, .. } | Peer::Supervisor { children: clients }) = peer
+            else {
+                continue;
+            };
+            let undeclared = clients
+                .iter()
+                .any(|&c| c != u8::MAX && !matches!(config.peers[usize::from(c)], Peer::Client(_)));
+            if undeclared {
                 return Err(Rejected {
                     line: 0,
-                    why: "a driver serves a client the file does not declare",
+                    why: "a driver or supervisor names a client the file does not declare",
                 });
             }
         }
@@ -185,6 +202,17 @@ impl Config {
         match self.peers.get(driver as usize)? {
             Peer::Driver { clients, .. } => {
                 let c = *clients.get(usize::from(k))?;
+                (c != u8::MAX).then_some(u32::from(c))
+            }
+            _ => None,
+        }
+    }
+
+    /// The store's channel of the supervisor on `supervisor`'s child `k`.
+    pub fn child_of(&self, supervisor: u32, k: u8) -> Option<u32> {
+        match self.peers.get(supervisor as usize)? {
+            Peer::Supervisor { children } => {
+                let c = *children.get(usize::from(k))?;
                 (c != u8::MAX).then_some(u32::from(c))
             }
             _ => None,

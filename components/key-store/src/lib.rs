@@ -125,6 +125,13 @@ pub struct KeyStore {
     incarnations: [u32; config::CHANNELS],
     /// The handles of the configuration's provisioned keys, in its order.
     provisioned: [Option<(Caller, u32)>; config::MAX_PROVISIONED],
+    /// Per driver channel of the store's: bit `k` for its client channels whose client
+    /// ended since it last asked (`ended_clients`).
+    ended: [u64; config::CHANNELS],
+    /// Store channels of drivers to notify of an ended client ([`take_notices`]).
+    ///
+    /// [`take_notices`]: KeyStore::take_notices
+    notices: u64,
 }
 
 impl KeyStore {
@@ -142,6 +149,8 @@ impl KeyStore {
             wiped: 0,
             incarnations: [0; config::CHANNELS],
             provisioned: [None; config::MAX_PROVISIONED],
+            ended: [0; config::CHANNELS],
+            notices: 0,
         };
         for (i, p) in store.config.keys.into_iter().enumerate() {
             let Some(p) = p else { continue };
@@ -178,6 +187,12 @@ impl KeyStore {
         let n = self.keys.close_where(client, |k| !k.provisioned, Key::wipe);
         self.wiped += n as u32;
         n
+    }
+
+    /// The store channels of the drivers to notify that a client of theirs ended (bit
+    /// per channel), cleared: the PD notifies each after the call that ended it.
+    pub fn take_notices(&mut self) -> u64 {
+        core::mem::take(&mut self.notices)
     }
 
     /// The rights of a client caller, or `NotPermitted` for any other.
@@ -409,6 +424,30 @@ impl pd_idl::keys::Server for KeyStore {
         self.config
             .raw_keys(caller.0)
             .ok_or(KeysError::NotPermitted)
+    }
+
+    fn ended(&mut self, caller: Caller, child: u8) -> Result<u32, KeysError> {
+        let client = self
+            .config
+            .child_of(caller.0, child)
+            .ok_or(KeysError::NotPermitted)?;
+        // Every driver serving it: bit `k` on its channel `k` where that client is.
+        for d in 0..config::CHANNELS as u32 {
+            for k in 0..config::DRIVER_CLIENTS as u8 {
+                if self.config.client_of(d, k) == Some(client) {
+                    self.ended[d as usize] |= 1 << k;
+                    self.notices |= 1 << d;
+                }
+            }
+        }
+        Ok(self.forget(Caller(client)) as u32)
+    }
+
+    fn ended_clients(&mut self, caller: Caller) -> Result<u64, KeysError> {
+        if !self.config.is_driver(caller.0) {
+            return Err(KeysError::NotPermitted);
+        }
+        Ok(core::mem::take(&mut self.ended[caller.0 as usize]))
     }
 }
 

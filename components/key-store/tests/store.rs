@@ -12,6 +12,8 @@ const PROVISIONER: Caller = Caller(3);
 /// A driver on the store's channel 5: Alice is its client 0, Bob its client 3, the
 /// provisioner its client 4.
 const DRIVER: Caller = Caller(5);
+/// Alice's and Bob's parent (its children 2 and 7).
+const SUPERVISOR: Caller = Caller(9);
 
 const CONFIG: &str = "\
 # two clients, a provisioner and a driver serving two of them
@@ -19,6 +21,7 @@ client 1 create use quota=3
 client 2 create use raw quota=2
 client 3 import create quota=4   # provisions; its keys no driver may fetch
 driver 5 0=1 3=2 4=3 6=raw
+supervisor 9 2=1 7=2   # Alice's and Bob's parent
 device-key 000102030405060708090A0B0C0D0E0F
 key 1 ed25519-verify verify,export 70de32b4fcf29624db3783f5d029b194023d850d7b3ac647c4b43edd86ecbc27 floor=3
 ";
@@ -384,6 +387,51 @@ fn a_provisioned_verify_key_is_its_owners_outlives_its_restarts_and_may_only_ver
         "client 1\nkey 1 ed25519-verify sign 70de32b4fcf29624db3783f5d029b194023d850d7b3ac647c4b43edd86ecbc27",
         "client 1\nkey 1 ed25519-verify export 70de32b4fcf29624db3783f5d029b194023d850d7b3ac647c4b43edd86ecbc27",
         "key 1 ed25519-verify verify 70de32b4fcf29624db3783f5d029b194023d850d7b3ac647c4b43edd86ecbc27",
+    ] {
+        assert!(Config::parse(bad.as_bytes()).is_err(), "{bad}");
+    }
+}
+
+/// A client that ended for good (its supervisor says so): its keys are wiped, the
+/// driver serving it is told on which of its channels, once; nobody else may say it,
+/// and a supervisor may say it only of its own children.
+#[test]
+fn a_client_its_supervisor_ended_loses_its_keys_and_its_drivers_are_told() {
+    let mut s = store();
+    let p = policy(&[A::AesGcm], &[U::Encrypt]);
+    let alice: Vec<u32> = (0..2).map(|_| s.generate(ALICE, p, 16).unwrap()).collect();
+    let bob = s.generate(BOB, p, 16).unwrap();
+    assert_eq!(
+        s.ended(ALICE, 2),
+        Err(KeysError::NotPermitted),
+        "not a supervisor"
+    );
+    assert_eq!(s.ended(DRIVER, 2), Err(KeysError::NotPermitted));
+    assert_eq!(
+        s.ended(SUPERVISOR, 3),
+        Err(KeysError::NotPermitted),
+        "no such child"
+    );
+    assert_eq!(s.take_notices(), 0);
+    assert_eq!(s.ended(SUPERVISOR, 2), Ok(2), "Alice's two keys");
+    assert!(
+        alice
+            .iter()
+            .all(|h| s.attributes(ALICE, *h) == Err(KeysError::UnknownKey))
+    );
+    assert!(s.attributes(BOB, bob).is_ok(), "Bob's stays");
+    // The driver serves Alice on its channel 0: it is notified, and asks.
+    assert_eq!(s.take_notices(), 1 << 5);
+    assert_eq!(s.take_notices(), 0, "once");
+    assert_eq!(s.ended_clients(ALICE), Err(KeysError::NotPermitted));
+    assert_eq!(s.ended_clients(DRIVER), Ok(1 << 0));
+    assert_eq!(s.ended_clients(DRIVER), Ok(0), "told once");
+    assert_eq!(s.ended(SUPERVISOR, 7), Ok(1));
+    assert_eq!(s.ended_clients(DRIVER), Ok(1 << 3), "Bob on its channel 3");
+    // A supervisor's child must be one of the store's clients, and never raw.
+    for bad in [
+        "supervisor 9 1=4\nclient 1 use quota=1\n",
+        "supervisor 9 1=raw\n",
     ] {
         assert!(Config::parse(bad.as_bytes()).is_err(), "{bad}");
     }

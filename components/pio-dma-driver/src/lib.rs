@@ -228,9 +228,6 @@ pub struct Driver<'a, E: PioDmaEngine, M> {
     held: Option<Context>,
     /// A job is on the engine.
     busy: bool,
-    /// The key registers may hold key material (a job was loaded since they were
-    /// cleared).
-    loaded: bool,
     /// A session closed whose key the engine may hold: clear it once no job runs.
     clear: bool,
 }
@@ -267,7 +264,6 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
             route: Route::Pio,
             held: None,
             busy: false,
-            loaded: false,
             clear: false,
         }
     }
@@ -418,7 +414,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
         }
         // Unknown while the job runs, and after it unless it succeeds.
         self.held = None;
-        (self.busy, self.loaded) = (true, true);
+        self.busy = true;
         let engine = &mut self.engine;
         let started = engine
             .load(job, kept)
@@ -443,9 +439,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
             zeroize::Zeroize::zeroize(&mut held.key);
         }
         self.held = None;
-        if self.engine.clear_key().is_ok() {
-            self.loaded = false;
-        }
+        let _ = self.engine.clear_key();
     }
 
     /// The job in flight on one of the engine's interrupts. After a success the engine
@@ -553,10 +547,8 @@ impl<E: PioDmaEngine, M: Meter> CipherEngine for Driver<'_, E, M> {
     /// when another session's is there, its next job loads it again (one load per
     /// close).
     fn closed(&mut self, _: &Session) {
-        if self.loaded {
-            self.clear = true;
-            self.clear_if_idle();
-        }
+        self.clear = true;
+        self.clear_if_idle();
     }
 }
 

@@ -840,7 +840,7 @@ pub fn a_closed_sessions_key_leaves_the_engine<S: Soc>(board: &Board<S>) {
     assert!(!holds());
     assert_eq!(cleared() - before, 2);
     rig.service.close(CLIENT, b).unwrap_err();
-    assert_eq!(cleared() - before, 2, "nothing loaded: nothing to clear");
+    assert_eq!(cleared() - before, 2, "a close that fails clears nothing");
 
     let c = rig.open(Mode::Cbc, Path::Pio, &key, &iv).unwrap();
     let n = plain.len() as u32;

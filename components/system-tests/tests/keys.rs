@@ -165,7 +165,7 @@ fn keys_by_handle_are_used_refused_as_they_should_be_and_wiped() {
     // The driver says where its keys come from, and that no client may use raw keys.
     let said = lines(&out, "cpu_cipher", "keys by handle from the key store");
     assert!(
-        said.len() == 1 && said[0].contains("Some(Ok(0))"),
+        said.len() == 1 && said[0].contains("raw keys allowed to clients Some(0)"),
         "{said:?}"
     );
     // omap_aes's process holds the engine's model too: its registers are read with it.
@@ -257,5 +257,45 @@ fn a_dead_clients_keys_are_wiped_when_it_comes_back() {
     assert_eq!(closed.len(), 1, "{out:?}");
     no_key_in(&system, "key_store", "after its owner died and came back");
     no_key_in(&system, "cpu_cipher", "after its client died and came back");
+    system.shutdown();
+}
+
+/// A client that ends for good with its keys and sessions live (system/keys-end.system):
+/// its supervisor (its parent) hears of its fault, leaves it stopped and tells the key
+/// store, which wipes its keys and notifies its driver; the driver closes its sessions.
+/// Then neither the store's nor the driver's memory holds any piece of the key. Before
+/// this, such a client's keys stayed in the store, and its sessions (with their keys)
+/// in the driver, until the system stopped.
+#[test]
+fn a_client_that_ends_for_good_has_its_keys_and_sessions_wiped() {
+    use host_runner::Signal;
+    let _turn = common::serial();
+    let system = common::boot("keys-end.system");
+    let holding = system.wait_until(common::WAIT, |_, out| {
+        out.iter()
+            .any(|(pd, l)| pd == "kat_keys" && l.contains("holding its keys"))
+            .then_some(())
+    });
+    let out = common::output(&system);
+    assert!(
+        holding.is_some(),
+        "{}",
+        common::show(&out, &system.events())
+    );
+    if let Ok(found) = key_pieces_in(system.pid("key_store").unwrap()) {
+        assert!(!found.is_empty(), "the store holds the live key");
+    }
+    assert!(system.signal("kat_keys", Signal::KILL));
+    let told = system.wait_until(common::WAIT, |_, out| {
+        let said = |pd: &str, what: &str| out.iter().any(|(p, l)| p == pd && l.contains(what));
+        (said("supervisor", "Some(Ok(2)) key(s) wiped")
+            && said("cpu_cipher", "client 0 ended: closed 3 session(s)"))
+        .then_some(())
+    });
+    let out = common::output(&system);
+    assert!(told.is_some(), "{}", common::show(&out, &system.events()));
+    assert!(out.iter().all(|(_, l)| !l.contains("FAIL")), "{out:?}");
+    no_key_in(&system, "key_store", "after its owner ended");
+    no_key_in(&system, "cpu_cipher", "after its client ended");
     system.shutdown();
 }

@@ -486,4 +486,69 @@ static inline uint32_t keys_raw_keys(const crypto_pd_transport_t *idl_t, uint64_
     return idl_status == CRYPTO_PD_OK && !keys_raw_keys_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
 }
 
+/* Op 12: `ended`. Supervisors only (a client's parent, the PD its faults go to): its child
+ * `child` has ended and will not come back. The keys that client made are wiped
+ * (their number answered) and the drivers serving it are notified on their
+ * channel to the store; each asks `ended_clients`. Any other caller, or a child
+ * the configuration does not name, is `NotPermitted`. */
+#define KEYS_LABEL_ENDED 12u
+#define KEYS_ENDED_ARGS_BYTES 1u
+#define KEYS_ENDED_OK_BYTES 4u
+_Static_assert(KEYS_ENDED_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_ENDED_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "ended fits in the message words");
+static const crypto_pd_op_t KEYS_ENDED_OP = {KEYS_LABEL_ENDED, CRYPTO_PD_WORDS(KEYS_ENDED_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
+/* `ended`'s arguments, hubpack-encoded into the message words; returns the
+ * words used. */
+static inline uint32_t keys_ended_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint8_t child) {
+    uint8_t *idl_p = (uint8_t *)idl_mrs;
+    idl_p = crypto_pd_put_u8(idl_p, child);
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_ENDED_ARGS_BYTES));
+}
+/* `ended`'s `ok` value from the reply's words: 1, or 0 for a value its type
+ * does not allow. */
+static inline int keys_ended_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
+    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
+    int idl_v = 1;
+    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
+    return idl_v;
+}
+/* Calls `ended` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
+ * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
+ * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
+static inline uint32_t keys_ended(const crypto_pd_transport_t *idl_t, uint8_t child, uint32_t *idl_ok) {
+    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
+    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_ENDED_OP, keys_ended_encode(idl_mrs, child), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !keys_ended_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
+}
+
+/* Op 13: `ended_clients`. Drivers only: bit `c` set for each of the driver's client channels `c` whose
+ * client a supervisor said has ended since the driver last asked: the driver
+ * closes its sessions there (and wipes their keys). */
+#define KEYS_LABEL_ENDED_CLIENTS 13u
+#define KEYS_ENDED_CLIENTS_ARGS_BYTES 0u
+#define KEYS_ENDED_CLIENTS_OK_BYTES 8u
+_Static_assert(KEYS_ENDED_CLIENTS_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_ENDED_CLIENTS_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "ended_clients fits in the message words");
+static const crypto_pd_op_t KEYS_ENDED_CLIENTS_OP = {KEYS_LABEL_ENDED_CLIENTS, CRYPTO_PD_WORDS(KEYS_ENDED_CLIENTS_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
+/* `ended_clients`'s arguments, hubpack-encoded into the message words; returns the
+ * words used. */
+static inline uint32_t keys_ended_clients_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS]) {
+    uint8_t *idl_p = (uint8_t *)idl_mrs;
+    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_ENDED_CLIENTS_ARGS_BYTES));
+}
+/* `ended_clients`'s `ok` value from the reply's words: 1, or 0 for a value its type
+ * does not allow. */
+static inline int keys_ended_clients_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint64_t *idl_ok) {
+    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
+    int idl_v = 1;
+    idl_p = crypto_pd_get_u64(idl_p, &(*idl_ok));
+    return idl_v;
+}
+/* Calls `ended_clients` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
+ * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
+ * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
+static inline uint32_t keys_ended_clients(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) {
+    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
+    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_ENDED_CLIENTS_OP, keys_ended_clients_encode(idl_mrs), idl_mrs);
+    return idl_status == CRYPTO_PD_OK && !keys_ended_clients_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
+}
+
 #endif /* CRYPTO_PD_KEYS_H */
