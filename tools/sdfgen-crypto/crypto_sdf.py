@@ -441,6 +441,8 @@ class Crypto:
             self.provisioned: List[tuple] = []
             # (driver, store channel, {driver client k: "raw"})
             self.drivers: List[tuple] = []
+            # (supervisor PD, store channel, [(child id, child PD)])
+            self.supervisors: List[tuple] = []
             self._next_id = 1
             self.connected = False
 
@@ -485,6 +487,17 @@ class Crypto:
             other client of the driver may not open raw-key sessions)."""
             self.drivers.append((driver, self._id(), list(raw or [])))
 
+        def add_supervisor(self, supervisor: ProtectionDomain, children: List[tuple]) -> None:
+            """`supervisor` (components/supervisor-pd) is the parent of the store's
+            clients `children`, (child id, PD) pairs it adds as its children: when one
+            faults it tells the store (`ended`), which wipes that client's keys and has
+            its drivers cut it off. Its channel to the store has `setvar_id="keys"`."""
+            for child_id, child in children:
+                if not any(c[0] is child for c in self.clients):
+                    raise CryptoSdfError(f"'{child.name}' is no client of the key store")
+                supervisor.add_child_pd(child, child_id=child_id)
+            self.supervisors.append((supervisor, self._id(), list(children)))
+
         def connect(self, rng: Optional[Crypto.Driver] = None) -> None:
             """Channels, the configuration and its region; with `rng`, the store is a
             caller of that Rng driver (its keys' randomness). After every driver's
@@ -511,6 +524,11 @@ class Crypto:
                         words.append(f"{k}=raw")
                 lines.append(f"driver {ch} {' '.join(words)}  # {driver.pd.name}")
                 c.sdf.add_channel(Channel(driver.pd, self.pd, a_id=KEYS_CHANNEL, b_id=ch, pp_a=True,
+                                          pd_a_setvar_id="keys"))
+            for supervisor, ch, children in self.supervisors:
+                words = " ".join(f"{k}={store_of[id(child)]}" for k, child in children)
+                lines.append(f"supervisor {ch} {words}  # {supervisor.name}")
+                c.sdf.add_channel(Channel(supervisor, self.pd, a_id=KEYS_CHANNEL, b_id=ch, pp_a=True,
                                           pd_a_setvar_id="keys"))
             if self.device_key is not None:
                 lines.append(f"device-key {self.device_key}")

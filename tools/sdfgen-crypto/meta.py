@@ -129,6 +129,14 @@ def qemu_virt_aarch64(files: Optional[Dict[str, str]] = None) -> str:
     crypto.map(kat_keys_cpu, keys_leak, "leak")
     crypto.map(hostile_keys, keys_leak, "leak", "r")
     sdf.add_channel(Channel(kat_keys_cpu, hostile_keys, a_id=2, b_id=2))
+    # A client's end for good: kat_keys_end (kat-keys with the region `end`), child 1
+    # of supervisor, faults with its keys and sessions on cpu_keys live; the supervisor
+    # tells the key store, which wipes them and has cpu_keys cut it off.
+    supervisor = pd("supervisor", "supervisor.elf", 120, stack=False)
+    kat_keys_end = pd("kat_keys_end", "kat-keys.elf", 100)
+    ck.add_client(kat_keys_end, queues=0x3000, data=0x1000, client_id=0, prefix="keys_end")
+    keys_end_mark = crypto.region("keys_end_mark", 0x1000)
+    crypto.map(kat_keys_end, keys_end_mark, "end", "r")
 
     # Verified boot: cpu_digest hashes the image in place (a final's digest is
     # written into the client's region, so it is mapped read-write).
@@ -218,6 +226,8 @@ def qemu_virt_aarch64(files: Optional[Dict[str, str]] = None) -> str:
         ks.provision(vboot_client, f.read().strip(), floor=3)
     ks.add_driver(ck)
     ks.add_driver(omap, raw=[omap.clients[0].pd])
+    ks.add_client(kat_keys_end, client_id=1, rights="create import use", quota=4)
+    ks.add_supervisor(supervisor, [(1, kat_keys_end)])
     ks.connect(rng=r)
     ck.connect()
     r.connect()
@@ -257,6 +267,12 @@ def qemu_virt_aarch64(files: Optional[Dict[str, str]] = None) -> str:
         sdf.add_pd(kat)
     sdf.add_pd(key_store)
     sdf.add_pd(cpu_keys)
+    # The supervisor's report of its child's end: test_client's verdict on channel 14.
+    supervisor_report = crypto.region("supervisor_report", 0x1000)
+    crypto.map(supervisor, supervisor_report, "report")
+    crypto.map(test_client, supervisor_report, "supervisor_report", "r")
+    sdf.add_channel(Channel(supervisor, test_client, a_id=3, b_id=14, notify_b=False, pd_a_setvar_id="verdict"))
+    sdf.add_pd(supervisor)
 
     stream_report = crypto.region("stream_report", 0x1000)
     crypto.map(stream_client, stream_report, "report")

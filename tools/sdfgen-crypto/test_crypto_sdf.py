@@ -188,6 +188,24 @@ class DriverConventions(unittest.TestCase):
         self.assertFalse([m for m in s["maps"] if m[0] == "aead"], "the caller maps no region")
         self.assertIn((("aead", 11, "true", "true", "rng"), ("rng", 1, "false", "true", None)), s["channels"])
 
+    def test_a_supervisor_is_its_clients_parent_and_the_store_knows_which(self):
+        sdf, crypto = system()
+        store, sup = PD("store", "ks.elf", priority=192), PD("sup", "supervisor.elf", priority=120)
+        user, stranger = PD("user", "c.elf", priority=100), PD("stranger", "c.elf", priority=100)
+        ks = crypto.add_key_store(store, config_file="t.keys")
+        ks.add_client(user, client_id=1, rights="use", quota=1)
+        with self.assertRaises(CryptoSdfError):
+            ks.add_supervisor(sup, [(2, stranger)])
+        ks.add_supervisor(sup, [(1, user)])
+        ks.connect()
+        for p in (store, sup):
+            sdf.add_pd(p)
+        s = describe(crypto.render())
+        self.assertIn("supervisor 2 1=1  # sup\n", crypto.files["t.keys"])
+        self.assertEqual(s["pds"]["user"][:2], ("sup", "1"), "the supervisor's child 1")
+        self.assertIn((("store", 2, "false", "true", None), ("sup", 12, "true", "true", "keys")),
+                      s["channels"])
+
     def test_a_key_store_names_its_clients_and_each_drivers_clients(self):
         sdf, crypto = system()
         store, drv = PD("store", "ks.elf", priority=192), PD("drv", "drv.elf", priority=150)

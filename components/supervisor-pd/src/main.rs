@@ -11,6 +11,11 @@
 //! store's configuration (`supervisor S K=C`), not this PD's word. It restarts nothing:
 //! a client that should come back has a parent that restarts it, and its `hello` then
 //! wipes its predecessor's keys.
+//!
+//! Where the system gives it a region `report` (and a channel `verdict`), it reports
+//! each end there: passed when the store answered and had keys of the child's to wipe.
+use core::fmt::Write;
+use crypto_client::verdict::{Text, report};
 use pd_idl::keys;
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{Channel, Child, Handler, MessageInfo, debug_println, pd_name};
@@ -32,12 +37,26 @@ fn init() -> Supervisor {
 impl Handler for Supervisor {
     fn fault(&mut self, child: Child, msg: MessageInfo) -> Option<MessageInfo> {
         let id = child.index();
+        // Stopped, not left waiting on its fault's reply (seL4 would cancel that reply
+        // at this PD's next receive, and say so).
+        child.stop();
         let wiped = self.store.as_mut().map(|s| s.ended(id));
         debug_println!(
             "{}: child {id} faulted (kind {}): left stopped; key store: {wiped:?} key(s) wiped",
             pd_name(),
             msg.label()
         );
+        if let Some(r) = pd_runtime::maybe_memory_region!(report) {
+            let mut text = Text::default();
+            let _ = write!(
+                text,
+                "child {id} ended: the key store wiped {wiped:?} key(s) of its"
+            );
+            report::write(r, matches!(wiped, Some(Ok(n)) if n > 0), text.as_str());
+            if let Some(ch) = pd_runtime::maybe_var!(verdict).and_then(|v| u8::try_from(v).ok()) {
+                Channel::new(ch).notify();
+            }
+        }
         None
     }
 }

@@ -11,6 +11,10 @@
 //! notifies back: the keys live until then), and at the end destroys both keys and checks the store has forgotten them. Exits 0 only when
 //! every check passed.
 //!
+//! Its end, for a test (a system that maps the region `end`): with every check passed
+//! it keeps its keys and sessions and faults, for its supervisor to report (a failed
+//! check leaves it waiting, and no report comes).
+//!
 //! Its death, for a test (a system that maps the region `hold`): it keeps its keys and
 //! sessions instead of destroying them, says so, and waits to be killed. Its restarted
 //! incarnation ([`came_back`]) checks that the store wiped its predecessor's keys when it
@@ -194,6 +198,20 @@ impl KatKeys {
     }
 
     fn finish(&mut self) {
+        if pd_runtime::maybe_memory_region!(end).is_some() {
+            let (passed, failed) = (self.checks.passed, self.checks.failed);
+            if failed > 0 {
+                debug_println!("{NAME}: verdict: {failed} failed, {passed} passed; not ending");
+                self.waiting = u32::MAX;
+                return;
+            }
+            debug_println!(
+                "{NAME}: all {passed} checks passed; ending with its keys and sessions live"
+            );
+            // A fault (on the host an exit status 1; on seL4 any exit but 0): its parent
+            // hears of it.
+            pd_runtime::exit(1);
+        }
         if pd_runtime::maybe_memory_region!(hold).is_some() {
             debug_println!(
                 "{NAME}: holding its keys and sessions until killed ({} checks passed so far)",

@@ -51,7 +51,7 @@ use vboot_client_pd::Hex;
 
 /// The clients whose verdicts this one collects: name, the channel they notify, and
 /// (by index, see [`report_region`]) the region they write.
-const REPORTS: [(&str, Channel); 12] = [
+const REPORTS: [(&str, Channel); 13] = [
     ("verified boot", Channel::new(2)),
     ("omap-aes", Channel::new(3)),
     ("stm32-cryp", Channel::new(4)),
@@ -64,6 +64,7 @@ const REPORTS: [(&str, Channel); 12] = [
     ("keys on the CPU engine", Channel::new(11)),
     ("keys on OMAP AES", Channel::new(12)),
     ("hostile keys", Channel::new(13)),
+    ("a client's end", Channel::new(14)),
 ];
 
 /// The board stand-ins' traces: engine, the driver's and the power manager's trace
@@ -179,7 +180,8 @@ fn report_region(i: usize) -> MemoryRegion {
         8 => memory_region!(srng_report),
         9 => memory_region!(keys_cpu_report),
         10 => memory_region!(keys_omap_report),
-        _ => memory_region!(hostile_keys_report),
+        11 => memory_region!(hostile_keys_report),
+        _ => memory_region!(supervisor_report),
     }
 }
 /// The drivers under test: name, channel (calls and queue notifications).
@@ -519,7 +521,7 @@ impl TestClient {
             "FAIL"
         };
         debug_println!(
-            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot under the key store's provisioned key; omap-aes, stm32-cryp, sec1 through their device PDs; a driver fault mid-stream, restarted, nothing lost; HMAC and AEAD on the CPU engine; random bytes from virtio-rng and from the stm32mp1 RNG's device PD through the Rng service, its faults caught; encryption by key handle on the CPU engine and OMAP AES, every misuse of a key refused), the drivers' traces checked; {failures} failure(s)",
+            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot under the key store's provisioned key; omap-aes, stm32-cryp, sec1 through their device PDs; a driver fault mid-stream, restarted, nothing lost; HMAC and AEAD on the CPU engine; random bytes from virtio-rng and from the stm32mp1 RNG's device PD through the Rng service, its faults caught; encryption by key handle on the CPU engine and OMAP AES, every misuse of a key refused, a client's end reported by its supervisor and its keys wiped), the drivers' traces checked; {failures} failure(s)",
             REPORTS.len()
         );
     }
