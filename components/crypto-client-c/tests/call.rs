@@ -44,9 +44,13 @@ struct Ctx {
 /// An `open_session`'s arguments as the server received them.
 type Opened = (cipher::Mode, cipher::Path, u8, [u8; 32], [u8; 16]);
 
+/// An `open_session_by_key`'s arguments as the server received them.
+type OpenedByKey = (cipher::Mode, cipher::Path, u32, u8, [u8; 16]);
+
 #[derive(Default)]
 struct Cipher {
     opened: Vec<Opened>,
+    by_key: Vec<OpenedByKey>,
     closed: Vec<u32>,
 }
 
@@ -66,17 +70,21 @@ impl cipher::Server for Cipher {
         self.opened.push((mode, path, key_len, key, iv));
         Ok(0x0102_0304 + self.opened.len() as u32)
     }
-    /// The C client does not open sessions by handle yet.
+    /// Handle 7 is the caller's; any other is unknown.
     fn open_session_by_key(
         &mut self,
         _: Caller,
-        _: cipher::Mode,
-        _: cipher::Path,
-        _: u32,
-        _: u8,
-        _: [u8; 16],
+        mode: cipher::Mode,
+        path: cipher::Path,
+        handle: u32,
+        usage: u8,
+        iv: [u8; 16],
     ) -> Result<u32, cipher::CipherError> {
-        Err(cipher::CipherError::NoKeyStore)
+        if handle != 7 {
+            return Err(cipher::CipherError::UnknownKey);
+        }
+        self.by_key.push((mode, path, handle, usage, iv));
+        Ok(0x0A0B_0C0D)
     }
     fn close_session(&mut self, _: Caller, session: u32) -> Result<(), cipher::CipherError> {
         self.closed.push(session);
@@ -311,4 +319,57 @@ fn a_dead_server_is_server_restarted_and_idempotent_ops_retry_once() {
     let t = transport(&mut cx);
     assert_eq!(close(&t, 5), restarted);
     assert_eq!(cx.calls.len(), 2);
+}
+
+type OpenByKey = extern "C" fn(*const Transport, u8, u8, u32, u8, *const u8, *mut u32) -> u32;
+
+/// A C client opens a session by key handle with the generated stub: no key bytes in
+/// the call, word for word what the Rust client sends, and the store's refusal comes
+/// back as its code.
+#[test]
+fn a_c_client_opens_a_session_by_key_handle() {
+    let mut cx = ctx(Behaviour::Serve);
+    let t = transport(&mut cx);
+    // SAFETY: tests/c/stubs.c's declaration.
+    let f: OpenByKey = unsafe { c().lib.sym("test_cipher_open_session_by_key") };
+    let iv: [u8; 16] = core::array::from_fn(|i| 0xA0 | i as u8);
+    let (ctr, adaptive) = (cipher::Mode::Ctr, cipher::Path::Adaptive);
+    let mut session = 0;
+    assert_eq!(
+        f(
+            &t,
+            ctr as u8,
+            adaptive as u8,
+            7,
+            2,
+            iv.as_ptr(),
+            &mut session
+        ),
+        OK
+    );
+    assert_eq!(session, 0x0A0B_0C0D);
+    assert_eq!(cx.cipher.by_key, [(ctr, adaptive, 7, 2, iv)]);
+    let args = cipher::OpenSessionByKeyArgs {
+        mode: ctr,
+        path: adaptive,
+        handle: 7,
+        usage: 2,
+        iv,
+    };
+    assert_eq!(
+        cx.calls[0],
+        Message::encode(cipher::OP_OPEN_SESSION_BY_KEY, &args)
+    );
+    assert_eq!(
+        f(
+            &t,
+            ctr as u8,
+            adaptive as u8,
+            8,
+            2,
+            iv.as_ptr(),
+            &mut session
+        ),
+        cipher::CipherError::UnknownKey as u32
+    );
 }

@@ -209,17 +209,11 @@ fn no_key_in(system: &host_runner::System, pd: &str, when: &str) {
     }
 }
 
-/// A client killed while its keys and sessions are live (system/keys-death.system): the
-/// store holds its key until it comes back; its new incarnation's hello wipes them, the
-/// driver closes the dead one's sessions when it sees the new one, and then neither the
-/// store's nor the driver's memory holds any piece of the key. (Until the host runtime
-/// wiped its own copy of a call's words, the driver kept the tail of the key kat-keys
-/// sent raw to see it refused: the words past the reply's in that copy.)
-#[test]
-fn a_dead_clients_keys_are_wiped_when_it_comes_back() {
-    use host_runner::{Event, Signal};
-    let _turn = common::serial();
-    let system = common::boot("keys-death.system");
+/// Boots `system`, waits until kat-keys holds its keys and sessions, checks the store
+/// holds the key then (a later scan would otherwise find nothing for any reason), and
+/// kills kat-keys.
+fn killed_holding_its_keys(system: &str) -> host_runner::System {
+    let system = common::boot(system);
     let holding = system.wait_until(common::WAIT, |_, out| {
         out.iter()
             .any(|(pd, l)| pd == "kat_keys" && l.contains("holding its keys"))
@@ -231,11 +225,24 @@ fn a_dead_clients_keys_are_wiped_when_it_comes_back() {
         "{}",
         common::show(&out, &system.events())
     );
-    // Alive, the store holds it (the test would otherwise find nothing for any reason).
     if let Ok(found) = key_pieces_in(system.pid("key_store").unwrap()) {
         assert!(!found.is_empty(), "the store holds the live key");
     }
-    assert!(system.signal("kat_keys", Signal::KILL));
+    assert!(system.signal("kat_keys", host_runner::Signal::KILL));
+    system
+}
+
+/// A client killed while its keys and sessions are live (system/keys-death.system): the
+/// store holds its key until it comes back; its new incarnation's hello wipes them, the
+/// driver closes the dead one's sessions when it sees the new one, and then neither the
+/// store's nor the driver's memory holds any piece of the key. (Until the host runtime
+/// wiped its own copy of a call's words, the driver kept the tail of the key kat-keys
+/// sent raw to see it refused: the words past the reply's in that copy.)
+#[test]
+fn a_dead_clients_keys_are_wiped_when_it_comes_back() {
+    use host_runner::Event;
+    let _turn = common::serial();
+    let system = killed_holding_its_keys("keys-death.system");
     let back = system.wait_exit("kat_keys", common::WAIT);
     let out = common::output(&system);
     assert!(back, "{}", common::show(&out, &system.events()));
@@ -268,24 +275,8 @@ fn a_dead_clients_keys_are_wiped_when_it_comes_back() {
 /// in the driver, until the system stopped.
 #[test]
 fn a_client_that_ends_for_good_has_its_keys_and_sessions_wiped() {
-    use host_runner::Signal;
     let _turn = common::serial();
-    let system = common::boot("keys-end.system");
-    let holding = system.wait_until(common::WAIT, |_, out| {
-        out.iter()
-            .any(|(pd, l)| pd == "kat_keys" && l.contains("holding its keys"))
-            .then_some(())
-    });
-    let out = common::output(&system);
-    assert!(
-        holding.is_some(),
-        "{}",
-        common::show(&out, &system.events())
-    );
-    if let Ok(found) = key_pieces_in(system.pid("key_store").unwrap()) {
-        assert!(!found.is_empty(), "the store holds the live key");
-    }
-    assert!(system.signal("kat_keys", Signal::KILL));
+    let system = killed_holding_its_keys("keys-end.system");
     let told = system.wait_until(common::WAIT, |_, out| {
         let said = |pd: &str, what: &str| out.iter().any(|(p, l)| p == pd && l.contains(what));
         (said("supervisor", "Some(Ok(2)) key(s) wiped")

@@ -13,6 +13,15 @@ uint32_t test_cipher_open_session(const crypto_pd_transport_t *t, uint8_t mode, 
     return cipher_open_session(t, mode, path, key_len, key, iv, session);
 }
 
+uint32_t test_cipher_open_session_by_key(const crypto_pd_transport_t *t, uint8_t mode,
+                                         uint8_t path, uint32_t handle, uint8_t usage,
+                                         const uint8_t iv[16], uint32_t *session);
+uint32_t test_cipher_open_session_by_key(const crypto_pd_transport_t *t, uint8_t mode,
+                                         uint8_t path, uint32_t handle, uint8_t usage,
+                                         const uint8_t iv[16], uint32_t *session) {
+    return cipher_open_session_by_key(t, mode, path, handle, usage, iv, session);
+}
+
 uint32_t test_cipher_close_session(const crypto_pd_transport_t *t, uint32_t session);
 uint32_t test_cipher_close_session(const crypto_pd_transport_t *t, uint32_t session) {
     return cipher_close_session(t, session);
