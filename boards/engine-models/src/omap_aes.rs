@@ -67,9 +67,7 @@ impl<'a> OmapAes<'a> {
     fn reset(&mut self) {
         let held = self.holds_key();
         *self = Self::new(self.ledger, self.gates, self.gate);
-        if held {
-            self.ledger.add(Event::KeyCleared, 1);
-        }
+        self.key_moved(held);
     }
 
     /// Whether any key material is in the engine: a key register not zero, or the
@@ -134,7 +132,22 @@ impl<'a> OmapAes<'a> {
     }
 
     /// Makes the context live (CTRL written): expands the key the KEY_SIZE field names.
+    /// Counts the key material's coming or going: `held` before a change, now after.
+    fn key_moved(&self, held: bool) {
+        match (held, self.holds_key()) {
+            (true, false) => self.ledger.add(Event::KeyCleared, 1),
+            (false, true) => self.ledger.add(Event::KeyLoaded, 1),
+            _ => {}
+        }
+    }
+
     fn load_context(&mut self) {
+        let held = self.holds_key();
+        self.expand();
+        self.key_moved(held);
+    }
+
+    fn expand(&mut self) {
         self.in_fill = 0;
         self.out_left = 0;
         self.done = 0;
@@ -292,11 +305,7 @@ impl RegisterBus for OmapAes<'_> {
                     self.key[x] = value;
                     // A new key stops the live context: the next CTRL write expands it.
                     self.live = None;
-                    match (held, self.holds_key()) {
-                        (true, false) => self.ledger.add(Event::KeyCleared, 1),
-                        (false, true) => self.ledger.add(Event::KeyLoaded, 1),
-                        _ => {}
-                    }
+                    self.key_moved(held);
                 }
                 // IRQ_STATUS (levels), REV and SYSSTATUS ignore writes.
             }

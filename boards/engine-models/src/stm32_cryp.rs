@@ -85,6 +85,15 @@ impl<'a> Stm32Cryp<'a> {
         }
     }
 
+    /// Counts the key material's coming or going: `held` before a change, now after.
+    fn key_moved(&self, held: bool) {
+        match (held, self.holds_key()) {
+            (true, false) => self.ledger.add(Event::KeyCleared, 1),
+            (false, true) => self.ledger.add(Event::KeyLoaded, 1),
+            _ => {}
+        }
+    }
+
     /// Whether any key material is in the engine: a key register not zero, or the
     /// schedule expanded from one (what a driver must clear when its session ends).
     pub fn holds_key(&self) -> bool {
@@ -152,7 +161,9 @@ impl<'a> Stm32Cryp<'a> {
             self.cr &= !cr::CRYPEN;
             return;
         }
+        let held = self.holds_key();
         self.expanded = self.expand_key();
+        self.key_moved(held);
         if kp {
             let rounds = self.expanded.as_ref().map_or(0, AesKey::rounds);
             self.ledger
@@ -310,11 +321,7 @@ impl RegisterBus for Stm32Cryp<'_> {
                 self.prepared = false;
                 // The schedule is rebuilt from the registers at the next CRYPEN.
                 self.expanded = None;
-                match (held, self.holds_key()) {
-                    (true, false) => self.ledger.add(Event::KeyCleared, 1),
-                    (false, true) => self.ledger.add(Event::KeyLoaded, 1),
-                    _ => {}
-                }
+                self.key_moved(held);
             }
             o if (r::iv(0)..=r::iv(3)).contains(&o) => self.iv[(o - r::iv(0)) / 4] = value,
             _ => {}

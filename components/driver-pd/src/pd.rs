@@ -344,7 +344,12 @@ impl<I: Interface> Handler for DriverPd<I> {
             queued_service::dispatch::<I>(self, caller, m)
         };
         if !keyed {
-            return ipc::serve(channel, msg, dispatch);
+            let reply = ipc::serve(channel, msg, dispatch);
+            if I::touched_keys(&mut self.service.engine) {
+                // A close: the engine's copies of the key on the stack go too.
+                ipc::scrub_stack();
+            }
+            return reply;
         }
         // A raw key in the call, or the key store's reply: no copy outlives the open but
         // the session's own, which its close wipes.

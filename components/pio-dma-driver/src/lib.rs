@@ -230,6 +230,10 @@ pub struct Driver<'a, E: PioDmaEngine, M> {
     busy: bool,
     /// A session closed whose key the engine may hold: clear it once no job runs.
     clear: bool,
+    /// A session closed since the PD last asked ([`CipherEngine::touched_keys`]): the
+    /// copies of its key that loading it made on the stack (a compared `Context`, the
+    /// words written to the registers) are scrubbed with the stack.
+    scrub: bool,
 }
 
 /// A one-segment request over `len` bytes at the start of a region of `region` bytes.
@@ -265,6 +269,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
             held: None,
             busy: false,
             clear: false,
+            scrub: false,
         }
     }
 
@@ -396,6 +401,7 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
             HwStep::Done(result) => result,
             HwStep::Pending => {
                 self.engine.reset();
+                self.busy = false;
                 Err(HwError::Stalled)
             }
         }
@@ -408,12 +414,12 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
         if job.segs.total() == 0 {
             return HwStep::Done(Ok(job.session.iv));
         }
-        let kept = self.held.is_some_and(|h| h.is(&Context::of(job)));
+        let kept = self.held.as_ref().is_some_and(|h| h.is(&Context::of(job)));
         if kept {
             self.meter.count(Event::ContextKept, 1);
         }
         // Unknown while the job runs, and after it unless it succeeds.
-        self.held = None;
+        self.forget_held();
         self.busy = true;
         let engine = &mut self.engine;
         let started = engine
@@ -427,19 +433,25 @@ impl<'a, E: PioDmaEngine, M: Meter> Driver<'a, E, M> {
 
     /// Clears the engine's key registers, and the driver's copy of the context, if a
     /// closed session asked for it and no job runs. The registers of an engine whose
-    /// clock was taken cannot be written: the error is dropped (the next job's load
-    /// overwrites them; power is held while any session is open, so a close finds the
-    /// engine clocked unless the power manager restarted meanwhile).
+    /// clock was taken cannot be written: the clear stays asked for, and is tried again
+    /// when a job ends and when power comes back (`context_lost`).
     fn clear_if_idle(&mut self) {
         if !self.clear || self.busy {
             return;
         }
-        self.clear = false;
+        self.forget_held();
+        self.clear = self.engine.clear_key().is_err();
+    }
+
+    /// Forgets the held context, its key and IV overwritten: writing `None` over it
+    /// would leave their bytes where they were.
+    #[inline(never)]
+    fn forget_held(&mut self) {
         if let Some(held) = self.held.as_mut() {
             zeroize::Zeroize::zeroize(&mut held.key);
+            zeroize::Zeroize::zeroize(&mut held.iv);
         }
         self.held = None;
-        let _ = self.engine.clear_key();
     }
 
     /// The job in flight on one of the engine's interrupts. After a success the engine
@@ -531,14 +543,15 @@ impl<E: PioDmaEngine, M: Meter> CipherEngine for Driver<'_, E, M> {
     }
 
     fn cancel(&mut self, _: &Job<'_>) {
-        self.held = None;
+        self.forget_held();
         self.engine.reset();
         self.busy = false;
         self.clear_if_idle();
     }
 
     fn context_lost(&mut self) {
-        self.held = None;
+        self.forget_held();
+        self.clear_if_idle();
     }
 
     /// The engine may hold the closed session's key (it holds the last job's): its
@@ -547,8 +560,12 @@ impl<E: PioDmaEngine, M: Meter> CipherEngine for Driver<'_, E, M> {
     /// when another session's is there, its next job loads it again (one load per
     /// close).
     fn closed(&mut self, _: &Session) {
-        self.clear = true;
+        (self.clear, self.scrub) = (true, true);
         self.clear_if_idle();
+    }
+
+    fn touched_keys(&mut self) -> bool {
+        core::mem::take(&mut self.scrub)
     }
 }
 

@@ -180,14 +180,8 @@ fn keys_by_handle_are_used_refused_as_they_should_be_and_wiped() {
         }
     }
     for pd in ["cpu_mac", "cpu_aead", "key_store"] {
-        let pid = system.pid(pd).expect("still running");
         for key in [&HMAC_KEY[..], &GCM_KEY] {
-            if let Ok(found) = pieces_in(pid, key) {
-                assert!(
-                    found.is_empty(),
-                    "{pd} still holds a key of kat-keyed: {found:?}"
-                );
-            }
+            no_piece_in(&system, pd, key, "of kat-keyed's");
         }
     }
     system.shutdown();
@@ -196,8 +190,13 @@ fn keys_by_handle_are_used_refused_as_they_should_be_and_wiped() {
 /// Reads `pd`'s memory for the key: none may be there (skipped, loudly, where this
 /// process may not read another's memory).
 fn no_key_in(system: &host_runner::System, pd: &str, when: &str) {
+    no_piece_in(system, pd, &KEY, when)
+}
+
+/// As [`no_key_in`], for `key`.
+fn no_piece_in(system: &host_runner::System, pd: &str, key: &[u8], when: &str) {
     let pid = system.pid(pd).expect("still running");
-    match key_pieces_in(pid) {
+    match pieces_in(pid, key) {
         Ok(found) => assert!(
             found.is_empty(),
             "{pd} still holds the key {when}: {found:?}"

@@ -108,7 +108,11 @@ pub fn wipe_words(from: usize, to: usize) {
 /// CPU Aead driver kept an AES-GCM key its serving pass had expanded, 48 KiB below the
 /// stack's top; 64 KiB leaves none. (Debug builds run on the host only, whose stacks
 /// are the host's.)
-pub const SCRUB_BYTES: usize = if cfg!(debug_assertions) { 65536 } else { 4096 };
+pub const SCRUB_BYTES: usize = if cfg!(all(debug_assertions, not(target_os = "none"))) {
+    65536
+} else {
+    4096
+};
 
 /// Overwrites the [`SCRUB_BYTES`] of stack below the caller's frame, where the frames of
 /// the calls it just made lay: the compiler's copies of a key (a decoded argument, a

@@ -214,6 +214,12 @@ pub fn run<H: Handler>(init: impl FnOnce() -> H) -> ! {
             for (w, mr) in words[..n].iter_mut().zip(&MRS) {
                 *w = mr.load(Relaxed);
             }
+            if i < 64 && secrets & (1 << i) != 0 {
+                // A new call: the caller read the last (secret) reply; clear it now,
+                // before this reply reuses the words.
+                link.clear_words();
+                secrets &= !(1 << i);
+            }
             let secret = SECRET_REPLY.swap(false, Relaxed);
             link.reply(seq, reply.label(), &words[..n], secret);
             if secret && i < 64 {

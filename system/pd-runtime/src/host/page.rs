@@ -371,19 +371,28 @@ impl Link<'_> {
         wake(&out.reply, self.peer);
     }
 
-    /// Server side: clears the secret reply to call `seq` if its caller has read it (or
-    /// died, or called again): whether it is gone. On seL4 the kernel copies a reply
-    /// out of the server's IPC buffer, which the server then overwrites itself; here
-    /// the words wait in this end's page, which the caller maps, until it has them.
+    /// Server side: clears the secret reply to call `seq` if its caller has said it
+    /// read it (its call word `IDLE(seq)`) or died: whether it is gone. A caller that
+    /// called again has read it too, but then the server is about to reply in the same
+    /// words: it clears them when it takes that call ([`clear_words`](Self::clear_words)),
+    /// never after (that would zero the new reply under its reader). On seL4 the
+    /// kernel copies a reply out of the server's IPC buffer, which the server then
+    /// overwrites itself; here the words wait in this end's page, which the caller
+    /// maps, until it has them.
     pub fn clear_reply(&self, seq: u32) -> bool {
-        let (caller_seq, st) = unpack(self.inp.call.load(SeqCst));
-        if caller_seq == seq && st == CALL && self.peer.state.load(SeqCst) != DEAD {
+        let read = self.inp.call.load(SeqCst) == pack(seq, IDLE);
+        if !read && self.peer.state.load(SeqCst) != DEAD {
             return false;
         }
+        self.clear_words();
+        true
+    }
+
+    /// Server side: zeroes this end's reply words (the caller has read them).
+    pub fn clear_words(&self) {
         for w in &self.out.rep.words {
             w.store(0, Relaxed);
         }
-        true
     }
 
     /// Runner side: the PD at this end died; fail the call of the other end it had not

@@ -137,6 +137,12 @@ fn a_secret_reply_is_cleared_once_read_and_the_request_once_answered() {
     );
     assert!(p.server().clear_reply(seq), "read: the server may clear it");
     assert!(words(&p.b_end.rep).iter().all(|&w| w == 0));
+    // A caller that has called again is not cleared after: the words may hold the
+    // reply to its new call (the server clears them when it takes that call).
+    p.a_end.call.store(pack(seq + 1, CALL), SeqCst);
+    p.b_end.rep.words[0].store(9, SeqCst);
+    assert!(!p.server().clear_reply(seq));
+    assert_eq!(p.b_end.rep.words[0].load(SeqCst), 9);
 }
 
 #[test]
