@@ -335,19 +335,23 @@ fn a_c_client_opens_a_session_by_key_handle() {
     let iv: [u8; 16] = core::array::from_fn(|i| 0xA0 | i as u8);
     let (ctr, adaptive) = (cipher::Mode::Ctr, cipher::Path::Adaptive);
     let mut session = 0;
-    assert_eq!(
+    let open = |handle, session: &mut u32| {
         f(
             &t,
             ctr as u8,
             adaptive as u8,
-            7,
+            handle,
             2,
             iv.as_ptr(),
-            &mut session
-        ),
-        OK
-    );
+            session,
+        )
+    };
+    assert_eq!(open(7, &mut session), OK);
     assert_eq!(session, 0x0A0B_0C0D);
+    assert_eq!(
+        open(8, &mut session),
+        cipher::CipherError::UnknownKey as u32
+    );
     assert_eq!(cx.cipher.by_key, [(ctr, adaptive, 7, 2, iv)]);
     let args = cipher::OpenSessionByKeyArgs {
         mode: ctr,
@@ -359,17 +363,5 @@ fn a_c_client_opens_a_session_by_key_handle() {
     assert_eq!(
         cx.calls[0],
         Message::encode(cipher::OP_OPEN_SESSION_BY_KEY, &args)
-    );
-    assert_eq!(
-        f(
-            &t,
-            ctr as u8,
-            adaptive as u8,
-            8,
-            2,
-            iv.as_ptr(),
-            &mut session
-        ),
-        cipher::CipherError::UnknownKey as u32
     );
 }
