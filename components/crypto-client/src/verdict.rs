@@ -68,6 +68,22 @@ pub mod report {
     }
 }
 
+/// Hands a verdict to whoever collects them, if the system says who: writes it to the
+/// region `report` and notifies the channel `verdict` (the known-answer clients', the
+/// supervisor's). Nothing where the system maps no `report`.
+pub fn hand_in(passed: bool, line: fmt::Arguments<'_>) {
+    use fmt::Write;
+    let Some(r) = pd_runtime::maybe_memory_region!(report) else {
+        return;
+    };
+    let mut text = Text::default();
+    let _ = text.write_fmt(line);
+    report::write(r, passed, text.as_str());
+    if let Some(ch) = pd_runtime::maybe_var!(verdict).and_then(|v| u8::try_from(v).ok()) {
+        pd_runtime::Channel::new(ch).notify();
+    }
+}
+
 /// A fixed buffer for a verdict's text.
 pub struct Text {
     buf: [u8; report::TEXT_MAX],

@@ -14,8 +14,7 @@
 //!
 //! Where the system gives it a region `report` (and a channel `verdict`), it reports
 //! each end there: passed when the store answered and had keys of the child's to wipe.
-use core::fmt::Write;
-use crypto_client::verdict::{Text, report};
+use crypto_client::verdict::hand_in;
 use pd_idl::keys;
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{Channel, Child, Handler, MessageInfo, debug_println, pd_name};
@@ -46,17 +45,10 @@ impl Handler for Supervisor {
             pd_name(),
             msg.label()
         );
-        if let Some(r) = pd_runtime::maybe_memory_region!(report) {
-            let mut text = Text::default();
-            let _ = write!(
-                text,
-                "child {id} ended: the key store wiped {wiped:?} key(s) of its"
-            );
-            report::write(r, matches!(wiped, Some(Ok(n)) if n > 0), text.as_str());
-            if let Some(ch) = pd_runtime::maybe_var!(verdict).and_then(|v| u8::try_from(v).ok()) {
-                Channel::new(ch).notify();
-            }
-        }
+        hand_in(
+            matches!(wiped, Some(Ok(n)) if n > 0),
+            format_args!("child {id} ended: the key store wiped {wiped:?} key(s) of its"),
+        );
         None
     }
 }
