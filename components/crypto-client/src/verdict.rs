@@ -70,16 +70,37 @@ pub mod report {
 
 /// Hands a verdict to whoever collects them, if the system says who: writes it to the
 /// region `report` and notifies the channel `verdict` (the known-answer clients', the
-/// supervisor's). Nothing where the system maps no `report`.
-pub fn hand_in(passed: bool, line: fmt::Arguments<'_>) {
+/// supervisor's). Nothing where the system maps no `report`. A macro: the setvar
+/// symbols it reads are defined where it is used, so a PD that never reports (every
+/// driver links this crate) carries none of them.
+#[macro_export]
+macro_rules! hand_in {
+    ($passed:expr, $($line:tt)*) => {
+        $crate::verdict::write_report(
+            pd_runtime::maybe_memory_region!(report),
+            pd_runtime::maybe_var!(verdict),
+            $passed,
+            format_args!($($line)*),
+        )
+    };
+}
+
+/// [`hand_in!`](crate::hand_in)'s work, given the region and the channel the system set
+/// (if any).
+pub fn write_report(
+    region: Option<pd_runtime::MemoryRegion>,
+    verdict: Option<u64>,
+    passed: bool,
+    line: fmt::Arguments<'_>,
+) {
     use fmt::Write;
-    let Some(r) = pd_runtime::maybe_memory_region!(report) else {
+    let Some(r) = region else {
         return;
     };
     let mut text = Text::default();
     let _ = text.write_fmt(line);
     report::write(r, passed, text.as_str());
-    if let Some(ch) = pd_runtime::maybe_var!(verdict).and_then(|v| u8::try_from(v).ok()) {
+    if let Some(ch) = verdict.and_then(|v| u8::try_from(v).ok()) {
         pd_runtime::Channel::new(ch).notify();
     }
 }

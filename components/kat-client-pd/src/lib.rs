@@ -25,7 +25,11 @@ use crypto_client::Completion;
 use crypto_client::driver::{Driver, Interface};
 use crypto_client::pd::Data;
 
-pub use crypto_client::verdict::hand_in as report;
+/// Hands the verdict to whoever collects them, if the system says who
+/// ([`crypto_client::hand_in!`]).
+pub fn report(passed: bool, line: core::fmt::Arguments<'_>) {
+    crypto_client::hand_in!(passed, "{line}");
+}
 
 /// What a known-answer client checks, for its lines and its verdict.
 pub struct About {

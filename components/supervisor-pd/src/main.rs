@@ -14,7 +14,6 @@
 //!
 //! Where the system gives it a region `report` (and a channel `verdict`), it reports
 //! each end there: passed when the store answered and had keys of the child's to wipe.
-use crypto_client::verdict::hand_in;
 use pd_idl::keys;
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{Channel, Child, Handler, MessageInfo, debug_println, pd_name};
@@ -45,9 +44,9 @@ impl Handler for Supervisor {
             pd_name(),
             msg.label()
         );
-        hand_in(
+        crypto_client::hand_in!(
             matches!(wiped, Some(Ok(n)) if n > 0),
-            format_args!("child {id} ended: the key store wiped {wiped:?} key(s) of its"),
+            "child {id} ended: the key store wiped {wiped:?} key(s) of its"
         );
         None
     }
