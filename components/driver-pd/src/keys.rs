@@ -29,9 +29,15 @@ static CHANNEL: AtomicU32 = AtomicU32::new(u32::MAX);
 /// Bit `c`: client channel `c` may open sessions on raw keys.
 static RAW: AtomicU64 = AtomicU64::new(u64::MAX);
 
+/// The key store's channel, if `connect` found one.
+fn channel() -> Option<Channel> {
+    u8::try_from(CHANNEL.load(Ordering::Relaxed))
+        .ok()
+        .map(Channel::new)
+}
+
 fn store() -> Option<keys::Client<PpcTransport>> {
-    let ch = u8::try_from(CHANNEL.load(Ordering::Relaxed)).ok()?;
-    Some(keys::Client::new(PpcTransport(Channel::new(ch))))
+    Some(keys::Client::new(PpcTransport(channel()?)))
 }
 
 /// At init: finds the key store, if the system gives one, and asks it which clients
@@ -56,8 +62,7 @@ pub fn connect() {
 /// it does not have (220 B for `ended_clients` alone).
 #[inline(never)]
 fn mask_call(op: u64) -> Option<u64> {
-    let ch = u8::try_from(CHANNEL.load(Ordering::Relaxed)).ok()?;
-    let reply = PpcTransport(Channel::new(ch))
+    let reply = PpcTransport(channel()?)
         .call(&pd_idl::wire::Message::empty(op))
         .ok()?;
     (reply.label == 0 && reply.words == 1).then(|| u64::from_le(reply.mrs[0]))
@@ -66,10 +71,7 @@ fn mask_call(op: u64) -> Option<u64> {
 /// Says so if the system gives this PD a key store its binary never connected to (its
 /// clients' keys by handle are then `NoKeyStore`, and raw keys are allowed to all).
 pub fn warn_if_unconnected() {
-    if pd_runtime::PRINTS
-        && CHANNEL.load(Ordering::Relaxed) == u32::MAX
-        && pd_runtime::maybe_var!(keys).is_some()
-    {
+    if pd_runtime::PRINTS && channel().is_none() && pd_runtime::maybe_var!(keys).is_some() {
         debug_println!(
             "{}: the system gives a key store, but this driver's binary does not serve keys by handle",
             pd_name()
@@ -81,11 +83,10 @@ pub fn warn_if_unconnected() {
 /// `channels` has the key store's notification: one `ended_clients` call. 0 otherwise,
 /// and always in a driver with no store.
 pub fn ended(channels: ChannelSet) -> u64 {
-    let ch = CHANNEL.load(Ordering::Relaxed);
-    if ch == u32::MAX || !channels.contains(Channel::new(ch as u8)) {
-        return 0;
+    match channel() {
+        Some(ch) if channels.contains(ch) => mask_call(keys::OP_ENDED_CLIENTS).unwrap_or(0),
+        _ => 0,
     }
-    mask_call(keys::OP_ENDED_CLIENTS).unwrap_or(0)
 }
 
 /// Whether `caller` may open a session on its own key bytes.
