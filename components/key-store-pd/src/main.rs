@@ -123,11 +123,8 @@ impl Handler for KeyStorePd {
         }
         ipc::scrub_stack();
         // A supervisor said a client ended: the drivers serving it are told, and ask.
-        let mut notices = self.store.take_notices();
-        while notices != 0 {
-            let d = notices.trailing_zeros();
-            notices &= notices - 1;
-            Channel::new(d as u8).notify();
+        for driver in ChannelSet(self.store.take_notices()).iter() {
+            driver.notify();
         }
         reply
     }

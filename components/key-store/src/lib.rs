@@ -432,12 +432,17 @@ impl pd_idl::keys::Server for KeyStore {
             .child_of(caller.0, child)
             .ok_or(KeysError::NotPermitted)?;
         // Every driver serving it: bit `k` on its channel `k` where that client is.
-        for d in 0..config::CHANNELS as u32 {
-            for k in 0..config::DRIVER_CLIENTS as u8 {
-                if self.config.client_of(d, k) == Some(client) {
-                    self.ended[d as usize] |= 1 << k;
-                    self.notices |= 1 << d;
-                }
+        for (d, peer) in self.config.peers.iter().enumerate() {
+            let Peer::Driver { clients, .. } = peer else {
+                continue;
+            };
+            for (k, _) in clients
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| u32::from(**c) == client)
+            {
+                self.ended[d] |= 1 << k;
+                self.notices |= 1 << d;
             }
         }
         Ok(self.forget(Caller(client)) as u32)
