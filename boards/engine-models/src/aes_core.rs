@@ -3,11 +3,23 @@
 
 use aes::{Aes128, Aes192, Aes256};
 use cipher::{BlockDecrypt, BlockEncrypt, KeyInit, generic_array::GenericArray};
+use cost_ledger::{Event, Ledger};
 
 /// Nominal engine cycles per block: one per round plus two for load and store. Neither
 /// source resolves engine time from bus time; boards price the cycle at the engine clock.
 pub fn cycles_per_block(rounds: u32) -> u64 {
     u64::from(rounds) + 2
+}
+
+/// Counts in `ledger` key material coming into an engine's registers or leaving them:
+/// `held` before a register write or context load, `holds` after (`KeyLoaded`,
+/// `KeyCleared`; nothing when neither changed).
+pub fn key_moved(ledger: &Ledger, held: bool, holds: bool) {
+    match (held, holds) {
+        (true, false) => ledger.add(Event::KeyCleared, 1),
+        (false, true) => ledger.add(Event::KeyLoaded, 1),
+        _ => {}
+    }
 }
 
 /// An expanded AES key of any of the three sizes.

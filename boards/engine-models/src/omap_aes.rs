@@ -11,7 +11,7 @@
 //! leaves the engine stopped: INPUT_READY stays clear, no interrupt, no DMA request, as a
 //! misprogrammed engine sits idle and the driver's timeout must catch it.
 
-use crate::aes_core::{AesKey, Mode, cycles_per_block, process_block};
+use crate::aes_core::{AesKey, Mode, cycles_per_block, key_moved, process_block};
 use crate::dma_port::DmaPort;
 use crate::power::GateBlock;
 use cost_ledger::{Event, Ledger};
@@ -67,7 +67,7 @@ impl<'a> OmapAes<'a> {
     fn reset(&mut self) {
         let held = self.holds_key();
         *self = Self::new(self.ledger, self.gates, self.gate);
-        self.key_moved(held);
+        key_moved(self.ledger, held, self.holds_key());
     }
 
     /// Whether any key material is in the engine: a key register not zero, or the
@@ -132,19 +132,10 @@ impl<'a> OmapAes<'a> {
     }
 
     /// Makes the context live (CTRL written): expands the key the KEY_SIZE field names.
-    /// Counts the key material's coming or going: `held` before a change, now after.
-    fn key_moved(&self, held: bool) {
-        match (held, self.holds_key()) {
-            (true, false) => self.ledger.add(Event::KeyCleared, 1),
-            (false, true) => self.ledger.add(Event::KeyLoaded, 1),
-            _ => {}
-        }
-    }
-
     fn load_context(&mut self) {
         let held = self.holds_key();
         self.expand();
-        self.key_moved(held);
+        key_moved(self.ledger, held, self.holds_key());
     }
 
     fn expand(&mut self) {
@@ -305,7 +296,7 @@ impl RegisterBus for OmapAes<'_> {
                     self.key[x] = value;
                     // A new key stops the live context: the next CTRL write expands it.
                     self.live = None;
-                    self.key_moved(held);
+                    key_moved(self.ledger, held, self.holds_key());
                 }
                 // IRQ_STATUS (levels), REV and SYSSTATUS ignore writes.
             }

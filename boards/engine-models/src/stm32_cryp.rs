@@ -11,7 +11,7 @@
 //! produces wrong data — the model passes the block through unchanged, so a driver that
 //! skips the step fails its known-answer tests here as it would on the chip.
 
-use crate::aes_core::{AesKey, Mode, cycles_per_block, process_block};
+use crate::aes_core::{AesKey, Mode, cycles_per_block, key_moved, process_block};
 use crate::dma_port::DmaPort;
 use crate::power::GateBlock;
 use cost_ledger::{Event, Ledger};
@@ -85,15 +85,6 @@ impl<'a> Stm32Cryp<'a> {
         }
     }
 
-    /// Counts the key material's coming or going: `held` before a change, now after.
-    fn key_moved(&self, held: bool) {
-        match (held, self.holds_key()) {
-            (true, false) => self.ledger.add(Event::KeyCleared, 1),
-            (false, true) => self.ledger.add(Event::KeyLoaded, 1),
-            _ => {}
-        }
-    }
-
     /// Whether any key material is in the engine: a key register not zero, or the
     /// schedule expanded from one (what a driver must clear when its session ends).
     pub fn holds_key(&self) -> bool {
@@ -163,7 +154,7 @@ impl<'a> Stm32Cryp<'a> {
         }
         let held = self.holds_key();
         self.expanded = self.expand_key();
-        self.key_moved(held);
+        key_moved(self.ledger, held, self.holds_key());
         if kp {
             let rounds = self.expanded.as_ref().map_or(0, AesKey::rounds);
             self.ledger
@@ -321,7 +312,7 @@ impl RegisterBus for Stm32Cryp<'_> {
                 self.prepared = false;
                 // The schedule is rebuilt from the registers at the next CRYPEN.
                 self.expanded = None;
-                self.key_moved(held);
+                key_moved(self.ledger, held, self.holds_key());
             }
             o if (r::iv(0)..=r::iv(3)).contains(&o) => self.iv[(o - r::iv(0)) / 4] = value,
             _ => {}
