@@ -87,10 +87,6 @@ fn segment_error(e: SegmentError) -> AeadError {
 }
 
 impl<E: AeadEngine> Interface for Aead<E> {
-    fn touched_keys(engine: &mut E) -> bool {
-        engine.touched_keys()
-    }
-
     type Engine = E;
     type Request = Request;
     type Response = Response;
@@ -331,6 +327,10 @@ impl<E: AeadEngine> Interface for Aead<E> {
             engine: ctx,
             usage: args.usage,
         })
+    }
+
+    fn touched_keys(engine: &mut E) -> bool {
+        engine.touched_keys()
     }
 
     fn open_args(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Open {

@@ -91,10 +91,6 @@ impl<C> Flight<'_, C> {
 }
 
 impl<E: MacEngine> Interface for Mac<E> {
-    fn touched_keys(engine: &mut E) -> bool {
-        engine.touched_keys()
-    }
-
     type Engine = E;
     type Request = Request;
     type Response = Response;
@@ -316,6 +312,10 @@ impl<E: MacEngine> Interface for Mac<E> {
             engine: ctx,
             usage: args.usage,
         })
+    }
+
+    fn touched_keys(engine: &mut E) -> bool {
+        engine.touched_keys()
     }
 
     fn open_args(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Open {
