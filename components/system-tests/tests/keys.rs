@@ -37,14 +37,9 @@ const GCM_KEY: [u8; 16] = [
     0x7f, 0xdd, 0xb5, 0x74, 0x53, 0xc2, 0x41, 0xd0, 0x3e, 0xfb, 0xed, 0x3a, 0xc4, 0x4e, 0x37, 0x1c,
 ];
 
-/// Pieces of the key (8 bytes each) found in `pid`'s writable memory, with where;
+/// Pieces of `key` (8 bytes each) found in `pid`'s writable memory, with where;
 /// `Err` if this process may not read it (reading a non-dumpable process's memory takes
 /// CAP_SYS_PTRACE).
-fn key_pieces_in(pid: u32) -> Result<Vec<String>, std::io::Error> {
-    pieces_in(pid, &KEY)
-}
-
-/// Pieces of `key` (8 bytes each) in `pid`'s writable memory, as [`key_pieces_in`].
 fn pieces_in(pid: u32, key: &[u8]) -> Result<Vec<String>, std::io::Error> {
     use std::io::{Read, Seek, SeekFrom};
     let maps = std::fs::read_to_string(format!("/proc/{pid}/maps"))?;
@@ -170,14 +165,7 @@ fn keys_by_handle_are_used_refused_as_they_should_be_and_wiped() {
     );
     // omap_aes's process holds the engine's model too: its registers are read with it.
     for pd in ["cpu_cipher", "key_store", "omap_aes"] {
-        let pid = system.pid(pd).expect("still running");
-        match key_pieces_in(pid) {
-            Ok(found) => assert!(found.is_empty(), "{pd} still holds the key at {found:?}"),
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-                eprintln!("SKIPPED: reading {pd}'s memory needs CAP_SYS_PTRACE: {e}");
-            }
-            Err(e) => panic!("reading {pd}'s memory: {e}"),
-        }
+        no_key_in(&system, pd, "once kat-keys destroyed its keys");
     }
     for pd in ["cpu_mac", "cpu_aead", "key_store"] {
         for key in [&HMAC_KEY[..], &GCM_KEY] {
@@ -224,7 +212,7 @@ fn killed_holding_its_keys(system: &str) -> host_runner::System {
         "{}",
         common::show(&out, &system.events())
     );
-    if let Ok(found) = key_pieces_in(system.pid("key_store").unwrap()) {
+    if let Ok(found) = pieces_in(system.pid("key_store").unwrap(), &KEY) {
         assert!(!found.is_empty(), "the store holds the live key");
     }
     assert!(system.signal("kat_keys", host_runner::Signal::KILL));
