@@ -284,13 +284,13 @@ impl KatKeyed {
         let mac_len = hmac().key.write(&mut mac_key);
         let (gcm_key, gcm_len) = bytes(gcm().key);
         let mut scanned = 0;
-        for name in ["queues", "data", "aead_queues", "aead_data"] {
-            let r = match name {
-                "queues" => pd_runtime::maybe_memory_region!(queues),
-                "data" => pd_runtime::maybe_memory_region!(data),
-                "aead_queues" => pd_runtime::maybe_memory_region!(aead_queues),
-                _ => pd_runtime::maybe_memory_region!(aead_data),
-            };
+        let regions = [
+            ("queues", pd_runtime::maybe_memory_region!(queues)),
+            ("data", pd_runtime::maybe_memory_region!(data)),
+            ("aead_queues", pd_runtime::maybe_memory_region!(aead_queues)),
+            ("aead_data", pd_runtime::maybe_memory_region!(aead_data)),
+        ];
+        for (name, r) in regions {
             let Some(r) = r else { continue };
             let pieces = mac_key[..mac_len].chunks_exact(8);
             let found: usize = pieces
