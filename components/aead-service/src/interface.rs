@@ -15,9 +15,7 @@ use queued_service::{
 };
 use segment_list::{Overlaps, SegmentError};
 
-use crate::{
-    AeadEngine, AeadStep, Job, Key, MAX_AAD, MAX_PAYLOAD, Segments, Session, nonce_ok, tag_ok,
-};
+use crate::{AeadEngine, AeadStep, Job, Key, Segments, Session, nonce_ok, payload_ok, tag_ok};
 
 /// The Aead interface over engine `E`: `Service<'_, Aead<E>>` is an Aead driver.
 pub struct Aead<E>(PhantomData<E>);
@@ -205,7 +203,8 @@ impl<E: AeadEngine> Interface for Aead<E> {
             segment_list::from_slice(aad, region, Overlaps::Allowed).map_err(segment_error)?;
         job.payload =
             segment_list::from_slice(payload, region, Overlaps::Allowed).map_err(segment_error)?;
-        if job.aad.total() as usize > MAX_AAD || job.payload.total() as usize > MAX_PAYLOAD {
+        let nonce_len = usize::from(session.nonce_len);
+        if !payload_ok(session.algorithm, nonce_len, job.payload.total()) {
             return Err(AeadError::MessageTooLong);
         }
         job.nonce = nonce;

@@ -13,10 +13,10 @@
 //! it answers `TagMismatch`, so no plaintext (nor the ciphertext the client sent)
 //! stays where the client reads its answer.
 //!
-//! Not yet: messages longer than one request (init/update/final): a request takes at
-//! most [`MAX_PAYLOAD`] bytes of payload and [`MAX_AAD`] of AAD (`MessageTooLong`),
-//! what an engine working on a private copy (CCM is two passes over the payload, and a
-//! decrypt must not release plaintext before the tag is checked) holds in a PD's state.
+//! A message is as long as its mode allows (GCM: any the u32 lengths express; CCM: what
+//! its nonce leaves B0 to count, [`payload_ok`]), not as an engine's buffer: an engine
+//! streams it through whatever private memory it has. Not yet: init/update/final, for
+//! a message spread over several requests.
 //! Nonce reuse is the client's to avoid: the driver does not track nonces.
 //!
 //! Assumes the data region stays mapped while the driver runs. `no_std`, no heap.
@@ -43,10 +43,6 @@ pub type Sessions<C> = queued_service::Sessions<Session<C>>;
 /// Where a job stands after the engine was started or interrupted.
 pub type AeadStep = queued_service::Step<(), AeadError>;
 
-/// Most payload bytes one request takes.
-pub const MAX_PAYLOAD: usize = 2048;
-/// Most AAD bytes one request takes.
-pub const MAX_AAD: usize = 512;
 /// Longest tag of either mode.
 pub const MAX_TAG: usize = 16;
 /// Longest nonce (CCM's 13; GCM's is 12).
@@ -58,6 +54,20 @@ pub const fn nonce_ok(algorithm: AeadAlgorithm, len: usize) -> bool {
     match algorithm {
         AeadAlgorithm::AesGcm => len == 12,
         AeadAlgorithm::AesCcm => 7 <= len && len <= 13,
+    }
+}
+
+/// Whether a mode takes a payload of `len` bytes under nonces of `nonce_len`: CCM's B0
+/// counts it in the q = 15 - `nonce_len` bytes the nonce leaves (SP 800-38C A.2.1), so
+/// a 13-byte nonce takes at most 65,535 bytes; GCM takes any u32 length (its limit,
+/// 2^39 - 256 bits, is past it).
+pub const fn payload_ok(algorithm: AeadAlgorithm, nonce_len: usize, len: u32) -> bool {
+    match algorithm {
+        AeadAlgorithm::AesGcm => true,
+        AeadAlgorithm::AesCcm => {
+            let q_bits = 8 * (15 - nonce_len as u32);
+            q_bits >= 32 || len < 1 << q_bits
+        }
     }
 }
 
@@ -130,8 +140,8 @@ impl<C: Clone> queued_service::Carries for Session<C> {
 }
 
 /// One checked request, as an engine runs it: every segment inside the region, none
-/// overlapping another, the nonce and tag of the session's lengths, AAD and payload
-/// within [`MAX_AAD`] and [`MAX_PAYLOAD`].
+/// overlapping another, the nonce and tag of the session's lengths, the payload within
+/// its mode's limit ([`payload_ok`]).
 #[derive(Clone, Copy)]
 pub struct Job<'a> {
     pub algorithm: AeadAlgorithm,

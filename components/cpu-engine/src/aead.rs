@@ -1,44 +1,48 @@
-//! The CPU Aead engine: AES-GCM (SP 800-38D) with RustCrypto's `aes-gcm`, and AES-CCM
-//! (SP 800-38C) written here over RustCrypto's `aes`, behind `aead-service`'s
-//! [`AeadEngine`].
+//! The CPU Aead engine: AES-GCM (SP 800-38D) and AES-CCM (SP 800-38C) over RustCrypto's
+//! `aes`, `ctr` and `ghash`, behind `aead-service`'s [`AeadEngine`].
 //!
-//! Each request is one whole message: its AAD and payload are copied out of the
-//! client's region (volatile copies) into private buffers, sealed or opened there, and
-//! only then is the payload copied back (and an encrypt's tag written): a client
-//! scribbling on its region meanwhile spoils only its own result, and a decrypt whose
-//! tag does not verify copies nothing back (the service then zeroes the payload in the
-//! client's region). The private copy is zeroed after every request.
+//! Each request is one whole message, streamed through one private buffer in pieces:
+//! each piece of AAD is copied out of the client's region (volatile copies) and fed to
+//! the MAC; each piece of payload is copied out, fed to the MAC and run through the
+//! counter mode (in the order the mode says), and written back. Every byte the MAC
+//! takes is the byte the counter mode worked on, so a client scribbling on its region
+//! meanwhile spoils only its own result. A decrypt writes its plaintext back as it goes,
+//! as a hardware engine decrypting in place does; if its tag then fails the service
+//! zeroes the payload before it answers (the client reads its payload only after the
+//! answer). So a message is as long as its mode allows, not as the buffer: what bounds
+//! it is SP 800-38C's length field (`aead_service::payload_ok`).
 //!
-//! CCM is here, not RustCrypto's `ccm`: that crate fixes the nonce and tag lengths in
-//! the type, and the 3 key sizes x 7 nonces x 7 tags SP 800-38C allows are 147
-//! instances of it in a PD's flash; here the lengths are values. Its tag is compared
-//! with `subtle` in constant time; the tests check it against SP 800-38C's examples,
-//! CAVP's cases and the `ccm` crate at every nonce and tag length. GCM's 12..16-byte
-//! tags are `aes-gcm`'s type parameter: 15 instances (its compare is constant time).
+//! Both modes are written here over the primitives, not taken whole from RustCrypto's
+//! `aes-gcm` and `ccm`: those want the message in one `&mut [u8]`, which a client's
+//! shared region is not (and a private copy of a whole message would bound its length
+//! by the PD's memory), and they fix the nonce and tag lengths in the type (GCM's 5
+//! tags and CCM's 7 nonces x 7 tags, 162 instances over 3 key sizes); here the lengths
+//! are values. The tests check both against CAVP's and SP 800-38C's cases and against
+//! `aes-gcm` and `ccm` at every nonce and tag length; tags are compared with `subtle`
+//! in constant time.
 //!
 //! Assumes the service checked the job (segments inside the region and apart, lengths
-//! the session's, AAD and payload within the limits). `no_std`, no heap.
+//! the session's, the payload within its mode's limit). `no_std`, no heap.
 
-use aead_service::{
-    AeadEngine, AeadStep, Job, Key, MAX_AAD, MAX_NONCE, MAX_PAYLOAD, MAX_TAG, Segments,
-};
-use aes::cipher::{BlockEncrypt, BlockSizeUser, KeyInit};
+use aead_service::{AeadEngine, AeadStep, Job, Key, MAX_NONCE, MAX_TAG};
+use aes::cipher::{BlockCipher, BlockEncrypt, BlockSizeUser, InnerIvInit, KeyInit, StreamCipher};
 use aes::{Aes128, Aes192, Aes256, Block};
-use aes_gcm::aead::AeadInPlace;
-use aes_gcm::aead::consts::{U12, U13, U14, U15, U16};
-use aes_gcm::aead::generic_array::GenericArray;
-use aes_gcm::{AesGcm, TagSize};
+use ghash::GHash;
+use ghash::universal_hash::UniversalHash;
 use pd_idl::aead::{AeadAlgorithm, AeadError, AeadOp};
 use pd_idl::common::Segment;
 use subtle::ConstantTimeEq;
+
+/// The private buffer a message streams through: long enough that a piece's fixed costs
+/// (two volatile copies, a keystream call) vanish beside its bytes' work.
+const PIECE: usize = 2048;
 
 /// The CPU Aead engine. Nothing per session: the key is expanded per request (a few
 /// tens of nanoseconds beside the message's work), so 16 sessions cost 16 keys.
 pub struct CpuAead {
     /// Payload bytes sealed or opened, for the ledger.
     pub bytes: u64,
-    payload: [u8; MAX_PAYLOAD],
-    aad: [u8; MAX_AAD],
+    buf: [u8; PIECE],
     /// Where driver-chosen nonces come from: the PD's Rng service, if it has one.
     random: Option<fn(&mut [u8]) -> bool>,
     /// A key was expanded since the PD last asked ([`AeadEngine::touched_keys`]).
@@ -60,37 +64,10 @@ impl Default for CpuAead {
     fn default() -> Self {
         CpuAead {
             bytes: 0,
-            payload: [0; MAX_PAYLOAD],
-            aad: [0; MAX_AAD],
+            buf: [0; PIECE],
             random: None,
             touched: false,
         }
-    }
-}
-
-/// Copies `segs` out of the region into `out`, in order; the bytes copied.
-fn gather(job: &Job<'_>, segs: &Segments, out: &mut [u8]) -> usize {
-    let mut at = 0;
-    for s in segs.as_slice() {
-        let n = s.len as usize;
-        // Checked inside the region and within the buffer's limit: cannot fail.
-        let inside = job
-            .data
-            .region
-            .read_bytes(s.offset as usize, &mut out[at..at + n]);
-        debug_assert!(inside);
-        at += n;
-    }
-    at
-}
-
-/// Copies `from` back over `segs`, in order.
-fn scatter(job: &Job<'_>, segs: &Segments, from: &[u8]) {
-    let mut at = 0;
-    for s in segs.as_slice() {
-        let n = s.len as usize;
-        job.data.write_output(*s, &from[at..at + n]);
-        at += n;
     }
 }
 
@@ -146,240 +123,238 @@ impl CpuAead {
         let nonce: [u8; MAX_NONCE] = read_small(job, job.nonce);
         let nonce = &nonce[..job.nonce.len as usize];
         let t = job.tag.len as usize;
-        let mut tag: [u8; MAX_TAG] = match job.op {
-            AeadOp::Decrypt => read_small(job, job.tag),
+        let mut tag: [u8; MAX_TAG] = [0; MAX_TAG];
+        let msg = Message {
+            job,
+            nonce,
             // The service hands its engine `Encrypt` for a driver-chosen nonce too.
-            AeadOp::Encrypt | AeadOp::EncryptNewNonce => [0; MAX_TAG],
+            decrypt: job.op == AeadOp::Decrypt,
         };
-        let a = gather(job, &job.aad, &mut self.aad);
-        let p = gather(job, &job.payload, &mut self.payload);
-        let (aad, buf) = (&self.aad[..a], &mut self.payload[..p]);
-        let result = match job.algorithm {
-            AeadAlgorithm::AesGcm => gcm(key, nonce, aad, buf, &mut tag[..t], job.op),
-            AeadAlgorithm::AesCcm => ccm_keyed(key, nonce, aad, buf, &mut tag[..t], job.op),
-        };
-        if result.is_ok() {
-            scatter(job, &job.payload, buf);
-            if job.op == AeadOp::Encrypt {
-                job.data.write_output(job.tag, &tag[..t]);
-            }
-            self.bytes += p as u64;
+        let buf = &mut self.buf;
+        match (job.algorithm, key.len()) {
+            (AeadAlgorithm::AesGcm, 16) => gcm(Aes128::new(key.into()), &msg, buf, &mut tag),
+            (AeadAlgorithm::AesGcm, 24) => gcm(Aes192::new(key.into()), &msg, buf, &mut tag),
+            (AeadAlgorithm::AesGcm, 32) => gcm(Aes256::new(key.into()), &msg, buf, &mut tag),
+            (AeadAlgorithm::AesCcm, 16) => ccm(Aes128::new(key.into()), &msg, buf, &mut tag),
+            (AeadAlgorithm::AesCcm, 24) => ccm(Aes192::new(key.into()), &msg, buf, &mut tag),
+            (AeadAlgorithm::AesCcm, 32) => ccm(Aes256::new(key.into()), &msg, buf, &mut tag),
+            // The service took only these lengths.
+            _ => return Err(AeadError::BadKeySize),
         }
-        // Plaintext (sealed or opened) and AAD leave no copy in the driver.
-        zeroize::Zeroize::zeroize(buf);
-        zeroize::Zeroize::zeroize(&mut self.aad[..a]);
+        // What passed through the buffer (plaintext, AAD) leaves no copy in the driver.
+        zeroize::Zeroize::zeroize(&mut self.buf[..]);
+        let result = if !msg.decrypt {
+            job.data.write_output(job.tag, &tag[..t]);
+            Ok(())
+        } else {
+            let sent: [u8; MAX_TAG] = read_small(job, job.tag);
+            if bool::from(tag[..t].ct_eq(&sent[..t])) {
+                Ok(())
+            } else {
+                // The service zeroes the payload the decrypt wrote before it answers.
+                Err(AeadError::TagMismatch)
+            }
+        };
+        zeroize::Zeroize::zeroize(&mut tag);
+        if result.is_ok() {
+            self.bytes += u64::from(job.payload.total());
+        }
         result
     }
 }
 
-/// CCM under the AES of `key`'s size.
-fn ccm_keyed(
-    key: &[u8],
-    nonce: &[u8],
-    aad: &[u8],
-    buf: &mut [u8],
-    tag: &mut [u8],
-    op: AeadOp,
-) -> Result<(), AeadError> {
-    // The service took only these lengths.
-    match key.len() {
-        16 => ccm(
-            &Aes128::new(GenericArray::from_slice(key)),
-            nonce,
-            aad,
-            buf,
-            tag,
-            op,
-        ),
-        24 => ccm(
-            &Aes192::new(GenericArray::from_slice(key)),
-            nonce,
-            aad,
-            buf,
-            tag,
-            op,
-        ),
-        32 => ccm(
-            &Aes256::new(GenericArray::from_slice(key)),
-            nonce,
-            aad,
-            buf,
-            tag,
-            op,
-        ),
-        _ => Err(AeadError::BadKeySize),
+/// One message as a mode works it.
+struct Message<'j, 'a> {
+    job: &'j Job<'a>,
+    nonce: &'j [u8],
+    decrypt: bool,
+}
+
+impl Message<'_, '_> {
+    fn aad_len(&self) -> u64 {
+        u64::from(self.job.aad.total())
+    }
+
+    fn payload_len(&self) -> u64 {
+        u64::from(self.job.payload.total())
     }
 }
 
-/// GCM of `buf` in place under `key` with tags of `tag.len()` (12 to 16) bytes.
-fn gcm(
-    key: &[u8],
-    nonce: &[u8],
-    aad: &[u8],
-    buf: &mut [u8],
-    tag: &mut [u8],
-    op: AeadOp,
-) -> Result<(), AeadError> {
-    fn sized<T: TagSize>(
-        key: &[u8],
-        nonce: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &mut [u8],
-        op: AeadOp,
-    ) -> Result<(), AeadError> {
-        match key.len() {
-            16 => keyed::<Aes128, T>(key, nonce, aad, buf, tag, op),
-            24 => keyed::<Aes192, T>(key, nonce, aad, buf, tag, op),
-            _ => keyed::<Aes256, T>(key, nonce, aad, buf, tag, op),
-        }
-    }
-    fn keyed<C, T>(
-        key: &[u8],
-        nonce: &[u8],
-        aad: &[u8],
-        buf: &mut [u8],
-        tag: &mut [u8],
-        op: AeadOp,
-    ) -> Result<(), AeadError>
-    where
-        C: aes::cipher::BlockCipher + BlockSizeUser<BlockSize = U16> + BlockEncrypt + KeyInit,
-        T: TagSize,
-    {
-        let g = <AesGcm<C, U12, T> as KeyInit>::new_from_slice(key)
-            .map_err(|_| AeadError::BadKeySize)?;
-        let nonce = GenericArray::from_slice(nonce);
-        match op {
-            AeadOp::Encrypt | AeadOp::EncryptNewNonce => {
-                let t = g
-                    .encrypt_in_place_detached(nonce, aad, buf)
-                    .map_err(|_| AeadError::MessageTooLong)?;
-                tag.copy_from_slice(&t);
-                Ok(())
-            }
-            AeadOp::Decrypt => g
-                .decrypt_in_place_detached(nonce, aad, buf, GenericArray::from_slice(tag))
-                .map_err(|_| AeadError::TagMismatch),
-        }
-    }
-    match tag.len() {
-        12 => sized::<U12>(key, nonce, aad, buf, tag, op),
-        13 => sized::<U13>(key, nonce, aad, buf, tag, op),
-        14 => sized::<U14>(key, nonce, aad, buf, tag, op),
-        15 => sized::<U15>(key, nonce, aad, buf, tag, op),
-        16 => sized::<U16>(key, nonce, aad, buf, tag, op),
-        _ => Err(AeadError::BadTagLength),
+/// What a MAC does with whole blocks, in order.
+trait Blocks {
+    fn blocks(&mut self, bytes: &[u8]);
+}
+
+/// GHASH takes runs of whole blocks (its `update_padded` pads nothing of them).
+impl Blocks for GHash {
+    fn blocks(&mut self, bytes: &[u8]) {
+        self.update_padded(bytes);
     }
 }
 
-/// SP 800-38C's CBC-MAC, fed bytes in order, each input block zero-padded where the
-/// formatting function says (after B0 and the AAD's encoding, after the payload).
-struct CbcMac<'c, C> {
-    cipher: &'c C,
+/// SP 800-38C's CBC-MAC.
+struct CbcMac<C> {
+    cipher: C,
     x: Block,
+}
+
+impl<C: BlockEncrypt + BlockSizeUser<BlockSize = aes::cipher::consts::U16>> Blocks for CbcMac<C> {
+    fn blocks(&mut self, bytes: &[u8]) {
+        for b in bytes.chunks_exact(16) {
+            self.x.iter_mut().zip(b).for_each(|(x, b)| *x ^= b);
+            self.cipher.encrypt_block(&mut self.x);
+        }
+    }
+}
+
+/// A MAC fed bytes in any pieces, keeping the partial block between them; each input
+/// the mode's formatting pads is ended by [`pad`](Feed::pad).
+struct Feed<M> {
+    mac: M,
+    part: [u8; 16],
     fill: usize,
 }
 
-impl<C: BlockEncrypt + BlockSizeUser<BlockSize = U16>> CbcMac<'_, C> {
-    fn absorb(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.x[self.fill] ^= b;
-            self.fill += 1;
-            if self.fill == 16 {
-                self.cipher.encrypt_block(&mut self.x);
-                self.fill = 0;
-            }
+impl<M: Blocks> Feed<M> {
+    fn new(mac: M) -> Self {
+        Feed {
+            mac,
+            part: [0; 16],
+            fill: 0,
         }
+    }
+
+    fn absorb(&mut self, mut bytes: &[u8]) {
+        if self.fill > 0 {
+            let n = (16 - self.fill).min(bytes.len());
+            self.part[self.fill..self.fill + n].copy_from_slice(&bytes[..n]);
+            self.fill += n;
+            bytes = &bytes[n..];
+            if self.fill < 16 {
+                return;
+            }
+            self.mac.blocks(&self.part);
+            self.fill = 0;
+        }
+        let whole = bytes.len() & !15;
+        self.mac.blocks(&bytes[..whole]);
+        let rest = &bytes[whole..];
+        self.part[..rest.len()].copy_from_slice(rest);
+        self.fill = rest.len();
     }
 
     /// Ends the current input with zeros to a block.
     fn pad(&mut self) {
         if self.fill > 0 {
-            self.cipher.encrypt_block(&mut self.x);
+            self.part[self.fill..].fill(0);
+            self.mac.blocks(&self.part);
             self.fill = 0;
         }
     }
 }
 
-/// CCM of `buf` in place (SP 800-38C 6.1 and 6.2): nonce of 7 to 13 bytes, tag of
-/// `tag.len()` (even, 4 to 16), `buf` and `aad` within the service's limits (so the
-/// payload's length fits the 2-byte field of a 13-byte nonce, and the AAD's length
-/// the 2-byte encoding of A.2.2).
-fn ccm<C: BlockEncrypt + BlockSizeUser<BlockSize = U16>>(
-    cipher: &C,
-    nonce: &[u8],
-    aad: &[u8],
-    buf: &mut [u8],
-    tag: &mut [u8],
-    op: AeadOp,
-) -> Result<(), AeadError> {
-    let (n, t) = (nonce.len(), tag.len());
-    if !(7..=13).contains(&n) || !(4..=16).contains(&t) || t & 1 == 1 {
-        return Err(AeadError::BadRequest);
-    }
-    let q = 15 - n;
-    // Counter blocks (A.3): flags q - 1, the nonce, the counter in the last q bytes.
-    let mut ctr = Block::default();
-    ctr[0] = (q - 1) as u8;
-    ctr[1..1 + n].copy_from_slice(nonce);
-    let keystream = |i: u64| {
-        let mut a = ctr;
-        // q >= 2 and at most 129 counters: the low 8 bytes (or fewer) hold it.
-        let be = i.to_be_bytes();
-        let k = q.min(8);
-        a[16 - k..].copy_from_slice(&be[8 - k..]);
-        cipher.encrypt_block(&mut a);
-        a
-    };
-    let ctr_xor = |buf: &mut [u8]| {
-        for (i, chunk) in buf.chunks_mut(16).enumerate() {
-            let s = keystream(i as u64 + 1);
-            chunk.iter_mut().zip(s.iter()).for_each(|(b, k)| *b ^= k);
+/// The block ciphers the modes run over: AES of each key size.
+trait Aes:
+    BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = aes::cipher::consts::U16> + Clone
+{
+}
+impl<C: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = aes::cipher::consts::U16> + Clone>
+    Aes for C
+{
+}
+
+/// GCM (SP 800-38D 7.1, 7.2) with a 96-bit nonce: the counter mode from inc32(J0) over
+/// the payload, GHASH over the AAD and the ciphertext, the tag E(J0) ^ S, its first
+/// `tag.len()` bytes the session's.
+fn gcm<C: Aes>(cipher: C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8; 16]) {
+    let mut h = Block::default();
+    cipher.encrypt_block(&mut h);
+    let mut j0 = Block::default();
+    j0[..12].copy_from_slice(msg.nonce);
+    j0[15] = 1;
+    let mut s0 = j0;
+    cipher.encrypt_block(&mut s0);
+    let mut ghash = Feed::new(GHash::new(&h));
+    let job = msg.job;
+    job.data.for_each_piece(&job.aad, buf, |p| ghash.absorb(p));
+    ghash.pad();
+    j0[15] = 2;
+    let mut ctr = ctr::Ctr32BE::<C>::from_core(ctr::CtrCore::inner_iv_init(cipher, &j0));
+    job.data.for_each_piece_mut(&job.payload, buf, |p| {
+        if msg.decrypt {
+            ghash.absorb(p);
+            ctr.apply_keystream(p);
+        } else {
+            ctr.apply_keystream(p);
+            ghash.absorb(p);
         }
-    };
-    if op == AeadOp::Decrypt {
-        ctr_xor(buf);
-    }
+    });
+    ghash.pad();
+    let mut lengths = [0u8; 16];
+    lengths[..8].copy_from_slice(&(msg.aad_len() * 8).to_be_bytes());
+    lengths[8..].copy_from_slice(&(msg.payload_len() * 8).to_be_bytes());
+    ghash.absorb(&lengths);
+    let s = ghash.mac.finalize();
+    tag.iter_mut()
+        .zip(s.iter().zip(s0.iter()))
+        .for_each(|(t, (s, e))| *t = s ^ e);
+}
+
+/// CCM (SP 800-38C 6.1, 6.2): CBC-MAC over B0, the AAD's encoding and the payload (its
+/// plaintext), the counter mode from counter 1 over the payload, the tag the MAC's
+/// first `t` bytes under counter 0's keystream. Nonce of 7 to 13 bytes and tag of `t`
+/// (even, 4 to 16) checked by the service, and the payload's length within the `q`
+/// bytes B0 gives it (`aead_service::payload_ok`).
+fn ccm<C: Aes>(cipher: C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8; 16]) {
+    let job = msg.job;
+    let (n, t) = (msg.nonce.len(), job.tag.len as usize);
+    let q = 15 - n;
     // B0 (A.2.1): flags, the nonce, the payload's length in q bytes.
     let mut b0 = Block::default();
-    b0[0] = (u8::from(!aad.is_empty()) << 6) | (((t - 2) / 2) as u8) << 3 | (q - 1) as u8;
-    b0[1..1 + n].copy_from_slice(nonce);
-    let plen = (buf.len() as u64).to_be_bytes();
+    let adata = u8::from(msg.aad_len() > 0) << 6;
+    b0[0] = adata | (((t - 2) / 2) as u8) << 3 | (q - 1) as u8;
+    b0[1..1 + n].copy_from_slice(msg.nonce);
+    let plen = msg.payload_len().to_be_bytes();
     let k = q.min(8);
     b0[16 - k..].copy_from_slice(&plen[8 - k..]);
-    let mut mac = CbcMac {
-        cipher,
+    let mut mac = Feed::new(CbcMac {
+        cipher: cipher.clone(),
         x: Block::default(),
-        fill: 0,
-    };
+    });
     mac.absorb(&b0);
-    if !aad.is_empty() {
-        // A.2.2: a length below 2^16 - 2^8 in two bytes (the service's limit is).
-        mac.absorb(&(aad.len() as u16).to_be_bytes());
-        mac.absorb(aad);
+    let a = msg.aad_len();
+    if a > 0 {
+        // A.2.2: below 2^16 - 2^8 in two bytes, else 0xfffe and four (the service's
+        // lengths are u32).
+        if a < 0xff00 {
+            mac.absorb(&(a as u16).to_be_bytes());
+        } else {
+            mac.absorb(&[0xff, 0xfe]);
+            mac.absorb(&(a as u32).to_be_bytes());
+        }
+        job.data.for_each_piece(&job.aad, buf, |p| mac.absorb(p));
         mac.pad();
     }
-    mac.absorb(buf);
+    // Counter blocks (A.3): flags q - 1, the nonce, the counter in the last q bytes,
+    // which the payload's length keeps from carrying into the nonce.
+    let mut a0 = Block::default();
+    a0[0] = (q - 1) as u8;
+    a0[1..1 + n].copy_from_slice(msg.nonce);
+    let mut s0 = a0;
+    cipher.encrypt_block(&mut s0);
+    a0[15] = 1;
+    let mut ctr = ctr::Ctr128BE::<C>::from_core(ctr::CtrCore::inner_iv_init(cipher, &a0));
+    job.data.for_each_piece_mut(&job.payload, buf, |p| {
+        if msg.decrypt {
+            ctr.apply_keystream(p);
+            mac.absorb(p);
+        } else {
+            mac.absorb(p);
+            ctr.apply_keystream(p);
+        }
+    });
     mac.pad();
-    let s0 = keystream(0);
-    let mut want = [0u8; 16];
-    for i in 0..t {
-        want[i] = mac.x[i] ^ s0[i];
-    }
-    match op {
-        AeadOp::Encrypt | AeadOp::EncryptNewNonce => {
-            ctr_xor(buf);
-            tag.copy_from_slice(&want[..t]);
-            Ok(())
-        }
-        AeadOp::Decrypt => {
-            if bool::from(want[..t].ct_eq(tag)) {
-                Ok(())
-            } else {
-                // The opened payload stays private: the caller copies nothing back
-                // and zeroes its buffer.
-                Err(AeadError::TagMismatch)
-            }
-        }
-    }
+    tag.iter_mut()
+        .zip(mac.mac.x.iter().zip(s0.iter()))
+        .for_each(|(t, (x, s))| *t = x ^ s);
 }

@@ -3,7 +3,7 @@
 //! engine's own CCM against RustCrypto's `ccm` at every nonce and tag length, and each
 //! typed refusal.
 
-use aead_service::{Aead, MAX_PAYLOAD, Open};
+use aead_service::{Aead, Open};
 use cpu_engine::aead::CpuAead;
 use kat_vectors::{AeadVector, CCM, GCM};
 use pd_idl::aead::{AeadAlgorithm, AeadError, AeadOp, Request};
@@ -13,10 +13,13 @@ use queued_service::testkit::{CLIENT, Region, Rig, fill};
 const KEY_AT: u32 = 3;
 const NONCE_AT: u32 = 41;
 const AAD_AT: u32 = 101;
-const PAYLOAD_AT: u32 = 1001;
+const PAYLOAD_AT: u32 = 3001;
+/// The longest payload the tests send: several of the engine's 2 KiB pieces, with a
+/// segment's end inside one.
+const LONG: usize = 9000;
 /// Past the longest payload, with room for any tag and canaries around it.
-const TAG_AT: u32 = PAYLOAD_AT + MAX_PAYLOAD as u32 + 300;
-const REGION: usize = 8192;
+const TAG_AT: u32 = PAYLOAD_AT + LONG as u32 + 300;
+const REGION: usize = 16 * 1024;
 
 fn hex(s: &str) -> Vec<u8> {
     let mut out = vec![0; s.len() / 2];
@@ -287,7 +290,7 @@ fn ccm_matches_rustcrypto_at_every_nonce_and_tag_length() {
                     (16, 16),
                     (17, 14),
                     (100, 300),
-                    (MAX_PAYLOAD, 512),
+                    (LONG, 2600),
                 ] {
                     let pt: Vec<u8> = (0..plen).map(|i| (i * 13 + n + t) as u8).collect();
                     let aad: Vec<u8> = (0..alen).map(|i| (i * 5 + 7) as u8).collect();
@@ -444,22 +447,6 @@ fn bad_requests_are_typed_and_write_nothing() {
                 Encrypt,
                 nonce,
                 &aad,
-                &[(PAYLOAD_AT, MAX_PAYLOAD as u32 + 1)],
-                tag,
-            ),
-            AeadError::MessageTooLong,
-        ),
-        (
-            Request::message(1, s, Encrypt, nonce, &[(AAD_AT, 513)], &pay, tag),
-            AeadError::MessageTooLong,
-        ),
-        (
-            Request::message(
-                1,
-                s,
-                Encrypt,
-                nonce,
-                &aad,
                 &[(PAYLOAD_AT, 64), (PAYLOAD_AT + 32, 8)],
                 tag,
             ),
@@ -491,6 +478,139 @@ fn bad_requests_are_typed_and_write_nothing() {
     r.nsegs = 4;
     r.op = pd_idl::aead::AeadOpRaw(9);
     assert_eq!(send(&mut rig, r), Err(AeadError::BadRequest));
+}
+
+#[test]
+fn a_ccm_payload_past_what_b0_counts_is_too_long() {
+    let mut rig = Rig::new(CpuAead::default(), Region::new(80 * 1024), None);
+    let key = [9u8; 16];
+    let far_tag = (80 * 1024 - 16, 16);
+    let request = |s, n, len| {
+        Request::message(
+            1,
+            s,
+            AeadOp::Encrypt,
+            (NONCE_AT, n),
+            &[],
+            &[(PAYLOAD_AT, len)],
+            far_tag,
+        )
+    };
+    // A 13-byte nonce leaves B0 two bytes: 65,535 is the longest payload.
+    let s = open(&mut rig, AeadAlgorithm::AesCcm, &key, 13, 16).unwrap();
+    let before = rig.data.bytes().to_vec();
+    let r = rig.exchange(CLIENT, &[request(s, 13, 65_536)]);
+    assert_eq!(r[0].status.check(), Ok(Err(AeadError::MessageTooLong)));
+    assert!(rig.data.bytes() == &before[..], "a refusal writes nothing");
+    let r = rig.exchange(CLIENT, &[request(s, 13, 65_535)]);
+    assert_eq!(r[0].status.check(), Ok(Ok(())));
+    assert_eq!(r[0].bytes_done, 65_535);
+    // A 12-byte nonce leaves three: the same payload is taken.
+    let s = open(&mut rig, AeadAlgorithm::AesCcm, &key, 12, 16).unwrap();
+    let r = rig.exchange(CLIENT, &[request(s, 12, 65_536)]);
+    assert_eq!(r[0].status.check(), Ok(Ok(())));
+}
+
+/// RustCrypto's `aes-gcm` sealing with a 16-byte tag: the ciphertext and tag.
+fn reference_gcm(key: &[u8], nonce: &[u8], aad: &[u8], pt: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    use aes_gcm::aead::{AeadInPlace, KeyInit};
+    let mut buf = pt.to_vec();
+    let nonce = aes_gcm::Nonce::from_slice(nonce);
+    let tag = match key.len() {
+        16 => aes_gcm::Aes128Gcm::new_from_slice(key)
+            .unwrap()
+            .encrypt_in_place_detached(nonce, aad, &mut buf),
+        24 => aes_gcm::AesGcm::<aes::Aes192, aes_gcm::aead::consts::U12>::new_from_slice(key)
+            .unwrap()
+            .encrypt_in_place_detached(nonce, aad, &mut buf),
+        _ => aes_gcm::Aes256Gcm::new_from_slice(key)
+            .unwrap()
+            .encrypt_in_place_detached(nonce, aad, &mut buf),
+    }
+    .unwrap();
+    (buf, tag.to_vec())
+}
+
+#[test]
+fn gcm_matches_rustcrypto_over_long_messages_cut_anywhere() {
+    // The engine streams through 2 KiB pieces: lengths and cuts that put block and
+    // piece boundaries inside segments, AAD longer than a piece.
+    let mut rig = rig();
+    let mut ran = 0;
+    for key_len in [16, 24, 32] {
+        let key: Vec<u8> = (0..key_len as u8).map(|i| i.wrapping_mul(71) ^ 3).collect();
+        let nonce: Vec<u8> = (0..12u8).map(|i| i * 7 + key_len as u8).collect();
+        let s = open(&mut rig, AeadAlgorithm::AesGcm, &key, 12, 16).unwrap();
+        for (split, alen) in [
+            (&[0][..], 0),
+            (&[1], 2049),
+            (&[15, 17], 16),
+            (&[2047, 2], 2600),
+            (&[2049, 4096, 13], 1),
+            (&[LONG], 2048),
+            (&[1000, 3001, 4999], 33),
+        ] {
+            let plen: usize = split.iter().sum();
+            let pt: Vec<u8> = (0..plen).map(|i| (i * 31 + alen) as u8).collect();
+            let aad: Vec<u8> = (0..alen).map(|i| (i * 3 + 1) as u8).collect();
+            let want = reference_gcm(&key, &nonce, &aad, &pt);
+            let c = Case {
+                key: &key,
+                nonce: &nonce,
+                aad: &aad,
+                tag_len: 16,
+            };
+            let (st, ct, tag) = one(&mut rig, s, AeadOp::Encrypt, &c, &pt, &[], split);
+            assert_eq!(st, Ok(()));
+            assert!(
+                (ct.clone(), tag.clone()) == want,
+                "key {key_len} {split:?} a {alen}"
+            );
+            let (st, back, _) = one(&mut rig, s, AeadOp::Decrypt, &c, &ct, &tag, split);
+            assert!(
+                st == Ok(()) && back == pt,
+                "key {key_len} {split:?} a {alen}"
+            );
+            ran += 1;
+        }
+        rig.service.close(CLIENT, s).unwrap();
+    }
+    assert_eq!(ran, 21);
+}
+
+#[test]
+fn ccm_encodes_long_aad_as_rustcrypto_does() {
+    // SP 800-38C A.2.2: AAD of 2^16 - 2^8 bytes or more is 0xfffe and four bytes.
+    use ccm::consts::*;
+    let mut rig = Rig::new(CpuAead::default(), Region::new(80 * 1024), None);
+    let key = [0x42u8; 16];
+    let nonce = [5u8; 12];
+    let (aad_at, payload_at, tag_at) = (100u32, 70_000u32, 79_000u32);
+    let s = open(&mut rig, AeadAlgorithm::AesCcm, &key, 12, 16).unwrap();
+    for alen in [0xfeff, 0xff00, 0xff01] {
+        let aad: Vec<u8> = (0..alen).map(|i| (i * 11) as u8).collect();
+        let pt: Vec<u8> = (0..100u8).collect();
+        let want = reference_ccm!(&key, &nonce, &aad, &pt, 16; 12 => U12; 16 => U16);
+        rig.data.write(NONCE_AT as usize, &nonce);
+        rig.data.write(aad_at as usize, &aad);
+        rig.data.write(payload_at as usize, &pt);
+        let req = Request::message(
+            1,
+            s,
+            AeadOp::Encrypt,
+            (NONCE_AT, 12),
+            &[(aad_at, alen as u32)],
+            &[(payload_at, 100)],
+            (tag_at, 16),
+        );
+        assert_eq!(rig.exchange(CLIENT, &[req])[0].status.check(), Ok(Ok(())));
+        let b = rig.data.bytes();
+        let got = (
+            b[payload_at as usize..payload_at as usize + 100].to_vec(),
+            b[tag_at as usize..tag_at as usize + 16].to_vec(),
+        );
+        assert!(got == want, "aad {alen}");
+    }
 }
 
 /// A stand-in for the PD's Rng service: a fixed, recognisable nonce.

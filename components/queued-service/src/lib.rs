@@ -135,6 +135,28 @@ impl ClientData<'_> {
             }
         }
     }
+
+    /// As [`for_each_piece`](Self::for_each_piece), working each piece in place: `f`
+    /// changes the private copy, which is then written back where it came from (an
+    /// engine that streams a payload through a buffer shorter than it).
+    pub fn for_each_piece_mut(
+        &self,
+        segs: &Segments,
+        buf: &mut [u8],
+        mut f: impl FnMut(&mut [u8]),
+    ) {
+        for s in segs.as_slice() {
+            let (mut at, end) = (s.offset as usize, (s.offset + s.len) as usize);
+            while at < end {
+                let n = (end - at).min(buf.len());
+                let inside = self.region.read_bytes(at, &mut buf[..n]);
+                f(&mut buf[..n]);
+                let back = self.region.write_bytes(at, &buf[..n]);
+                debug_assert!(inside && back);
+                at += n;
+            }
+        }
+    }
 }
 
 /// Where a job stands after its engine was started or interrupted.
