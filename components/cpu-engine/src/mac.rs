@@ -2,9 +2,10 @@
 //! SHA-512, RustCrypto's `hmac` over the same hashes as [`crate::hash`], behind
 //! `mac-service`'s [`MacEngine`].
 //!
-//! Each session keeps a keyed `Hmac` (the inner and outer hashes started on the key),
-//! which buffers its own partial block; segments are fed in pieces copied out of the
-//! client's region (volatile copies). Every request finishes in `start`: the CPU has no
+//! Each session keeps a keyed `Hmac` (the inner and outer hashes started on the key,
+//! and with `hmac`'s `reset` the inner one's keyed start, so the next message begins
+//! without hashing the key's pads again), which buffers its own partial block;
+//! segments are fed in pieces copied out of the client's region (volatile copies). Every request finishes in `start`: the CPU has no
 //! interrupt. The service compares a verify's tag; the engine only computes it.
 //!
 //! Assumes segments and keys were checked by `mac-service`. `no_std`, no heap.
@@ -49,7 +50,9 @@ fn block_key<D: digest::Digest>(key: &[u8], block: usize, out: &mut BlockKey) {
 }
 
 impl Keyed {
-    fn new(algorithm: MacAlgorithm, key: &[u8], block: &mut BlockKey) -> Self {
+    fn new(algorithm: MacAlgorithm, key: &[u8]) -> Self {
+        // Private, wiped when dropped: the keyed states are all the session keeps.
+        let block = &mut BlockKey::default();
         let b = block_len(algorithm);
         // `hmac` takes the block key as it is (never longer than the block), so the
         // session's state is RFC 2104's for the client's key.
@@ -70,11 +73,10 @@ impl Keyed {
         }
     }
 
-    /// The tag of what the session saw (the service takes no more data on it after).
-    /// Of a copy: `hmac`'s `reset` keeps a third hash state per session for it, which
-    /// 16 sessions could not afford (`driver_pd::MAX_STATE`).
-    fn finalize(&self) -> Tag {
-        each!(self, h => Tag::new(&h.clone().finalize().into_bytes()))
+    /// The tag of what the session saw, leaving the keyed start of the next message.
+    fn finalize_reset(&mut self) -> Tag {
+        use hmac::digest::FixedOutputReset;
+        each!(self, h => Tag::new(&h.finalize_fixed_reset()))
     }
 }
 
@@ -105,6 +107,8 @@ impl Default for CpuMac {
 
 impl MacEngine for CpuMac {
     type Context = Keyed;
+    /// Nothing: the context is keyed.
+    type Key = ();
 
     /// Every algorithm.
     fn supports(&self, _: MacAlgorithm) -> Result<(), MacError> {
@@ -116,12 +120,12 @@ impl MacEngine for CpuMac {
         _slot: usize,
         algorithm: MacAlgorithm,
         key: &[u8],
-        block: &mut BlockKey,
+        _: &mut (),
     ) -> Result<Keyed, MacError> {
-        Ok(Keyed::new(algorithm, key, block))
+        Ok(Keyed::new(algorithm, key))
     }
 
-    fn start(&mut self, keyed: &mut Keyed, _: &BlockKey, job: &Job<'_>) -> MacStep {
+    fn start(&mut self, keyed: &mut Keyed, _: &(), job: &Job<'_>) -> MacStep {
         // The keyed hash states (as good as the key for forging) are copied on the stack.
         self.touched = true;
         job.data.for_each_piece(
@@ -132,7 +136,7 @@ impl MacEngine for CpuMac {
         self.bytes += u64::from(job.segs.total());
         MacStep::Done(Ok(match job.op {
             MacOp::Update => None,
-            MacOp::Final | MacOp::Verify => Some(keyed.finalize()),
+            MacOp::Final | MacOp::Verify => Some(keyed.finalize_reset()),
         }))
     }
 

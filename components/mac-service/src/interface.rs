@@ -17,8 +17,7 @@ use subtle::ConstantTimeEq;
 
 use crate::segments::{Last, validate_into};
 use crate::{
-    BlockKey, ClientKey, Job, MAX_KEY, MAX_TAG, MacEngine, MacStep, Segments, Session, State, Tag,
-    tag_len,
+    ClientKey, Job, MAX_KEY, MAX_TAG, MacEngine, MacStep, Segments, Session, State, Tag, tag_len,
 };
 
 /// The Mac interface over engine `E`: `Service<'_, Mac<E>>` is a Mac driver.
@@ -95,7 +94,7 @@ impl<E: MacEngine> Interface for Mac<E> {
     type Request = Request;
     type Response = Response;
     type Error = MacError;
-    type Session = Session<E::Context>;
+    type Session = Session<E::Context, E::Key>;
     type Job<'a> = Flight<'a, E::Context>;
     type Done = Option<Tag>;
     type OpenCall = OpenSessionArgs;
@@ -167,7 +166,6 @@ impl<E: MacEngine> Interface for Mac<E> {
             .map_err(Self::refuse)?;
         match session.state {
             State::Open => {}
-            State::Finished => return Err(MacError::SessionFinished),
             State::Failed => return Err(MacError::EngineFault),
         }
         let needs = match job.op {
@@ -230,8 +228,8 @@ impl<E: MacEngine> Interface for Mac<E> {
         engine.cancel(&flight.job);
     }
 
-    /// A final's tag is written at its output place; a final or verify (matched or
-    /// not) finishes the session: its tag was computed.
+    /// A final's tag is written at its output place; after a final or verify (matched
+    /// or not) the session's context, handed back, starts the next message.
     fn finish(
         _: &mut E,
         sessions: &mut Sessions<Self::Session>,
@@ -253,10 +251,6 @@ impl<E: MacEngine> Interface for Mac<E> {
         }
         s.bytes += u64::from(flight.job.segs.total());
         flight.carried.hand_back(s);
-        if flight.job.op != MacOp::Update {
-            s.state = State::Finished;
-            s.key.wipe();
-        }
     }
 
     fn answer(
@@ -302,13 +296,13 @@ impl<E: MacEngine> Interface for Mac<E> {
         // Private memory, wiped when it goes out of scope.
         let mut key = ClientKey::default();
         args.key.copy_to(key.fill(args.key.len()));
-        let mut block = BlockKey::default();
-        let ctx = engine.open(slot, args.call.algorithm, key.as_bytes(), &mut block)?;
+        let mut kept = E::Key::default();
+        let ctx = engine.open(slot, args.call.algorithm, key.as_bytes(), &mut kept)?;
         Ok(Session {
             algorithm: args.call.algorithm,
             state: State::Open,
             bytes: 0,
-            key: block,
+            key: kept,
             engine: ctx,
             usage: args.usage,
         })

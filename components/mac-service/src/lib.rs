@@ -9,8 +9,10 @@
 //! ([`Secret`], wiped when dropped) and [`Mac`], which tells the one service how a
 //! request is checked and answered.
 //!
-//! A session authenticates one message: after its final or verify it answers
-//! `SessionFinished` (a new message is a new session, keyed anew). The key is copied out
+//! A session authenticates messages one after another under its key: after a final or a
+//! verify (matched or not) it starts the next message, as a Digest session does, so a
+//! message that fits one request is one request, no call (`SessionFinished` is no
+//! longer answered). The key is copied out
 //! of the client's region at open, at most [`MAX_KEY`] bytes, by volatile copies; the
 //! session keeps RFC 2104's block key (the key, or its hash if longer than the block:
 //! at most [`MAX_BLOCK`] bytes, so 16 sessions fit a driver PD's state), wiped when the
@@ -38,8 +40,8 @@ use zeroize::Zeroize;
 
 /// A Mac driver's service: the one `queued-service` over a Mac engine.
 pub type Service<'a, E> = queued_service::Service<'a, Mac<E>>;
-/// A Mac driver's sessions, over its engine's context `C`.
-pub type Sessions<C> = queued_service::Sessions<Session<C>>;
+/// A Mac driver's sessions, over its engine's context `C` and kept key `K`.
+pub type Sessions<C, K = BlockKey> = queued_service::Sessions<Session<C, K>>;
 /// Where a job stands after the engine was started or interrupted: finished, with the
 /// computed tag of a final or verify, nothing for an update.
 pub type MacStep = queued_service::Step<Option<Tag>, MacError>;
@@ -151,10 +153,8 @@ impl Tag {
 /// Where a session is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
-    /// Takes updates, then a final or a verify.
+    /// Takes updates, then a final or a verify, then the next message's.
     Open,
-    /// Its final or verify was answered: further requests are `SessionFinished`.
-    Finished,
     /// The engine failed in the middle of one of its requests: its state is unknown,
     /// further requests are `EngineFault`.
     Failed,
@@ -162,15 +162,16 @@ pub enum State {
 
 /// One open session.
 #[derive(Debug)]
-pub struct Session<C> {
+pub struct Session<C, K = BlockKey> {
     pub algorithm: MacAlgorithm,
     pub state: State,
     /// Bytes authenticated so far.
     pub bytes: u64,
-    /// For engines that load the key per request (a hardware engine with no context of
-    /// its own); wiped where it lies when the session finishes (the table's slot keeps
-    /// a closed session's bytes until reused), and when the session goes.
-    pub key: BlockKey,
+    /// What the engine keeps of the key ([`MacEngine::Key`]): the block key, for an
+    /// engine that loads it per request (a hardware engine with no context of its own);
+    /// nothing for one whose context is keyed. Wiped where it lies when the session
+    /// goes (the table drops a closed session in its slot).
+    pub key: K,
     /// What the engine keeps for this session between requests.
     pub engine: C,
     /// What requests may do (`interface::SIGN`, `interface::VERIFY`): both on a raw
@@ -178,7 +179,7 @@ pub struct Session<C> {
     pub usage: u8,
 }
 
-impl<C: Clone> queued_service::Carries for Session<C> {
+impl<C: Clone, K> queued_service::Carries for Session<C, K> {
     type Context = C;
     fn context(&mut self) -> &mut C {
         &mut self.engine
@@ -205,25 +206,32 @@ pub trait MacEngine {
     /// Cloned when a request goes in flight, so it can finish if its session closes.
     type Context: Clone;
 
+    /// What a session keeps of its key for the engine, beside the context: a
+    /// [`BlockKey`] for an engine that loads the key per request; `()` for one whose
+    /// context is keyed (16 sessions' block keys are 2.3 KiB of a PD's state, which
+    /// `driver_pd::MAX_STATE` bounds). Wiped when dropped.
+    type Key: Default;
+
     /// Refuses what this engine cannot do (`UnsupportedAlgorithm`) from the algorithm
     /// alone: the PD asks before it takes the engine's power, so a refused open costs
     /// no grant and no work. [`open`](Self::open) still refuses the same.
     fn supports(&self, algorithm: MacAlgorithm) -> Result<(), MacError>;
 
     /// At open: `key` is the client's key (1 to [`MAX_KEY`] bytes, private memory);
-    /// writes RFC 2104's block key into `block` and returns a fresh keyed context.
+    /// keeps what it needs of it in `kept` and returns a fresh keyed context.
     /// `slot` is the session's index in the table, fixed for its life.
     fn open(
         &mut self,
         slot: usize,
         algorithm: MacAlgorithm,
         key: &[u8],
-        block: &mut BlockKey,
+        kept: &mut Self::Key,
     ) -> Result<Self::Context, MacError>;
 
-    /// Starts `job` on the session whose context is `ctx` and block key `key`, without
-    /// waiting. `ctx` may change only if the step is `Done`.
-    fn start(&mut self, ctx: &mut Self::Context, key: &BlockKey, job: &Job<'_>) -> MacStep;
+    /// Starts `job` on the session whose context is `ctx` and kept key `key`, without
+    /// waiting. `ctx` may change only if the step is `Done`; after a `Final` or `Verify`
+    /// is done it must be the keyed start of a new message (the session's next).
+    fn start(&mut self, ctx: &mut Self::Context, key: &Self::Key, job: &Job<'_>) -> MacStep;
 
     /// One of the engine's interrupts arrived while `job` is in flight: advances it.
     /// With nothing to do it returns `Pending` and changes nothing.
