@@ -104,6 +104,8 @@ bench: setup
 	for s in omap-idle-start omap-dma-pio stm32-dma talitos-chain; do target/release/speed --reproduce $$s >> $(BENCH_DIR)/speed.txt && echo >> $(BENCH_DIR)/speed.txt || exit 1; done
 	target/release/speed --host-limit --rounds 3 --alg aes-128-cbc --svg $(BENCH_DIR)/host-limit-aes.svg >> $(BENCH_DIR)/speed.txt
 	target/release/speed --host-limit --rounds 3 --alg sha256 --svg $(BENCH_DIR)/host-limit-sha256.svg >> $(BENCH_DIR)/speed.txt
+	target/release/speed --host-limit --rounds 3 --alg aes-128-gcm --sizes 16,1024,16384 --svg $(BENCH_DIR)/host-limit-gcm.svg >> $(BENCH_DIR)/speed.txt
+	target/release/speed --host-limit --rounds 3 --alg hmac-sha256 --sizes 16,1024,16384 --svg $(BENCH_DIR)/host-limit-hmac.svg >> $(BENCH_DIR)/speed.txt
 	target/release/speed --engine cpu --clients 2 --sizes 16,1024,16384 --seconds 1 >> $(BENCH_DIR)/speed.txt
 	target/release/speed --engine omap-aes --path adaptive --clients 2 --sizes 16,256,4096 --seconds 1 >> $(BENCH_DIR)/speed.txt
 	target/release/speed --engine cpu --flood 16384 --sizes 16,1024 --seconds 0.5 >> $(BENCH_DIR)/speed.txt

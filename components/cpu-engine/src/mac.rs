@@ -80,16 +80,21 @@ impl Keyed {
     }
 }
 
-/// Bytes authenticated per private copy: four SHA-256 blocks, two of SHA-512's. Smaller
-/// than the Digest engine's 1 KiB: a Mac driver's sessions each keep two hash states
-/// and a key, and the PD's state must fit `driver_pd::MAX_STATE`.
-const PIECE: usize = 256;
+/// Bytes authenticated per private copy, 16-byte aligned: 1 KiB and the 64 bytes that
+/// let a piece of 1 KiB start where its copy moves whole vectors, as the Digest
+/// engine's. It was 256 B while each session kept a block key (`MacEngine::Key`), which
+/// left no room in `driver_pd::MAX_STATE`; HMAC-SHA-256 of 16 KiB through the PD was
+/// 0.82-0.85x in-process with it.
+const PIECE: usize = 1024 + 64;
+
+#[repr(C, align(16))]
+struct Piece([u8; PIECE]);
 
 /// The CPU Mac engine. Stateless between requests: each session carries its HMAC.
 pub struct CpuMac {
     /// Bytes authenticated, for the ledger.
     pub bytes: u64,
-    buf: [u8; PIECE],
+    buf: Piece,
     /// A keyed state was worked on since the PD last asked
     /// ([`MacEngine::touched_keys`]).
     touched: bool,
@@ -99,7 +104,7 @@ impl Default for CpuMac {
     fn default() -> Self {
         CpuMac {
             bytes: 0,
-            buf: [0; PIECE],
+            buf: Piece([0; PIECE]),
             touched: false,
         }
     }
@@ -130,7 +135,7 @@ impl MacEngine for CpuMac {
         self.touched = true;
         job.data.for_each_piece(
             &job.segs,
-            &mut self.buf,
+            &mut self.buf.0,
             |piece| each!(&mut *keyed, h => h.update(piece)),
         );
         self.bytes += u64::from(job.segs.total());

@@ -121,16 +121,19 @@ impl ClientData<'_> {
 
     /// Calls `f` on the bytes of `segs`, in order, in pieces of at most `buf.len()`
     /// copied into `buf` (private memory: an engine must not read bytes the client may
-    /// change under it twice).
+    /// change under it twice). A piece starts where in `buf` its copy moves whole
+    /// vectors and is whole 64-byte blocks but the last ([`aligned_like`]), so it may be
+    /// up to 63 bytes shorter than `buf`.
     pub fn for_each_piece(&self, segs: &Segments, buf: &mut [u8], mut f: impl FnMut(&[u8])) {
         for s in segs.as_slice() {
             let (mut at, end) = (s.offset as usize, (s.offset + s.len) as usize);
             while at < end {
-                let n = (end - at).min(buf.len());
+                let piece = aligned_like(self.region.as_ptr() as usize + at, buf);
+                let n = (end - at).min(piece.len());
                 // Checked segments lie inside the region: the copy cannot fail.
-                let inside = self.region.read_bytes(at, &mut buf[..n]);
+                let inside = self.region.read_bytes(at, &mut piece[..n]);
                 debug_assert!(inside);
-                f(&buf[..n]);
+                f(&piece[..n]);
                 at += n;
             }
         }
@@ -148,14 +151,31 @@ impl ClientData<'_> {
         for s in segs.as_slice() {
             let (mut at, end) = (s.offset as usize, (s.offset + s.len) as usize);
             while at < end {
-                let n = (end - at).min(buf.len());
-                let inside = self.region.read_bytes(at, &mut buf[..n]);
-                f(&mut buf[..n]);
-                let back = self.region.write_bytes(at, &buf[..n]);
+                let piece = aligned_like(self.region.as_ptr() as usize + at, buf);
+                let n = (end - at).min(piece.len());
+                let inside = self.region.read_bytes(at, &mut piece[..n]);
+                f(&mut piece[..n]);
+                let back = self.region.write_bytes(at, &piece[..n]);
                 debug_assert!(inside && back);
                 at += n;
             }
         }
+    }
+}
+
+/// The part of `buf` from where its address is `shared`'s modulo 16, cut to whole
+/// 64-byte blocks (if `buf` is longer than that): the volatile copies move 16-byte
+/// vectors only between sides equally aligned, else machine words (a client's buffer
+/// at an odd offset copied into a buffer's start: GCM over 16 KiB spent 2.1 us of 16 in
+/// copies), and a hash or a counter mode fed whole blocks keeps no partial block
+/// between pieces.
+fn aligned_like(shared: usize, buf: &mut [u8]) -> &mut [u8] {
+    let skew = shared.wrapping_sub(buf.as_ptr() as usize) % 16;
+    let whole = (buf.len().saturating_sub(skew)) & !63;
+    if whole > 0 {
+        &mut buf[skew..skew + whole]
+    } else {
+        buf
     }
 }
 
@@ -553,4 +573,25 @@ pub fn record<I: Interface>(trace: &Trace<'_>, caller: Caller, response: &I::Res
     }
     let (kind, arg) = I::outcome(response);
     trace.record(kind, if kind == Kind::Refused { arg } else { caller.0 });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::aligned_like;
+
+    #[test]
+    fn a_piece_is_aligned_as_its_source_and_whole_blocks() {
+        let mut buf = [0u8; 2048 + 64];
+        let base = buf.as_ptr() as usize;
+        for shared in 0x1000..0x1000 + 32 {
+            let piece = aligned_like(shared, &mut buf);
+            let at = piece.as_ptr() as usize;
+            assert_eq!(at % 16, shared % 16, "vectors on both sides");
+            assert_eq!(piece.len() % 64, 0, "whole blocks");
+            assert!(piece.len() >= 2048 && at - base < 16);
+        }
+        // A buffer too short to shift is used as it is.
+        let mut short = [0u8; 40];
+        assert_eq!(aligned_like(3, &mut short).len(), 40);
+    }
 }

@@ -1,8 +1,10 @@
 //! The algorithm, engine and path names the tools accept, and what they mean in the
-//! Cipher and Digest interfaces.
+//! Cipher, Digest, Aead and Mac interfaces.
 
+use pd_idl::aead::AeadAlgorithm;
 use pd_idl::cipher::{Mode, Path};
 use pd_idl::digest::{Algorithm, HashPath};
+use pd_idl::mac::MacAlgorithm;
 
 /// The ciphers the tools offer, as they name them.
 pub const CIPHERS: [&str; 6] = [
@@ -58,6 +60,91 @@ impl CipherAlg {
     pub fn whole_blocks(&self) -> bool {
         self.mode != Mode::Ctr
     }
+}
+
+/// The AEADs the tools offer, as they name them (openssl's names).
+pub const AEADS: [&str; 6] = [
+    "aes-128-gcm",
+    "aes-192-gcm",
+    "aes-256-gcm",
+    "aes-128-ccm",
+    "aes-192-ccm",
+    "aes-256-ccm",
+];
+
+/// An AEAD as the tools name it (`aes-128-gcm`): mode and key length in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AeadAlg {
+    pub algorithm: AeadAlgorithm,
+    pub key_len: usize,
+}
+
+impl AeadAlg {
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let bad = || format!("unknown AEAD {s:?} (aes-128|192|256-gcm|ccm)");
+        let mut it = s.split('-');
+        let (Some("aes"), Some(bits), Some(mode), None) =
+            (it.next(), it.next(), it.next(), it.next())
+        else {
+            return Err(bad());
+        };
+        let key_len = match bits {
+            "128" => 16,
+            "192" => 24,
+            "256" => 32,
+            _ => return Err(bad()),
+        };
+        let algorithm = match mode {
+            "gcm" => AeadAlgorithm::AesGcm,
+            "ccm" => AeadAlgorithm::AesCcm,
+            _ => return Err(bad()),
+        };
+        Ok(AeadAlg { algorithm, key_len })
+    }
+
+    pub fn name(&self) -> String {
+        let mode = match self.algorithm {
+            AeadAlgorithm::AesGcm => "gcm",
+            AeadAlgorithm::AesCcm => "ccm",
+        };
+        format!("aes-{}-{mode}", self.key_len * 8)
+    }
+}
+
+/// The HMACs the tools offer, as they name them (`hmac-` and the hash's name).
+pub fn mac_alg(s: &str) -> Result<MacAlgorithm, String> {
+    s.strip_prefix("hmac-")
+        .and_then(|d| digest_alg(d).ok())
+        .map(mac_of)
+        .ok_or_else(|| format!("unknown HMAC {s:?} (hmac-{})", DIGESTS.join("|")))
+}
+
+/// HMAC over a hash.
+pub fn mac_of(a: Algorithm) -> MacAlgorithm {
+    match a {
+        Algorithm::Md5 => MacAlgorithm::Md5,
+        Algorithm::Sha1 => MacAlgorithm::Sha1,
+        Algorithm::Sha224 => MacAlgorithm::Sha224,
+        Algorithm::Sha256 => MacAlgorithm::Sha256,
+        Algorithm::Sha384 => MacAlgorithm::Sha384,
+        Algorithm::Sha512 => MacAlgorithm::Sha512,
+    }
+}
+
+/// The hash an HMAC is over.
+pub fn hash_of(a: MacAlgorithm) -> Algorithm {
+    match a {
+        MacAlgorithm::Md5 => Algorithm::Md5,
+        MacAlgorithm::Sha1 => Algorithm::Sha1,
+        MacAlgorithm::Sha224 => Algorithm::Sha224,
+        MacAlgorithm::Sha256 => Algorithm::Sha256,
+        MacAlgorithm::Sha384 => Algorithm::Sha384,
+        MacAlgorithm::Sha512 => Algorithm::Sha512,
+    }
+}
+
+pub fn mac_name(a: MacAlgorithm) -> String {
+    format!("hmac-{}", digest_name(hash_of(a)))
 }
 
 /// The hashes the tools offer, as they name them (every algorithm of the interface).
@@ -246,6 +333,19 @@ mod tests {
         assert!(CipherAlg::parse("aes-100-cbc").is_err());
         assert!(CipherAlg::parse("des-128-cbc").is_err());
         assert!(!CipherAlg::parse("aes-128-ctr").unwrap().whole_blocks());
+    }
+
+    #[test]
+    fn aead_and_mac_names_parse_and_print_back() {
+        for s in AEADS {
+            assert_eq!(AeadAlg::parse(s).unwrap().name(), s);
+        }
+        assert!(AeadAlg::parse("aes-128-cbc").is_err());
+        for a in MacAlgorithm::ALL {
+            assert_eq!(mac_alg(&mac_name(a)), Ok(a));
+            assert_eq!(mac_of(hash_of(a)), a);
+        }
+        assert!(mac_alg("sha256").is_err());
     }
 
     #[test]

@@ -10,7 +10,9 @@ use digest::Digest;
 use pd_idl::cipher::Mode;
 use pd_idl::digest::Algorithm;
 
-use crate::algs::CipherAlg;
+use crate::algs::{AeadAlg, CipherAlg};
+use pd_idl::aead::AeadAlgorithm;
+use pd_idl::mac::MacAlgorithm;
 
 fn blocks(data: &mut [u8]) -> &mut [cipher::generic_array::GenericArray<u8, cipher::consts::U16>] {
     assert!(data.len().is_multiple_of(16), "whole blocks");
@@ -210,5 +212,98 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, FIPS180_4.len() + RFC1321.len());
+    }
+}
+
+/// An AEAD keyed once, as a program sealing many messages under one key holds it
+/// (OpenSSL's EVP context, Linux's setkey): RustCrypto's `aes-gcm` and `ccm` with a
+/// 12-byte nonce and a 16-byte tag, the speed client's lengths.
+pub enum AeadKeyed {
+    Gcm128(aes_gcm::Aes128Gcm),
+    Gcm192(aes_gcm::AesGcm<Aes192, aes_gcm::aead::consts::U12>),
+    Gcm256(aes_gcm::Aes256Gcm),
+    Ccm128(ccm::Ccm<Aes128, ccm::consts::U16, ccm::consts::U12>),
+    Ccm192(ccm::Ccm<Aes192, ccm::consts::U16, ccm::consts::U12>),
+    Ccm256(ccm::Ccm<Aes256, ccm::consts::U16, ccm::consts::U12>),
+}
+
+impl AeadKeyed {
+    pub fn new(alg: AeadAlg, key: &[u8]) -> AeadKeyed {
+        use aes_gcm::KeyInit;
+        let k = &key[..alg.key_len];
+        match (alg.algorithm, alg.key_len) {
+            (AeadAlgorithm::AesGcm, 16) => AeadKeyed::Gcm128(KeyInit::new_from_slice(k).unwrap()),
+            (AeadAlgorithm::AesGcm, 24) => AeadKeyed::Gcm192(KeyInit::new_from_slice(k).unwrap()),
+            (AeadAlgorithm::AesGcm, _) => AeadKeyed::Gcm256(KeyInit::new_from_slice(k).unwrap()),
+            (AeadAlgorithm::AesCcm, 16) => AeadKeyed::Ccm128(KeyInit::new_from_slice(k).unwrap()),
+            (AeadAlgorithm::AesCcm, 24) => AeadKeyed::Ccm192(KeyInit::new_from_slice(k).unwrap()),
+            (AeadAlgorithm::AesCcm, _) => AeadKeyed::Ccm256(KeyInit::new_from_slice(k).unwrap()),
+        }
+    }
+
+    /// Seals `data` in place under the 12-byte `nonce`, no AAD; the 16-byte tag.
+    pub fn seal(&self, nonce: &[u8; 12], data: &mut [u8]) -> [u8; 16] {
+        use aes_gcm::aead::AeadInPlace;
+        let n = aes_gcm::aead::generic_array::GenericArray::from_slice(nonce);
+        let tag = match self {
+            AeadKeyed::Gcm128(a) => a.encrypt_in_place_detached(n, &[], data),
+            AeadKeyed::Gcm192(a) => a.encrypt_in_place_detached(n, &[], data),
+            AeadKeyed::Gcm256(a) => a.encrypt_in_place_detached(n, &[], data),
+            AeadKeyed::Ccm128(a) => a.encrypt_in_place_detached(n, &[], data),
+            AeadKeyed::Ccm192(a) => a.encrypt_in_place_detached(n, &[], data),
+            AeadKeyed::Ccm256(a) => a.encrypt_in_place_detached(n, &[], data),
+        }
+        .expect("a message within the mode's limit");
+        tag.into()
+    }
+}
+
+/// An HMAC keyed once: the keyed start of both hashes, cloned per message (what
+/// `hmac`'s `reset` keeps, and the CPU engine's sessions keep).
+#[derive(Clone)]
+pub enum MacKeyed {
+    Md5(hmac::Hmac<md5::Md5>),
+    Sha1(hmac::Hmac<sha1::Sha1>),
+    Sha224(hmac::Hmac<sha2::Sha224>),
+    Sha256(hmac::Hmac<sha2::Sha256>),
+    Sha384(hmac::Hmac<sha2::Sha384>),
+    Sha512(hmac::Hmac<sha2::Sha512>),
+}
+
+impl MacKeyed {
+    pub fn new(alg: MacAlgorithm, key: &[u8]) -> MacKeyed {
+        use hmac::Mac;
+        match alg {
+            MacAlgorithm::Md5 => MacKeyed::Md5(Mac::new_from_slice(key).unwrap()),
+            MacAlgorithm::Sha1 => MacKeyed::Sha1(Mac::new_from_slice(key).unwrap()),
+            MacAlgorithm::Sha224 => MacKeyed::Sha224(Mac::new_from_slice(key).unwrap()),
+            MacAlgorithm::Sha256 => MacKeyed::Sha256(Mac::new_from_slice(key).unwrap()),
+            MacAlgorithm::Sha384 => MacKeyed::Sha384(Mac::new_from_slice(key).unwrap()),
+            MacAlgorithm::Sha512 => MacKeyed::Sha512(Mac::new_from_slice(key).unwrap()),
+        }
+    }
+
+    /// The tag of `data` in `out`, its length returned; the keyed start is kept.
+    pub fn tag_into(&self, data: &[u8], out: &mut [u8; MAX_DIGEST]) -> usize {
+        use hmac::Mac;
+        fn put(d: &[u8], out: &mut [u8; MAX_DIGEST]) -> usize {
+            out[..d.len()].copy_from_slice(d);
+            d.len()
+        }
+        macro_rules! tag {
+            ($h:expr) => {{
+                let mut h = $h.clone();
+                h.update(data);
+                put(&h.finalize().into_bytes(), out)
+            }};
+        }
+        match self {
+            MacKeyed::Md5(h) => tag!(h),
+            MacKeyed::Sha1(h) => tag!(h),
+            MacKeyed::Sha224(h) => tag!(h),
+            MacKeyed::Sha256(h) => tag!(h),
+            MacKeyed::Sha384(h) => tag!(h),
+            MacKeyed::Sha512(h) => tag!(h),
+        }
     }
 }

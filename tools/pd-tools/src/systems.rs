@@ -25,6 +25,7 @@ pub enum Kind {
     Cipher,
     Digest,
     Mac,
+    Aead,
     Rng,
 }
 
@@ -62,6 +63,14 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
             scratch: None,
             irqs: &[],
             rng: true,
+        },
+        (Engine::Cpu, Kind::Aead) => Driver {
+            image: "cpu-aead",
+            power: None,
+            data_paddr: None,
+            scratch: None,
+            irqs: &[],
+            rng: false,
         },
         (Engine::Cpu, Kind::Mac) => Driver {
             image: "cpu-mac",
@@ -129,7 +138,7 @@ pub fn client_name(k: usize) -> String {
 /// Bytes of a client's queue region: its interface's queue pair (what crypto-client
 /// attaches) in whole pages.
 pub const fn queue_pages(kind: Kind) -> usize {
-    use pd_idl::{cipher, digest, mac, rng};
+    use pd_idl::{aead, cipher, digest, mac, rng};
     let bytes = match kind {
         Kind::Cipher => crypto_client::pair::bytes::<cipher::Request, cipher::Response>(
             cipher::REQUEST_QUEUE_CAPACITY,
@@ -140,6 +149,9 @@ pub const fn queue_pages(kind: Kind) -> usize {
         Kind::Mac => {
             crypto_client::pair::bytes::<mac::Request, mac::Response>(mac::REQUEST_QUEUE_CAPACITY)
         }
+        Kind::Aead => crypto_client::pair::bytes::<aead::Request, aead::Response>(
+            aead::REQUEST_QUEUE_CAPACITY,
+        ),
         Kind::Rng => {
             crypto_client::pair::bytes::<rng::Request, rng::Response>(rng::REQUEST_QUEUE_CAPACITY)
         }
@@ -303,7 +315,7 @@ mod tests {
             Engine::Stm32Cryp,
             Engine::Sec1,
         ] {
-            for kind in [Kind::Cipher, Kind::Digest] {
+            for kind in [Kind::Cipher, Kind::Digest, Kind::Mac, Kind::Aead] {
                 for clients in 1..=MAX_CLIENTS {
                     let Ok(text) = system_with(engine, kind, "pdt-speed-client", clients) else {
                         continue;
@@ -313,7 +325,7 @@ mod tests {
                     let pds = desc.all_pds().len();
                     // The driver, and its power manager or (the CPU's Cipher driver) the
                     // Rng driver it draws IVs from.
-                    let others = if engine == Engine::Cpu && kind == Kind::Digest {
+                    let others = if engine == Engine::Cpu && kind != Kind::Cipher {
                         1
                     } else {
                         2
@@ -323,7 +335,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(n, 5 * MAX_CLIENTS);
+        // The CPU engine's four interfaces, OMAP's and STM32's Cipher, SEC1's Digest.
+        assert_eq!(n, 7 * MAX_CLIENTS);
         assert!(system_with(Engine::Cpu, Kind::Cipher, "c", MAX_CLIENTS + 1).is_err());
     }
 }

@@ -287,6 +287,71 @@ fn host_limit_rounds_give_a_ratio_per_round_and_their_range() {
     assert_eq!(bad.status.code(), Some(2), "clap refuses it");
 }
 
+/// GCM, CCM and HMAC through the CPU engine's Aead and Mac driver PDs, beside
+/// RustCrypto's `aes-gcm`, `ccm` and `hmac` in process (keyed once, and per message
+/// in the last column): every op answered Ok (the client stops at any other answer),
+/// a row per size at each depth.
+#[test]
+fn host_limit_measures_aeads_and_hmacs_too() {
+    for alg in ["aes-128-gcm", "aes-256-ccm", "hmac-sha512"] {
+        let out = ok(&[
+            "--host-limit",
+            "--alg",
+            alg,
+            "--sizes",
+            "16,2100",
+            "--seconds",
+            "0.01",
+            "--min-ops",
+            "3",
+        ]);
+        assert!(
+            out.contains(&format!(
+                "host limit: {alg} through the isolated CPU driver PD"
+            )),
+            "{out}"
+        );
+        let rows: Vec<&str> = out
+            .lines()
+            .filter(|l| l.trim_start().starts_with("16 ") || l.trim_start().starts_with("2100 "))
+            .collect();
+        assert_eq!(rows.len(), 2 * 2, "{alg}: {out}");
+        for r in rows {
+            let per_op_key = r.split_whitespace().last().unwrap();
+            assert!(per_op_key.parse::<f64>().is_ok(), "{alg}: {r}");
+        }
+    }
+    // The ordinary tables too, with tcrypt's lines in the AEAD's words.
+    let out = ok(&[
+        "--engine",
+        "cpu",
+        "--alg",
+        "aes-192-gcm,hmac-md5",
+        "--sizes",
+        "64",
+    ]);
+    assert!(
+        out.contains("tcrypt style: cpu cpu aes-192-gcm aead encryption"),
+        "{out}"
+    );
+    assert!(
+        out.contains("test 0 (192 bit key, 64 byte blocks)"),
+        "{out}"
+    );
+    assert!(out.contains("tcrypt style: cpu auto hmac-md5 mac"), "{out}");
+}
+
+#[test]
+fn an_aead_on_an_engine_without_one_is_a_clear_error() {
+    let out = run(EXE, &["--engine", "omap-aes", "--alg", "aes-128-gcm"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("aes-128-gcm: the omap-aes driver offers no AEAD (the CPU engine's does)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_path_the_engine_lacks_is_a_clear_error() {
     let out = run(EXE, &["--board", "host", "--path", "pio"], None);

@@ -258,7 +258,7 @@ fn init() -> Client {
             data.write(key_at, &key);
             Hasher::Mac {
                 driver: MacDriver::map(),
-                alg: mac_alg(alg),
+                alg: pd_tools::algs::mac_of(alg),
                 key_at: key_at as u32,
                 key_len: key.len() as u32,
                 session: 0,
@@ -288,19 +288,6 @@ fn init() -> Client {
     };
     c.start();
     c
-}
-
-/// HMAC's hash, as the Digest algorithm of the same name.
-fn mac_alg(a: digest::Algorithm) -> MacAlgorithm {
-    use digest::Algorithm as D;
-    match a {
-        D::Md5 => MacAlgorithm::Md5,
-        D::Sha1 => MacAlgorithm::Sha1,
-        D::Sha224 => MacAlgorithm::Sha224,
-        D::Sha256 => MacAlgorithm::Sha256,
-        D::Sha384 => MacAlgorithm::Sha384,
-        D::Sha512 => MacAlgorithm::Sha512,
-    }
 }
 
 pd_runtime::protection_domain!(init);

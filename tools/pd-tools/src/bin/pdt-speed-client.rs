@@ -4,7 +4,7 @@
 //! notification, answers drained in batches), and reads what they cost from the shared
 //! ledger.
 //!
-//! Parameters (host-only, environment): `PDT_KIND` cipher|digest|stream, `PDT_ALG`,
+//! Parameters (host-only, environment): `PDT_KIND` cipher|digest|aead|mac|stream, `PDT_ALG`,
 //! `PDT_PATH`, `PDT_SIZES` (comma list), `PDT_SECONDS` per size, `PDT_MIN_OPS`,
 //! `PDT_MAX_OPS`, `PDT_DEPTH` (ciphers and digests; a stream keeps one in flight); each
 //! also as `PDT_<NAME>_<pd name>` for one client of several (`speed --flood`);
@@ -20,6 +20,13 @@
 //!   request (the session then starts the next message), no call per message, its
 //!   digest written to the region's last [`OUT_LEN`] bytes (a client's own place; the
 //!   data at offset 0 may not reach them).
+//! * aead: one session per size (key, nonce and tag in the region's last [`TAIL`]
+//!   bytes); an op seals one message of `size` bytes in place, no AAD, under the same
+//!   nonce every time: a measurement, not a use (a real client must never repeat a
+//!   GCM nonce under one key).
+//! * mac: one session per size (its key in the region's tail); an op is one message's
+//!   tag: one final request (the session then starts the next message), the tag
+//!   written in the tail, as a digest.
 //! * stream: one session, updates of `size` bytes until `PDT_TOTAL`, then a final; an op
 //!   is an update. The ledger is read after each half of the updates so the tool can
 //!   check that every update costs the same.
@@ -36,11 +43,13 @@ use std::time::Instant;
 
 use cost_ledger::Counts;
 use crypto_client::{Completion, Link, Tagged};
+use pd_idl::aead::{self, AeadOp};
 use pd_idl::cipher::{self, CipherOp, Path};
 use pd_idl::digest::{self, DigestOp};
+use pd_idl::mac::{self, MacOp};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
-use pd_tools::algs::{CipherAlg, DataPath, digest_alg};
+use pd_tools::algs::{AeadAlg, CipherAlg, DataPath, digest_alg, mac_alg};
 use pd_tools::pd::{Data, fail, param, param_opt, status_words};
 use pd_tools::speed::monotonic_ns;
 use system_tests::client::{DRIVER, Meter, link};
@@ -49,6 +58,8 @@ use system_tests::client::{DRIVER, Meter, link};
 enum Kind {
     Cipher,
     Digest,
+    Aead,
+    Mac,
     Stream,
     /// Opens a cipher session and then does nothing (the tool measures what an idle
     /// system costs).
@@ -68,11 +79,39 @@ enum Calls {
         alg: digest::Algorithm,
         path: digest::HashPath,
     },
+    Aead {
+        calls: aead::Client<PpcTransport>,
+        link: Link<'static, aead::Request, aead::Response>,
+        alg: AeadAlg,
+    },
+    Mac {
+        calls: mac::Client<PpcTransport>,
+        link: Link<'static, mac::Request, mac::Response>,
+        alg: mac::MacAlgorithm,
+    },
 }
 
-/// The measurement of the current size.
+/// Runs `$e` with `$link` bound to the link, whatever the interface.
+macro_rules! each_link {
+    ($calls:expr, $link:ident => $e:expr) => {
+        match $calls {
+            Calls::Cipher { $link, .. } => $e,
+            Calls::Digest { $link, .. } => $e,
+            Calls::Aead { $link, .. } => $e,
+            Calls::Mac { $link, .. } => $e,
+        }
+    };
+}
+
 /// Where a final's digest goes: the data region's last bytes (the longest digest's).
 const OUT_LEN: usize = 64;
+/// The region's last bytes that an Aead or Mac op does not work on: the key at the
+/// tail's start, then the nonce, then the output (tag) place of [`OUT_LEN`].
+const TAIL: usize = 128;
+const KEY: [u8; 32] = [0x5a; 32];
+const NONCE_AT: usize = TAIL - 48;
+const NONCE_LEN: u8 = 12;
+const TAG_LEN: u8 = 16;
 
 struct Run {
     size: usize,
@@ -129,6 +168,9 @@ struct Speed {
     depth: u32,
     /// Bytes of the data region.
     data_size: usize,
+    /// Bytes of it from offset 0 that requests work on (the rest: an output place, a
+    /// key, a nonce).
+    room: usize,
     /// `PDT_WINDOWS`: (epoch, period) in ns of CLOCK_MONOTONIC.
     windows: Option<(u64, u64)>,
 }
@@ -163,6 +205,25 @@ impl Speed {
             } => calls
                 .open_session(*alg, *path)
                 .unwrap_or_else(|e| fail(format!("open_session: {e:?}"))),
+            // The key in the region's tail, copied out at open.
+            Calls::Aead { calls, alg, .. } => {
+                let key_at = (self.data_size - TAIL) as u32;
+                calls
+                    .open_session(
+                        alg.algorithm,
+                        key_at,
+                        alg.key_len as u32,
+                        NONCE_LEN,
+                        TAG_LEN,
+                    )
+                    .unwrap_or_else(|e| fail(format!("open_session: {e:?}")))
+            }
+            Calls::Mac { calls, alg, .. } => {
+                let key_at = (self.data_size - TAIL) as u32;
+                calls
+                    .open_session(*alg, key_at, KEY.len() as u32)
+                    .unwrap_or_else(|e| fail(format!("open_session: {e:?}")))
+            }
         };
         // Windowed: wait for this size's window (outside it the other clients may still
         // be opening their sessions or finishing the last size).
@@ -196,7 +257,7 @@ impl Speed {
             // Each request in flight on its own bytes when they fit, as a caller with a
             // batch of buffers would; else all on the first (the engine is not
             // data-dependent).
-            places: (self.data_size / size).clamp(1, self.depth() as usize),
+            places: (self.room / size).clamp(1, self.depth() as usize),
             place: 0,
             submitting: true,
             unsupported: false,
@@ -237,10 +298,7 @@ impl Speed {
 
     /// Notifies the driver if it asked.
     fn flush(&mut self) {
-        let asked = match &mut self.calls {
-            Calls::Cipher { link, .. } => link.flush(),
-            Calls::Digest { link, .. } => link.flush(),
-        };
+        let asked = each_link!(&mut self.calls, link => link.flush());
         if asked {
             DRIVER.notify();
         }
@@ -256,15 +314,37 @@ impl Speed {
         if depth == 1 {
             r.sent_at = Some(Instant::now());
         }
+        // Each request in flight on its own bytes where they fit.
+        let at = (r.place * r.size) as u32;
+        r.place += 1;
+        if r.place == r.places {
+            r.place = 0;
+        }
+        let out = ((self.data_size - OUT_LEN) as u32, OUT_LEN as u32);
         match &mut self.calls {
             Calls::Cipher { link, .. } => {
-                let at = (r.place * r.size) as u32;
-                r.place += 1;
-                if r.place == r.places {
-                    r.place = 0;
-                }
                 let req =
                     cipher::Request::over(id, r.session, CipherOp::Encrypt, &[(at, r.size as u32)]);
+                submit(link, req)
+            }
+            Calls::Aead { link, .. } => {
+                let nonce = ((self.data_size - NONCE_AT) as u32, u32::from(NONCE_LEN));
+                let tag = (out.0, u32::from(TAG_LEN));
+                let payload = [(at, r.size as u32)];
+                let req = aead::Request::message(
+                    id,
+                    r.session,
+                    AeadOp::Encrypt,
+                    nonce,
+                    &[],
+                    &payload,
+                    tag,
+                );
+                submit(link, req)
+            }
+            Calls::Mac { link, .. } => {
+                let req =
+                    mac::Request::over(id, r.session, MacOp::Final, &[(at, r.size as u32), out]);
                 submit(link, req)
             }
             Calls::Digest { link, .. } => {
@@ -280,7 +360,6 @@ impl Speed {
                 } else {
                     (DigestOp::Final, r.size)
                 };
-                let out = ((self.data_size - OUT_LEN) as u32, OUT_LEN as u32);
                 let all = [(0, len as u32), out];
                 let segs: &[_] = match (op, len > 0) {
                     (DigestOp::Update, _) => &all[..1],
@@ -408,10 +487,7 @@ impl Speed {
         };
         // An answer the link dropped as stray is a request answered twice, or an id
         // never sent: the run's count would be wrong, and the driver broken.
-        let stats = match &self.calls {
-            Calls::Cipher { link, .. } => link.stats(),
-            Calls::Digest { link, .. } => link.stats(),
-        };
+        let stats = each_link!(&self.calls, link => link.stats());
         if stats.stray > 0 || stats.restarts > 0 {
             fail(format!(
                 "size {}: {} stray answer(s), {} driver restart(s)",
@@ -437,17 +513,18 @@ impl Speed {
             slices.join("/")
         );
         let session = r.session;
-        match &mut self.calls {
+        let closed = match &mut self.calls {
             Calls::Cipher { calls, .. } => {
-                if let Err(e) = calls.close_session(session) {
-                    fail(format!("close_session: {e:?}"));
-                }
+                calls.close_session(session).map_err(|e| format!("{e:?}"))
             }
             Calls::Digest { calls, .. } => {
-                if let Err(e) = calls.close_session(session) {
-                    fail(format!("close_session: {e:?}"));
-                }
+                calls.close_session(session).map_err(|e| format!("{e:?}"))
             }
+            Calls::Aead { calls, .. } => calls.close_session(session).map_err(|e| format!("{e:?}")),
+            Calls::Mac { calls, .. } => calls.close_session(session).map_err(|e| format!("{e:?}")),
+        };
+        if let Err(e) = closed {
+            fail(format!("close_session: {e}"));
         }
         self.start_size();
     }
@@ -467,6 +544,14 @@ impl Handler for Speed {
                 Completion::Restarted(id) => fail(format!("driver restarted (request {id})")),
             }),
             Calls::Digest { link, .. } => link.poll(|c| match c {
+                Completion::Answered(r) => got.push((status_words(r.status.check()), None)),
+                Completion::Restarted(id) => fail(format!("driver restarted (request {id})")),
+            }),
+            Calls::Aead { link, .. } => link.poll(|c| match c {
+                Completion::Answered(r) => got.push((status_words(r.status.check()), None)),
+                Completion::Restarted(id) => fail(format!("driver restarted (request {id})")),
+            }),
+            Calls::Mac { link, .. } => link.poll(|c| match c {
                 Completion::Answered(r) => got.push((status_words(r.status.check()), None)),
                 Completion::Restarted(id) => fail(format!("driver restarted (request {id})")),
             }),
@@ -490,25 +575,36 @@ fn init() -> Speed {
     let kind = match param("KIND").as_str() {
         "cipher" => Kind::Cipher,
         "digest" => Kind::Digest,
+        "aead" => Kind::Aead,
+        "mac" => Kind::Mac,
         "stream" => Kind::Stream,
         "idle" => Kind::Idle,
         k => fail(format!("PDT_KIND {k:?}")),
     };
     let path = DataPath::parse(&param("PATH")).unwrap_or_else(|| fail("PDT_PATH"));
-    let calls = if matches!(kind, Kind::Cipher | Kind::Idle) {
-        Calls::Cipher {
+    let calls = match kind {
+        Kind::Cipher | Kind::Idle => Calls::Cipher {
             calls: cipher::Client::new(PpcTransport(DRIVER)),
             link: link(cipher::REQUEST_QUEUE_CAPACITY),
             alg: CipherAlg::parse(&param("ALG")).unwrap_or_else(|e| fail(e)),
             path: path.cipher().unwrap_or_else(|| fail("not a cipher path")),
-        }
-    } else {
-        Calls::Digest {
+        },
+        Kind::Digest | Kind::Stream => Calls::Digest {
             calls: digest::Client::new(PpcTransport(DRIVER)),
             link: link(digest::REQUEST_QUEUE_CAPACITY),
             alg: digest_alg(&param("ALG")).unwrap_or_else(|e| fail(e)),
             path: path.hash().unwrap_or_else(|| fail("not a hash path")),
-        }
+        },
+        Kind::Aead => Calls::Aead {
+            calls: aead::Client::new(PpcTransport(DRIVER)),
+            link: link(aead::REQUEST_QUEUE_CAPACITY),
+            alg: AeadAlg::parse(&param("ALG")).unwrap_or_else(|e| fail(e)),
+        },
+        Kind::Mac => Calls::Mac {
+            calls: mac::Client::new(PpcTransport(DRIVER)),
+            link: link(mac::REQUEST_QUEUE_CAPACITY),
+            alg: mac_alg(&param("ALG")).unwrap_or_else(|e| fail(e)),
+        },
     };
     let num = |name: &str| -> f64 {
         param(name)
@@ -527,8 +623,10 @@ fn init() -> Speed {
     // A digest's place is past the data.
     let room = match kind {
         Kind::Digest | Kind::Stream => data.size() - OUT_LEN,
+        Kind::Aead | Kind::Mac => data.size() - TAIL,
         Kind::Cipher | Kind::Idle => data.size(),
     };
+    data.write(data.size() - TAIL, &KEY);
     if let Some(&big) = sizes.iter().find(|&&s| s > room) {
         fail(format!(
             "size {big} is larger than the data region ({room})"
@@ -554,6 +652,7 @@ fn init() -> Speed {
             .unwrap_or(1u32)
             .clamp(1, cipher::REQUEST_QUEUE_CAPACITY),
         data_size: data.size(),
+        room,
         windows: std::env::var("PDT_WINDOWS").ok().map(|w| {
             let mut it = w.split(',').map(|v| {
                 v.parse::<u64>()

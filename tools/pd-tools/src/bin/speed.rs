@@ -38,7 +38,8 @@ struct Args {
     #[arg(long, value_enum)]
     engine: Option<Engine>,
     /// Algorithms, comma-separated (aes-128-cbc, aes-256-cbc, aes-128-ctr, sha256, sha1,
-    /// md5, ...); default: aes-128-cbc for cipher engines, sha256 for SEC1.
+    /// md5, ..., aes-128-gcm, aes-256-ccm, hmac-sha256: the AEADs and HMACs on the CPU
+    /// engine); default: aes-128-cbc for cipher engines, sha256 for SEC1.
     #[arg(long, value_delimiter = ',')]
     alg: Vec<String>,
     /// Paths, comma-separated (pio, dma, adaptive, chained, copy, cpu); default: every
@@ -198,6 +199,36 @@ fn jobs(a: &Args) -> Result<Vec<Job>, String> {
                     pd_tools::algs::digest_name(d)
                 ));
             }
+            // Not yet on the hardware engines' drivers (the CPU engine's Aead and Mac
+            // drivers serve them); one path, the engine's own.
+            Alg::Aead(_) | Alg::Mac(_) if engine != Engine::Cpu => {
+                return Err(format!(
+                    "{}: the {} driver offers no {} (the CPU engine's does)",
+                    alg.name(),
+                    engine.name(),
+                    if matches!(alg, Alg::Aead(_)) {
+                        "AEAD"
+                    } else {
+                        "HMAC"
+                    }
+                ));
+            }
+            Alg::Aead(_) => {
+                v.push(Job {
+                    engine,
+                    alg,
+                    path: DataPath::Cpu,
+                });
+                continue;
+            }
+            Alg::Mac(_) => {
+                v.push(Job {
+                    engine,
+                    alg,
+                    path: DataPath::Auto,
+                });
+                continue;
+            }
             _ => {}
         }
         for &path in &paths {
@@ -347,8 +378,8 @@ fn main_result(a: &Args) -> Result<(), String> {
         // The CPU engine only, with the first --alg (default aes-128-cbc).
         let alg = Alg::parse(a.alg.first().map_or("aes-128-cbc", String::as_str))?;
         let path = match alg {
-            Alg::Cipher(_) => DataPath::Cpu,
-            Alg::Digest(_) => DataPath::Auto,
+            Alg::Cipher(_) | Alg::Aead(_) => DataPath::Cpu,
+            Alg::Digest(_) | Alg::Mac(_) => DataPath::Auto,
         };
         vec![Job {
             engine: Engine::Cpu,

@@ -4,17 +4,24 @@ use std::time::Duration;
 
 use cost_ledger::{Counts, Event};
 use pd_idl::digest::Algorithm;
+use pd_idl::mac::MacAlgorithm;
 
 use super::monotonic_ns;
-use crate::algs::{CipherAlg, DataPath, Engine, digest_alg, digest_name};
+use crate::algs::{
+    AeadAlg, CipherAlg, DataPath, Engine, digest_alg, digest_name, mac_alg, mac_name,
+};
 use crate::run::{Clients, Report, run_clients};
 use crate::systems::Kind;
 
-/// An algorithm of either interface.
+/// An algorithm of any of the interfaces the speed client drives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Alg {
     Cipher(CipherAlg),
     Digest(Algorithm),
+    /// A whole message sealed per op (GCM or CCM, 12-byte nonce, 16-byte tag, no AAD).
+    Aead(AeadAlg),
+    /// A whole message's tag per op (one final on a reused session).
+    Mac(MacAlgorithm),
 }
 
 impl Alg {
@@ -22,6 +29,8 @@ impl Alg {
         digest_alg(s)
             .map(Alg::Digest)
             .or_else(|_| CipherAlg::parse(s).map(Alg::Cipher))
+            .or_else(|_| AeadAlg::parse(s).map(Alg::Aead))
+            .or_else(|_| mac_alg(s).map(Alg::Mac))
             .map_err(|_| format!("unknown algorithm {s:?}"))
     }
 
@@ -29,6 +38,8 @@ impl Alg {
         match self {
             Alg::Cipher(c) => c.name(),
             Alg::Digest(d) => digest_name(*d).to_string(),
+            Alg::Aead(a) => a.name(),
+            Alg::Mac(m) => mac_name(*m),
         }
     }
 
@@ -36,6 +47,26 @@ impl Alg {
         match self {
             Alg::Cipher(_) => Kind::Cipher,
             Alg::Digest(_) => Kind::Digest,
+            Alg::Aead(_) => Kind::Aead,
+            Alg::Mac(_) => Kind::Mac,
+        }
+    }
+
+    /// The speed client's `PDT_KIND` for one op per request of this algorithm.
+    pub fn client_kind(&self) -> &'static str {
+        match self {
+            Alg::Cipher(_) => "cipher",
+            Alg::Digest(_) => "digest",
+            Alg::Aead(_) => "aead",
+            Alg::Mac(_) => "mac",
+        }
+    }
+
+    /// What the CPU engine's ledger counts per byte of it, where the tool counts.
+    fn cpu_byte(&self) -> Event {
+        match self {
+            Alg::Cipher(_) | Alg::Aead(_) => Event::CpuCipherByte,
+            Alg::Digest(_) | Alg::Mac(_) => Event::CpuDigestByte,
         }
     }
 }
@@ -338,10 +369,7 @@ pub fn measure_shared_with(
     lead: Duration,
     own: Vec<(String, String)>,
 ) -> Result<Vec<Vec<Sample>>, String> {
-    let kind = match job.alg {
-        Alg::Cipher(_) => "cipher",
-        Alg::Digest(_) => "digest",
-    };
+    let kind = job.alg.client_kind();
     let mut env = client_env(job, kind, sizes, budget, None);
     env.extend(own);
     // A gap between windows for the clients to close one session and open the next.
@@ -424,10 +452,9 @@ pub fn measure(
     progress: &mut dyn FnMut(usize),
 ) -> Result<Measured, String> {
     let kind = match (job.alg, stream) {
-        (Alg::Cipher(_), None) => "cipher",
-        (Alg::Digest(_), None) => "digest",
+        (alg, None) => alg.client_kind(),
         (Alg::Digest(_), Some(_)) => "stream",
-        (Alg::Cipher(_), Some(_)) => return Err("stream runs hash".into()),
+        (_, Some(_)) => return Err("stream runs hash".into()),
     };
     let env = client_env(job, kind, sizes, budget, stream);
     // Generous: a slow model at a large size may take many times the budget.
@@ -445,10 +472,7 @@ pub fn measure(
     let counted_by_tool =
         samples.iter().all(|s| s.counts == Counts::default()) && samples.iter().any(|s| s.ops > 0);
     if counted_by_tool {
-        let per_byte = match job.alg {
-            Alg::Cipher(_) => Event::CpuCipherByte,
-            Alg::Digest(_) => Event::CpuDigestByte,
-        };
+        let per_byte = job.alg.cpu_byte();
         for s in &mut samples {
             let bytes = match stream {
                 Some(total) => total,

@@ -5,6 +5,7 @@ use cost_ledger::Event;
 use std::fmt::Write;
 
 use super::measure::{Alg, Measured, Sample};
+use crate::algs::{AeadAlg, CipherAlg};
 
 /// Which clock a figure is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,6 +173,8 @@ pub fn tcrypt_lines(m: &Measured, clock: Clock) -> String {
         match m.job.alg {
             Alg::Cipher(_) => "encryption",
             Alg::Digest(_) => "digest",
+            Alg::Aead(_) => "aead encryption",
+            Alg::Mac(_) => "mac",
         },
         clock.label(m),
         hz / 1e6
@@ -187,15 +190,17 @@ pub fn tcrypt_lines(m: &Measured, clock: Clock) -> String {
         }
         let cycles = clock.ns_per_op(m, s) * hz / 1e9;
         let _ = match m.job.alg {
-            Alg::Cipher(c) => writeln!(
-                out,
-                "test {i} ({} bit key, {} byte blocks): 1 operation in {:.0} cycles ({} bytes)",
-                c.key_len * 8,
-                s.size,
-                cycles,
-                s.size
-            ),
-            Alg::Digest(_) => writeln!(
+            Alg::Cipher(CipherAlg { key_len, .. }) | Alg::Aead(AeadAlg { key_len, .. }) => {
+                writeln!(
+                    out,
+                    "test {i} ({} bit key, {} byte blocks): 1 operation in {:.0} cycles ({} bytes)",
+                    key_len * 8,
+                    s.size,
+                    cycles,
+                    s.size
+                )
+            }
+            Alg::Digest(_) | Alg::Mac(_) => writeln!(
                 out,
                 "test {i:>2} ({:>5} byte blocks,{:>5} bytes per update,   1 updates): {:>8.0} cycles/operation, {:>5.0} cycles/byte",
                 s.size,
