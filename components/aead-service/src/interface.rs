@@ -332,6 +332,10 @@ impl<E: AeadEngine> Interface for Aead<E> {
         engine.touched_keys()
     }
 
+    fn closed(engine: &mut E, session: &mut Self::Session) {
+        engine.closed(&session.key);
+    }
+
     fn open_args(call: OpenSessionArgs, data: Option<ClientData<'static>>) -> Open {
         Open::in_region(call, data)
     }

@@ -194,6 +194,12 @@ pub trait AeadEngine {
         false
     }
 
+    /// A session whose key is `key` closed: an engine keeping anything of its key (a
+    /// software engine's expanded key) forgets it. Nothing by default.
+    fn closed(&mut self, key: &Key) {
+        let _ = key;
+    }
+
     /// Fills `out` with random bytes for a nonce the driver chooses
     /// (`EncryptNewNonce`), from the PD's Rng service: whether it could. None by
     /// default: an engine whose PD has no Rng service.

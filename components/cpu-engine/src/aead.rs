@@ -26,7 +26,7 @@
 
 use aead_service::{AeadEngine, AeadStep, Job, Key, MAX_NONCE, MAX_TAG};
 use aes::cipher::{BlockCipher, BlockEncrypt, BlockSizeUser, InnerIvInit, KeyInit, StreamCipher};
-use aes::{Aes128, Aes192, Aes256, Block};
+use aes::{Aes128Enc, Aes192Enc, Aes256Enc, Block};
 use ghash::GHash;
 use ghash::universal_hash::UniversalHash;
 use pd_idl::aead::{AeadAlgorithm, AeadError, AeadOp};
@@ -49,11 +49,16 @@ impl Piece {
     }
 }
 
-/// The CPU Aead engine. Nothing per session: the key is expanded per request (a few
-/// tens of nanoseconds beside the message's work), so 16 sessions cost 16 keys.
+/// The CPU Aead engine. Nothing per session: the last key used is kept expanded
+/// ([`Expanded`]), so a session's messages one after another expand it once; another
+/// session's key replaces it (not one per session: with CPU detection an AES-256 key
+/// schedule is ~1 KiB, 16 of them past `driver_pd::MAX_STATE`).
 pub struct CpuAead {
     /// Payload bytes sealed or opened, for the ledger.
     pub bytes: u64,
+    /// Key expansions done (a message that found its key expanded did none).
+    pub expansions: u64,
+    last: Option<Expanded>,
     buf: Piece,
     /// Where driver-chosen nonces come from: the PD's Rng service, if it has one.
     random: Option<fn(&mut [u8]) -> bool>,
@@ -76,10 +81,57 @@ impl Default for CpuAead {
     fn default() -> Self {
         CpuAead {
             bytes: 0,
+            expansions: 0,
+            last: None,
             buf: Piece([0; PIECE / 16]),
             random: None,
             touched: false,
         }
+    }
+}
+
+/// An AES key's encryption schedule (both modes only encrypt).
+enum Schedule {
+    A128(Aes128Enc),
+    A192(Aes192Enc),
+    A256(Aes256Enc),
+}
+
+/// The last key used, expanded, with what identifies it. Its bytes are wiped when it
+/// goes (replaced, or forgotten at its session's close), its schedule by the `aes`
+/// crate's own drop (its `zeroize` feature).
+struct Expanded {
+    key: [u8; 32],
+    key_len: u8,
+    schedule: Schedule,
+}
+
+impl Expanded {
+    fn new(key: &[u8]) -> Option<Expanded> {
+        let schedule = match key.len() {
+            16 => Schedule::A128(Aes128Enc::new(key.into())),
+            24 => Schedule::A192(Aes192Enc::new(key.into())),
+            32 => Schedule::A256(Aes256Enc::new(key.into())),
+            _ => return None,
+        };
+        let mut e = Expanded {
+            key: [0; 32],
+            key_len: key.len() as u8,
+            schedule,
+        };
+        e.key[..key.len()].copy_from_slice(key);
+        Some(e)
+    }
+
+    /// Whether this is `key`'s, every byte compared whatever the first difference.
+    fn holds(&self, key: &[u8]) -> bool {
+        usize::from(self.key_len) == key.len() && bool::from(self.key[..key.len()].ct_eq(key))
+    }
+}
+
+impl Drop for Expanded {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.key);
     }
 }
 
@@ -108,10 +160,14 @@ impl AeadEngine for CpuAead {
     }
 
     fn start(&mut self, _: &mut (), key: &Key, job: &Job<'_>) -> AeadStep {
-        // Every message expands its key: the schedule's moved copies stay on the stack.
-        self.touched = true;
         let result = self.run(key.as_bytes(), job);
         AeadStep::Done(result)
+    }
+
+    fn closed(&mut self, key: &Key) {
+        if self.last.as_ref().is_some_and(|e| e.holds(key.as_bytes())) {
+            self.last = None;
+        }
     }
 
     fn interrupt(&mut self, _: &mut (), _: &Job<'_>) -> AeadStep {
@@ -142,16 +198,26 @@ impl CpuAead {
             // The service hands its engine `Encrypt` for a driver-chosen nonce too.
             decrypt: job.op == AeadOp::Decrypt,
         };
+        if !self.last.as_ref().is_some_and(|e| e.holds(key)) {
+            // The service took only 16, 24 and 32 bytes.
+            self.last = Some(Expanded::new(key).ok_or(AeadError::BadKeySize)?);
+            self.expansions += 1;
+            // The expansion's temporaries (the key among them) are on the stack.
+            self.touched = true;
+        }
+        let Some(expanded) = &self.last else {
+            return Err(AeadError::BadKeySize);
+        };
         let buf = self.buf.bytes();
-        match (job.algorithm, key.len()) {
-            (AeadAlgorithm::AesGcm, 16) => gcm(Aes128::new(key.into()), &msg, buf, &mut tag),
-            (AeadAlgorithm::AesGcm, 24) => gcm(Aes192::new(key.into()), &msg, buf, &mut tag),
-            (AeadAlgorithm::AesGcm, 32) => gcm(Aes256::new(key.into()), &msg, buf, &mut tag),
-            (AeadAlgorithm::AesCcm, 16) => ccm(Aes128::new(key.into()), &msg, buf, &mut tag),
-            (AeadAlgorithm::AesCcm, 24) => ccm(Aes192::new(key.into()), &msg, buf, &mut tag),
-            (AeadAlgorithm::AesCcm, 32) => ccm(Aes256::new(key.into()), &msg, buf, &mut tag),
-            // The service took only these lengths.
-            _ => return Err(AeadError::BadKeySize),
+        let gcm_mode = job.algorithm == AeadAlgorithm::AesGcm;
+        // The schedule used in place: a copy per message is hundreds of bytes.
+        match (&expanded.schedule, gcm_mode) {
+            (Schedule::A128(c), true) => gcm(c, &msg, buf, &mut tag),
+            (Schedule::A192(c), true) => gcm(c, &msg, buf, &mut tag),
+            (Schedule::A256(c), true) => gcm(c, &msg, buf, &mut tag),
+            (Schedule::A128(c), false) => ccm(c, &msg, buf, &mut tag),
+            (Schedule::A192(c), false) => ccm(c, &msg, buf, &mut tag),
+            (Schedule::A256(c), false) => ccm(c, &msg, buf, &mut tag),
         }
         // What passed through the buffer (plaintext, AAD) leaves no copy in the driver:
         // the bytes any piece can have reached (a piece starts up to 15 bytes in), not
@@ -210,12 +276,14 @@ impl Blocks for GHash {
 }
 
 /// SP 800-38C's CBC-MAC.
-struct CbcMac<C> {
-    cipher: C,
+struct CbcMac<'c, C> {
+    cipher: &'c C,
     x: Block,
 }
 
-impl<C: BlockEncrypt + BlockSizeUser<BlockSize = aes::cipher::consts::U16>> Blocks for CbcMac<C> {
+impl<C: BlockEncrypt + BlockSizeUser<BlockSize = aes::cipher::consts::U16>> Blocks
+    for CbcMac<'_, C>
+{
     fn blocks(&mut self, bytes: &[u8]) {
         for b in bytes.chunks_exact(16) {
             self.x.iter_mut().zip(b).for_each(|(x, b)| *x ^= b);
@@ -271,19 +339,16 @@ impl<M: Blocks> Feed<M> {
 }
 
 /// The block ciphers the modes run over: AES of each key size.
-trait Aes:
-    BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = aes::cipher::consts::U16> + Clone
-{
-}
-impl<C: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = aes::cipher::consts::U16> + Clone>
-    Aes for C
+trait Aes: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = aes::cipher::consts::U16> {}
+impl<C: BlockCipher + BlockEncrypt + BlockSizeUser<BlockSize = aes::cipher::consts::U16>> Aes
+    for C
 {
 }
 
 /// GCM (SP 800-38D 7.1, 7.2) with a 96-bit nonce: the counter mode from inc32(J0) over
 /// the payload, GHASH over the AAD and the ciphertext, the tag E(J0) ^ S, its first
 /// `tag.len()` bytes the session's.
-fn gcm<C: Aes>(cipher: C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8; 16]) {
+fn gcm<C: Aes>(cipher: &C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8; 16]) {
     let mut h = Block::default();
     cipher.encrypt_block(&mut h);
     let mut j0 = Block::default();
@@ -296,7 +361,7 @@ fn gcm<C: Aes>(cipher: C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8; 
     job.data.for_each_piece(&job.aad, buf, |p| ghash.absorb(p));
     ghash.pad();
     j0[15] = 2;
-    let mut ctr = ctr::Ctr32BE::<C>::from_core(ctr::CtrCore::inner_iv_init(cipher, &j0));
+    let mut ctr = ctr::Ctr32BE::<&C>::from_core(ctr::CtrCore::inner_iv_init(cipher, &j0));
     job.data.for_each_piece_mut(&job.payload, buf, |p| {
         if msg.decrypt {
             ghash.absorb(p);
@@ -322,7 +387,7 @@ fn gcm<C: Aes>(cipher: C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8; 
 /// first `t` bytes under counter 0's keystream. Nonce of 7 to 13 bytes and tag of `t`
 /// (even, 4 to 16) checked by the service, and the payload's length within the `q`
 /// bytes B0 gives it (`aead_service::payload_ok`).
-fn ccm<C: Aes>(cipher: C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8; 16]) {
+fn ccm<C: Aes>(cipher: &C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8; 16]) {
     let job = msg.job;
     let (n, t) = (msg.nonce.len(), job.tag.len as usize);
     let q = 15 - n;
@@ -335,7 +400,7 @@ fn ccm<C: Aes>(cipher: C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8; 
     let k = q.min(8);
     b0[16 - k..].copy_from_slice(&plen[8 - k..]);
     let mut mac = Feed::new(CbcMac {
-        cipher: cipher.clone(),
+        cipher,
         x: Block::default(),
     });
     mac.absorb(&b0);
@@ -360,7 +425,7 @@ fn ccm<C: Aes>(cipher: C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8; 
     let mut s0 = a0;
     cipher.encrypt_block(&mut s0);
     a0[15] = 1;
-    let mut ctr = ctr::Ctr128BE::<C>::from_core(ctr::CtrCore::inner_iv_init(cipher, &a0));
+    let mut ctr = ctr::Ctr128BE::<&C>::from_core(ctr::CtrCore::inner_iv_init(cipher, &a0));
     job.data.for_each_piece_mut(&job.payload, buf, |p| {
         if msg.decrypt {
             ctr.apply_keystream(p);

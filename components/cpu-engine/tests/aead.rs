@@ -613,6 +613,43 @@ fn ccm_encodes_long_aad_as_rustcrypto_does() {
     }
 }
 
+#[test]
+fn a_sessions_key_is_expanded_once_and_forgotten_at_its_close() {
+    let mut rig = rig();
+    let (a, b) = ([1u8; 16], [2u8; 32]);
+    let seal = |rig: &mut Rig<Aead<CpuAead>>, s| {
+        let req = Request::message(
+            1,
+            s,
+            AeadOp::Encrypt,
+            (NONCE_AT, 12),
+            &[],
+            &[(PAYLOAD_AT, 100)],
+            (TAG_AT, 16),
+        );
+        assert_eq!(rig.exchange(CLIENT, &[req])[0].status.check(), Ok(Ok(())));
+        rig.service.engine.expansions
+    };
+    let sa = open(&mut rig, AeadAlgorithm::AesGcm, &a, 12, 16).unwrap();
+    let sb = open(&mut rig, AeadAlgorithm::AesCcm, &b, 12, 16).unwrap();
+    assert_eq!(
+        [seal(&mut rig, sa), seal(&mut rig, sa), seal(&mut rig, sa)],
+        [1, 1, 1]
+    );
+    // Another key replaces it; back again, it is expanded again.
+    assert_eq!(
+        [seal(&mut rig, sb), seal(&mut rig, sb), seal(&mut rig, sa)],
+        [2, 2, 3]
+    );
+    // Closed, its expansion is forgotten: a new session on the same key expands anew.
+    rig.service.close(CLIENT, sa).unwrap();
+    let again = open(&mut rig, AeadAlgorithm::AesGcm, &a, 12, 16).unwrap();
+    assert_eq!(seal(&mut rig, again), 4);
+    // Closing another session keeps the one in use.
+    rig.service.close(CLIENT, sb).unwrap();
+    assert_eq!(seal(&mut rig, again), 4);
+}
+
 /// A stand-in for the PD's Rng service: a fixed, recognisable nonce.
 fn drawn(out: &mut [u8]) -> bool {
     for (i, b) in out.iter_mut().enumerate() {

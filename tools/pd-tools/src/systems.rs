@@ -16,6 +16,18 @@ use crate::algs::Engine;
 /// larger than it is streamed through.
 pub const DATA_SIZE: usize = 0x10000;
 
+/// Bytes of an Aead client's data region: a message is one request (init/update/final
+/// is not offered yet), so the region bounds the message `pd-enc` seals or opens.
+pub const AEAD_DATA_SIZE: usize = 0x10_0000;
+
+/// Bytes of the data region of a client speaking `kind`.
+pub const fn data_size(kind: Kind) -> usize {
+    match kind {
+        Kind::Aead => AEAD_DATA_SIZE,
+        _ => DATA_SIZE,
+    }
+}
+
 /// Clients one driver serves (driver-pd's client slots).
 pub const MAX_CLIENTS: usize = 4;
 
@@ -64,13 +76,14 @@ fn driver(engine: Engine, kind: Kind) -> Result<Driver, String> {
             irqs: &[],
             rng: true,
         },
+        // With the host's Rng driver: nonces the driver draws (`pd-enc --random-nonce`).
         (Engine::Cpu, Kind::Aead) => Driver {
             image: "cpu-aead",
             power: None,
             data_paddr: None,
             scratch: None,
             irqs: &[],
-            rng: false,
+            rng: true,
         },
         (Engine::Cpu, Kind::Mac) => Driver {
             image: "cpu-mac",
@@ -179,6 +192,9 @@ pub fn system_with(
     }
     let d = driver(engine, kind)?;
     let queues = queue_pages(kind);
+    let data_size = data_size(kind);
+    // A driver maps its clients' regions side by side.
+    let stride = data_size.max(0x10000);
     // A cipher works in place; a digest driver writes each final's digest.
     let data_perms = "rw";
     let mut x = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -188,10 +204,10 @@ pub fn system_with(
     );
     for k in 0..clients {
         x += &format!("    <memory_region name=\"queues{k}\" size=\"{queues:#x}\" />\n");
-        x += &format!("    <memory_region name=\"data{k}\" size=\"{DATA_SIZE:#x}\"");
+        x += &format!("    <memory_region name=\"data{k}\" size=\"{data_size:#x}\"");
         // Side by side in the DMA-reachable window, below the scratch region.
         if let Some(p) = d.data_paddr {
-            x += &format!(" phys_addr=\"{:#x}\"", p + (k * DATA_SIZE) as u64);
+            x += &format!(" phys_addr=\"{:#x}\"", p + (k * data_size) as u64);
         }
         x += " />\n";
     }
@@ -225,7 +241,7 @@ pub fn system_with(
         d.image
     );
     for k in 0..clients {
-        let at = 0x10000 * k;
+        let at = stride * k;
         drv += &format!(
             "            <map mr=\"queues{k}\" vaddr=\"{:#x}\" perms=\"rw\" setvar_vaddr=\"queues{k}\" />\n",
             0x4000_0000 + at
@@ -325,11 +341,12 @@ mod tests {
                     let pds = desc.all_pds().len();
                     // The driver, and its power manager or (the CPU's Cipher driver) the
                     // Rng driver it draws IVs from.
-                    let others = if engine == Engine::Cpu && kind != Kind::Cipher {
-                        1
-                    } else {
-                        2
-                    };
+                    let others =
+                        if engine == Engine::Cpu && matches!(kind, Kind::Digest | Kind::Mac) {
+                            1
+                        } else {
+                            2
+                        };
                     assert_eq!(pds, clients + others, "{text}");
                     n += 1;
                 }

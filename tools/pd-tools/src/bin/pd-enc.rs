@@ -8,6 +8,15 @@
 //! the exit status is 1). CTR takes any length. CBC and CTR need `--iv`; encryption is
 //! the default, and openssl enc's spellings (`-aes-128-cbc -K .. -iv .. -in .. -out`)
 //! are taken too.
+//!
+//! An AEAD (`-a aes-128-gcm`, 192 and 256, and `aes-*-ccm`) seals or opens the input as
+//! one message through the CPU engine's Aead driver PD, with `--nonce` (or, GCM
+//! sealing, `--random-nonce`: the driver draws it and pd-enc prints `nonce=HEX` on
+//! standard error), `--aad FILE`, and the tag kept apart in `--tag FILE` as kcapi-enc
+//! does: written when sealing, read and checked when opening. A tag that does not
+//! verify exits 1 and writes no plaintext (an output file pd-enc created is removed).
+//! The message is one request, so it is at most the Aead client's data region (1 MiB,
+//! with its AAD): init/update/final, for longer ones, is not offered yet.
 use std::fs::File;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
@@ -17,7 +26,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use pd_idl::cipher::Mode;
-use pd_tools::algs::{CIPHERS, CipherAlg, DataPath, Engine};
+use pd_tools::algs::{AEADS, AeadAlg, CIPHERS, CipherAlg, DataPath, Engine};
 use pd_tools::cli::{self, Tool, io_text, quote};
 use pd_tools::hexfmt;
 use pd_tools::run::run;
@@ -43,9 +52,10 @@ struct Args {
     /// alignment), pio, dma, or cpu (the CPU engine offers cpu and adaptive).
     #[arg(long, default_value = "adaptive", value_parser = DataPath::parser(true))]
     path: DataPath,
-    /// The cipher. CBC and ECB take no padding: the input must be whole 16-byte blocks
-    /// (as `openssl enc -nopad`).
-    #[arg(short = 'a', long, value_parser = CIPHERS)]
+    /// The cipher or AEAD. CBC and ECB take no padding: the input must be whole 16-byte
+    /// blocks (as `openssl enc -nopad`). GCM and CCM seal or open the whole input as one
+    /// message (the CPU engine's).
+    #[arg(short = 'a', long, value_parser = CIPHERS.iter().chain(&AEADS).copied().collect::<Vec<_>>())]
     alg: String,
     /// Encrypt (the default).
     #[arg(short = 'e', conflicts_with = "decrypt")]
@@ -66,6 +76,24 @@ struct Args {
     /// on standard error as `iv=HEX`, for the decrypt's `--iv`.
     #[arg(long, conflicts_with = "decrypt")]
     random_iv: bool,
+    /// AEAD: the nonce in hex (GCM: 12 bytes; CCM: 7 to 13). Never reuse one under a
+    /// key: a repeated GCM nonce gives away the authentication key.
+    #[arg(long, conflicts_with = "random_nonce")]
+    nonce: Option<String>,
+    /// AEAD sealing with GCM: the driver draws the nonce from its Rng service (SP 800-38D
+    /// 8.2.2), and pd-enc prints it on standard error as `nonce=HEX`, for the opening's
+    /// `--nonce`.
+    #[arg(long, conflicts_with = "decrypt")]
+    random_nonce: bool,
+    /// AEAD: the associated data, authenticated and not encrypted (default: none).
+    #[arg(long, value_name = "FILE")]
+    aad: Option<PathBuf>,
+    /// AEAD: where the tag goes when sealing, where it is read from when opening.
+    #[arg(long, value_name = "FILE")]
+    tag: Option<PathBuf>,
+    /// AEAD: the tag's length in bytes (GCM: 12 to 16; CCM: even, 4 to 16).
+    #[arg(long, default_value_t = 16)]
+    tag_len: usize,
     /// Input file (default: standard input).
     #[arg(short = 'i')]
     input: Option<PathBuf>,
@@ -113,6 +141,21 @@ fn main() -> ExitCode {
     engine
         .check_path(a.path, true)
         .unwrap_or_else(|e| TOOL.die(e));
+    if let Ok(aead) = AeadAlg::parse(&a.alg) {
+        return aead_main(&a, engine, aead, stdout_closed);
+    }
+    for (given, what) in [
+        (a.nonce.is_some() || a.random_nonce, "--nonce"),
+        (a.aad.is_some(), "--aad"),
+        (a.tag.is_some(), "--tag"),
+    ] {
+        if given {
+            TOOL.die(format_args!(
+                "{what}: {} is no AEAD (aes-128-gcm, aes-128-ccm, ...)",
+                a.alg
+            ));
+        }
+    }
     let alg = CipherAlg::parse(&a.alg).unwrap_or_else(|e| TOOL.die(e));
     if openssl_cipher && alg.whole_blocks() && !a.nopad {
         TOOL.die(format_args!(
@@ -194,6 +237,183 @@ fn main() -> ExitCode {
         eprintln!("iv={iv}");
     }
     ExitCode::SUCCESS
+}
+
+/// Seals or opens the input as one AEAD message through the CPU engine's Aead driver.
+fn aead_main(a: &Args, engine: Engine, alg: AeadAlg, stdout_closed: bool) -> ExitCode {
+    if engine != Engine::Cpu {
+        TOOL.die(format_args!(
+            "{}: the {} driver offers no AEAD yet (the CPU engine's does: --engine cpu)",
+            a.alg,
+            engine.name()
+        ));
+    }
+    if a.iv.is_some() || a.random_iv {
+        TOOL.die(format_args!(
+            "--iv: {} takes a nonce (--nonce), not an IV",
+            a.alg
+        ));
+    }
+    let key = hexfmt::decode(&a.key).unwrap_or_else(|e| TOOL.die(format_args!("--key: {e}")));
+    if key.len() != alg.key_len {
+        TOOL.die(format_args!(
+            "--key: {} takes a {}-byte key, got {} bytes",
+            a.alg,
+            alg.key_len,
+            key.len()
+        ));
+    }
+    // The interface's own rules, so that a refusal is said here, before anything boots.
+    let nonce = match (&a.nonce, a.random_nonce) {
+        (Some(n), _) => {
+            let bytes = hexfmt::decode(n).unwrap_or_else(|e| TOOL.die(format_args!("--nonce: {e}")));
+            if !aead_service::nonce_ok(alg.algorithm, bytes.len()) {
+                TOOL.die(format_args!(
+                    "--nonce: {} takes {}, got {} bytes",
+                    a.alg,
+                    nonce_rule(alg),
+                    bytes.len()
+                ));
+            }
+            n.clone()
+        }
+        (None, true) if alg.algorithm == pd_idl::aead::AeadAlgorithm::AesGcm => "random".into(),
+        (None, true) => TOOL.die(format_args!(
+            "--random-nonce: only GCM's nonces are drawn by the driver (SP 800-38D 8.2.2); bring a nonce for {}",
+            a.alg
+        )),
+        (None, false) => TOOL.die(format_args!(
+            "--nonce: {} needs a nonce ({}), or --random-nonce when sealing with GCM",
+            a.alg,
+            nonce_rule(alg)
+        )),
+    };
+    if !aead_service::tag_ok(alg.algorithm, a.tag_len) {
+        TOOL.die(format_args!(
+            "--tag-len: {} takes {}, not {}",
+            a.alg,
+            match alg.algorithm {
+                pd_idl::aead::AeadAlgorithm::AesGcm => "12 to 16 bytes",
+                pd_idl::aead::AeadAlgorithm::AesCcm => "an even length of 4 to 16 bytes",
+            },
+            a.tag_len
+        ));
+    }
+    let Some(tag_path) = &a.tag else {
+        TOOL.die("--tag FILE: where the tag is written (sealing) or read (opening)");
+    };
+    let sent_tag = if a.decrypt {
+        let t = std::fs::read(tag_path)
+            .unwrap_or_else(|e| TOOL.die(format_args!("{}: {}", shown(tag_path), io_text(&e))));
+        if t.len() != a.tag_len {
+            TOOL.die(format_args!(
+                "{}: a {}-byte tag expected (--tag-len), the file has {} bytes",
+                shown(tag_path),
+                a.tag_len,
+                t.len()
+            ));
+        }
+        hexfmt::encode(&t)
+    } else {
+        check_output(tag_path, a.input.as_deref()).unwrap_or_else(|e| TOOL.die(e));
+        String::new()
+    };
+    let open = |p: &Path| -> OwnedFd {
+        let f = File::open(p)
+            .unwrap_or_else(|e| TOOL.die(format_args!("{}: {}", shown(p), io_text(&e))));
+        if f.metadata().is_ok_and(|m| m.is_dir()) {
+            TOOL.die(format_args!("{}: Is a directory", shown(p)));
+        }
+        f.into()
+    };
+    let room = pd_tools::systems::AEAD_DATA_SIZE;
+    let input: OwnedFd = match &a.input {
+        Some(p) => {
+            let fd = open(p);
+            if let Ok(m) = std::fs::metadata(p)
+                && m.is_file()
+                && m.len() > room as u64
+            {
+                TOOL.die(format_args!(
+                    "{}: {} bytes is more than one message takes ({room}: the driver takes a message in one request; init/update/final is not offered yet)",
+                    shown(p),
+                    m.len()
+                ));
+            }
+            fd
+        }
+        None => dup(std::io::stdin().as_fd(), "read error"),
+    };
+    let mut files = vec![("in".to_string(), input)];
+    if let Some(p) = &a.aad {
+        files.push(("aad".to_string(), open(p)));
+    }
+    let created = match &a.output {
+        Some(p) => {
+            check_output(p, a.input.as_deref()).unwrap_or_else(|e| TOOL.die(e));
+            let existed = p.exists();
+            let f = File::create(p)
+                .unwrap_or_else(|e| TOOL.die(format_args!("{}: {}", shown(p), io_text(&e))));
+            files.push(("out".to_string(), f.into()));
+            (!existed).then(|| p.clone())
+        }
+        None if stdout_closed => TOOL.die(format_args!(
+            "write error: {}",
+            io_text(&std::io::Error::from_raw_os_error(libc::EBADF))
+        )),
+        None => {
+            files.push((
+                "out".to_string(),
+                dup(std::io::stdout().as_fd(), "write error"),
+            ));
+            None
+        }
+    };
+    let env = vec![
+        ("PDT_ALG".into(), a.alg.clone()),
+        ("PDT_OP".into(), if a.decrypt { "d" } else { "e" }.into()),
+        ("PDT_KEY".into(), a.key.clone()),
+        ("PDT_NONCE".into(), nonce),
+        ("PDT_TAG".into(), sent_tag),
+        ("PDT_TAG_LEN".into(), a.tag_len.to_string()),
+    ];
+    let report = run(
+        engine,
+        Kind::Aead,
+        "pdt-aead-client",
+        env,
+        files,
+        Duration::from_secs(3600),
+        &mut |_| {},
+    )
+    .unwrap_or_else(|e| {
+        // Nothing of a refused message is left where the output was asked for.
+        if let Some(p) = &created {
+            let _ = std::fs::remove_file(p);
+        }
+        TOOL.die(e)
+    });
+    if !a.decrypt {
+        let tag = report
+            .tagged("tag")
+            .next()
+            .and_then(|t| hexfmt::decode(t).ok())
+            .unwrap_or_else(|| TOOL.die("the client gave no tag"));
+        std::fs::write(tag_path, tag)
+            .unwrap_or_else(|e| TOOL.die(format_args!("{}: {}", shown(tag_path), io_text(&e))));
+    }
+    for n in report.tagged("nonce") {
+        eprintln!("nonce={n}");
+    }
+    ExitCode::SUCCESS
+}
+
+/// The nonce lengths an AEAD takes, in words.
+fn nonce_rule(alg: AeadAlg) -> &'static str {
+    match alg.algorithm {
+        pd_idl::aead::AeadAlgorithm::AesGcm => "a 12-byte nonce",
+        pd_idl::aead::AeadAlgorithm::AesCcm => "a nonce of 7 to 13 bytes",
+    }
 }
 
 /// A path as this tool's errors show it.
