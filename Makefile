@@ -166,8 +166,10 @@ pds: setup
 
 # Each engine driver's flash budget (text + data) in the release config, as a Hubris
 # task's max-sizes: `make sizes MICROKIT_CONFIG=release` fails for a driver over it (CI
-# runs it). The debug config prints, so carries formatting, and has no budget.
-DRIVER_FLASH    := 32768
+# runs it). The debug config prints, so carries formatting, and has no budget. 40 KiB,
+# issue 26's bound for a hardware engine's driver PD as its interfaces grow (32 KiB
+# until engine-time fairness, ~700 B in every driver, took omap-aes past it).
+DRIVER_FLASH    := 40960
 FLASH_BUDGETS   := $(foreach pd,omap-aes stm32-cryp sec1-hash virtio-crypto,--budget $(pd)=$(DRIVER_FLASH))
 
 sizes: pds

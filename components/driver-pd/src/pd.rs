@@ -234,9 +234,11 @@ impl<I: Interface> DriverPd<I> {
             }
         }
         let (service, trace) = (&mut self.service, &self.trace);
-        let cut = self.clients.serve(serve, &mut |caller, rx, tx, data| {
-            service.serve_batch(caller, rx, tx, client_data(data), BATCH, trace)
-        });
+        let cut = self
+            .clients
+            .serve(serve, &mut |caller, rx, tx, data, budget| {
+                service.serve_within(caller, rx, tx, client_data(data), BATCH, budget, trace)
+            });
         for caller in cut.into_iter().flatten() {
             self.cut_off(caller);
         }

@@ -57,7 +57,7 @@ pub use carried::{Carried, Carries};
 pub use keys::{KeyMaterial, KeyPlace, KeyRefusal, KeySource, KeyUse, MAX_KEY, Unkeyed};
 pub use landed::{Landed, LandedJob};
 pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Parts, Segments};
-pub use service::{MAX_COALESCED, Service, Stopped};
+pub use service::{MAX_COALESCED, REQUEST_COST, Service, Stopped};
 pub use sessions::{MAX_SESSIONS, Sessions};
 
 use pd_idl::wire::{self, Caller, ErrorCode, Message, ProtocolError};

@@ -37,6 +37,23 @@ pub enum Stopped {
     SessionBusy,
     /// The pass answered its `limit`: more may wait, for the next pass.
     Limit,
+    /// The pass spent its engine-time budget ([`Service::serve_within`]): more may
+    /// wait, for the client's next turn.
+    Budget,
+}
+
+/// What a request costs beside its bytes, in bytes of engine work: the fixed work of
+/// taking, checking, starting and answering it, so that a flood of short requests is
+/// not free in the shares [`Service::serve_within`]'s budget keeps.
+pub const REQUEST_COST: i64 = 256;
+
+/// What `parts` cost the engine: their bytes and [`REQUEST_COST`] each.
+fn cost(parts: &Parts) -> i64 {
+    parts
+        .as_slice()
+        .iter()
+        .map(|&(_, bytes)| i64::from(bytes) + REQUEST_COST)
+        .sum()
 }
 
 /// One engine, its sessions and the jobs in flight (at most the engine's depth, one per
@@ -100,11 +117,7 @@ impl<'a, I: Interface> Service<'a, I> {
         self.serve_batch(caller, requests, responses, data, usize::MAX, &untraced)
     }
 
-    /// Takes `caller`'s requests one by one, answering each the engine finishes at once
-    /// (or refuses), until [`Stopped`] says why not more, or `limit` are answered (a PD
-    /// hands its client each batch of answers as it finishes, so that the client
-    /// refills while the next runs). Each answer given now goes in `trace`. Returns how
-    /// many were answered now.
+    /// [`serve_batch`](Self::serve_batch) with no budget.
     pub fn serve_batch(
         &mut self,
         caller: Caller,
@@ -112,6 +125,37 @@ impl<'a, I: Interface> Service<'a, I> {
         responses: &mut Producer<'_, I::Response>,
         data: ClientData<'a>,
         limit: usize,
+        trace: &Trace<'_>,
+    ) -> Result<(usize, Stopped), QueueError> {
+        let mut unbounded = i64::MAX;
+        self.serve_within(
+            caller,
+            requests,
+            responses,
+            data,
+            limit,
+            &mut unbounded,
+            trace,
+        )
+    }
+
+    /// Takes `caller`'s requests one by one, answering each the engine finishes at once
+    /// (or refuses), until [`Stopped`] says why not more, or `limit` are answered (a PD
+    /// hands its client each batch of answers as it finishes, so that the client
+    /// refills while the next runs), or `budget` is spent: a job starts while it is
+    /// above zero, and its cost (bytes, and [`REQUEST_COST`] per request) is taken from
+    /// it, so it may end below zero, a debt the caller's next grants pay first (deficit
+    /// round robin by engine work). Each answer given now goes in `trace`. Returns how
+    /// many were answered now.
+    #[allow(clippy::too_many_arguments)]
+    pub fn serve_within(
+        &mut self,
+        caller: Caller,
+        requests: &mut Consumer<'_, I::Request>,
+        responses: &mut Producer<'_, I::Response>,
+        data: ClientData<'a>,
+        limit: usize,
+        budget: &mut i64,
         trace: &Trace<'_>,
     ) -> Result<(usize, Stopped), QueueError> {
         // Answers are staged and published once, when the pass ends (the client hears
@@ -133,6 +177,9 @@ impl<'a, I: Interface> Service<'a, I> {
             loop {
                 if answered >= limit {
                     return Ok((answered, Stopped::Limit));
+                }
+                if *budget <= 0 {
+                    return Ok((answered, Stopped::Budget));
                 }
                 if self.full() {
                     return Ok((answered, Stopped::EngineFull));
@@ -168,6 +215,7 @@ impl<'a, I: Interface> Service<'a, I> {
                     responses.stage(r)?;
                     answered += 1;
                     room -= 1;
+                    *budget = budget.saturating_sub(REQUEST_COST);
                     continue;
                 }
                 let mut parts = Parts::one(id, I::bytes(&job));
@@ -190,6 +238,7 @@ impl<'a, I: Interface> Service<'a, I> {
                 }
                 batch.release(parts.len());
                 room -= parts.len() as u32;
+                *budget = budget.saturating_sub(cost(&parts));
                 if let Some(result) = self.start(caller, session, slot, &parts, &mut job, data) {
                     for r in answers::<I>(&parts, &result) {
                         record::<I>(trace, caller, &r);

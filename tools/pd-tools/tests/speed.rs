@@ -352,6 +352,48 @@ fn an_aead_on_an_engine_without_one_is_a_clear_error() {
     );
 }
 
+/// A light client beside a flooder of large requests, on the CPU driver (jobs finish
+/// at once: a pass serves many) and OMAP's PIO path (one job at a time, each pass
+/// ended by the engine): both clients are answered to the end of every window, so the
+/// table is printed with a figure per size (a client held back for its debt and never
+/// asked to notify hung the CPU run), and the flooder is never shut out.
+#[test]
+fn a_flooder_and_a_light_client_are_both_served_to_the_end() {
+    // One size and 4 KiB floods on OMAP: in a debug build a 16 KiB PIO job can outlast a
+    // window, and the flooder's 32 in flight take longer to drain after a window than
+    // the gap before the next.
+    for (args, flood, sizes, n) in [
+        (&["--engine", "cpu"][..], "16384", "16,1024", 2),
+        (
+            &["--engine", "omap-aes", "--path", "pio"][..],
+            "4096",
+            "16",
+            1,
+        ),
+    ] {
+        let mut all = args.to_vec();
+        all.extend(["--flood", flood, "--sizes", sizes, "--seconds", "0.2"]);
+        let out = ok(&all);
+        let rows: Vec<Vec<f64>> = out
+            .lines()
+            .filter(|l| l.trim_start().starts_with("16 ") || l.trim_start().starts_with("1024 "))
+            .map(|l| {
+                l.split_whitespace()
+                    .filter_map(|t| t.trim_end_matches('%').parse().ok())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(rows.len(), n, "{args:?}: {out}");
+        for r in rows {
+            // size, alone op/s, beside op/s, kept %, flooder op/s: all served.
+            assert!(
+                r.len() == 5 && r[1..].iter().all(|v| *v > 0.0),
+                "{args:?}: {r:?}\n{out}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_path_the_engine_lacks_is_a_clear_error() {
     let out = run(EXE, &["--board", "host", "--path", "pio"], None);

@@ -2,8 +2,8 @@
 //! leaves a light client beside it. Per light size, in one run: the light client alone
 //! on the driver, then beside the flooder in the same windows of time
 //! ([`measure_shared_with`]); the light client's throughput beside the flooder as a share
-//! of its throughput alone. Shared by engine time, the light client would keep about
-//! half; driver-pd serves round robin by job, so it keeps far less (ARCHITECTURE.md,
+//! of its throughput alone. Shared by engine time (driver-pd's deficit round robin) a
+//! light client that keeps requests queued keeps about half (ARCHITECTURE.md,
 //! "Fairness by engine time").
 
 use std::time::Duration;
