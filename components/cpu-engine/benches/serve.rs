@@ -19,6 +19,8 @@ const BATCH: usize = 16;
 /// Batches per run.
 const BATCHES: usize = 20_000;
 const CALLER: Caller = Caller(4);
+/// No engine-work budget: one client, nobody to share with.
+const UNBOUNDED: i64 = i64::MAX;
 
 #[repr(C, align(64))]
 #[derive(Clone, Copy)]
@@ -125,7 +127,7 @@ fn cipher_ns(size: usize) -> f64 {
         },
         |rx, out| {
             let (n, _) = service
-                .serve_batch(CALLER, rx, out, data, BATCH, &untraced)
+                .serve_within(CALLER, rx, out, data, BATCH, &mut { UNBOUNDED }, &untraced)
                 .expect("sound queues");
             n
         },
@@ -162,7 +164,7 @@ fn digest_ns(size: usize) -> f64 {
         },
         |rx, out| {
             let (n, _) = service
-                .serve_batch(CALLER, rx, out, data, BATCH, &untraced)
+                .serve_within(CALLER, rx, out, data, BATCH, &mut { UNBOUNDED }, &untraced)
                 .expect("sound queues");
             n
         },

@@ -114,28 +114,15 @@ impl<'a, I: Interface> Service<'a, I> {
         data: ClientData<'a>,
     ) -> Result<(usize, Stopped), QueueError> {
         let untraced = Trace::new(None);
-        self.serve_batch(caller, requests, responses, data, usize::MAX, &untraced)
-    }
-
-    /// [`serve_batch`](Self::serve_batch) with no budget.
-    pub fn serve_batch(
-        &mut self,
-        caller: Caller,
-        requests: &mut Consumer<'_, I::Request>,
-        responses: &mut Producer<'_, I::Response>,
-        data: ClientData<'a>,
-        limit: usize,
-        trace: &Trace<'_>,
-    ) -> Result<(usize, Stopped), QueueError> {
         let mut unbounded = i64::MAX;
         self.serve_within(
             caller,
             requests,
             responses,
             data,
-            limit,
+            usize::MAX,
             &mut unbounded,
-            trace,
+            &untraced,
         )
     }
 

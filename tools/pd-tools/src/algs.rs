@@ -23,28 +23,39 @@ pub struct CipherAlg {
     pub key_len: usize,
 }
 
+/// An AES name as openssl spells it (`aes-128-cbc`): the key length in bytes and the
+/// mode's name.
+fn aes_name(s: &str) -> Option<(usize, &str)> {
+    let mut it = s.split('-');
+    let (Some("aes"), Some(bits), Some(mode), None) = (it.next(), it.next(), it.next(), it.next())
+    else {
+        return None;
+    };
+    let key_len = match bits {
+        "128" => 16,
+        "192" => 24,
+        "256" => 32,
+        _ => return None,
+    };
+    Some((key_len, mode))
+}
+
 impl CipherAlg {
     pub fn parse(s: &str) -> Result<Self, String> {
-        let bad = || format!("unknown cipher {s:?} (aes-128|192|256-ecb|cbc|ctr)");
-        let mut it = s.split('-');
-        let (Some("aes"), Some(bits), Some(mode), None) =
-            (it.next(), it.next(), it.next(), it.next())
-        else {
-            return Err(bad());
+        let mode = |m| match m {
+            "ecb" => Some(Mode::Ecb),
+            "cbc" => Some(Mode::Cbc),
+            "ctr" => Some(Mode::Ctr),
+            _ => None,
         };
-        let key_len = match bits {
-            "128" => 16,
-            "192" => 24,
-            "256" => 32,
-            _ => return Err(bad()),
-        };
-        let mode = match mode {
-            "ecb" => Mode::Ecb,
-            "cbc" => Mode::Cbc,
-            "ctr" => Mode::Ctr,
-            _ => return Err(bad()),
-        };
-        Ok(CipherAlg { mode, key_len })
+        aes_name(s)
+            .and_then(|(key_len, m)| {
+                Some(CipherAlg {
+                    mode: mode(m)?,
+                    key_len,
+                })
+            })
+            .ok_or_else(|| format!("unknown cipher {s:?} (aes-128|192|256-ecb|cbc|ctr)"))
     }
 
     pub fn name(&self) -> String {
@@ -81,25 +92,19 @@ pub struct AeadAlg {
 
 impl AeadAlg {
     pub fn parse(s: &str) -> Result<Self, String> {
-        let bad = || format!("unknown AEAD {s:?} (aes-128|192|256-gcm|ccm)");
-        let mut it = s.split('-');
-        let (Some("aes"), Some(bits), Some(mode), None) =
-            (it.next(), it.next(), it.next(), it.next())
-        else {
-            return Err(bad());
+        let mode = |m| match m {
+            "gcm" => Some(AeadAlgorithm::AesGcm),
+            "ccm" => Some(AeadAlgorithm::AesCcm),
+            _ => None,
         };
-        let key_len = match bits {
-            "128" => 16,
-            "192" => 24,
-            "256" => 32,
-            _ => return Err(bad()),
-        };
-        let algorithm = match mode {
-            "gcm" => AeadAlgorithm::AesGcm,
-            "ccm" => AeadAlgorithm::AesCcm,
-            _ => return Err(bad()),
-        };
-        Ok(AeadAlg { algorithm, key_len })
+        aes_name(s)
+            .and_then(|(key_len, m)| {
+                Some(AeadAlg {
+                    algorithm: mode(m)?,
+                    key_len,
+                })
+            })
+            .ok_or_else(|| format!("unknown AEAD {s:?} (aes-128|192|256-gcm|ccm)"))
     }
 
     pub fn name(&self) -> String {

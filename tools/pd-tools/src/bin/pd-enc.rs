@@ -163,15 +163,7 @@ fn main() -> ExitCode {
             a.alg
         ));
     }
-    let key = hexfmt::decode(&a.key).unwrap_or_else(|e| TOOL.die(format_args!("--key: {e}")));
-    if key.len() != alg.key_len {
-        TOOL.die(format_args!(
-            "--key: {} takes a {}-byte key, got {} bytes",
-            a.alg,
-            alg.key_len,
-            key.len()
-        ));
-    }
+    check_key(&a, alg.key_len);
     let iv = match (&a.iv, alg.mode) {
         (None, Mode::Ecb) if a.random_iv => {
             TOOL.die(format_args!("--random-iv: {} takes no IV", a.alg))
@@ -200,19 +192,7 @@ fn main() -> ExitCode {
         Some(p) => open_input(p, alg, &a.alg).into(),
         None => dup(std::io::stdin().as_fd(), "read error"),
     };
-    let output: OwnedFd = match &a.output {
-        Some(p) => {
-            check_output(p, a.input.as_deref()).unwrap_or_else(|e| TOOL.die(e));
-            File::create(p)
-                .unwrap_or_else(|e| TOOL.die(format_args!("{}: {}", shown(p), io_text(&e))))
-                .into()
-        }
-        None if stdout_closed => TOOL.die(format_args!(
-            "write error: {}",
-            io_text(&std::io::Error::from_raw_os_error(libc::EBADF))
-        )),
-        None => dup(std::io::stdout().as_fd(), "write error"),
-    };
+    let (output, _) = open_output(&a, stdout_closed);
     let env = vec![
         ("PDT_ALG".into(), a.alg.clone()),
         ("PDT_PATH".into(), a.path.name().to_string()),
@@ -254,15 +234,7 @@ fn aead_main(a: &Args, engine: Engine, alg: AeadAlg, stdout_closed: bool) -> Exi
             a.alg
         ));
     }
-    let key = hexfmt::decode(&a.key).unwrap_or_else(|e| TOOL.die(format_args!("--key: {e}")));
-    if key.len() != alg.key_len {
-        TOOL.die(format_args!(
-            "--key: {} takes a {}-byte key, got {} bytes",
-            a.alg,
-            alg.key_len,
-            key.len()
-        ));
-    }
+    check_key(a, alg.key_len);
     // The interface's own rules, so that a refusal is said here, before anything boots.
     let nonce = match (&a.nonce, a.random_nonce) {
         (Some(n), _) => {
@@ -348,27 +320,8 @@ fn aead_main(a: &Args, engine: Engine, alg: AeadAlg, stdout_closed: bool) -> Exi
     if let Some(p) = &a.aad {
         files.push(("aad".to_string(), open(p)));
     }
-    let created = match &a.output {
-        Some(p) => {
-            check_output(p, a.input.as_deref()).unwrap_or_else(|e| TOOL.die(e));
-            let existed = p.exists();
-            let f = File::create(p)
-                .unwrap_or_else(|e| TOOL.die(format_args!("{}: {}", shown(p), io_text(&e))));
-            files.push(("out".to_string(), f.into()));
-            (!existed).then(|| p.clone())
-        }
-        None if stdout_closed => TOOL.die(format_args!(
-            "write error: {}",
-            io_text(&std::io::Error::from_raw_os_error(libc::EBADF))
-        )),
-        None => {
-            files.push((
-                "out".to_string(),
-                dup(std::io::stdout().as_fd(), "write error"),
-            ));
-            None
-        }
-    };
+    let (output, created) = open_output(a, stdout_closed);
+    files.push(("out".to_string(), output));
     let env = vec![
         ("PDT_ALG".into(), a.alg.clone()),
         ("PDT_OP".into(), if a.decrypt { "d" } else { "e" }.into()),
@@ -406,6 +359,37 @@ fn aead_main(a: &Args, engine: Engine, alg: AeadAlg, stdout_closed: bool) -> Exi
         eprintln!("nonce={n}");
     }
     ExitCode::SUCCESS
+}
+
+/// The key, refused unless it is `key_len` bytes of hex.
+fn check_key(a: &Args, key_len: usize) {
+    let key = hexfmt::decode(&a.key).unwrap_or_else(|e| TOOL.die(format_args!("--key: {e}")));
+    if key.len() != key_len {
+        TOOL.die(format_args!(
+            "--key: {} takes a {key_len}-byte key, got {} bytes",
+            a.alg,
+            key.len()
+        ));
+    }
+}
+
+/// The output, opened before anything boots (the sandboxed client opens no file), and
+/// the path if this created it (so that a refusal can take it away again).
+fn open_output(a: &Args, stdout_closed: bool) -> (OwnedFd, Option<PathBuf>) {
+    match &a.output {
+        Some(p) => {
+            check_output(p, a.input.as_deref()).unwrap_or_else(|e| TOOL.die(e));
+            let existed = p.exists();
+            let f = File::create(p)
+                .unwrap_or_else(|e| TOOL.die(format_args!("{}: {}", shown(p), io_text(&e))));
+            (f.into(), (!existed).then(|| p.clone()))
+        }
+        None if stdout_closed => TOOL.die(format_args!(
+            "write error: {}",
+            io_text(&std::io::Error::from_raw_os_error(libc::EBADF))
+        )),
+        None => (dup(std::io::stdout().as_fd(), "write error"), None),
+    }
 }
 
 /// The nonce lengths an AEAD takes, in words.
