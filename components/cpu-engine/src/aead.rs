@@ -6,11 +6,16 @@
 //! the MAC; each piece of payload is copied out, fed to the MAC and run through the
 //! counter mode (in the order the mode says), and written back. Every byte the MAC
 //! takes is the byte the counter mode worked on, so a client scribbling on its region
-//! meanwhile spoils only its own result. A decrypt writes its plaintext back as it goes,
-//! as a hardware engine decrypting in place does; if its tag then fails the service
-//! zeroes the payload before it answers (the client reads its payload only after the
-//! answer). So a message is as long as its mode allows, not as the buffer: what bounds
-//! it is SP 800-38C's length field (`aead_service::payload_ok`).
+//! meanwhile spoils only its own result. A decrypt of a payload that fits the buffer
+//! ([`PRIVATE`], 2 KiB) is opened wholly in private and written back only once its tag
+//! verified: no plaintext of a forgery ever reaches the client's region, even for a
+//! client reading it while the driver works (one with a key by handle would otherwise
+//! have a CTR decryption of any ciphertext, beyond what its key's policy grants). A
+//! longer one writes its plaintext back as it goes, as a hardware engine decrypting in
+//! place does; if its tag then fails the service zeroes the payload before it answers,
+//! which protects a client that reads its payload after the answer, not one that reads
+//! it while the driver works. So a message is as long as its mode allows, not as the
+//! buffer: what bounds it is SP 800-38C's length field (`aead_service::payload_ok`).
 //!
 //! Both modes are written here over the primitives, not taken whole from RustCrypto's
 //! `aes-gcm` and `ccm`: those want the message in one `&mut [u8]`, which a client's
@@ -37,6 +42,10 @@ use subtle::ConstantTimeEq;
 /// (two volatile copies, a keystream call) vanish beside its bytes' work, and 64 bytes
 /// more, so that each piece of 2 KiB can start where its copy moves whole vectors.
 const PIECE: usize = 2048 + 64;
+
+/// The longest payload a decrypt opens wholly in private, writing nothing back before its
+/// tag verified.
+const PRIVATE: usize = 2048;
 
 /// [`PIECE`] bytes, 16-byte aligned (a piece from an aligned client buffer starts at its
 /// start), held as 16-byte words so that zeroing it is a volatile store per 16 bytes,
@@ -192,11 +201,13 @@ impl CpuAead {
         let nonce = &nonce[..job.nonce.len as usize];
         let t = job.tag.len as usize;
         let mut tag: [u8; MAX_TAG] = [0; MAX_TAG];
+        // The service hands its engine `Encrypt` for a driver-chosen nonce too.
+        let decrypt = job.op == AeadOp::Decrypt;
         let msg = Message {
             job,
             nonce,
-            // The service hands its engine `Encrypt` for a driver-chosen nonce too.
-            decrypt: job.op == AeadOp::Decrypt,
+            decrypt,
+            private: decrypt && job.payload.total() as usize <= PRIVATE,
         };
         if !self.last.as_ref().is_some_and(|e| e.holds(key)) {
             // The service took only 16, 24 and 32 bytes.
@@ -219,19 +230,15 @@ impl CpuAead {
             (Schedule::A192(c), false) => ccm(c, &msg, buf, &mut tag),
             (Schedule::A256(c), false) => ccm(c, &msg, buf, &mut tag),
         }
-        // What passed through the buffer (plaintext, AAD) leaves no copy in the driver:
-        // the bytes any piece can have reached (a piece starts up to 15 bytes in), not
-        // the whole buffer, whose volatile zeroing by bytes cost a 16-byte message more
-        // than its sealing.
-        let longest = job.aad.total().max(job.payload.total()) as usize;
-        let used = (longest + 16).min(PIECE);
-        zeroize::Zeroize::zeroize(&mut self.buf.0[..used.div_ceil(16)]);
         let result = if !msg.decrypt {
             job.data.write_output(job.tag, &tag[..t]);
             Ok(())
         } else {
             let sent: [u8; MAX_TAG] = read_small(job, job.tag);
             if bool::from(tag[..t].ct_eq(&sent[..t])) {
+                if msg.private {
+                    scatter(job, self.buf.bytes());
+                }
                 Ok(())
             } else {
                 // The service zeroes the payload the decrypt wrote before it answers.
@@ -239,6 +246,13 @@ impl CpuAead {
             }
         };
         zeroize::Zeroize::zeroize(&mut tag);
+        // What passed through the buffer (plaintext, AAD) leaves no copy in the driver:
+        // the bytes any piece can have reached (a piece starts up to 15 bytes in), not
+        // the whole buffer, whose volatile zeroing by bytes cost a 16-byte message more
+        // than its sealing.
+        let longest = job.aad.total().max(job.payload.total()) as usize;
+        let used = (longest + 16).min(PIECE);
+        zeroize::Zeroize::zeroize(&mut self.buf.0[..used.div_ceil(16)]);
         if result.is_ok() {
             self.bytes += u64::from(job.payload.total());
         }
@@ -251,9 +265,48 @@ struct Message<'j, 'a> {
     job: &'j Job<'a>,
     nonce: &'j [u8],
     decrypt: bool,
+    /// Worked wholly in `buf`, written back by the caller if at all ([`PRIVATE`]).
+    private: bool,
+}
+
+/// The payload's segments copied into `buf`, in order; the bytes copied (the caller
+/// checked they fit).
+fn gather(job: &Job<'_>, buf: &mut [u8]) -> usize {
+    let mut at = 0;
+    for s in job.payload.as_slice() {
+        let n = s.len as usize;
+        let inside = job
+            .data
+            .region
+            .read_bytes(s.offset as usize, &mut buf[at..at + n]);
+        debug_assert!(inside);
+        at += n;
+    }
+    at
+}
+
+/// `buf` written back over the payload's segments, in order.
+fn scatter(job: &Job<'_>, buf: &[u8]) {
+    let mut at = 0;
+    for s in job.payload.as_slice() {
+        let n = s.len as usize;
+        job.data.write_output(*s, &buf[at..at + n]);
+        at += n;
+    }
 }
 
 impl Message<'_, '_> {
+    /// Runs `f` over the payload: in private (gathered into `buf` and left there), or
+    /// streamed through `buf` in pieces, each written back.
+    fn payload(&self, buf: &mut [u8], mut f: impl FnMut(&mut [u8])) {
+        if self.private {
+            let n = gather(self.job, buf);
+            f(&mut buf[..n]);
+        } else {
+            self.job.data.for_each_piece_mut(&self.job.payload, buf, f);
+        }
+    }
+
     fn aad_len(&self) -> u64 {
         u64::from(self.job.aad.total())
     }
@@ -362,7 +415,7 @@ fn gcm<C: Aes>(cipher: &C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8;
     ghash.pad();
     j0[15] = 2;
     let mut ctr = ctr::Ctr32BE::<&C>::from_core(ctr::CtrCore::inner_iv_init(cipher, &j0));
-    job.data.for_each_piece_mut(&job.payload, buf, |p| {
+    msg.payload(buf, |p| {
         if msg.decrypt {
             ghash.absorb(p);
             ctr.apply_keystream(p);
@@ -426,7 +479,7 @@ fn ccm<C: Aes>(cipher: &C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8;
     cipher.encrypt_block(&mut s0);
     a0[15] = 1;
     let mut ctr = ctr::Ctr128BE::<&C>::from_core(ctr::CtrCore::inner_iv_init(cipher, &a0));
-    job.data.for_each_piece_mut(&job.payload, buf, |p| {
+    msg.payload(buf, |p| {
         if msg.decrypt {
             ctr.apply_keystream(p);
             mac.absorb(p);

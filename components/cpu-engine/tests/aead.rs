@@ -650,6 +650,67 @@ fn a_sessions_key_is_expanded_once_and_forgotten_at_its_close() {
     assert_eq!(seal(&mut rig, again), 4);
 }
 
+/// The engine alone (no service, which zeroes a refused payload after): a forged
+/// decrypt of up to 2 KiB writes nothing into the region, so a client reading it while
+/// the driver works sees no plaintext of a forgery; a longer one streams (its plaintext
+/// written as it goes, zeroed by the service before the answer).
+#[test]
+fn a_short_forged_decrypt_writes_nothing_before_its_tag_is_checked() {
+    use aead_service::{AeadEngine, AeadStep, Job, Key};
+    use pd_idl::common::Segment;
+    use segment_list::{Overlaps, from_slice};
+    let k = [0x33u8; 16];
+    let mut rig = rig();
+    let s = open(&mut rig, AeadAlgorithm::AesGcm, &k, 12, 16).unwrap();
+    let mut key = Key::default();
+    key.fill(16).copy_from_slice(&k);
+    for (len, streamed) in [(100u32, false), (2048, false), (2049, true), (5000, true)] {
+        let seal = Request::message(
+            1,
+            s,
+            AeadOp::Encrypt,
+            (NONCE_AT, 12),
+            &[],
+            &[(PAYLOAD_AT, len)],
+            (TAG_AT, 16),
+        );
+        assert_eq!(rig.exchange(CLIENT, &[seal])[0].status.check(), Ok(Ok(())));
+        // Forge the tag, then open with the engine alone.
+        let mut forged = rig.data.bytes()[TAG_AT as usize..TAG_AT as usize + 16].to_vec();
+        forged[3] ^= 1;
+        rig.data.write(TAG_AT as usize, &forged);
+        let before = rig.data.bytes().to_vec();
+        let data = rig.client_data();
+        let payload = [Segment {
+            offset: PAYLOAD_AT,
+            len,
+        }];
+        let job = Job {
+            algorithm: AeadAlgorithm::AesGcm,
+            op: AeadOp::Decrypt,
+            nonce: Segment {
+                offset: NONCE_AT,
+                len: 12,
+            },
+            aad: from_slice(&[], data.len(), Overlaps::Allowed).unwrap(),
+            payload: from_slice(&payload, data.len(), Overlaps::Allowed).unwrap(),
+            tag: Segment {
+                offset: TAG_AT,
+                len: 16,
+            },
+            data,
+        };
+        let mut engine = CpuAead::default();
+        let step = engine.start(&mut (), &key, &job);
+        assert_eq!(step, AeadStep::Done(Err(AeadError::TagMismatch)), "{len}");
+        let untouched = rig.data.bytes() == &before[..];
+        assert_eq!(
+            untouched, !streamed,
+            "{len} B: written before the tag was checked"
+        );
+    }
+}
+
 /// A stand-in for the PD's Rng service: a fixed, recognisable nonce.
 fn drawn(out: &mut [u8]) -> bool {
     for (i, b) in out.iter_mut().enumerate() {
