@@ -54,6 +54,7 @@ run: setup
 # come from several packages, and the runner finds them in target/debug.
 test: setup
 	$(CARGO) build --locked --workspace --bins
+	$(CARGO) build --locked -p host-libmicrokit
 	$(CARGO) test --locked --workspace
 	$(MAKE) --no-print-directory check-systems
 	$(MAKE) --no-print-directory sdfgen-test

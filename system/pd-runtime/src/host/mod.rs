@@ -411,6 +411,20 @@ pub(crate) fn memory_region(symbol: &str) -> Option<MemoryRegion> {
     })
 }
 
+/// Every setvar symbol of this PD and its value, as the Microkit tool would patch them
+/// into its image: each region's `setvar_vaddr` (where the region really is in this
+/// process), then the `.system` file's other setvars. For a PD that does not ask by
+/// name: a C PD's globals (`host-libmicrokit` writes them before `init`).
+pub fn setvars() -> Vec<(std::string::String, u64)> {
+    let h = host();
+    let regions = h.regions.iter().filter_map(|&(i, addr)| {
+        let r = &h.info.regions[i];
+        (!r.symbol.is_empty()).then(|| (r.symbol.clone(), addr as u64))
+    });
+    let vars = h.info.vars.iter().map(|v| (v.symbol.clone(), v.value));
+    regions.chain(vars).collect()
+}
+
 pub(crate) fn var(symbol: &str) -> Option<u64> {
     // A vaddr symbol means where the region really is in this process.
     if let Some(r) = memory_region(symbol) {
