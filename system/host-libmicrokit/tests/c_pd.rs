@@ -1,9 +1,10 @@
-//! C PDs written to the Microkit manual and nothing else (`tests/c/ping.c`, `pong.c`:
-//! a protected call, a shared region by setvar, notifications both ways), built with the
-//! system's `cc` against this crate's `microkit.h` and static library, booted under
-//! host-runner from `tests/c/ping-pong.system`: ping's verdict is its own computation
-//! (the sum pong returned, the notifications pong counted), printed through
-//! `microkit_dbg_puts`.
+//! C PDs built with the system's `cc` against this crate's `microkit.h` and static
+//! library, booted under host-runner: two written to the Microkit manual and nothing
+//! else (`tests/c/ping.c`, `pong.c`: a protected call, a shared region by setvar,
+//! notifications both ways; ping's verdict is its own computation, the sum pong
+//! returned and the notifications pong counted), and a C client of the CPU engine's
+//! Cipher and Digest driver PDs over crypto-pd's C library (`tests/c/kat_c.c`: SP
+//! 800-38A F.2.1 and FIPS 180-4's "abc", checked against the published answers).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,22 +32,28 @@ fn static_lib() -> PathBuf {
     lib
 }
 
-/// `source` built into the PD binary `out`, as a Microkit PD is (freestanding C11,
-/// warnings as errors), with libmicrokit's defaults and the static library.
-fn build_pd(source: &Path, lib: &Path, out: &Path) {
-    let o = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-        .args([
-            "-std=c11",
-            "-ffreestanding",
-            "-O2",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-        ])
-        .arg("-I")
-        .arg(root().join("include"))
+/// `source` (and `extra` sources, `-I` `includes`) built into the PD binary `out`, as a
+/// Microkit PD is (freestanding C11, warnings as errors), with libmicrokit's defaults
+/// and the static library.
+fn build_pd(source: &Path, extra: &[PathBuf], includes: &[PathBuf], lib: &Path, out: &Path) {
+    let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
+    cc.args([
+        "-std=c11",
+        "-ffreestanding",
+        "-O2",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+    ])
+    .arg("-I")
+    .arg(root().join("include"));
+    for dir in includes {
+        cc.arg("-I").arg(dir);
+    }
+    let o = cc
         .arg(source)
+        .args(extra)
         .arg(root().join("c/defaults.c"))
         .arg(lib)
         // Exported, so that the library's `dlsym` finds the setvar globals; and what
@@ -72,18 +79,16 @@ fn build_pd(source: &Path, lib: &Path, out: &Path) {
     );
 }
 
-#[test]
-fn c_pds_written_to_the_microkit_manual_run_on_the_host() {
-    let lib = static_lib();
-    let bins = std::env::temp_dir().join(format!("host-libmicrokit-{}", std::process::id()));
+/// A directory of PD binaries for one test.
+fn bin_dir(name: &str) -> PathBuf {
+    let bins = std::env::temp_dir().join(format!("host-libmicrokit-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&bins).unwrap();
-    for pd in ["ping", "pong"] {
-        build_pd(
-            &root().join(format!("tests/c/{pd}.c")),
-            &lib,
-            &bins.join(format!("c-{pd}")),
-        );
-    }
+    bins
+}
+
+/// Boots `system` (in tests/c) for a second with the binaries in `bins`; everything
+/// the runner printed.
+fn boot(system: &str, bins: &Path) -> String {
     let runner = profile_dir().join("host-runner");
     assert!(
         runner.exists(),
@@ -91,14 +96,29 @@ fn c_pds_written_to_the_microkit_manual_run_on_the_host() {
     );
     let out = Command::new(runner)
         .arg("--bin-dir")
-        .arg(&bins)
+        .arg(bins)
         .args(["--seconds", "1"])
-        .arg(root().join("tests/c/ping-pong.system"))
+        .arg(root().join("tests/c").join(system))
         .output()
         .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    let _ = std::fs::remove_dir_all(&bins);
+    let _ = std::fs::remove_dir_all(bins);
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+#[test]
+fn c_pds_written_to_the_microkit_manual_run_on_the_host() {
+    let lib = static_lib();
+    let bins = bin_dir("ping-pong");
+    for pd in ["ping", "pong"] {
+        build_pd(
+            &root().join(format!("tests/c/{pd}.c")),
+            &[],
+            &[],
+            &lib,
+            &bins.join(format!("c-{pd}")),
+        );
+    }
+    let text = boot("ping-pong.system", &bins);
     assert!(text.contains("[pong] pong: ready"), "{text}");
     // The call: pong read the ten bytes ping wrote through the region setvar'd into
     // both, and answered in the message registers.
@@ -106,6 +126,43 @@ fn c_pds_written_to_the_microkit_manual_run_on_the_host() {
     // Three notifications each way, and the second call's count of them.
     assert!(
         text.contains("[ping] ping: PASS: notifications each way: 3"),
+        "{text}"
+    );
+    assert!(!text.contains("FAIL"), "{text}");
+}
+
+#[test]
+fn a_c_client_gets_published_answers_from_the_cipher_and_digest_drivers() {
+    let lib = static_lib();
+    let bins = bin_dir("kat-c");
+    let c_lib = root().join("../../components/crypto-client-c");
+    build_pd(
+        &root().join("tests/c/kat_c.c"),
+        &[c_lib.join("src/queue.c"), c_lib.join("src/call.c")],
+        &[c_lib.join("include"), root().join("../../idl/include")],
+        &lib,
+        &bins.join("kat-c"),
+    );
+    // The drivers are the workspace's own host PDs.
+    for driver in ["cpu-cipher", "cpu-digest"] {
+        let built = profile_dir().join(driver);
+        assert!(
+            built.exists(),
+            "{driver} is built (make test builds the bins first)"
+        );
+        std::os::unix::fs::symlink(built, bins.join(driver)).unwrap();
+    }
+    let text = boot("kat-c.system", &bins);
+    assert!(
+        text.contains("[kat_c] kat_c: pass: SP 800-38A F.2.1 CBC-AES128.Encrypt"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[kat_c] kat_c: pass: FIPS 180-4 SHA-256(\"abc\")"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[kat_c] kat_c: verdict: PASS: 2 published answers through the drivers"),
         "{text}"
     );
     assert!(!text.contains("FAIL"), "{text}");
