@@ -25,7 +25,7 @@ BENCH_DIR  := target/bench
 # The PDs the tools boot, and the tools (they find the PDs beside themselves).
 HOST_PD_PKGS = $(call packages,host-pds)
 
-.PHONY: fuzz help setup run test tools bench pds sizes image qemu lint check-systems qemu-setup qemu-test \
+.PHONY: c-pds c-pd-toolchain fuzz help setup run test tools bench pds sizes image qemu lint check-systems qemu-setup qemu-test \
 	sdfgen-setup systems sdfgen-test
 .DEFAULT_GOAL := help
 
@@ -226,6 +226,7 @@ image: systems
 	  echo "image: this SDK has no board $(MICROKIT_BOARD) in config $(MICROKIT_CONFIG); it has:"; \
 	  ls "$(MICROKIT_SDK)/board"; echo $(MICROKIT_SDK_HELP); exit 1; }
 	$(MAKE) --no-print-directory pds MICROKIT_CONFIG=$(MICROKIT_CONFIG)
+	$(MAKE) --no-print-directory c-pds MICROKIT_CONFIG=$(MICROKIT_CONFIG)
 	@missing=""; for img in $$(sed -n 's/.*program_image path="\([^"]*\)".*/\1/p' $(SYSTEM)); do \
 	  [ -f "$(PD_DIR)/$$img" ] || missing="$$missing $$img"; done; \
 	  [ -z "$$missing" ] || { echo "image: $(SYSTEM) needs PD images that no package in PD_PKGS builds:$$missing"; \
@@ -233,6 +234,32 @@ image: systems
 	@# Prefilled regions' files (a key store's configuration) are beside the .system.
 	$(MICROKIT_SDK)/bin/microkit $(SYSTEM) --search-path $(PD_DIR) --search-path $(dir $(SYSTEM)) \
 	  --board $(MICROKIT_BOARD) --config $(MICROKIT_CONFIG) -o $(LOADER_IMG) -r target/report.txt
+
+# The image's C PDs (crypto-client-c's pd/*.c), built as a libmicrokit PD is: the SDK's
+# headers and libmicrokit for MICROKIT_CONFIG, freestanding, nothing of libc (the link
+# fails on a memcpy the compiler made up). gnu11: the SDK's seL4 headers use `asm`.
+C_PD_CC        ?= aarch64-linux-gnu-gcc
+C_PD_LD        ?= aarch64-linux-gnu-ld
+C_CLIENT_DIR   := components/crypto-client-c
+C_PD_OBJ       := target/c-pds/$(MICROKIT_CONFIG)
+C_PD_BOARD     = $(MICROKIT_SDK)/board/$(MICROKIT_BOARD)/$(MICROKIT_CONFIG)
+C_PD_CFLAGS    = -std=gnu11 -nostdlib -ffreestanding -O2 -Wall -Wextra -Werror -mstrict-align \
+  -mcpu=cortex-a53 -I$(C_PD_BOARD)/include -I$(C_CLIENT_DIR)/include -Iidl/include
+
+c-pds: c-pd-toolchain
+	@test -n "$(MICROKIT_SDK)" || { echo "c-pds: MICROKIT_SDK is not set"; exit 1; }
+	@mkdir -p $(C_PD_OBJ) $(PD_DIR)
+	for f in $(C_CLIENT_DIR)/pd/kat_c.c $(C_CLIENT_DIR)/src/queue.c $(C_CLIENT_DIR)/src/call.c; do \
+	  $(C_PD_CC) $(C_PD_CFLAGS) -c $$f -o $(C_PD_OBJ)/$$(basename $$f .c).o || exit 1; done
+	$(C_PD_LD) -L$(C_PD_BOARD)/lib $(C_PD_OBJ)/kat_c.o $(C_PD_OBJ)/queue.o $(C_PD_OBJ)/call.o \
+	  -lmicrokit -Tmicrokit.ld -o $(PD_DIR)/kat-c.elf
+
+c-pd-toolchain:
+	@command -v $(C_PD_CC) >/dev/null 2>&1 || { \
+	  echo "c-pds: $(C_PD_CC) is missing; installing Debian's gcc-aarch64-linux-gnu"; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q gcc-aarch64-linux-gnu >/dev/null \
+	  || { echo "c-pds: FAILED to install gcc-aarch64-linux-gnu with apt-get; install it by hand and re-run"; exit 1; }; }
 
 # The loader goes at 0x70000000, where the SDK's loader for qemu_virt_aarch64 is linked
 # (LINK_ADDRESS in its build); virtualization=on because the kernel runs at EL2

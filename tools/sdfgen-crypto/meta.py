@@ -109,9 +109,14 @@ def qemu_virt_aarch64(files: Optional[Dict[str, str]] = None) -> str:
     v.add_client(test_client, queues=0x4000, data=test_data, client_id=0, queues_symbol="virtio_queues")
     v.connect()
 
-    # The CPU has no clock gate: no power manager, no interrupt.
+    # The CPU has no clock gate: no power manager, no interrupt. kat_c, a C client built
+    # against the SDK's libmicrokit (crypto-client-c's pd/kat_c.c), is its second client
+    # and cpu_digest's too; its verdict goes to test_client on channel 15.
+    kat_c = pd("kat_c", "kat-c.elf", 100, stack=False)
     c = crypto.add_driver(cpu_cipher, prefix="test_cpu")
     c.add_client(test_client, queues=0x4000, data=test_data, client_id=1, queues_symbol="cpu_queues")
+    c.add_client(kat_c, queues=0x3000, data=0x1000, client_id=0, prefix="c_cipher",
+                 queues_symbol="cipher_queues", data_symbol="cipher_data")
     c.connect()
 
     # Keys by handle on the CPU engine: a second CPU Cipher driver, whose clients are
@@ -143,6 +148,8 @@ def qemu_virt_aarch64(files: Optional[Dict[str, str]] = None) -> str:
     vboot_image = crypto.region("vboot_image", 0x100000)
     d = crypto.add_driver(cpu_digest, prefix="vboot")
     d.add_client(vboot_client, queues=0x3000, data=vboot_image, client_id=0, data_symbol="image")
+    d.add_client(kat_c, queues=0x3000, data=0x1000, client_id=1, prefix="c_digest",
+                 queues_symbol="digest_queues", data_symbol="digest_data")
     d.connect()
     crypto.map(boot_loader, vboot_image, "image")
     vboot_report = crypto.region("vboot_report", 0x1000)
@@ -273,6 +280,11 @@ def qemu_virt_aarch64(files: Optional[Dict[str, str]] = None) -> str:
     crypto.map(test_client, supervisor_report, "supervisor_report", "r")
     sdf.add_channel(Channel(supervisor, test_client, a_id=3, b_id=14, notify_b=False, pd_a_setvar_id="verdict"))
     sdf.add_pd(supervisor)
+    c_report = crypto.region("c_report", 0x1000)
+    crypto.map(kat_c, c_report, "report")
+    crypto.map(test_client, c_report, "c_report", "r")
+    sdf.add_channel(Channel(kat_c, test_client, a_id=2, b_id=15, notify_b=False, pd_a_setvar_id="verdict"))
+    sdf.add_pd(kat_c)
 
     stream_report = crypto.region("stream_report", 0x1000)
     crypto.map(stream_client, stream_report, "report")

@@ -3,7 +3,8 @@
 //! else (`tests/c/ping.c`, `pong.c`: a protected call, a shared region by setvar,
 //! notifications both ways; ping's verdict is its own computation, the sum pong
 //! returned and the notifications pong counted), and a C client of the CPU engine's
-//! Cipher and Digest driver PDs over crypto-pd's C library (`tests/c/kat_c.c`: SP
+//! Cipher and Digest driver PDs over crypto-pd's C library (crypto-client-c's
+//! `pd/kat_c.c`, which the seL4 image runs too: SP
 //! 800-38A F.2.1 and FIPS 180-4's "abc", checked against the published answers).
 
 use std::path::{Path, PathBuf};
@@ -137,7 +138,7 @@ fn a_c_client_gets_published_answers_from_the_cipher_and_digest_drivers() {
     let bins = bin_dir("kat-c");
     let c_lib = root().join("../../components/crypto-client-c");
     build_pd(
-        &root().join("tests/c/kat_c.c"),
+        &c_lib.join("pd/kat_c.c"),
         &[c_lib.join("src/queue.c"), c_lib.join("src/call.c")],
         &[c_lib.join("include"), root().join("../../idl/include")],
         &lib,

@@ -18,7 +18,10 @@
 //! clock-erroring source, each failing closed and recovering), and of the key clients
 //! (11, `keys_cpu_report`; 12, `keys_omap_report`: encryption by handle with keys the
 //! key store holds, on the CPU engine and on OMAP AES; 13, `hostile_keys_report`: every
-//! way to get or misuse a key refused). From the traces of the three
+//! way to get or misuse a key refused), of the supervisor (14, `supervisor_report`: its
+//! child's end) and of a C client built against the SDK's libmicrokit (15, `c_report`:
+//! crypto-client-c's `pd/kat_c.c`, SP 800-38A and FIPS 180-4 through the CPU engine's
+//! Cipher and Digest drivers). From the traces of the three
 //! board drivers and
 //! their power managers (mapped read-only) it checks what no client sees: each
 //! calibrated crossover lies in the published range, every grant was given back, the
@@ -51,7 +54,7 @@ use vboot_client_pd::Hex;
 
 /// The clients whose verdicts this one collects: name, the channel they notify, and
 /// (by index, see [`report_region`]) the region they write.
-const REPORTS: [(&str, Channel); 13] = [
+const REPORTS: [(&str, Channel); 14] = [
     ("verified boot", Channel::new(2)),
     ("omap-aes", Channel::new(3)),
     ("stm32-cryp", Channel::new(4)),
@@ -65,6 +68,7 @@ const REPORTS: [(&str, Channel); 13] = [
     ("keys on OMAP AES", Channel::new(12)),
     ("hostile keys", Channel::new(13)),
     ("a client's end", Channel::new(14)),
+    ("a C client", Channel::new(15)),
 ];
 
 /// The board stand-ins' traces: engine, the driver's and the power manager's trace
@@ -181,7 +185,8 @@ fn report_region(i: usize) -> MemoryRegion {
         9 => memory_region!(keys_cpu_report),
         10 => memory_region!(keys_omap_report),
         11 => memory_region!(hostile_keys_report),
-        _ => memory_region!(supervisor_report),
+        12 => memory_region!(supervisor_report),
+        _ => memory_region!(c_report),
     }
 }
 /// The drivers under test: name, channel (calls and queue notifications).
@@ -521,7 +526,7 @@ impl TestClient {
             "FAIL"
         };
         debug_println!(
-            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot under the key store's provisioned key; omap-aes, stm32-cryp, sec1 through their device PDs; a driver fault mid-stream, restarted, nothing lost; HMAC and AEAD on the CPU engine; random bytes from virtio-rng and from the stm32mp1 RNG's device PD through the Rng service, its faults caught; encryption by key handle on the CPU engine and OMAP AES, every misuse of a key refused, a client's end reported by its supervisor and its keys wiped), the drivers' traces checked; {failures} failure(s)",
+            "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot under the key store's provisioned key; omap-aes, stm32-cryp, sec1 through their device PDs; a driver fault mid-stream, restarted, nothing lost; HMAC and AEAD on the CPU engine; random bytes from virtio-rng and from the stm32mp1 RNG's device PD through the Rng service, its faults caught; encryption by key handle on the CPU engine and OMAP AES, every misuse of a key refused, a client's end reported by its supervisor and its keys wiped; a C client built against libmicrokit), the drivers' traces checked; {failures} failure(s)",
             REPORTS.len()
         );
     }
