@@ -61,7 +61,7 @@ test: setup
 
 # Every Microkit system description in system/ must pass the checker.
 check-systems:
-	@files=$$(ls system/*.system system/*/systems/*.system 2>/dev/null); \
+	@files=$$(ls system/*.system system/*/systems/*.system system/*/tests/c/*.system 2>/dev/null); \
 	if [ -n "$$files" ]; then $(CARGO) run --locked -q -p system-desc --bin system-check -- $$files; \
 	else echo "check-systems: no system/*.system files yet"; fi
 

@@ -2,8 +2,9 @@
 //! library, booted under host-runner: two written to the Microkit manual and nothing
 //! else (`tests/c/ping.c`, `pong.c`: a protected call, a shared region by setvar,
 //! notifications both ways; ping's verdict is its own computation, the sum pong
-//! returned and the notifications pong counted), and a C client of the CPU engine's
-//! Cipher and Digest driver PDs over crypto-pd's C library (crypto-client-c's
+//! returned and the notifications pong counted), and a C client of the Cipher (the CPU
+//! engine's, and OMAP AES on its device PD) and Digest driver PDs over crypto-pd's C
+//! library (crypto-client-c's
 //! `pd/kat_c.c`, which the seL4 image runs too: SP
 //! 800-38A F.2.1 and FIPS 180-4's "abc", checked against the published answers).
 
@@ -87,9 +88,9 @@ fn bin_dir(name: &str) -> PathBuf {
     bins
 }
 
-/// Boots `system` (in tests/c) for a second with the binaries in `bins`; everything
+/// Boots `system` (in tests/c) for `seconds` with the binaries in `bins`; everything
 /// the runner printed.
-fn boot(system: &str, bins: &Path) -> String {
+fn boot(system: &str, bins: &Path, seconds: &str) -> String {
     let runner = profile_dir().join("host-runner");
     assert!(
         runner.exists(),
@@ -98,7 +99,7 @@ fn boot(system: &str, bins: &Path) -> String {
     let out = Command::new(runner)
         .arg("--bin-dir")
         .arg(bins)
-        .args(["--seconds", "1"])
+        .args(["--seconds", seconds])
         .arg(root().join("tests/c").join(system))
         .output()
         .unwrap();
@@ -119,7 +120,7 @@ fn c_pds_written_to_the_microkit_manual_run_on_the_host() {
             &bins.join(format!("c-{pd}")),
         );
     }
-    let text = boot("ping-pong.system", &bins);
+    let text = boot("ping-pong.system", &bins, "1");
     assert!(text.contains("[pong] pong: ready"), "{text}");
     // The call: pong read the ten bytes ping wrote through the region setvar'd into
     // both, and answered in the message registers.
@@ -135,36 +136,42 @@ fn c_pds_written_to_the_microkit_manual_run_on_the_host() {
 #[test]
 fn a_c_client_gets_published_answers_from_the_cipher_and_digest_drivers() {
     let lib = static_lib();
-    let bins = bin_dir("kat-c");
     let c_lib = root().join("../../components/crypto-client-c");
-    build_pd(
-        &c_lib.join("pd/kat_c.c"),
-        &[c_lib.join("src/queue.c"), c_lib.join("src/call.c")],
-        &[c_lib.join("include"), root().join("../../idl/include")],
-        &lib,
-        &bins.join("kat-c"),
-    );
-    // The drivers are the workspace's own host PDs.
-    for driver in ["cpu-cipher", "cpu-digest"] {
-        let built = profile_dir().join(driver);
-        assert!(
-            built.exists(),
-            "{driver} is built (make test builds the bins first)"
+    // The CPU engine's Cipher driver, then OMAP AES on its device PD (its power manager
+    // the driver's parent), each beside the CPU engine's Digest driver.
+    for (system, drivers, seconds) in [
+        ("kat-c.system", &["cpu-cipher", "cpu-digest"][..], "1"),
+        (
+            "kat-c-omap.system",
+            &["omap-aes", "pm-am335x", "dev-am335x", "cpu-digest"][..],
+            "2",
+        ),
+    ] {
+        let bins = bin_dir(system);
+        build_pd(
+            &c_lib.join("pd/kat_c.c"),
+            &[c_lib.join("src/queue.c"), c_lib.join("src/call.c")],
+            &[c_lib.join("include"), root().join("../../idl/include")],
+            &lib,
+            &bins.join("kat-c"),
         );
-        std::os::unix::fs::symlink(built, bins.join(driver)).unwrap();
+        // The drivers are the workspace's own host PDs.
+        for driver in drivers {
+            let built = profile_dir().join(driver);
+            assert!(
+                built.exists(),
+                "{driver} is built (make test builds the bins first)"
+            );
+            std::os::unix::fs::symlink(built, bins.join(driver)).unwrap();
+        }
+        let text = boot(system, &bins, seconds);
+        for want in [
+            "[kat_c] kat_c: pass: SP 800-38A F.2.1 CBC-AES128.Encrypt",
+            "[kat_c] kat_c: pass: FIPS 180-4 SHA-256(\"abc\")",
+            "[kat_c] kat_c: verdict: PASS: 2 published answers through the drivers",
+        ] {
+            assert!(text.contains(want), "{system}: {want}\n{text}");
+        }
+        assert!(!text.contains("FAIL"), "{system}: {text}");
     }
-    let text = boot("kat-c.system", &bins);
-    assert!(
-        text.contains("[kat_c] kat_c: pass: SP 800-38A F.2.1 CBC-AES128.Encrypt"),
-        "{text}"
-    );
-    assert!(
-        text.contains("[kat_c] kat_c: pass: FIPS 180-4 SHA-256(\"abc\")"),
-        "{text}"
-    );
-    assert!(
-        text.contains("[kat_c] kat_c: verdict: PASS: 2 published answers through the drivers"),
-        "{text}"
-    );
-    assert!(!text.contains("FAIL"), "{text}");
 }
