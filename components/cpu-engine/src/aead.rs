@@ -39,9 +39,9 @@ use pd_idl::common::Segment;
 use subtle::ConstantTimeEq;
 
 /// The private buffer a message streams through: long enough that a piece's fixed costs
-/// (two volatile copies, a keystream call) vanish beside its bytes' work, and 64 bytes
+/// (two volatile copies, a keystream call) vanish beside its bytes' work, and 128 bytes
 /// more, so that each piece of 2 KiB can start where its copy moves whole vectors.
-const PIECE: usize = 2048 + 64;
+const PIECE: usize = 2048 + 128;
 
 /// The longest payload a decrypt opens wholly in private, writing nothing back before its
 /// tag verified.
@@ -170,6 +170,10 @@ impl AeadEngine for CpuAead {
 
     fn start(&mut self, _: &mut (), key: &Key, job: &Job<'_>) -> AeadStep {
         let result = self.run(key.as_bytes(), job);
+        // Every message leaves key-dependent values on the stack (GHASH's H, E(J0), the
+        // counter mode's keystream, the CBC-MAC state), which `ghash` does not wipe:
+        // the PD scrubs after the pass, as it did before the key was kept.
+        self.touched = true;
         AeadStep::Done(result)
     }
 
@@ -213,8 +217,6 @@ impl CpuAead {
             // The service took only 16, 24 and 32 bytes.
             self.last = Some(Expanded::new(key).ok_or(AeadError::BadKeySize)?);
             self.expansions += 1;
-            // The expansion's temporaries (the key among them) are on the stack.
-            self.touched = true;
         }
         let Some(expanded) = &self.last else {
             return Err(AeadError::BadKeySize);

@@ -54,8 +54,9 @@ impl Hasher {
 /// Bytes hashed per private copy: 16 whole SHA-256 blocks (8 of SHA-512's 128-byte
 /// blocks, so no piece leaves a partial block behind) per call into the hasher (the
 /// copy, vector by vector, overlaps little with the compression, so fewer, longer
-/// calls win).
-const PIECE: usize = 1024;
+/// calls win), and 128 bytes more, so that a piece of 1 KiB can start where its copy
+/// moves whole vectors ([`queued_service::ClientData::for_each_piece`]).
+const PIECE: usize = 1024 + 128;
 
 /// The private copy a request is hashed from: 16-byte aligned, so the copy out of an
 /// aligned client buffer moves whole vectors.

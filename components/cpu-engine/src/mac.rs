@@ -80,12 +80,12 @@ impl Keyed {
     }
 }
 
-/// Bytes authenticated per private copy, 16-byte aligned: 1 KiB and the 64 bytes that
+/// Bytes authenticated per private copy, 16-byte aligned: 1 KiB and the 128 bytes that
 /// let a piece of 1 KiB start where its copy moves whole vectors, as the Digest
 /// engine's. It was 256 B while each session kept a block key (`MacEngine::Key`), which
 /// left no room in `driver_pd::MAX_STATE`; HMAC-SHA-256 of 16 KiB through the PD was
 /// 0.82-0.85x in-process with it.
-const PIECE: usize = 1024 + 64;
+const PIECE: usize = 1024 + 128;
 
 #[repr(C, align(16))]
 struct Piece([u8; PIECE]);

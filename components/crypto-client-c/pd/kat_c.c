@@ -115,6 +115,7 @@ void init(void)
         digest_open_session(&digest_t, DIGEST_ALGORITHM_SHA256, DIGEST_HASH_PATH_AUTO, &ds) != CRYPTO_PD_OK) {
         say(": FAIL: open_session\n");
         failed++;
+        hand_in(0);
         return;
     }
     void *cq = (void *)cipher_queues, *dq = (void *)digest_queues;
@@ -127,6 +128,7 @@ void init(void)
                                   DIGEST_RESPONSE_QUEUE_CAPACITY, sizeof(digest_response_t), _Alignof(digest_response_t)) != CRYPTO_PD_LAYOUT_OK) {
         say(": FAIL: queue layout\n");
         failed++;
+        hand_in(0);
         return;
     }
     volatile uint8_t *c = (volatile uint8_t *)cipher_data, *d = (volatile uint8_t *)digest_data;
@@ -152,6 +154,7 @@ void init(void)
         crypto_pd_enqueue(&digest_tx, &dreq) != CRYPTO_PD_QUEUE_OK) {
         say(": FAIL: queueing\n");
         failed++;
+        hand_in(0);
         return;
     }
     microkit_notify(CIPHER);

@@ -120,7 +120,10 @@ impl Shares {
             return Some(i64::MAX);
         }
         let d = &mut self.deficit[k];
-        if self.unfinished.take() != Some(k) {
+        if self.unfinished == Some(k) {
+            self.unfinished = None;
+        } else {
+            // Another's interrupted turn stays its own, for when it comes round.
             *d = (*d + QUANTUM).min(QUANTUM);
         }
         (*d > 0).then_some(*d)
@@ -354,15 +357,17 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                 break;
             }
             let last = round + 1 == ROUNDS;
-            // A client that refilled its queue since its turn is seen now, not after a
-            // notification this pass would make it wait for; one still reading its
+            // A client with requests queued is served whether or not it notified (one
+            // that refilled since its turn, or whose notification this pass would make
+            // wait, is seen now: in round 0 too, or a flooder whose notification woke
+            // the PD would run alone and uncharged ahead of it); one still reading its
             // answers will refill soon, so it still counts against another's share.
             let mut active = 0;
             for (k, slot) in self.slots.iter().enumerate() {
                 let Some(c) = slot.as_ref().filter(|c| c.cut_off.is_none()) else {
                     continue;
                 };
-                if !busy[k] && round > 0 {
+                if !busy[k] {
                     busy[k] = c.rx.is_empty().is_ok_and(|empty| !empty);
                 }
                 let unread = c.tx.free().is_ok_and(|free| free < c.tx.capacity());

@@ -122,8 +122,8 @@ impl ClientData<'_> {
     /// Calls `f` on the bytes of `segs`, in order, in pieces of at most `buf.len()`
     /// copied into `buf` (private memory: an engine must not read bytes the client may
     /// change under it twice). A piece starts where in `buf` its copy moves whole
-    /// vectors and is whole 64-byte blocks but the last ([`aligned_like`]), so it may be
-    /// up to 63 bytes shorter than `buf`.
+    /// vectors and is whole 128-byte blocks but the last ([`aligned_like`]), so it may be
+    /// up to 142 bytes shorter than `buf` (15 of skew, 127 to a whole block).
     pub fn for_each_piece(&self, segs: &Segments, buf: &mut [u8], mut f: impl FnMut(&[u8])) {
         self.pieces::<false>(segs, buf, |p| f(p));
     }
@@ -158,14 +158,14 @@ impl ClientData<'_> {
 }
 
 /// The part of `buf` from where its address is `shared`'s modulo 16, cut to whole
-/// 64-byte blocks (if `buf` is longer than that): the volatile copies move 16-byte
+/// 128-byte blocks (if `buf` is longer than that): the volatile copies move 16-byte
 /// vectors only between sides equally aligned, else machine words (a client's buffer
 /// at an odd offset copied into a buffer's start: GCM over 16 KiB spent 2.1 us of 16 in
-/// copies), and a hash or a counter mode fed whole blocks keeps no partial block
-/// between pieces.
+/// copies), and a hash (SHA-512's blocks are 128 bytes) or a counter mode fed whole
+/// blocks keeps no partial block between pieces.
 fn aligned_like(shared: usize, buf: &mut [u8]) -> &mut [u8] {
     let skew = shared.wrapping_sub(buf.as_ptr() as usize) % 16;
-    let whole = (buf.len().saturating_sub(skew)) & !63;
+    let whole = (buf.len().saturating_sub(skew)) & !127;
     if whole > 0 {
         &mut buf[skew..skew + whole]
     } else {
@@ -575,13 +575,13 @@ mod tests {
 
     #[test]
     fn a_piece_is_aligned_as_its_source_and_whole_blocks() {
-        let mut buf = [0u8; 2048 + 64];
+        let mut buf = [0u8; 2048 + 128];
         let base = buf.as_ptr() as usize;
         for shared in 0x1000..0x1000 + 32 {
             let piece = aligned_like(shared, &mut buf);
             let at = piece.as_ptr() as usize;
             assert_eq!(at % 16, shared % 16, "vectors on both sides");
-            assert_eq!(piece.len() % 64, 0, "whole blocks");
+            assert_eq!(piece.len() % 128, 0, "whole blocks");
             assert!(piece.len() >= 2048 && at - base < 16);
         }
         // A buffer too short to shift is used as it is.

@@ -165,9 +165,6 @@ impl<'a, I: Interface> Service<'a, I> {
                 if answered >= limit {
                     return Ok((answered, Stopped::Limit));
                 }
-                if *budget <= 0 {
-                    return Ok((answered, Stopped::Budget));
-                }
                 if self.full() {
                     return Ok((answered, Stopped::EngineFull));
                 }
@@ -177,6 +174,11 @@ impl<'a, I: Interface> Service<'a, I> {
                 let mut batch = requests.read_batch()?;
                 if batch.is_empty() {
                     return Ok((answered, Stopped::ClientsMove));
+                }
+                // After the look at the queue: a budget spent as the queue empties is the
+                // client's move (its signal armed), not a turn to come back for.
+                if *budget <= 0 {
+                    return Ok((answered, Stopped::Budget));
                 }
                 // A copy: the client may rewrite the slot, but this copy is what runs.
                 batch.read_into(0, &mut request);

@@ -39,8 +39,11 @@ impl From<MessageInfo> for MsgInfo {
 }
 
 impl From<MsgInfo> for MessageInfo {
+    /// A count past the runtime's message words (seL4's length field holds up to 127)
+    /// is cut to them: a panic here would abort the PD inside a C call.
     fn from(m: MsgInfo) -> Self {
-        MessageInfo::new(m.words[0] >> 12, (m.words[0] & 0x7f) as usize)
+        let count = ((m.words[0] & 0x7f) as usize).min(pd_runtime::MSG_WORDS);
+        MessageInfo::new(m.words[0] >> 12, count)
     }
 }
 
