@@ -6,11 +6,15 @@
 //! (issue 32, item 10: the SEC1 driver's rate against the CPU engine's). Exits 0.
 //! `GARBAGE_VALID` narrows the garbage, to bisect: `1` valid 64-byte updates, `op` a
 //! random op on a valid update, `segs` one random segment on a valid update.
+//! A random session id that names another driver incarnation is answered
+//! `ServerRestarted`, which the link reports as restarted: counted as answered too (a
+//! first version counted only `Answered`, kept 32 "in flight" for ever and slept).
 //!
-//! UNFINISHED, a diagnostic (system/garbage-cpu.system, garbage-sec1.system): with the
-//! full garbage, the CPU Digest driver answers none of the first 32 requests and both
-//! PDs sleep (a lost wake-up or a stuck client, not yet found); the narrowed modes are
-//! answered (valid: ~420 K/s, debug build).
+//! Measured (`host-runner -q --bin-dir target/release system/garbage-sec1.system`, and
+//! `garbage-cpu.system`; release, two runs each): SEC1 984,690 and 937,023 answers/s,
+//! the CPU engine's Digest driver 1,251,843 and 1,210,638. Issue 32's 247-289/s for
+//! SEC1 (against 4,965/s a turn before) does not reproduce with queued garbage; a
+//! flood of calls (PPC) is not measured here.
 use std::time::Instant;
 
 use crypto_client::{Completion, Link};
@@ -112,10 +116,9 @@ impl Handler for Flood {
         let mut got = 0;
         let notify = self
             .link
-            .poll(|c| {
-                if let Completion::Answered(_) = c {
-                    got += 1;
-                }
+            .poll(|c| match c {
+                // A session id of another driver incarnation is answered as restarted.
+                Completion::Answered(_) | Completion::Restarted(_) => got += 1,
             })
             .unwrap_or_else(|e| panic!("response queue: {e:?}"));
         if notify {
