@@ -309,6 +309,29 @@ impl Message<'_, '_> {
         }
     }
 
+    /// The payload through the counter mode `ctr` and into the MAC, piece by piece, in
+    /// the order the mode says: GCM authenticates the ciphertext (`macs_ciphertext`),
+    /// CCM the plaintext, so the MAC takes a piece before the keystream when that is
+    /// what it comes in as.
+    fn crypt_and_mac<M: Blocks>(
+        &self,
+        buf: &mut [u8],
+        ctr: &mut impl StreamCipher,
+        mac: &mut Feed<M>,
+        macs_ciphertext: bool,
+    ) {
+        let mac_first = self.decrypt == macs_ciphertext;
+        self.payload(buf, |p| {
+            if mac_first {
+                mac.absorb(p);
+                ctr.apply_keystream(p);
+            } else {
+                ctr.apply_keystream(p);
+                mac.absorb(p);
+            }
+        });
+    }
+
     fn aad_len(&self) -> u64 {
         u64::from(self.job.aad.total())
     }
@@ -417,15 +440,7 @@ fn gcm<C: Aes>(cipher: &C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8;
     ghash.pad();
     j0[15] = 2;
     let mut ctr = ctr::Ctr32BE::<&C>::from_core(ctr::CtrCore::inner_iv_init(cipher, &j0));
-    msg.payload(buf, |p| {
-        if msg.decrypt {
-            ghash.absorb(p);
-            ctr.apply_keystream(p);
-        } else {
-            ctr.apply_keystream(p);
-            ghash.absorb(p);
-        }
-    });
+    msg.crypt_and_mac(buf, &mut ctr, &mut ghash, true);
     ghash.pad();
     let mut lengths = [0u8; 16];
     lengths[..8].copy_from_slice(&(msg.aad_len() * 8).to_be_bytes());
@@ -481,15 +496,7 @@ fn ccm<C: Aes>(cipher: &C, msg: &Message<'_, '_>, buf: &mut [u8], tag: &mut [u8;
     cipher.encrypt_block(&mut s0);
     a0[15] = 1;
     let mut ctr = ctr::Ctr128BE::<&C>::from_core(ctr::CtrCore::inner_iv_init(cipher, &a0));
-    msg.payload(buf, |p| {
-        if msg.decrypt {
-            ctr.apply_keystream(p);
-            mac.absorb(p);
-        } else {
-            mac.absorb(p);
-            ctr.apply_keystream(p);
-        }
-    });
+    msg.crypt_and_mac(buf, &mut ctr, &mut mac, false);
     mac.pad();
     tag.iter_mut()
         .zip(mac.mac.x.iter().zip(s0.iter()))

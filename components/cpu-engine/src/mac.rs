@@ -5,8 +5,9 @@
 //! Each session keeps a keyed `Hmac` (the inner and outer hashes started on the key,
 //! and with `hmac`'s `reset` the inner one's keyed start, so the next message begins
 //! without hashing the key's pads again), which buffers its own partial block;
-//! segments are fed in pieces copied out of the client's region (volatile copies). Every request finishes in `start`: the CPU has no
-//! interrupt. The service compares a verify's tag; the engine only computes it.
+//! segments are fed in pieces copied out of the client's region (volatile copies).
+//! Every request finishes in `start`: the CPU has no interrupt. The service compares a
+//! verify's tag; the engine only computes it.
 //!
 //! Assumes segments and keys were checked by `mac-service`. `no_std`, no heap.
 

@@ -12,12 +12,13 @@
 //! A session authenticates messages one after another under its key: after a final or a
 //! verify (matched or not) it starts the next message, as a Digest session does, so a
 //! message that fits one request is one request, no call (`SessionFinished` is no
-//! longer answered). The key is copied out
-//! of the client's region at open, at most [`MAX_KEY`] bytes, by volatile copies; the
-//! session keeps RFC 2104's block key (the key, or its hash if longer than the block:
-//! at most [`MAX_BLOCK`] bytes, so 16 sessions fit a driver PD's state), wiped when the
-//! session closes or its client dies (the table drops it). A verify is compared here,
-//! in constant time (`subtle`), whatever the engine.
+//! longer answered). The key is copied out of the client's region at open, at most
+//! [`MAX_KEY`] bytes, by volatile copies, into private memory wiped after the open; the
+//! session keeps what its engine needs of it ([`MacEngine::Key`]: RFC 2104's block key,
+//! the key or its hash if longer than the block, at most [`MAX_BLOCK`] bytes, for an
+//! engine that loads it per request; nothing for one whose context is keyed), wiped
+//! when the session closes or its client dies (the table drops it). A verify is
+//! compared here, in constant time (`subtle`), whatever the engine.
 //!
 //! Assumes the data region stays mapped while the driver runs. `no_std`, no heap.
 #![no_std]

@@ -147,13 +147,13 @@ pub extern "C" fn microkit_irq_ack(ch: c_uint) {
 /// Sent at once: on seL4 it rides on the reply to the event being handled.
 #[unsafe(no_mangle)]
 pub extern "C" fn microkit_deferred_notify(ch: c_uint) {
-    channel(ch).notify();
+    microkit_notify(ch);
 }
 
 /// Sent at once, as [`microkit_deferred_notify`].
 #[unsafe(no_mangle)]
 pub extern "C" fn microkit_deferred_irq_ack(ch: c_uint) {
-    channel(ch).irq_ack();
+    microkit_irq_ack(ch);
 }
 
 #[unsafe(no_mangle)]

@@ -24,8 +24,8 @@ pub struct CipherAlg {
 }
 
 /// An AES name as openssl spells it (`aes-128-cbc`): the key length in bytes and the
-/// mode's name.
-fn aes_name(s: &str) -> Option<(usize, &str)> {
+/// mode of `modes` named last.
+fn parse_aes<M: Copy>(s: &str, modes: &[(&str, M)]) -> Option<(usize, M)> {
     let mut it = s.split('-');
     let (Some("aes"), Some(bits), Some(mode), None) = (it.next(), it.next(), it.next(), it.next())
     else {
@@ -37,34 +37,32 @@ fn aes_name(s: &str) -> Option<(usize, &str)> {
         "256" => 32,
         _ => return None,
     };
-    Some((key_len, mode))
+    let &(_, m) = modes.iter().find(|(name, _)| *name == mode)?;
+    Some((key_len, m))
 }
+
+/// The openssl name of AES with a `key_len`-byte key in `mode` (named by `modes`).
+fn aes_name<M: PartialEq>(key_len: usize, mode: M, modes: &[(&str, M)]) -> String {
+    let name = modes
+        .iter()
+        .find(|(_, m)| *m == mode)
+        .map_or("?", |(n, _)| n);
+    format!("aes-{}-{name}", key_len * 8)
+}
+
+/// The cipher modes' names.
+const CIPHER_MODES: [(&str, Mode); 3] =
+    [("ecb", Mode::Ecb), ("cbc", Mode::Cbc), ("ctr", Mode::Ctr)];
 
 impl CipherAlg {
     pub fn parse(s: &str) -> Result<Self, String> {
-        let mode = |m| match m {
-            "ecb" => Some(Mode::Ecb),
-            "cbc" => Some(Mode::Cbc),
-            "ctr" => Some(Mode::Ctr),
-            _ => None,
-        };
-        aes_name(s)
-            .and_then(|(key_len, m)| {
-                Some(CipherAlg {
-                    mode: mode(m)?,
-                    key_len,
-                })
-            })
+        parse_aes(s, &CIPHER_MODES)
+            .map(|(key_len, mode)| CipherAlg { mode, key_len })
             .ok_or_else(|| format!("unknown cipher {s:?} (aes-128|192|256-ecb|cbc|ctr)"))
     }
 
     pub fn name(&self) -> String {
-        let mode = match self.mode {
-            Mode::Ecb => "ecb",
-            Mode::Cbc => "cbc",
-            Mode::Ctr => "ctr",
-        };
-        format!("aes-{}-{mode}", self.key_len * 8)
+        aes_name(self.key_len, self.mode, &CIPHER_MODES)
     }
 
     /// Whether the length of the data must be whole blocks (no padding here).
@@ -90,29 +88,21 @@ pub struct AeadAlg {
     pub key_len: usize,
 }
 
+/// The AEAD modes' names.
+const AEAD_MODES: [(&str, AeadAlgorithm); 2] = [
+    ("gcm", AeadAlgorithm::AesGcm),
+    ("ccm", AeadAlgorithm::AesCcm),
+];
+
 impl AeadAlg {
     pub fn parse(s: &str) -> Result<Self, String> {
-        let mode = |m| match m {
-            "gcm" => Some(AeadAlgorithm::AesGcm),
-            "ccm" => Some(AeadAlgorithm::AesCcm),
-            _ => None,
-        };
-        aes_name(s)
-            .and_then(|(key_len, m)| {
-                Some(AeadAlg {
-                    algorithm: mode(m)?,
-                    key_len,
-                })
-            })
+        parse_aes(s, &AEAD_MODES)
+            .map(|(key_len, algorithm)| AeadAlg { algorithm, key_len })
             .ok_or_else(|| format!("unknown AEAD {s:?} (aes-128|192|256-gcm|ccm)"))
     }
 
     pub fn name(&self) -> String {
-        let mode = match self.algorithm {
-            AeadAlgorithm::AesGcm => "gcm",
-            AeadAlgorithm::AesCcm => "ccm",
-        };
-        format!("aes-{}-{mode}", self.key_len * 8)
+        aes_name(self.key_len, self.algorithm, &AEAD_MODES)
     }
 }
 

@@ -91,14 +91,15 @@ enum Calls {
     },
 }
 
-/// Runs `$e` with `$link` bound to the link, whatever the interface.
-macro_rules! each_link {
-    ($calls:expr, $link:ident => $e:expr) => {
+/// Runs `$e` with `$field` (`link` or `calls`) bound to that field, whatever the
+/// interface.
+macro_rules! each {
+    ($calls:expr, $field:ident => $e:expr) => {
         match $calls {
-            Calls::Cipher { $link, .. } => $e,
-            Calls::Digest { $link, .. } => $e,
-            Calls::Aead { $link, .. } => $e,
-            Calls::Mac { $link, .. } => $e,
+            Calls::Cipher { $field, .. } => $e,
+            Calls::Digest { $field, .. } => $e,
+            Calls::Aead { $field, .. } => $e,
+            Calls::Mac { $field, .. } => $e,
         }
     };
 }
@@ -298,7 +299,7 @@ impl Speed {
 
     /// Notifies the driver if it asked.
     fn flush(&mut self) {
-        let asked = each_link!(&mut self.calls, link => link.flush());
+        let asked = each!(&mut self.calls, link => link.flush());
         if asked {
             DRIVER.notify();
         }
@@ -487,7 +488,7 @@ impl Speed {
         };
         // An answer the link dropped as stray is a request answered twice, or an id
         // never sent: the run's count would be wrong, and the driver broken.
-        let stats = each_link!(&self.calls, link => link.stats());
+        let stats = each!(&self.calls, link => link.stats());
         if stats.stray > 0 || stats.restarts > 0 {
             fail(format!(
                 "size {}: {} stray answer(s), {} driver restart(s)",
@@ -513,16 +514,9 @@ impl Speed {
             slices.join("/")
         );
         let session = r.session;
-        let closed = match &mut self.calls {
-            Calls::Cipher { calls, .. } => {
-                calls.close_session(session).map_err(|e| format!("{e:?}"))
-            }
-            Calls::Digest { calls, .. } => {
-                calls.close_session(session).map_err(|e| format!("{e:?}"))
-            }
-            Calls::Aead { calls, .. } => calls.close_session(session).map_err(|e| format!("{e:?}")),
-            Calls::Mac { calls, .. } => calls.close_session(session).map_err(|e| format!("{e:?}")),
-        };
+        let closed = each!(&mut self.calls, calls => {
+            calls.close_session(session).map_err(|e| format!("{e:?}"))
+        });
         if let Err(e) = closed {
             fail(format!("close_session: {e}"));
         }
