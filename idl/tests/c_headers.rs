@@ -67,24 +67,39 @@ fn number(text: &str) -> Option<u64> {
     }
 }
 
-/// Every number the header states: `_Static_assert(LEFT == N, ...)` by its left side,
-/// `#define NAME N` by its name (asserts of expressions over names are the C compiler's
-/// to check, not numbers, and are skipped).
+/// Every number the header states: `_Static_assert(LEFT == N, ...)` by its left side
+/// (a type's asserts share one line), `enum { NAME = N, ... };` and `#define NAME N` by
+/// name (asserts of expressions over names are the C compiler's to check, not numbers,
+/// and are skipped).
 fn stated(header: &str) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
+    let mut put = |name: &str, n: u64| {
+        assert!(out.insert(name.to_string(), n).is_none(), "{name} twice");
+    };
     for line in header.lines() {
-        if let Some(rest) = line.strip_prefix("_Static_assert(")
-            && let Some((left, right)) = rest.split_once(" == ")
-            && is_layout(left)
-            && let Some((n, _)) = right.split_once(',')
-            && let Some(n) = number(n)
+        if let Some(inner) = line
+            .strip_prefix("enum { ")
+            .and_then(|r| r.strip_suffix(" };"))
         {
-            assert!(out.insert(left.to_string(), n).is_none(), "{left} twice");
+            for item in inner.split(", ") {
+                let (name, value) = item.split_once(" = ").expect("enum items are NAME = N");
+                put(name, number(value).expect("enum values are numbers"));
+            }
         } else if let Some(rest) = line.strip_prefix("#define ")
             && let Some((name, value)) = rest.split_once(' ')
             && let Some(n) = number(value)
         {
-            assert!(out.insert(name.to_string(), n).is_none(), "{name} twice");
+            put(name, n);
+        } else {
+            for assert in line.split("_Static_assert(").skip(1) {
+                if let Some((left, right)) = assert.split_once(" == ")
+                    && is_layout(left)
+                    && let Some((n, _)) = right.split_once(',')
+                    && let Some(n) = number(n)
+                {
+                    put(left, n);
+                }
+            }
         }
     }
     out

@@ -3,8 +3,10 @@
 //! C headers idlc generates (`idl/include/crypto_pd/`).
 //!
 //! * `queue.h`: shm-queue's layout, signalling protocol and hostile-peer checks.
-//! * `call.h`: `crypto_pd_call`, which every generated call stub uses, and a transport
-//!   over `microkit_ppcall` (with `-DCRYPTO_PD_MICROKIT`, against a `microkit.h`).
+//! * `call.h`: `crypto_pd_invoke`, which every generated call stub hands its op's
+//!   descriptor and arguments to (the one encoder and decoder of the call encoding),
+//!   and a transport over `microkit_ppcall` (with `-DCRYPTO_PD_MICROKIT`, against a
+//!   `microkit.h`).
 //!
 //! [`CLib::build`] compiles the library (and any test C files) with the system's `cc`
 //! into a shared object linked with nothing (`-nostdlib -Wl,-z,defs`: a reference to

@@ -1,4 +1,4 @@
-//! The generated C call stubs (idl/include/crypto_pd/*.h) through crypto_pd_call,
+//! The generated C call stubs (idl/include/crypto_pd/*.h) through crypto_pd_invoke,
 //! against the Rust side's own `dispatch` and wire layer: the C encoding of each op's
 //! arguments is what the Rust server decodes, the Rust reply is what the C stub
 //! decodes; malformed and forged replies are BAD_REPLY; a server that dies is

@@ -11,11 +11,8 @@
 #include "common.h"
 
 /* `AeadAlgorithm`. */
-typedef uint8_t aead_algorithm_t;
-#define AEAD_ALGORITHM_AES_GCM 1u
-#define AEAD_ALGORITHM_AES_CCM 2u
-_Static_assert(sizeof(aead_algorithm_t) == 1, "AeadAlgorithm is a u8");
-/* Whether `v` is a declared `AeadAlgorithm` (a peer may write any value). */
+typedef uint8_t aead_algorithm_t; _Static_assert(sizeof(aead_algorithm_t) == 1, "AeadAlgorithm is a u8");
+enum { AEAD_ALGORITHM_AES_GCM = 1, AEAD_ALGORITHM_AES_CCM = 2 };
 static inline int aead_algorithm_valid(uint32_t v) { return v == 1u || v == 2u; }
 
 /* `AeadOp`. `Encrypt`: the payload is encrypted in place, the tag written at the last
@@ -24,39 +21,13 @@ static inline int aead_algorithm_valid(uint32_t v) { return v == 1u || v == 2u; 
  * `Encrypt`, with a nonce the driver draws from its Rng service (SP 800-38D 8.2.2, the
  * RBG-based construction: all 96 bits random), written over the first segment before
  * the message is sealed: what the client reads there afterwards is the nonce to send. */
-typedef uint8_t aead_op_t;
-#define AEAD_OP_ENCRYPT 1u
-#define AEAD_OP_DECRYPT 2u
-#define AEAD_OP_ENCRYPT_NEW_NONCE 3u
-_Static_assert(sizeof(aead_op_t) == 1, "AeadOp is a u8");
-/* Whether `v` is a declared `AeadOp` (a peer may write any value). */
+typedef uint8_t aead_op_t; _Static_assert(sizeof(aead_op_t) == 1, "AeadOp is a u8");
+enum { AEAD_OP_ENCRYPT = 1, AEAD_OP_DECRYPT = 2, AEAD_OP_ENCRYPT_NEW_NONCE = 3 };
 static inline int aead_op_valid(uint32_t v) { return (v >= 1u && v <= 3u); }
 
 /* `AeadError`. */
-typedef uint16_t aead_error_t;
-#define AEAD_ERROR_UNKNOWN_SESSION 1u
-#define AEAD_ERROR_UNSUPPORTED_ALGORITHM 2u
-#define AEAD_ERROR_BAD_KEY_SIZE 3u
-#define AEAD_ERROR_BAD_NONCE_LENGTH 4u
-#define AEAD_ERROR_BAD_TAG_LENGTH 5u
-#define AEAD_ERROR_SEGMENT_OUT_OF_RANGE 6u
-#define AEAD_ERROR_TOO_MANY_SEGMENTS 7u
-#define AEAD_ERROR_TOO_MANY_SESSIONS 8u
-#define AEAD_ERROR_BAD_REQUEST 9u
-#define AEAD_ERROR_ENGINE_FAULT 10u
-#define AEAD_ERROR_NO_POWER 11u
-#define AEAD_ERROR_SERVER_RESTARTED 12u
-#define AEAD_ERROR_TAG_MISMATCH 13u
-#define AEAD_ERROR_MESSAGE_TOO_LONG 14u
-#define AEAD_ERROR_OVERLAPPING_SEGMENTS 15u
-#define AEAD_ERROR_NO_RANDOMNESS 16u
-#define AEAD_ERROR_RAW_KEYS_FORBIDDEN 17u
-#define AEAD_ERROR_UNKNOWN_KEY 18u
-#define AEAD_ERROR_KEY_NOT_PERMITTED 19u
-#define AEAD_ERROR_NO_KEY_STORE 20u
-#define AEAD_ERROR_OK 0u
-_Static_assert(sizeof(aead_error_t) == 2, "AeadError is a u16");
-/* Whether `v` is a declared `AeadError` (a peer may write any value). */
+typedef uint16_t aead_error_t; _Static_assert(sizeof(aead_error_t) == 2, "AeadError is a u16");
+enum { AEAD_ERROR_UNKNOWN_SESSION = 1, AEAD_ERROR_UNSUPPORTED_ALGORITHM = 2, AEAD_ERROR_BAD_KEY_SIZE = 3, AEAD_ERROR_BAD_NONCE_LENGTH = 4, AEAD_ERROR_BAD_TAG_LENGTH = 5, AEAD_ERROR_SEGMENT_OUT_OF_RANGE = 6, AEAD_ERROR_TOO_MANY_SEGMENTS = 7, AEAD_ERROR_TOO_MANY_SESSIONS = 8, AEAD_ERROR_BAD_REQUEST = 9, AEAD_ERROR_ENGINE_FAULT = 10, AEAD_ERROR_NO_POWER = 11, AEAD_ERROR_SERVER_RESTARTED = 12, AEAD_ERROR_TAG_MISMATCH = 13, AEAD_ERROR_MESSAGE_TOO_LONG = 14, AEAD_ERROR_OVERLAPPING_SEGMENTS = 15, AEAD_ERROR_NO_RANDOMNESS = 16, AEAD_ERROR_RAW_KEYS_FORBIDDEN = 17, AEAD_ERROR_UNKNOWN_KEY = 18, AEAD_ERROR_KEY_NOT_PERMITTED = 19, AEAD_ERROR_NO_KEY_STORE = 20, AEAD_ERROR_OK = 0 };
 static inline int aead_error_valid(uint32_t v) { return (v >= 1u && v <= 20u); }
 
 /* `Request`. Seal or open one message: `segs[0]` its nonce, `segs[1..1 + naad]` its AAD,
@@ -70,15 +41,7 @@ typedef struct aead_request {
     uint8_t reserved[5];
     common_segment_t segs[6];
 } aead_request_t;
-_Static_assert(sizeof(aead_request_t) == 64, "pd_idl::aead::Request's layout");
-_Static_assert(_Alignof(aead_request_t) == 16, "pd_idl::aead::Request's layout");
-_Static_assert(offsetof(aead_request_t, id) == 0, "pd_idl::aead::Request's layout");
-_Static_assert(offsetof(aead_request_t, session) == 4, "pd_idl::aead::Request's layout");
-_Static_assert(offsetof(aead_request_t, op) == 8, "pd_idl::aead::Request's layout");
-_Static_assert(offsetof(aead_request_t, nsegs) == 9, "pd_idl::aead::Request's layout");
-_Static_assert(offsetof(aead_request_t, naad) == 10, "pd_idl::aead::Request's layout");
-_Static_assert(offsetof(aead_request_t, reserved) == 11, "pd_idl::aead::Request's layout");
-_Static_assert(offsetof(aead_request_t, segs) == 16, "pd_idl::aead::Request's layout");
+_Static_assert(sizeof(aead_request_t) == 64, "pd_idl::aead::Request's layout"); _Static_assert(_Alignof(aead_request_t) == 16, "pd_idl::aead::Request's layout"); _Static_assert(offsetof(aead_request_t, id) == 0, "pd_idl::aead::Request's layout"); _Static_assert(offsetof(aead_request_t, session) == 4, "pd_idl::aead::Request's layout"); _Static_assert(offsetof(aead_request_t, op) == 8, "pd_idl::aead::Request's layout"); _Static_assert(offsetof(aead_request_t, nsegs) == 9, "pd_idl::aead::Request's layout"); _Static_assert(offsetof(aead_request_t, naad) == 10, "pd_idl::aead::Request's layout"); _Static_assert(offsetof(aead_request_t, reserved) == 11, "pd_idl::aead::Request's layout"); _Static_assert(offsetof(aead_request_t, segs) == 16, "pd_idl::aead::Request's layout");
 
 /* `Response`. The answer to request `id`: `bytes_done` payload bytes were worked; after an
  * encrypt, `tag_len` bytes of tag were written at its last segment. */
@@ -89,151 +52,43 @@ typedef struct aead_response {
     uint8_t reserved[5];
     uint32_t bytes_done;
 } aead_response_t;
-_Static_assert(sizeof(aead_response_t) == 16, "pd_idl::aead::Response's layout");
-_Static_assert(_Alignof(aead_response_t) == 16, "pd_idl::aead::Response's layout");
-_Static_assert(offsetof(aead_response_t, id) == 0, "pd_idl::aead::Response's layout");
-_Static_assert(offsetof(aead_response_t, status) == 4, "pd_idl::aead::Response's layout");
-_Static_assert(offsetof(aead_response_t, tag_len) == 6, "pd_idl::aead::Response's layout");
-_Static_assert(offsetof(aead_response_t, reserved) == 7, "pd_idl::aead::Response's layout");
-_Static_assert(offsetof(aead_response_t, bytes_done) == 12, "pd_idl::aead::Response's layout");
+_Static_assert(sizeof(aead_response_t) == 16, "pd_idl::aead::Response's layout"); _Static_assert(_Alignof(aead_response_t) == 16, "pd_idl::aead::Response's layout"); _Static_assert(offsetof(aead_response_t, id) == 0, "pd_idl::aead::Response's layout"); _Static_assert(offsetof(aead_response_t, status) == 4, "pd_idl::aead::Response's layout"); _Static_assert(offsetof(aead_response_t, tag_len) == 6, "pd_idl::aead::Response's layout"); _Static_assert(offsetof(aead_response_t, reserved) == 7, "pd_idl::aead::Response's layout"); _Static_assert(offsetof(aead_response_t, bytes_done) == 12, "pd_idl::aead::Response's layout");
 
 /* Op 1: `open_session`. Opens a session keyed with the `key_len` bytes at `key_offset` in the
  * caller's data region (16, 24 or 32), copied out now, for messages with nonces of
- * `nonce_len` bytes and tags of `tag_len`. */
-#define AEAD_LABEL_OPEN_SESSION 1u
-#define AEAD_OPEN_SESSION_ARGS_BYTES 11u
-#define AEAD_OPEN_SESSION_OK_BYTES 4u
-_Static_assert(AEAD_OPEN_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && AEAD_OPEN_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session fits in the message words");
-static const crypto_pd_op_t AEAD_OPEN_SESSION_OP = {AEAD_LABEL_OPEN_SESSION, CRYPTO_PD_WORDS(AEAD_OPEN_SESSION_OK_BYTES), 0, AEAD_ERROR_SERVER_RESTARTED, aead_error_valid};
-/* `open_session`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t aead_open_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], aead_algorithm_t algorithm, uint32_t key_offset, uint32_t key_len, uint8_t nonce_len, uint8_t tag_len) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, algorithm);
-    idl_p = crypto_pd_put_u32(idl_p, key_offset);
-    idl_p = crypto_pd_put_u32(idl_p, key_len);
-    idl_p = crypto_pd_put_u8(idl_p, nonce_len);
-    idl_p = crypto_pd_put_u8(idl_p, tag_len);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(AEAD_OPEN_SESSION_ARGS_BYTES));
-}
-/* `open_session`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int aead_open_session_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `open_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `AeadError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t aead_open_session(const crypto_pd_transport_t *idl_t, aead_algorithm_t algorithm, uint32_t key_offset, uint32_t key_len, uint8_t nonce_len, uint8_t tag_len, uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &AEAD_OPEN_SESSION_OP, aead_open_session_encode(idl_mrs, algorithm, key_offset, key_len, nonce_len, tag_len), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !aead_open_session_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * `nonce_len` bytes and tags of `tag_len`. Not idempotent. */
+enum { AEAD_LABEL_OPEN_SESSION = 1, AEAD_OPEN_SESSION_ARGS_BYTES = 11, AEAD_OPEN_SESSION_OK_BYTES = 4 };
+static const crypto_pd_op_t AEAD_OPEN_SESSION_OP = {AEAD_LABEL_OPEN_SESSION, AEAD_OPEN_SESSION_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}, {1, 4, 1, 0}, {2, 4, 1, 0}, {3, 1, 1, 0}, {4, 1, 1, 0}}, 5, AEAD_OPEN_SESSION_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, AEAD_ERROR_SERVER_RESTARTED, aead_error_valid, 0};
+static inline uint32_t aead_open_session(const crypto_pd_transport_t *idl_t, aead_algorithm_t algorithm, uint32_t key_offset, uint32_t key_len, uint8_t nonce_len, uint8_t tag_len, uint32_t *idl_ok) { const void *idl_args[] = {&algorithm, &key_offset, &key_len, &nonce_len, &tag_len}; return crypto_pd_invoke(idl_t, &AEAD_OPEN_SESSION_OP, idl_args, idl_ok); }
 
-/* Op 2: `close_session`. */
-#define AEAD_LABEL_CLOSE_SESSION 2u
-#define AEAD_CLOSE_SESSION_ARGS_BYTES 4u
-#define AEAD_CLOSE_SESSION_OK_BYTES 0u
-_Static_assert(AEAD_CLOSE_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && AEAD_CLOSE_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "close_session fits in the message words");
-static const crypto_pd_op_t AEAD_CLOSE_SESSION_OP = {AEAD_LABEL_CLOSE_SESSION, CRYPTO_PD_WORDS(AEAD_CLOSE_SESSION_OK_BYTES), 1, AEAD_ERROR_SERVER_RESTARTED, aead_error_valid};
-/* `close_session`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t aead_close_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t session) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, session);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(AEAD_CLOSE_SESSION_ARGS_BYTES));
-}
-/* Calls `close_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `AeadError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t aead_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    return crypto_pd_call(idl_t, &AEAD_CLOSE_SESSION_OP, aead_close_session_encode(idl_mrs, session), idl_mrs);
-}
+/* Op 2: `close_session`. Idempotent. */
+enum { AEAD_LABEL_CLOSE_SESSION = 2, AEAD_CLOSE_SESSION_ARGS_BYTES = 4, AEAD_CLOSE_SESSION_OK_BYTES = 0 };
+static const crypto_pd_op_t AEAD_CLOSE_SESSION_OP = {AEAD_LABEL_CLOSE_SESSION, AEAD_CLOSE_SESSION_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, AEAD_CLOSE_SESSION_OK_BYTES, 0, 0, 1, AEAD_ERROR_SERVER_RESTARTED, aead_error_valid, 0};
+static inline uint32_t aead_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) { const void *idl_args[] = {&session}; return crypto_pd_invoke(idl_t, &AEAD_CLOSE_SESSION_OP, idl_args, 0); }
 
 /* Op 3: `capabilities`. Which algorithms this driver's engine offers: bit `v` set for the `AeadAlgorithm`
  * of value `v` (with a 128-bit key). One it lacks is refused at `open_session` with
- * `UnsupportedAlgorithm` before any work is done. */
-#define AEAD_LABEL_CAPABILITIES 3u
-#define AEAD_CAPABILITIES_ARGS_BYTES 0u
-#define AEAD_CAPABILITIES_OK_BYTES 8u
-_Static_assert(AEAD_CAPABILITIES_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && AEAD_CAPABILITIES_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "capabilities fits in the message words");
-static const crypto_pd_op_t AEAD_CAPABILITIES_OP = {AEAD_LABEL_CAPABILITIES, CRYPTO_PD_WORDS(AEAD_CAPABILITIES_OK_BYTES), 1, AEAD_ERROR_SERVER_RESTARTED, aead_error_valid};
-/* `capabilities`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t aead_capabilities_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS]) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(AEAD_CAPABILITIES_ARGS_BYTES));
-}
-/* `capabilities`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int aead_capabilities_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint64_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u64(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `capabilities` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `AeadError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t aead_capabilities(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &AEAD_CAPABILITIES_OP, aead_capabilities_encode(idl_mrs), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !aead_capabilities_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * `UnsupportedAlgorithm` before any work is done. Idempotent. */
+enum { AEAD_LABEL_CAPABILITIES = 3, AEAD_CAPABILITIES_ARGS_BYTES = 0, AEAD_CAPABILITIES_OK_BYTES = 8 };
+static const crypto_pd_op_t AEAD_CAPABILITIES_OP = {AEAD_LABEL_CAPABILITIES, AEAD_CAPABILITIES_ARGS_BYTES, 0, 0, AEAD_CAPABILITIES_OK_BYTES, (const crypto_pd_run_t[]){{0, 8, 1, 0}}, 1, 1, AEAD_ERROR_SERVER_RESTARTED, aead_error_valid, 0};
+static inline uint32_t aead_capabilities(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) { return crypto_pd_invoke(idl_t, &AEAD_CAPABILITIES_OP, 0, idl_ok); }
 
 /* Op 4: `open_session_by_key`. As `open_session`, on the key store's key `handle` of the caller's, fetched by
  * the driver over its own channel to the store, which checks the key's policy allows
  * the algorithm and `usage` (bit `v` for the Keys interface's `KeyUsage` of value
- * `v`: 2 encrypt, 4 decrypt). The session does only what `usage` names. */
-#define AEAD_LABEL_OPEN_SESSION_BY_KEY 4u
-#define AEAD_OPEN_SESSION_BY_KEY_ARGS_BYTES 8u
-#define AEAD_OPEN_SESSION_BY_KEY_OK_BYTES 4u
-_Static_assert(AEAD_OPEN_SESSION_BY_KEY_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && AEAD_OPEN_SESSION_BY_KEY_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session_by_key fits in the message words");
-static const crypto_pd_op_t AEAD_OPEN_SESSION_BY_KEY_OP = {AEAD_LABEL_OPEN_SESSION_BY_KEY, CRYPTO_PD_WORDS(AEAD_OPEN_SESSION_BY_KEY_OK_BYTES), 0, AEAD_ERROR_SERVER_RESTARTED, aead_error_valid};
-/* `open_session_by_key`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t aead_open_session_by_key_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], aead_algorithm_t algorithm, uint32_t handle, uint8_t usage, uint8_t nonce_len, uint8_t tag_len) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, algorithm);
-    idl_p = crypto_pd_put_u32(idl_p, handle);
-    idl_p = crypto_pd_put_u8(idl_p, usage);
-    idl_p = crypto_pd_put_u8(idl_p, nonce_len);
-    idl_p = crypto_pd_put_u8(idl_p, tag_len);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(AEAD_OPEN_SESSION_BY_KEY_ARGS_BYTES));
-}
-/* `open_session_by_key`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int aead_open_session_by_key_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `open_session_by_key` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `AeadError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t aead_open_session_by_key(const crypto_pd_transport_t *idl_t, aead_algorithm_t algorithm, uint32_t handle, uint8_t usage, uint8_t nonce_len, uint8_t tag_len, uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &AEAD_OPEN_SESSION_BY_KEY_OP, aead_open_session_by_key_encode(idl_mrs, algorithm, handle, usage, nonce_len, tag_len), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !aead_open_session_by_key_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * `v`: 2 encrypt, 4 decrypt). The session does only what `usage` names. Not idempotent. */
+enum { AEAD_LABEL_OPEN_SESSION_BY_KEY = 4, AEAD_OPEN_SESSION_BY_KEY_ARGS_BYTES = 8, AEAD_OPEN_SESSION_BY_KEY_OK_BYTES = 4 };
+static const crypto_pd_op_t AEAD_OPEN_SESSION_BY_KEY_OP = {AEAD_LABEL_OPEN_SESSION_BY_KEY, AEAD_OPEN_SESSION_BY_KEY_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}, {1, 4, 1, 0}, {2, 1, 1, 0}, {3, 1, 1, 0}, {4, 1, 1, 0}}, 5, AEAD_OPEN_SESSION_BY_KEY_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, AEAD_ERROR_SERVER_RESTARTED, aead_error_valid, 0};
+static inline uint32_t aead_open_session_by_key(const crypto_pd_transport_t *idl_t, aead_algorithm_t algorithm, uint32_t handle, uint8_t usage, uint8_t nonce_len, uint8_t tag_len, uint32_t *idl_ok) { const void *idl_args[] = {&algorithm, &handle, &usage, &nonce_len, &tag_len}; return crypto_pd_invoke(idl_t, &AEAD_OPEN_SESSION_BY_KEY_OP, idl_args, idl_ok); }
 
 /* Queue `request` of `Request`. Client to driver. */
 typedef aead_request_t aead_request_queue_item_t;
-#define AEAD_REQUEST_QUEUE_CAPACITY 64u
-#define AEAD_REQUEST_QUEUE_SLOT_BYTES 128u
-#define AEAD_REQUEST_QUEUE_BYTES 8384u
+enum { AEAD_REQUEST_QUEUE_CAPACITY = 64, AEAD_REQUEST_QUEUE_SLOT_BYTES = 128, AEAD_REQUEST_QUEUE_BYTES = 8384 };
 CRYPTO_PD_QUEUE_LAYOUT(aead_request_t, AEAD_REQUEST_QUEUE_CAPACITY, AEAD_REQUEST_QUEUE_SLOT_BYTES, AEAD_REQUEST_QUEUE_BYTES);
 
 /* Queue `response` of `Response`. Driver to client. */
 typedef aead_response_t aead_response_queue_item_t;
-#define AEAD_RESPONSE_QUEUE_CAPACITY 64u
-#define AEAD_RESPONSE_QUEUE_SLOT_BYTES 16u
-#define AEAD_RESPONSE_QUEUE_BYTES 1216u
+enum { AEAD_RESPONSE_QUEUE_CAPACITY = 64, AEAD_RESPONSE_QUEUE_SLOT_BYTES = 16, AEAD_RESPONSE_QUEUE_BYTES = 1216 };
 CRYPTO_PD_QUEUE_LAYOUT(aead_response_t, AEAD_RESPONSE_QUEUE_CAPACITY, AEAD_RESPONSE_QUEUE_SLOT_BYTES, AEAD_RESPONSE_QUEUE_BYTES);
 
 #endif /* CRYPTO_PD_AEAD_H */

@@ -10,23 +10,14 @@
 #include "common.h"
 
 /* `Mode`. */
-typedef uint8_t cipher_mode_t;
-#define CIPHER_MODE_ECB 1u
-#define CIPHER_MODE_CBC 2u
-#define CIPHER_MODE_CTR 3u
-_Static_assert(sizeof(cipher_mode_t) == 1, "Mode is a u8");
-/* Whether `v` is a declared `Mode` (a peer may write any value). */
+typedef uint8_t cipher_mode_t; _Static_assert(sizeof(cipher_mode_t) == 1, "Mode is a u8");
+enum { CIPHER_MODE_ECB = 1, CIPHER_MODE_CBC = 2, CIPHER_MODE_CTR = 3 };
 static inline int cipher_mode_valid(uint32_t v) { return (v >= 1u && v <= 3u); }
 
 /* `Path`. How the driver moves data: chosen per request by size and alignment
  * (`Adaptive`), or forced, for measurements. */
-typedef uint8_t cipher_path_t;
-#define CIPHER_PATH_ADAPTIVE 1u
-#define CIPHER_PATH_PIO 2u
-#define CIPHER_PATH_DMA 3u
-#define CIPHER_PATH_CPU 4u
-_Static_assert(sizeof(cipher_path_t) == 1, "Path is a u8");
-/* Whether `v` is a declared `Path` (a peer may write any value). */
+typedef uint8_t cipher_path_t; _Static_assert(sizeof(cipher_path_t) == 1, "Path is a u8");
+enum { CIPHER_PATH_ADAPTIVE = 1, CIPHER_PATH_PIO = 2, CIPHER_PATH_DMA = 3, CIPHER_PATH_CPU = 4 };
 static inline int cipher_path_valid(uint32_t v) { return (v >= 1u && v <= 4u); }
 
 /* `CipherOp`. `EncryptNewIv` (CBC, CTR): as `Encrypt`, under an IV the driver draws from
@@ -34,37 +25,13 @@ static inline int cipher_path_valid(uint32_t v) { return (v >= 1u && v <= 4u); }
  * the data) before the data is encrypted: the client reads there the IV to send; the
  * session chains on from it. A session opened with no IV to speak of (zeros) takes
  * its first this way. */
-typedef uint8_t cipher_op_t;
-#define CIPHER_OP_ENCRYPT 1u
-#define CIPHER_OP_DECRYPT 2u
-#define CIPHER_OP_ENCRYPT_NEW_IV 3u
-_Static_assert(sizeof(cipher_op_t) == 1, "CipherOp is a u8");
-/* Whether `v` is a declared `CipherOp` (a peer may write any value). */
+typedef uint8_t cipher_op_t; _Static_assert(sizeof(cipher_op_t) == 1, "CipherOp is a u8");
+enum { CIPHER_OP_ENCRYPT = 1, CIPHER_OP_DECRYPT = 2, CIPHER_OP_ENCRYPT_NEW_IV = 3 };
 static inline int cipher_op_valid(uint32_t v) { return (v >= 1u && v <= 3u); }
 
 /* `CipherError`. */
-typedef uint16_t cipher_error_t;
-#define CIPHER_ERROR_UNKNOWN_SESSION 1u
-#define CIPHER_ERROR_BAD_KEY_SIZE 2u
-#define CIPHER_ERROR_UNSUPPORTED_MODE 3u
-#define CIPHER_ERROR_UNSUPPORTED_PATH 4u
-#define CIPHER_ERROR_BAD_LENGTH 5u
-#define CIPHER_ERROR_SEGMENT_OUT_OF_RANGE 6u
-#define CIPHER_ERROR_TOO_MANY_SEGMENTS 7u
-#define CIPHER_ERROR_TOO_MANY_SESSIONS 8u
-#define CIPHER_ERROR_BAD_REQUEST 9u
-#define CIPHER_ERROR_ENGINE_FAULT 10u
-#define CIPHER_ERROR_NO_POWER 11u
-#define CIPHER_ERROR_SERVER_RESTARTED 12u
-#define CIPHER_ERROR_OVERLAPPING_SEGMENTS 13u
-#define CIPHER_ERROR_NO_RANDOMNESS 14u
-#define CIPHER_ERROR_UNKNOWN_KEY 15u
-#define CIPHER_ERROR_KEY_NOT_PERMITTED 16u
-#define CIPHER_ERROR_RAW_KEYS_FORBIDDEN 17u
-#define CIPHER_ERROR_NO_KEY_STORE 18u
-#define CIPHER_ERROR_OK 0u
-_Static_assert(sizeof(cipher_error_t) == 2, "CipherError is a u16");
-/* Whether `v` is a declared `CipherError` (a peer may write any value). */
+typedef uint16_t cipher_error_t; _Static_assert(sizeof(cipher_error_t) == 2, "CipherError is a u16");
+enum { CIPHER_ERROR_UNKNOWN_SESSION = 1, CIPHER_ERROR_BAD_KEY_SIZE = 2, CIPHER_ERROR_UNSUPPORTED_MODE = 3, CIPHER_ERROR_UNSUPPORTED_PATH = 4, CIPHER_ERROR_BAD_LENGTH = 5, CIPHER_ERROR_SEGMENT_OUT_OF_RANGE = 6, CIPHER_ERROR_TOO_MANY_SEGMENTS = 7, CIPHER_ERROR_TOO_MANY_SESSIONS = 8, CIPHER_ERROR_BAD_REQUEST = 9, CIPHER_ERROR_ENGINE_FAULT = 10, CIPHER_ERROR_NO_POWER = 11, CIPHER_ERROR_SERVER_RESTARTED = 12, CIPHER_ERROR_OVERLAPPING_SEGMENTS = 13, CIPHER_ERROR_NO_RANDOMNESS = 14, CIPHER_ERROR_UNKNOWN_KEY = 15, CIPHER_ERROR_KEY_NOT_PERMITTED = 16, CIPHER_ERROR_RAW_KEYS_FORBIDDEN = 17, CIPHER_ERROR_NO_KEY_STORE = 18, CIPHER_ERROR_OK = 0 };
 static inline int cipher_error_valid(uint32_t v) { return (v >= 1u && v <= 18u); }
 
 /* `Request`. Encrypt or decrypt the concatenation of `segs[..nsegs]` in place. */
@@ -76,14 +43,7 @@ typedef struct cipher_request {
     uint8_t reserved[6];
     common_segment_t segs[6];
 } cipher_request_t;
-_Static_assert(sizeof(cipher_request_t) == 64, "pd_idl::cipher::Request's layout");
-_Static_assert(_Alignof(cipher_request_t) == 16, "pd_idl::cipher::Request's layout");
-_Static_assert(offsetof(cipher_request_t, id) == 0, "pd_idl::cipher::Request's layout");
-_Static_assert(offsetof(cipher_request_t, session) == 4, "pd_idl::cipher::Request's layout");
-_Static_assert(offsetof(cipher_request_t, op) == 8, "pd_idl::cipher::Request's layout");
-_Static_assert(offsetof(cipher_request_t, nsegs) == 9, "pd_idl::cipher::Request's layout");
-_Static_assert(offsetof(cipher_request_t, reserved) == 10, "pd_idl::cipher::Request's layout");
-_Static_assert(offsetof(cipher_request_t, segs) == 16, "pd_idl::cipher::Request's layout");
+_Static_assert(sizeof(cipher_request_t) == 64, "pd_idl::cipher::Request's layout"); _Static_assert(_Alignof(cipher_request_t) == 16, "pd_idl::cipher::Request's layout"); _Static_assert(offsetof(cipher_request_t, id) == 0, "pd_idl::cipher::Request's layout"); _Static_assert(offsetof(cipher_request_t, session) == 4, "pd_idl::cipher::Request's layout"); _Static_assert(offsetof(cipher_request_t, op) == 8, "pd_idl::cipher::Request's layout"); _Static_assert(offsetof(cipher_request_t, nsegs) == 9, "pd_idl::cipher::Request's layout"); _Static_assert(offsetof(cipher_request_t, reserved) == 10, "pd_idl::cipher::Request's layout"); _Static_assert(offsetof(cipher_request_t, segs) == 16, "pd_idl::cipher::Request's layout");
 
 /* `Response`. The answer to request `id`; `path` is how the driver moved its data. */
 typedef struct cipher_response {
@@ -93,155 +53,41 @@ typedef struct cipher_response {
     uint8_t reserved;
     uint32_t bytes_done;
 } cipher_response_t;
-_Static_assert(sizeof(cipher_response_t) == 12, "pd_idl::cipher::Response's layout");
-_Static_assert(_Alignof(cipher_response_t) == 4, "pd_idl::cipher::Response's layout");
-_Static_assert(offsetof(cipher_response_t, id) == 0, "pd_idl::cipher::Response's layout");
-_Static_assert(offsetof(cipher_response_t, status) == 4, "pd_idl::cipher::Response's layout");
-_Static_assert(offsetof(cipher_response_t, path) == 6, "pd_idl::cipher::Response's layout");
-_Static_assert(offsetof(cipher_response_t, reserved) == 7, "pd_idl::cipher::Response's layout");
-_Static_assert(offsetof(cipher_response_t, bytes_done) == 8, "pd_idl::cipher::Response's layout");
+_Static_assert(sizeof(cipher_response_t) == 12, "pd_idl::cipher::Response's layout"); _Static_assert(_Alignof(cipher_response_t) == 4, "pd_idl::cipher::Response's layout"); _Static_assert(offsetof(cipher_response_t, id) == 0, "pd_idl::cipher::Response's layout"); _Static_assert(offsetof(cipher_response_t, status) == 4, "pd_idl::cipher::Response's layout"); _Static_assert(offsetof(cipher_response_t, path) == 6, "pd_idl::cipher::Response's layout"); _Static_assert(offsetof(cipher_response_t, reserved) == 7, "pd_idl::cipher::Response's layout"); _Static_assert(offsetof(cipher_response_t, bytes_done) == 8, "pd_idl::cipher::Response's layout");
 
-/* Op 1: `open_session`. Opens a session; `key[..key_len]` is the AES key (16, 24 or 32 bytes). */
-#define CIPHER_LABEL_OPEN_SESSION 1u
-#define CIPHER_OPEN_SESSION_ARGS_BYTES 51u
-#define CIPHER_OPEN_SESSION_OK_BYTES 4u
-_Static_assert(CIPHER_OPEN_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && CIPHER_OPEN_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session fits in the message words");
-static const crypto_pd_op_t CIPHER_OPEN_SESSION_OP = {CIPHER_LABEL_OPEN_SESSION, CRYPTO_PD_WORDS(CIPHER_OPEN_SESSION_OK_BYTES), 0, CIPHER_ERROR_SERVER_RESTARTED, cipher_error_valid};
-/* `open_session`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t cipher_open_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], cipher_mode_t mode, cipher_path_t path, uint8_t key_len, const uint8_t key[32], const uint8_t iv[16]) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, mode);
-    idl_p = crypto_pd_put_u8(idl_p, path);
-    idl_p = crypto_pd_put_u8(idl_p, key_len);
-    for (uint32_t idl_i0 = 0; idl_i0 < 32u; idl_i0++) {
-        idl_p = crypto_pd_put_u8(idl_p, key[idl_i0]);
-    }
-    for (uint32_t idl_i0 = 0; idl_i0 < 16u; idl_i0++) {
-        idl_p = crypto_pd_put_u8(idl_p, iv[idl_i0]);
-    }
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(CIPHER_OPEN_SESSION_ARGS_BYTES));
-}
-/* `open_session`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int cipher_open_session_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `open_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `CipherError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t cipher_open_session(const crypto_pd_transport_t *idl_t, cipher_mode_t mode, cipher_path_t path, uint8_t key_len, const uint8_t key[32], const uint8_t iv[16], uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &CIPHER_OPEN_SESSION_OP, cipher_open_session_encode(idl_mrs, mode, path, key_len, key, iv), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !cipher_open_session_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+/* Op 1: `open_session`. Opens a session; `key[..key_len]` is the AES key (16, 24 or 32 bytes). Not idempotent. */
+enum { CIPHER_LABEL_OPEN_SESSION = 1, CIPHER_OPEN_SESSION_ARGS_BYTES = 51, CIPHER_OPEN_SESSION_OK_BYTES = 4 };
+static const crypto_pd_op_t CIPHER_OPEN_SESSION_OP = {CIPHER_LABEL_OPEN_SESSION, CIPHER_OPEN_SESSION_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}, {1, 1, 1, 0}, {2, 1, 1, 0}, {3, 1, 32, 0}, {4, 1, 16, 0}}, 5, CIPHER_OPEN_SESSION_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, CIPHER_ERROR_SERVER_RESTARTED, cipher_error_valid, 0};
+static inline uint32_t cipher_open_session(const crypto_pd_transport_t *idl_t, cipher_mode_t mode, cipher_path_t path, uint8_t key_len, const uint8_t key[32], const uint8_t iv[16], uint32_t *idl_ok) { const void *idl_args[] = {&mode, &path, &key_len, key, iv}; return crypto_pd_invoke(idl_t, &CIPHER_OPEN_SESSION_OP, idl_args, idl_ok); }
 
-/* Op 2: `close_session`. */
-#define CIPHER_LABEL_CLOSE_SESSION 2u
-#define CIPHER_CLOSE_SESSION_ARGS_BYTES 4u
-#define CIPHER_CLOSE_SESSION_OK_BYTES 0u
-_Static_assert(CIPHER_CLOSE_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && CIPHER_CLOSE_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "close_session fits in the message words");
-static const crypto_pd_op_t CIPHER_CLOSE_SESSION_OP = {CIPHER_LABEL_CLOSE_SESSION, CRYPTO_PD_WORDS(CIPHER_CLOSE_SESSION_OK_BYTES), 1, CIPHER_ERROR_SERVER_RESTARTED, cipher_error_valid};
-/* `close_session`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t cipher_close_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t session) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, session);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(CIPHER_CLOSE_SESSION_ARGS_BYTES));
-}
-/* Calls `close_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `CipherError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t cipher_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    return crypto_pd_call(idl_t, &CIPHER_CLOSE_SESSION_OP, cipher_close_session_encode(idl_mrs, session), idl_mrs);
-}
+/* Op 2: `close_session`. Idempotent. */
+enum { CIPHER_LABEL_CLOSE_SESSION = 2, CIPHER_CLOSE_SESSION_ARGS_BYTES = 4, CIPHER_CLOSE_SESSION_OK_BYTES = 0 };
+static const crypto_pd_op_t CIPHER_CLOSE_SESSION_OP = {CIPHER_LABEL_CLOSE_SESSION, CIPHER_CLOSE_SESSION_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, CIPHER_CLOSE_SESSION_OK_BYTES, 0, 0, 1, CIPHER_ERROR_SERVER_RESTARTED, cipher_error_valid, 0};
+static inline uint32_t cipher_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) { const void *idl_args[] = {&session}; return crypto_pd_invoke(idl_t, &CIPHER_CLOSE_SESSION_OP, idl_args, 0); }
 
 /* Op 3: `capabilities`. Which modes this driver's engine offers: bit `v` set for the `Mode` of value `v`
  * (with a 128-bit key on the `Adaptive` path). A mode it lacks is refused at
- * `open_session` with `UnsupportedMode` before any work is done. */
-#define CIPHER_LABEL_CAPABILITIES 3u
-#define CIPHER_CAPABILITIES_ARGS_BYTES 0u
-#define CIPHER_CAPABILITIES_OK_BYTES 8u
-_Static_assert(CIPHER_CAPABILITIES_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && CIPHER_CAPABILITIES_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "capabilities fits in the message words");
-static const crypto_pd_op_t CIPHER_CAPABILITIES_OP = {CIPHER_LABEL_CAPABILITIES, CRYPTO_PD_WORDS(CIPHER_CAPABILITIES_OK_BYTES), 1, CIPHER_ERROR_SERVER_RESTARTED, cipher_error_valid};
-/* `capabilities`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t cipher_capabilities_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS]) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(CIPHER_CAPABILITIES_ARGS_BYTES));
-}
-/* `capabilities`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int cipher_capabilities_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint64_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u64(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `capabilities` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `CipherError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t cipher_capabilities(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &CIPHER_CAPABILITIES_OP, cipher_capabilities_encode(idl_mrs), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !cipher_capabilities_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * `open_session` with `UnsupportedMode` before any work is done. Idempotent. */
+enum { CIPHER_LABEL_CAPABILITIES = 3, CIPHER_CAPABILITIES_ARGS_BYTES = 0, CIPHER_CAPABILITIES_OK_BYTES = 8 };
+static const crypto_pd_op_t CIPHER_CAPABILITIES_OP = {CIPHER_LABEL_CAPABILITIES, CIPHER_CAPABILITIES_ARGS_BYTES, 0, 0, CIPHER_CAPABILITIES_OK_BYTES, (const crypto_pd_run_t[]){{0, 8, 1, 0}}, 1, 1, CIPHER_ERROR_SERVER_RESTARTED, cipher_error_valid, 0};
+static inline uint32_t cipher_capabilities(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) { return crypto_pd_invoke(idl_t, &CIPHER_CAPABILITIES_OP, 0, idl_ok); }
 
 /* Op 4: `open_session_by_key`. Opens a session on the key store's key `handle` of the caller's: the driver
  * fetches its bytes over its own channel to the store, which checks the key's
  * policy allows the mode and `usage` (bit `v` for the Keys interface's `KeyUsage` of
- * value `v`: 2 encrypt, 4 decrypt). The session does only what `usage` names. */
-#define CIPHER_LABEL_OPEN_SESSION_BY_KEY 4u
-#define CIPHER_OPEN_SESSION_BY_KEY_ARGS_BYTES 23u
-#define CIPHER_OPEN_SESSION_BY_KEY_OK_BYTES 4u
-_Static_assert(CIPHER_OPEN_SESSION_BY_KEY_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && CIPHER_OPEN_SESSION_BY_KEY_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session_by_key fits in the message words");
-static const crypto_pd_op_t CIPHER_OPEN_SESSION_BY_KEY_OP = {CIPHER_LABEL_OPEN_SESSION_BY_KEY, CRYPTO_PD_WORDS(CIPHER_OPEN_SESSION_BY_KEY_OK_BYTES), 0, CIPHER_ERROR_SERVER_RESTARTED, cipher_error_valid};
-/* `open_session_by_key`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t cipher_open_session_by_key_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], cipher_mode_t mode, cipher_path_t path, uint32_t handle, uint8_t usage, const uint8_t iv[16]) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, mode);
-    idl_p = crypto_pd_put_u8(idl_p, path);
-    idl_p = crypto_pd_put_u32(idl_p, handle);
-    idl_p = crypto_pd_put_u8(idl_p, usage);
-    for (uint32_t idl_i0 = 0; idl_i0 < 16u; idl_i0++) {
-        idl_p = crypto_pd_put_u8(idl_p, iv[idl_i0]);
-    }
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(CIPHER_OPEN_SESSION_BY_KEY_ARGS_BYTES));
-}
-/* `open_session_by_key`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int cipher_open_session_by_key_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `open_session_by_key` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `CipherError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t cipher_open_session_by_key(const crypto_pd_transport_t *idl_t, cipher_mode_t mode, cipher_path_t path, uint32_t handle, uint8_t usage, const uint8_t iv[16], uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &CIPHER_OPEN_SESSION_BY_KEY_OP, cipher_open_session_by_key_encode(idl_mrs, mode, path, handle, usage, iv), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !cipher_open_session_by_key_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * value `v`: 2 encrypt, 4 decrypt). The session does only what `usage` names. Not idempotent. */
+enum { CIPHER_LABEL_OPEN_SESSION_BY_KEY = 4, CIPHER_OPEN_SESSION_BY_KEY_ARGS_BYTES = 23, CIPHER_OPEN_SESSION_BY_KEY_OK_BYTES = 4 };
+static const crypto_pd_op_t CIPHER_OPEN_SESSION_BY_KEY_OP = {CIPHER_LABEL_OPEN_SESSION_BY_KEY, CIPHER_OPEN_SESSION_BY_KEY_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}, {1, 1, 1, 0}, {2, 4, 1, 0}, {3, 1, 1, 0}, {4, 1, 16, 0}}, 5, CIPHER_OPEN_SESSION_BY_KEY_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, CIPHER_ERROR_SERVER_RESTARTED, cipher_error_valid, 0};
+static inline uint32_t cipher_open_session_by_key(const crypto_pd_transport_t *idl_t, cipher_mode_t mode, cipher_path_t path, uint32_t handle, uint8_t usage, const uint8_t iv[16], uint32_t *idl_ok) { const void *idl_args[] = {&mode, &path, &handle, &usage, iv}; return crypto_pd_invoke(idl_t, &CIPHER_OPEN_SESSION_BY_KEY_OP, idl_args, idl_ok); }
 
 /* Queue `request` of `Request`. Client to driver. */
 typedef cipher_request_t cipher_request_queue_item_t;
-#define CIPHER_REQUEST_QUEUE_CAPACITY 64u
-#define CIPHER_REQUEST_QUEUE_SLOT_BYTES 128u
-#define CIPHER_REQUEST_QUEUE_BYTES 8384u
+enum { CIPHER_REQUEST_QUEUE_CAPACITY = 64, CIPHER_REQUEST_QUEUE_SLOT_BYTES = 128, CIPHER_REQUEST_QUEUE_BYTES = 8384 };
 CRYPTO_PD_QUEUE_LAYOUT(cipher_request_t, CIPHER_REQUEST_QUEUE_CAPACITY, CIPHER_REQUEST_QUEUE_SLOT_BYTES, CIPHER_REQUEST_QUEUE_BYTES);
 
 /* Queue `response` of `Response`. Driver to client. */
 typedef cipher_response_t cipher_response_queue_item_t;
-#define CIPHER_RESPONSE_QUEUE_CAPACITY 64u
-#define CIPHER_RESPONSE_QUEUE_SLOT_BYTES 16u
-#define CIPHER_RESPONSE_QUEUE_BYTES 1216u
+enum { CIPHER_RESPONSE_QUEUE_CAPACITY = 64, CIPHER_RESPONSE_QUEUE_SLOT_BYTES = 16, CIPHER_RESPONSE_QUEUE_BYTES = 1216 };
 CRYPTO_PD_QUEUE_LAYOUT(cipher_response_t, CIPHER_RESPONSE_QUEUE_CAPACITY, CIPHER_RESPONSE_QUEUE_SLOT_BYTES, CIPHER_RESPONSE_QUEUE_BYTES);
 
 #endif /* CRYPTO_PD_CIPHER_H */

@@ -13,9 +13,6 @@ typedef struct common_segment {
     uint32_t offset;
     uint32_t len;
 } common_segment_t;
-_Static_assert(sizeof(common_segment_t) == 8, "pd_idl::common::Segment's layout");
-_Static_assert(_Alignof(common_segment_t) == 4, "pd_idl::common::Segment's layout");
-_Static_assert(offsetof(common_segment_t, offset) == 0, "pd_idl::common::Segment's layout");
-_Static_assert(offsetof(common_segment_t, len) == 4, "pd_idl::common::Segment's layout");
+_Static_assert(sizeof(common_segment_t) == 8, "pd_idl::common::Segment's layout"); _Static_assert(_Alignof(common_segment_t) == 4, "pd_idl::common::Segment's layout"); _Static_assert(offsetof(common_segment_t, offset) == 0, "pd_idl::common::Segment's layout"); _Static_assert(offsetof(common_segment_t, len) == 4, "pd_idl::common::Segment's layout");
 
 #endif /* CRYPTO_PD_COMMON_H */

@@ -11,53 +11,25 @@
 #include "common.h"
 
 /* `Algorithm`. */
-typedef uint8_t digest_algorithm_t;
-#define DIGEST_ALGORITHM_MD5 1u
-#define DIGEST_ALGORITHM_SHA1 2u
-#define DIGEST_ALGORITHM_SHA256 3u
-#define DIGEST_ALGORITHM_SHA224 4u
-#define DIGEST_ALGORITHM_SHA384 5u
-#define DIGEST_ALGORITHM_SHA512 6u
-_Static_assert(sizeof(digest_algorithm_t) == 1, "Algorithm is a u8");
-/* Whether `v` is a declared `Algorithm` (a peer may write any value). */
+typedef uint8_t digest_algorithm_t; _Static_assert(sizeof(digest_algorithm_t) == 1, "Algorithm is a u8");
+enum { DIGEST_ALGORITHM_MD5 = 1, DIGEST_ALGORITHM_SHA1 = 2, DIGEST_ALGORITHM_SHA256 = 3, DIGEST_ALGORITHM_SHA224 = 4, DIGEST_ALGORITHM_SHA384 = 5, DIGEST_ALGORITHM_SHA512 = 6 };
 static inline int digest_algorithm_valid(uint32_t v) { return (v >= 1u && v <= 6u); }
 
 /* `HashPath`. How a hash driver feeds buffered bytes to its engine: chained descriptors
  * (`Auto`, the default where the engine can), or copy into one buffer (the old
  * strategy, for measurements). */
-typedef uint8_t digest_hash_path_t;
-#define DIGEST_HASH_PATH_AUTO 1u
-#define DIGEST_HASH_PATH_CHAINED 2u
-#define DIGEST_HASH_PATH_COPY 3u
-_Static_assert(sizeof(digest_hash_path_t) == 1, "HashPath is a u8");
-/* Whether `v` is a declared `HashPath` (a peer may write any value). */
+typedef uint8_t digest_hash_path_t; _Static_assert(sizeof(digest_hash_path_t) == 1, "HashPath is a u8");
+enum { DIGEST_HASH_PATH_AUTO = 1, DIGEST_HASH_PATH_CHAINED = 2, DIGEST_HASH_PATH_COPY = 3 };
 static inline int digest_hash_path_valid(uint32_t v) { return (v >= 1u && v <= 3u); }
 
 /* `DigestOp`. */
-typedef uint8_t digest_op_t;
-#define DIGEST_OP_UPDATE 1u
-#define DIGEST_OP_FINAL 2u
-_Static_assert(sizeof(digest_op_t) == 1, "DigestOp is a u8");
-/* Whether `v` is a declared `DigestOp` (a peer may write any value). */
+typedef uint8_t digest_op_t; _Static_assert(sizeof(digest_op_t) == 1, "DigestOp is a u8");
+enum { DIGEST_OP_UPDATE = 1, DIGEST_OP_FINAL = 2 };
 static inline int digest_op_valid(uint32_t v) { return v == 1u || v == 2u; }
 
 /* `DigestError`. */
-typedef uint16_t digest_error_t;
-#define DIGEST_ERROR_UNKNOWN_SESSION 1u
-#define DIGEST_ERROR_UNSUPPORTED_ALGORITHM 2u
-#define DIGEST_ERROR_UNSUPPORTED_PATH 3u
-#define DIGEST_ERROR_SEGMENT_OUT_OF_RANGE 4u
-#define DIGEST_ERROR_TOO_MANY_SEGMENTS 5u
-#define DIGEST_ERROR_TOO_MANY_SESSIONS 6u
-#define DIGEST_ERROR_BAD_REQUEST 7u
-#define DIGEST_ERROR_ENGINE_FAULT 8u
-#define DIGEST_ERROR_NO_POWER 9u
-#define DIGEST_ERROR_SERVER_RESTARTED 10u
-#define DIGEST_ERROR_SESSION_FINISHED 11u
-#define DIGEST_ERROR_BAD_OUTPUT 12u
-#define DIGEST_ERROR_OK 0u
-_Static_assert(sizeof(digest_error_t) == 2, "DigestError is a u16");
-/* Whether `v` is a declared `DigestError` (a peer may write any value). */
+typedef uint16_t digest_error_t; _Static_assert(sizeof(digest_error_t) == 2, "DigestError is a u16");
+enum { DIGEST_ERROR_UNKNOWN_SESSION = 1, DIGEST_ERROR_UNSUPPORTED_ALGORITHM = 2, DIGEST_ERROR_UNSUPPORTED_PATH = 3, DIGEST_ERROR_SEGMENT_OUT_OF_RANGE = 4, DIGEST_ERROR_TOO_MANY_SEGMENTS = 5, DIGEST_ERROR_TOO_MANY_SESSIONS = 6, DIGEST_ERROR_BAD_REQUEST = 7, DIGEST_ERROR_ENGINE_FAULT = 8, DIGEST_ERROR_NO_POWER = 9, DIGEST_ERROR_SERVER_RESTARTED = 10, DIGEST_ERROR_SESSION_FINISHED = 11, DIGEST_ERROR_BAD_OUTPUT = 12, DIGEST_ERROR_OK = 0 };
 static inline int digest_error_valid(uint32_t v) { return (v >= 1u && v <= 12u); }
 
 /* `Request`. `Update`: hash `segs[..nsegs]` into the session. `Final`: hash
@@ -71,14 +43,7 @@ typedef struct digest_request {
     uint8_t reserved[6];
     common_segment_t segs[6];
 } digest_request_t;
-_Static_assert(sizeof(digest_request_t) == 64, "pd_idl::digest::Request's layout");
-_Static_assert(_Alignof(digest_request_t) == 16, "pd_idl::digest::Request's layout");
-_Static_assert(offsetof(digest_request_t, id) == 0, "pd_idl::digest::Request's layout");
-_Static_assert(offsetof(digest_request_t, session) == 4, "pd_idl::digest::Request's layout");
-_Static_assert(offsetof(digest_request_t, op) == 8, "pd_idl::digest::Request's layout");
-_Static_assert(offsetof(digest_request_t, nsegs) == 9, "pd_idl::digest::Request's layout");
-_Static_assert(offsetof(digest_request_t, reserved) == 10, "pd_idl::digest::Request's layout");
-_Static_assert(offsetof(digest_request_t, segs) == 16, "pd_idl::digest::Request's layout");
+_Static_assert(sizeof(digest_request_t) == 64, "pd_idl::digest::Request's layout"); _Static_assert(_Alignof(digest_request_t) == 16, "pd_idl::digest::Request's layout"); _Static_assert(offsetof(digest_request_t, id) == 0, "pd_idl::digest::Request's layout"); _Static_assert(offsetof(digest_request_t, session) == 4, "pd_idl::digest::Request's layout"); _Static_assert(offsetof(digest_request_t, op) == 8, "pd_idl::digest::Request's layout"); _Static_assert(offsetof(digest_request_t, nsegs) == 9, "pd_idl::digest::Request's layout"); _Static_assert(offsetof(digest_request_t, reserved) == 10, "pd_idl::digest::Request's layout"); _Static_assert(offsetof(digest_request_t, segs) == 16, "pd_idl::digest::Request's layout");
 
 /* `Response`. The answer to request `id`; after `Final`, `digest_len` bytes of digest
  * were written at its output segment's offset (`bytes_done` counts the data alone). */
@@ -89,109 +54,33 @@ typedef struct digest_response {
     uint8_t reserved[5];
     uint32_t bytes_done;
 } digest_response_t;
-_Static_assert(sizeof(digest_response_t) == 16, "pd_idl::digest::Response's layout");
-_Static_assert(_Alignof(digest_response_t) == 16, "pd_idl::digest::Response's layout");
-_Static_assert(offsetof(digest_response_t, id) == 0, "pd_idl::digest::Response's layout");
-_Static_assert(offsetof(digest_response_t, status) == 4, "pd_idl::digest::Response's layout");
-_Static_assert(offsetof(digest_response_t, digest_len) == 6, "pd_idl::digest::Response's layout");
-_Static_assert(offsetof(digest_response_t, reserved) == 7, "pd_idl::digest::Response's layout");
-_Static_assert(offsetof(digest_response_t, bytes_done) == 12, "pd_idl::digest::Response's layout");
+_Static_assert(sizeof(digest_response_t) == 16, "pd_idl::digest::Response's layout"); _Static_assert(_Alignof(digest_response_t) == 16, "pd_idl::digest::Response's layout"); _Static_assert(offsetof(digest_response_t, id) == 0, "pd_idl::digest::Response's layout"); _Static_assert(offsetof(digest_response_t, status) == 4, "pd_idl::digest::Response's layout"); _Static_assert(offsetof(digest_response_t, digest_len) == 6, "pd_idl::digest::Response's layout"); _Static_assert(offsetof(digest_response_t, reserved) == 7, "pd_idl::digest::Response's layout"); _Static_assert(offsetof(digest_response_t, bytes_done) == 12, "pd_idl::digest::Response's layout");
 
-/* Op 1: `open_session`. */
-#define DIGEST_LABEL_OPEN_SESSION 1u
-#define DIGEST_OPEN_SESSION_ARGS_BYTES 2u
-#define DIGEST_OPEN_SESSION_OK_BYTES 4u
-_Static_assert(DIGEST_OPEN_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && DIGEST_OPEN_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session fits in the message words");
-static const crypto_pd_op_t DIGEST_OPEN_SESSION_OP = {DIGEST_LABEL_OPEN_SESSION, CRYPTO_PD_WORDS(DIGEST_OPEN_SESSION_OK_BYTES), 0, DIGEST_ERROR_SERVER_RESTARTED, digest_error_valid};
-/* `open_session`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t digest_open_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], digest_algorithm_t algorithm, digest_hash_path_t path) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, algorithm);
-    idl_p = crypto_pd_put_u8(idl_p, path);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(DIGEST_OPEN_SESSION_ARGS_BYTES));
-}
-/* `open_session`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int digest_open_session_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `open_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `DigestError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t digest_open_session(const crypto_pd_transport_t *idl_t, digest_algorithm_t algorithm, digest_hash_path_t path, uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &DIGEST_OPEN_SESSION_OP, digest_open_session_encode(idl_mrs, algorithm, path), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !digest_open_session_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+/* Op 1: `open_session`. Not idempotent. */
+enum { DIGEST_LABEL_OPEN_SESSION = 1, DIGEST_OPEN_SESSION_ARGS_BYTES = 2, DIGEST_OPEN_SESSION_OK_BYTES = 4 };
+static const crypto_pd_op_t DIGEST_OPEN_SESSION_OP = {DIGEST_LABEL_OPEN_SESSION, DIGEST_OPEN_SESSION_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}, {1, 1, 1, 0}}, 2, DIGEST_OPEN_SESSION_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, DIGEST_ERROR_SERVER_RESTARTED, digest_error_valid, 0};
+static inline uint32_t digest_open_session(const crypto_pd_transport_t *idl_t, digest_algorithm_t algorithm, digest_hash_path_t path, uint32_t *idl_ok) { const void *idl_args[] = {&algorithm, &path}; return crypto_pd_invoke(idl_t, &DIGEST_OPEN_SESSION_OP, idl_args, idl_ok); }
 
-/* Op 2: `close_session`. */
-#define DIGEST_LABEL_CLOSE_SESSION 2u
-#define DIGEST_CLOSE_SESSION_ARGS_BYTES 4u
-#define DIGEST_CLOSE_SESSION_OK_BYTES 0u
-_Static_assert(DIGEST_CLOSE_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && DIGEST_CLOSE_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "close_session fits in the message words");
-static const crypto_pd_op_t DIGEST_CLOSE_SESSION_OP = {DIGEST_LABEL_CLOSE_SESSION, CRYPTO_PD_WORDS(DIGEST_CLOSE_SESSION_OK_BYTES), 1, DIGEST_ERROR_SERVER_RESTARTED, digest_error_valid};
-/* `close_session`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t digest_close_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t session) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, session);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(DIGEST_CLOSE_SESSION_ARGS_BYTES));
-}
-/* Calls `close_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `DigestError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t digest_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    return crypto_pd_call(idl_t, &DIGEST_CLOSE_SESSION_OP, digest_close_session_encode(idl_mrs, session), idl_mrs);
-}
+/* Op 2: `close_session`. Idempotent. */
+enum { DIGEST_LABEL_CLOSE_SESSION = 2, DIGEST_CLOSE_SESSION_ARGS_BYTES = 4, DIGEST_CLOSE_SESSION_OK_BYTES = 0 };
+static const crypto_pd_op_t DIGEST_CLOSE_SESSION_OP = {DIGEST_LABEL_CLOSE_SESSION, DIGEST_CLOSE_SESSION_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, DIGEST_CLOSE_SESSION_OK_BYTES, 0, 0, 1, DIGEST_ERROR_SERVER_RESTARTED, digest_error_valid, 0};
+static inline uint32_t digest_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) { const void *idl_args[] = {&session}; return crypto_pd_invoke(idl_t, &DIGEST_CLOSE_SESSION_OP, idl_args, 0); }
 
 /* Op 3: `capabilities`. Which algorithms this driver's engine offers: bit `v` set for the `Algorithm` of
  * value `v` (on the `Auto` path). One it lacks is refused at `open_session` with
- * `UnsupportedAlgorithm` before any work is done. */
-#define DIGEST_LABEL_CAPABILITIES 3u
-#define DIGEST_CAPABILITIES_ARGS_BYTES 0u
-#define DIGEST_CAPABILITIES_OK_BYTES 8u
-_Static_assert(DIGEST_CAPABILITIES_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && DIGEST_CAPABILITIES_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "capabilities fits in the message words");
-static const crypto_pd_op_t DIGEST_CAPABILITIES_OP = {DIGEST_LABEL_CAPABILITIES, CRYPTO_PD_WORDS(DIGEST_CAPABILITIES_OK_BYTES), 1, DIGEST_ERROR_SERVER_RESTARTED, digest_error_valid};
-/* `capabilities`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t digest_capabilities_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS]) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(DIGEST_CAPABILITIES_ARGS_BYTES));
-}
-/* `capabilities`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int digest_capabilities_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint64_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u64(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `capabilities` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `DigestError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t digest_capabilities(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &DIGEST_CAPABILITIES_OP, digest_capabilities_encode(idl_mrs), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !digest_capabilities_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * `UnsupportedAlgorithm` before any work is done. Idempotent. */
+enum { DIGEST_LABEL_CAPABILITIES = 3, DIGEST_CAPABILITIES_ARGS_BYTES = 0, DIGEST_CAPABILITIES_OK_BYTES = 8 };
+static const crypto_pd_op_t DIGEST_CAPABILITIES_OP = {DIGEST_LABEL_CAPABILITIES, DIGEST_CAPABILITIES_ARGS_BYTES, 0, 0, DIGEST_CAPABILITIES_OK_BYTES, (const crypto_pd_run_t[]){{0, 8, 1, 0}}, 1, 1, DIGEST_ERROR_SERVER_RESTARTED, digest_error_valid, 0};
+static inline uint32_t digest_capabilities(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) { return crypto_pd_invoke(idl_t, &DIGEST_CAPABILITIES_OP, 0, idl_ok); }
 
 /* Queue `request` of `Request`. Client to driver. */
 typedef digest_request_t digest_request_queue_item_t;
-#define DIGEST_REQUEST_QUEUE_CAPACITY 64u
-#define DIGEST_REQUEST_QUEUE_SLOT_BYTES 128u
-#define DIGEST_REQUEST_QUEUE_BYTES 8384u
+enum { DIGEST_REQUEST_QUEUE_CAPACITY = 64, DIGEST_REQUEST_QUEUE_SLOT_BYTES = 128, DIGEST_REQUEST_QUEUE_BYTES = 8384 };
 CRYPTO_PD_QUEUE_LAYOUT(digest_request_t, DIGEST_REQUEST_QUEUE_CAPACITY, DIGEST_REQUEST_QUEUE_SLOT_BYTES, DIGEST_REQUEST_QUEUE_BYTES);
 
 /* Queue `response` of `Response`. Driver to client. */
 typedef digest_response_t digest_response_queue_item_t;
-#define DIGEST_RESPONSE_QUEUE_CAPACITY 64u
-#define DIGEST_RESPONSE_QUEUE_SLOT_BYTES 16u
-#define DIGEST_RESPONSE_QUEUE_BYTES 1216u
+enum { DIGEST_RESPONSE_QUEUE_CAPACITY = 64, DIGEST_RESPONSE_QUEUE_SLOT_BYTES = 16, DIGEST_RESPONSE_QUEUE_BYTES = 1216 };
 CRYPTO_PD_QUEUE_LAYOUT(digest_response_t, DIGEST_RESPONSE_QUEUE_CAPACITY, DIGEST_RESPONSE_QUEUE_SLOT_BYTES, DIGEST_RESPONSE_QUEUE_BYTES);
 
 #endif /* CRYPTO_PD_DIGEST_H */

@@ -11,52 +11,19 @@
 /* `KeyAlgorithm`. What a key may be used for, one bit each in a policy's `algorithms`
  * (bit `v` for the value `v`). An AES key is 16, 24 or 32 bytes; an HMAC or HKDF key
  * 1 to 64; a verify key (a public key, as verified boot's) 32. */
-typedef uint8_t keys_key_algorithm_t;
-#define KEYS_KEY_ALGORITHM_AES_ECB 1u
-#define KEYS_KEY_ALGORITHM_AES_CBC 2u
-#define KEYS_KEY_ALGORITHM_AES_CTR 3u
-#define KEYS_KEY_ALGORITHM_AES_GCM 4u
-#define KEYS_KEY_ALGORITHM_AES_CCM 5u
-#define KEYS_KEY_ALGORITHM_HMAC_MD5 6u
-#define KEYS_KEY_ALGORITHM_HMAC_SHA1 7u
-#define KEYS_KEY_ALGORITHM_HMAC_SHA224 8u
-#define KEYS_KEY_ALGORITHM_HMAC_SHA256 9u
-#define KEYS_KEY_ALGORITHM_HMAC_SHA384 10u
-#define KEYS_KEY_ALGORITHM_HMAC_SHA512 11u
-#define KEYS_KEY_ALGORITHM_HKDF_SHA256 12u
-#define KEYS_KEY_ALGORITHM_ED25519_VERIFY 13u
-_Static_assert(sizeof(keys_key_algorithm_t) == 1, "KeyAlgorithm is a u8");
-/* Whether `v` is a declared `KeyAlgorithm` (a peer may write any value). */
+typedef uint8_t keys_key_algorithm_t; _Static_assert(sizeof(keys_key_algorithm_t) == 1, "KeyAlgorithm is a u8");
+enum { KEYS_KEY_ALGORITHM_AES_ECB = 1, KEYS_KEY_ALGORITHM_AES_CBC = 2, KEYS_KEY_ALGORITHM_AES_CTR = 3, KEYS_KEY_ALGORITHM_AES_GCM = 4, KEYS_KEY_ALGORITHM_AES_CCM = 5, KEYS_KEY_ALGORITHM_HMAC_MD5 = 6, KEYS_KEY_ALGORITHM_HMAC_SHA1 = 7, KEYS_KEY_ALGORITHM_HMAC_SHA224 = 8, KEYS_KEY_ALGORITHM_HMAC_SHA256 = 9, KEYS_KEY_ALGORITHM_HMAC_SHA384 = 10, KEYS_KEY_ALGORITHM_HMAC_SHA512 = 11, KEYS_KEY_ALGORITHM_HKDF_SHA256 = 12, KEYS_KEY_ALGORITHM_ED25519_VERIFY = 13 };
 static inline int keys_key_algorithm_valid(uint32_t v) { return (v >= 1u && v <= 13u); }
 
 /* `KeyUsage`. What may be done with a key, one bit each in a policy's `usage` (bit `v` for
  * the value `v`): `Sign` makes a MAC, `Verify` checks one (or a signature). */
-typedef uint8_t keys_key_usage_t;
-#define KEYS_KEY_USAGE_ENCRYPT 1u
-#define KEYS_KEY_USAGE_DECRYPT 2u
-#define KEYS_KEY_USAGE_SIGN 3u
-#define KEYS_KEY_USAGE_VERIFY 4u
-#define KEYS_KEY_USAGE_DERIVE 5u
-#define KEYS_KEY_USAGE_EXPORT 6u
-_Static_assert(sizeof(keys_key_usage_t) == 1, "KeyUsage is a u8");
-/* Whether `v` is a declared `KeyUsage` (a peer may write any value). */
+typedef uint8_t keys_key_usage_t; _Static_assert(sizeof(keys_key_usage_t) == 1, "KeyUsage is a u8");
+enum { KEYS_KEY_USAGE_ENCRYPT = 1, KEYS_KEY_USAGE_DECRYPT = 2, KEYS_KEY_USAGE_SIGN = 3, KEYS_KEY_USAGE_VERIFY = 4, KEYS_KEY_USAGE_DERIVE = 5, KEYS_KEY_USAGE_EXPORT = 6 };
 static inline int keys_key_usage_valid(uint32_t v) { return (v >= 1u && v <= 6u); }
 
 /* `KeysError`. */
-typedef uint16_t keys_error_t;
-#define KEYS_ERROR_UNKNOWN_KEY 1u
-#define KEYS_ERROR_NOT_PERMITTED 2u
-#define KEYS_ERROR_QUOTA_EXCEEDED 3u
-#define KEYS_ERROR_BAD_KEY_SIZE 4u
-#define KEYS_ERROR_BAD_POLICY 5u
-#define KEYS_ERROR_NO_RANDOMNESS 6u
-#define KEYS_ERROR_UNWRAP_FAILED 7u
-#define KEYS_ERROR_STORE_FULL 8u
-#define KEYS_ERROR_BAD_REQUEST 9u
-#define KEYS_ERROR_SERVER_RESTARTED 10u
-#define KEYS_ERROR_OK 0u
-_Static_assert(sizeof(keys_error_t) == 2, "KeysError is a u16");
-/* Whether `v` is a declared `KeysError` (a peer may write any value). */
+typedef uint16_t keys_error_t; _Static_assert(sizeof(keys_error_t) == 2, "KeysError is a u16");
+enum { KEYS_ERROR_UNKNOWN_KEY = 1, KEYS_ERROR_NOT_PERMITTED = 2, KEYS_ERROR_QUOTA_EXCEEDED = 3, KEYS_ERROR_BAD_KEY_SIZE = 4, KEYS_ERROR_BAD_POLICY = 5, KEYS_ERROR_NO_RANDOMNESS = 6, KEYS_ERROR_UNWRAP_FAILED = 7, KEYS_ERROR_STORE_FULL = 8, KEYS_ERROR_BAD_REQUEST = 9, KEYS_ERROR_SERVER_RESTARTED = 10, KEYS_ERROR_OK = 0 };
 static inline int keys_error_valid(uint32_t v) { return (v >= 1u && v <= 10u); }
 
 /* `Policy`. Fixed when a key is made: the algorithms (bit per `KeyAlgorithm`) and usages
@@ -66,11 +33,7 @@ typedef struct keys_policy {
     uint8_t usage;
     uint8_t reserved[3];
 } keys_policy_t;
-_Static_assert(sizeof(keys_policy_t) == 8, "pd_idl::keys::Policy's layout");
-_Static_assert(_Alignof(keys_policy_t) == 4, "pd_idl::keys::Policy's layout");
-_Static_assert(offsetof(keys_policy_t, algorithms) == 0, "pd_idl::keys::Policy's layout");
-_Static_assert(offsetof(keys_policy_t, usage) == 4, "pd_idl::keys::Policy's layout");
-_Static_assert(offsetof(keys_policy_t, reserved) == 5, "pd_idl::keys::Policy's layout");
+_Static_assert(sizeof(keys_policy_t) == 8, "pd_idl::keys::Policy's layout"); _Static_assert(_Alignof(keys_policy_t) == 4, "pd_idl::keys::Policy's layout"); _Static_assert(offsetof(keys_policy_t, algorithms) == 0, "pd_idl::keys::Policy's layout"); _Static_assert(offsetof(keys_policy_t, usage) == 4, "pd_idl::keys::Policy's layout"); _Static_assert(offsetof(keys_policy_t, reserved) == 5, "pd_idl::keys::Policy's layout");
 
 /* `Attributes`. What a key is, never its bytes: its policy, its length, its owner (the store's
  * channel to the client that made it) and, for a verify key the system provisioned,
@@ -82,13 +45,7 @@ typedef struct keys_attributes {
     uint8_t reserved[2];
     uint32_t floor;
 } keys_attributes_t;
-_Static_assert(sizeof(keys_attributes_t) == 16, "pd_idl::keys::Attributes's layout");
-_Static_assert(_Alignof(keys_attributes_t) == 4, "pd_idl::keys::Attributes's layout");
-_Static_assert(offsetof(keys_attributes_t, policy) == 0, "pd_idl::keys::Attributes's layout");
-_Static_assert(offsetof(keys_attributes_t, len) == 8, "pd_idl::keys::Attributes's layout");
-_Static_assert(offsetof(keys_attributes_t, owner) == 9, "pd_idl::keys::Attributes's layout");
-_Static_assert(offsetof(keys_attributes_t, reserved) == 10, "pd_idl::keys::Attributes's layout");
-_Static_assert(offsetof(keys_attributes_t, floor) == 12, "pd_idl::keys::Attributes's layout");
+_Static_assert(sizeof(keys_attributes_t) == 16, "pd_idl::keys::Attributes's layout"); _Static_assert(_Alignof(keys_attributes_t) == 4, "pd_idl::keys::Attributes's layout"); _Static_assert(offsetof(keys_attributes_t, policy) == 0, "pd_idl::keys::Attributes's layout"); _Static_assert(offsetof(keys_attributes_t, len) == 8, "pd_idl::keys::Attributes's layout"); _Static_assert(offsetof(keys_attributes_t, owner) == 9, "pd_idl::keys::Attributes's layout"); _Static_assert(offsetof(keys_attributes_t, reserved) == 10, "pd_idl::keys::Attributes's layout"); _Static_assert(offsetof(keys_attributes_t, floor) == 12, "pd_idl::keys::Attributes's layout");
 
 /* `KeyBytes`. Key material: `head` holds its length (bits 0-7) and the usages it may serve
  * (bits 8-15: a fetch's, those the driver asked for, all of which the policy
@@ -101,454 +58,87 @@ typedef struct keys_key_bytes {
     uint64_t head;
     uint64_t bytes[8];
 } keys_key_bytes_t;
-_Static_assert(sizeof(keys_key_bytes_t) == 72, "pd_idl::keys::KeyBytes's layout");
-_Static_assert(_Alignof(keys_key_bytes_t) == 8, "pd_idl::keys::KeyBytes's layout");
-_Static_assert(offsetof(keys_key_bytes_t, head) == 0, "pd_idl::keys::KeyBytes's layout");
-_Static_assert(offsetof(keys_key_bytes_t, bytes) == 8, "pd_idl::keys::KeyBytes's layout");
+_Static_assert(sizeof(keys_key_bytes_t) == 72, "pd_idl::keys::KeyBytes's layout"); _Static_assert(_Alignof(keys_key_bytes_t) == 8, "pd_idl::keys::KeyBytes's layout"); _Static_assert(offsetof(keys_key_bytes_t, head) == 0, "pd_idl::keys::KeyBytes's layout"); _Static_assert(offsetof(keys_key_bytes_t, bytes) == 8, "pd_idl::keys::KeyBytes's layout");
 
-/* Op 1: `generate`. A new key of `len` bytes drawn from the store's DRBG session, with `policy`. */
-#define KEYS_LABEL_GENERATE 1u
-#define KEYS_GENERATE_ARGS_BYTES 9u
-#define KEYS_GENERATE_OK_BYTES 4u
-_Static_assert(KEYS_GENERATE_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_GENERATE_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "generate fits in the message words");
-static const crypto_pd_op_t KEYS_GENERATE_OP = {KEYS_LABEL_GENERATE, CRYPTO_PD_WORDS(KEYS_GENERATE_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `generate`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_generate_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], const keys_policy_t *policy, uint8_t len) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, policy->algorithms);
-    idl_p = crypto_pd_put_u8(idl_p, policy->usage);
-    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
-        idl_p = crypto_pd_put_u8(idl_p, policy->reserved[idl_i0]);
-    }
-    idl_p = crypto_pd_put_u8(idl_p, len);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_GENERATE_ARGS_BYTES));
-}
-/* `generate`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int keys_generate_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `generate` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_generate(const crypto_pd_transport_t *idl_t, const keys_policy_t *policy, uint8_t len, uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_GENERATE_OP, keys_generate_encode(idl_mrs, policy, len), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !keys_generate_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+/* Op 1: `generate`. A new key of `len` bytes drawn from the store's DRBG session, with `policy`. Not idempotent. */
+enum { KEYS_LABEL_GENERATE = 1, KEYS_GENERATE_ARGS_BYTES = 9, KEYS_GENERATE_OK_BYTES = 4 };
+static const crypto_pd_op_t KEYS_GENERATE_OP = {KEYS_LABEL_GENERATE, KEYS_GENERATE_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}, {0, 1, 4, 4}, {1, 1, 1, 0}}, 3, KEYS_GENERATE_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_generate(const crypto_pd_transport_t *idl_t, const keys_policy_t *policy, uint8_t len, uint32_t *idl_ok) { const void *idl_args[] = {policy, &len}; return crypto_pd_invoke(idl_t, &KEYS_GENERATE_OP, idl_args, idl_ok); }
 
 /* Op 2: `import`. A new key of the first `len` bytes of `key` (little-endian words; provisioning): allowed only to
- * clients the configuration lets import. */
-#define KEYS_LABEL_IMPORT 2u
-#define KEYS_IMPORT_ARGS_BYTES 73u
-#define KEYS_IMPORT_OK_BYTES 4u
-_Static_assert(KEYS_IMPORT_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_IMPORT_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "import fits in the message words");
-static const crypto_pd_op_t KEYS_IMPORT_OP = {KEYS_LABEL_IMPORT, CRYPTO_PD_WORDS(KEYS_IMPORT_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `import`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_import_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], const keys_policy_t *policy, uint8_t len, const uint64_t key[8]) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, policy->algorithms);
-    idl_p = crypto_pd_put_u8(idl_p, policy->usage);
-    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
-        idl_p = crypto_pd_put_u8(idl_p, policy->reserved[idl_i0]);
-    }
-    idl_p = crypto_pd_put_u8(idl_p, len);
-    for (uint32_t idl_i0 = 0; idl_i0 < 8u; idl_i0++) {
-        idl_p = crypto_pd_put_u64(idl_p, key[idl_i0]);
-    }
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_IMPORT_ARGS_BYTES));
-}
-/* `import`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int keys_import_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `import` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_import(const crypto_pd_transport_t *idl_t, const keys_policy_t *policy, uint8_t len, const uint64_t key[8], uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_IMPORT_OP, keys_import_encode(idl_mrs, policy, len, key), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !keys_import_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * clients the configuration lets import. Not idempotent. */
+enum { KEYS_LABEL_IMPORT = 2, KEYS_IMPORT_ARGS_BYTES = 73, KEYS_IMPORT_OK_BYTES = 4 };
+static const crypto_pd_op_t KEYS_IMPORT_OP = {KEYS_LABEL_IMPORT, KEYS_IMPORT_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}, {0, 1, 4, 4}, {1, 1, 1, 0}, {2, 8, 8, 0}}, 4, KEYS_IMPORT_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_import(const crypto_pd_transport_t *idl_t, const keys_policy_t *policy, uint8_t len, const uint64_t key[8], uint32_t *idl_ok) { const void *idl_args[] = {policy, &len, key}; return crypto_pd_invoke(idl_t, &KEYS_IMPORT_OP, idl_args, idl_ok); }
 
 /* Op 3: `import_wrapped`. A new key unwrapped (RFC 3394 AES key wrap, the first `len` bytes of `wrapped`, little-endian words: the key's
- * length plus 8) under the device key: the key's bytes never travel in the clear. */
-#define KEYS_LABEL_IMPORT_WRAPPED 3u
-#define KEYS_IMPORT_WRAPPED_ARGS_BYTES 81u
-#define KEYS_IMPORT_WRAPPED_OK_BYTES 4u
-_Static_assert(KEYS_IMPORT_WRAPPED_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_IMPORT_WRAPPED_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "import_wrapped fits in the message words");
-static const crypto_pd_op_t KEYS_IMPORT_WRAPPED_OP = {KEYS_LABEL_IMPORT_WRAPPED, CRYPTO_PD_WORDS(KEYS_IMPORT_WRAPPED_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `import_wrapped`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_import_wrapped_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], const keys_policy_t *policy, uint8_t len, const uint64_t wrapped[9]) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, policy->algorithms);
-    idl_p = crypto_pd_put_u8(idl_p, policy->usage);
-    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
-        idl_p = crypto_pd_put_u8(idl_p, policy->reserved[idl_i0]);
-    }
-    idl_p = crypto_pd_put_u8(idl_p, len);
-    for (uint32_t idl_i0 = 0; idl_i0 < 9u; idl_i0++) {
-        idl_p = crypto_pd_put_u64(idl_p, wrapped[idl_i0]);
-    }
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_IMPORT_WRAPPED_ARGS_BYTES));
-}
-/* `import_wrapped`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int keys_import_wrapped_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `import_wrapped` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_import_wrapped(const crypto_pd_transport_t *idl_t, const keys_policy_t *policy, uint8_t len, const uint64_t wrapped[9], uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_IMPORT_WRAPPED_OP, keys_import_wrapped_encode(idl_mrs, policy, len, wrapped), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !keys_import_wrapped_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * length plus 8) under the device key: the key's bytes never travel in the clear. Not idempotent. */
+enum { KEYS_LABEL_IMPORT_WRAPPED = 3, KEYS_IMPORT_WRAPPED_ARGS_BYTES = 81, KEYS_IMPORT_WRAPPED_OK_BYTES = 4 };
+static const crypto_pd_op_t KEYS_IMPORT_WRAPPED_OP = {KEYS_LABEL_IMPORT_WRAPPED, KEYS_IMPORT_WRAPPED_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}, {0, 1, 4, 4}, {1, 1, 1, 0}, {2, 8, 9, 0}}, 4, KEYS_IMPORT_WRAPPED_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_import_wrapped(const crypto_pd_transport_t *idl_t, const keys_policy_t *policy, uint8_t len, const uint64_t wrapped[9], uint32_t *idl_ok) { const void *idl_args[] = {policy, &len, wrapped}; return crypto_pd_invoke(idl_t, &KEYS_IMPORT_WRAPPED_OP, idl_args, idl_ok); }
 
 /* Op 4: `derive`. A new key of `len` bytes: HKDF-SHA-256 (RFC 5869, no salt) of key `base`
- * (which must allow `HkdfSha256` and the derive usage) with `info[..info_len]`. */
-#define KEYS_LABEL_DERIVE 4u
-#define KEYS_DERIVE_ARGS_BYTES 46u
-#define KEYS_DERIVE_OK_BYTES 4u
-_Static_assert(KEYS_DERIVE_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_DERIVE_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "derive fits in the message words");
-static const crypto_pd_op_t KEYS_DERIVE_OP = {KEYS_LABEL_DERIVE, CRYPTO_PD_WORDS(KEYS_DERIVE_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `derive`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_derive_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t base, const keys_policy_t *policy, uint8_t len, uint8_t info_len, const uint8_t info[32]) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, base);
-    idl_p = crypto_pd_put_u32(idl_p, policy->algorithms);
-    idl_p = crypto_pd_put_u8(idl_p, policy->usage);
-    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
-        idl_p = crypto_pd_put_u8(idl_p, policy->reserved[idl_i0]);
-    }
-    idl_p = crypto_pd_put_u8(idl_p, len);
-    idl_p = crypto_pd_put_u8(idl_p, info_len);
-    for (uint32_t idl_i0 = 0; idl_i0 < 32u; idl_i0++) {
-        idl_p = crypto_pd_put_u8(idl_p, info[idl_i0]);
-    }
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_DERIVE_ARGS_BYTES));
-}
-/* `derive`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int keys_derive_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `derive` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_derive(const crypto_pd_transport_t *idl_t, uint32_t base, const keys_policy_t *policy, uint8_t len, uint8_t info_len, const uint8_t info[32], uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_DERIVE_OP, keys_derive_encode(idl_mrs, base, policy, len, info_len, info), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !keys_derive_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * (which must allow `HkdfSha256` and the derive usage) with `info[..info_len]`. Not idempotent. */
+enum { KEYS_LABEL_DERIVE = 4, KEYS_DERIVE_ARGS_BYTES = 46, KEYS_DERIVE_OK_BYTES = 4 };
+static const crypto_pd_op_t KEYS_DERIVE_OP = {KEYS_LABEL_DERIVE, KEYS_DERIVE_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}, {1, 4, 1, 0}, {1, 1, 4, 4}, {2, 1, 1, 0}, {3, 1, 1, 0}, {4, 1, 32, 0}}, 6, KEYS_DERIVE_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_derive(const crypto_pd_transport_t *idl_t, uint32_t base, const keys_policy_t *policy, uint8_t len, uint8_t info_len, const uint8_t info[32], uint32_t *idl_ok) { const void *idl_args[] = {&base, policy, &len, &info_len, info}; return crypto_pd_invoke(idl_t, &KEYS_DERIVE_OP, idl_args, idl_ok); }
 
-/* Op 5: `destroy`. Wipes the key; its handle is `UnknownKey` from now on. */
-#define KEYS_LABEL_DESTROY 5u
-#define KEYS_DESTROY_ARGS_BYTES 4u
-#define KEYS_DESTROY_OK_BYTES 0u
-_Static_assert(KEYS_DESTROY_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_DESTROY_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "destroy fits in the message words");
-static const crypto_pd_op_t KEYS_DESTROY_OP = {KEYS_LABEL_DESTROY, CRYPTO_PD_WORDS(KEYS_DESTROY_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `destroy`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_destroy_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t handle) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, handle);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_DESTROY_ARGS_BYTES));
-}
-/* Calls `destroy` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_destroy(const crypto_pd_transport_t *idl_t, uint32_t handle) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    return crypto_pd_call(idl_t, &KEYS_DESTROY_OP, keys_destroy_encode(idl_mrs, handle), idl_mrs);
-}
+/* Op 5: `destroy`. Wipes the key; its handle is `UnknownKey` from now on. Not idempotent. */
+enum { KEYS_LABEL_DESTROY = 5, KEYS_DESTROY_ARGS_BYTES = 4, KEYS_DESTROY_OK_BYTES = 0 };
+static const crypto_pd_op_t KEYS_DESTROY_OP = {KEYS_LABEL_DESTROY, KEYS_DESTROY_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, KEYS_DESTROY_OK_BYTES, 0, 0, 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_destroy(const crypto_pd_transport_t *idl_t, uint32_t handle) { const void *idl_args[] = {&handle}; return crypto_pd_invoke(idl_t, &KEYS_DESTROY_OP, idl_args, 0); }
 
-/* Op 6: `attributes`. */
-#define KEYS_LABEL_ATTRIBUTES 6u
-#define KEYS_ATTRIBUTES_ARGS_BYTES 4u
-#define KEYS_ATTRIBUTES_OK_BYTES 16u
-_Static_assert(KEYS_ATTRIBUTES_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_ATTRIBUTES_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "attributes fits in the message words");
-static const crypto_pd_op_t KEYS_ATTRIBUTES_OP = {KEYS_LABEL_ATTRIBUTES, CRYPTO_PD_WORDS(KEYS_ATTRIBUTES_OK_BYTES), 1, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `attributes`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_attributes_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t handle) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, handle);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_ATTRIBUTES_ARGS_BYTES));
-}
-/* `attributes`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int keys_attributes_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], keys_attributes_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &idl_ok->policy.algorithms);
-    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->policy.usage);
-    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
-        idl_p = crypto_pd_get_u8(idl_p, &idl_ok->policy.reserved[idl_i0]);
-    }
-    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->len);
-    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->owner);
-    for (uint32_t idl_i0 = 0; idl_i0 < 2u; idl_i0++) {
-        idl_p = crypto_pd_get_u8(idl_p, &idl_ok->reserved[idl_i0]);
-    }
-    idl_p = crypto_pd_get_u32(idl_p, &idl_ok->floor);
-    return idl_v;
-}
-/* Calls `attributes` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t keys_attributes(const crypto_pd_transport_t *idl_t, uint32_t handle, keys_attributes_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_ATTRIBUTES_OP, keys_attributes_encode(idl_mrs, handle), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !keys_attributes_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+/* Op 6: `attributes`. Idempotent. */
+enum { KEYS_LABEL_ATTRIBUTES = 6, KEYS_ATTRIBUTES_ARGS_BYTES = 4, KEYS_ATTRIBUTES_OK_BYTES = 16 };
+static const crypto_pd_op_t KEYS_ATTRIBUTES_OP = {KEYS_LABEL_ATTRIBUTES, KEYS_ATTRIBUTES_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, KEYS_ATTRIBUTES_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}, {0, 1, 8, 4}, {0, 4, 1, 12}}, 3, 1, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_attributes(const crypto_pd_transport_t *idl_t, uint32_t handle, keys_attributes_t *idl_ok) { const void *idl_args[] = {&handle}; return crypto_pd_invoke(idl_t, &KEYS_ATTRIBUTES_OP, idl_args, idl_ok); }
 
-/* Op 7: `export`. The key's bytes, only if its policy has the export usage. */
-#define KEYS_LABEL_EXPORT 7u
-#define KEYS_EXPORT_ARGS_BYTES 4u
-#define KEYS_EXPORT_OK_BYTES 72u
-_Static_assert(KEYS_EXPORT_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_EXPORT_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "export fits in the message words");
-static const crypto_pd_op_t KEYS_EXPORT_OP = {KEYS_LABEL_EXPORT, CRYPTO_PD_WORDS(KEYS_EXPORT_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `export`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_export_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t handle) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, handle);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_EXPORT_ARGS_BYTES));
-}
-/* `export`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int keys_export_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], keys_key_bytes_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u64(idl_p, &idl_ok->head);
-    for (uint32_t idl_i0 = 0; idl_i0 < 8u; idl_i0++) {
-        idl_p = crypto_pd_get_u64(idl_p, &idl_ok->bytes[idl_i0]);
-    }
-    return idl_v;
-}
-/* Calls `export` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_export(const crypto_pd_transport_t *idl_t, uint32_t handle, keys_key_bytes_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_EXPORT_OP, keys_export_encode(idl_mrs, handle), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !keys_export_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+/* Op 7: `export`. The key's bytes, only if its policy has the export usage. Not idempotent. */
+enum { KEYS_LABEL_EXPORT = 7, KEYS_EXPORT_ARGS_BYTES = 4, KEYS_EXPORT_OK_BYTES = 72 };
+static const crypto_pd_op_t KEYS_EXPORT_OP = {KEYS_LABEL_EXPORT, KEYS_EXPORT_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, KEYS_EXPORT_OK_BYTES, (const crypto_pd_run_t[]){{0, 8, 9, 0}}, 1, 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_export(const crypto_pd_transport_t *idl_t, uint32_t handle, keys_key_bytes_t *idl_ok) { const void *idl_args[] = {&handle}; return crypto_pd_invoke(idl_t, &KEYS_EXPORT_OP, idl_args, idl_ok); }
 
 /* Op 8: `fetch`. Drivers only: the bytes of key `handle` of the driver's client on the driver's
  * channel `client`, for `algorithm` and the `usage` bits its session asks for. Any
- * other caller is `NotPermitted`. */
-#define KEYS_LABEL_FETCH 8u
-#define KEYS_FETCH_ARGS_BYTES 7u
-#define KEYS_FETCH_OK_BYTES 72u
-_Static_assert(KEYS_FETCH_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_FETCH_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "fetch fits in the message words");
-static const crypto_pd_op_t KEYS_FETCH_OP = {KEYS_LABEL_FETCH, CRYPTO_PD_WORDS(KEYS_FETCH_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `fetch`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_fetch_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint8_t client, uint32_t handle, keys_key_algorithm_t algorithm, uint8_t usage) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, client);
-    idl_p = crypto_pd_put_u32(idl_p, handle);
-    idl_p = crypto_pd_put_u8(idl_p, algorithm);
-    idl_p = crypto_pd_put_u8(idl_p, usage);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_FETCH_ARGS_BYTES));
-}
-/* `fetch`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int keys_fetch_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], keys_key_bytes_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u64(idl_p, &idl_ok->head);
-    for (uint32_t idl_i0 = 0; idl_i0 < 8u; idl_i0++) {
-        idl_p = crypto_pd_get_u64(idl_p, &idl_ok->bytes[idl_i0]);
-    }
-    return idl_v;
-}
-/* Calls `fetch` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_fetch(const crypto_pd_transport_t *idl_t, uint8_t client, uint32_t handle, keys_key_algorithm_t algorithm, uint8_t usage, keys_key_bytes_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_FETCH_OP, keys_fetch_encode(idl_mrs, client, handle, algorithm, usage), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !keys_fetch_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * other caller is `NotPermitted`. Not idempotent. */
+enum { KEYS_LABEL_FETCH = 8, KEYS_FETCH_ARGS_BYTES = 7, KEYS_FETCH_OK_BYTES = 72 };
+static const crypto_pd_op_t KEYS_FETCH_OP = {KEYS_LABEL_FETCH, KEYS_FETCH_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}, {1, 4, 1, 0}, {2, 1, 1, 0}, {3, 1, 1, 0}}, 4, KEYS_FETCH_OK_BYTES, (const crypto_pd_run_t[]){{0, 8, 9, 0}}, 1, 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_fetch(const crypto_pd_transport_t *idl_t, uint8_t client, uint32_t handle, keys_key_algorithm_t algorithm, uint8_t usage, keys_key_bytes_t *idl_ok) { const void *idl_args[] = {&client, &handle, &algorithm, &usage}; return crypto_pd_invoke(idl_t, &KEYS_FETCH_OP, idl_args, idl_ok); }
 
 /* Op 9: `provisioned`. The handle of the caller's `index`th key the system provisioned (the store's
- * configuration, in its order: public verify keys, as verified boot's). */
-#define KEYS_LABEL_PROVISIONED 9u
-#define KEYS_PROVISIONED_ARGS_BYTES 1u
-#define KEYS_PROVISIONED_OK_BYTES 4u
-_Static_assert(KEYS_PROVISIONED_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_PROVISIONED_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "provisioned fits in the message words");
-static const crypto_pd_op_t KEYS_PROVISIONED_OP = {KEYS_LABEL_PROVISIONED, CRYPTO_PD_WORDS(KEYS_PROVISIONED_OK_BYTES), 1, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `provisioned`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_provisioned_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint8_t index) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, index);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_PROVISIONED_ARGS_BYTES));
-}
-/* `provisioned`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int keys_provisioned_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `provisioned` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t keys_provisioned(const crypto_pd_transport_t *idl_t, uint8_t index, uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_PROVISIONED_OP, keys_provisioned_encode(idl_mrs, index), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !keys_provisioned_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * configuration, in its order: public verify keys, as verified boot's). Idempotent. */
+enum { KEYS_LABEL_PROVISIONED = 9, KEYS_PROVISIONED_ARGS_BYTES = 1, KEYS_PROVISIONED_OK_BYTES = 4 };
+static const crypto_pd_op_t KEYS_PROVISIONED_OP = {KEYS_LABEL_PROVISIONED, KEYS_PROVISIONED_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}}, 1, KEYS_PROVISIONED_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 1, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_provisioned(const crypto_pd_transport_t *idl_t, uint8_t index, uint32_t *idl_ok) { const void *idl_args[] = {&index}; return crypto_pd_invoke(idl_t, &KEYS_PROVISIONED_OP, idl_args, idl_ok); }
 
 /* Op 10: `hello`. A client says which incarnation of it this is (`pd_runtime::starts`), at its
  * start: keys of an earlier incarnation on its channel are wiped (their handles
  * died with it) and their number answered. A client that never says hello keeps
- * its keys across its restarts. */
-#define KEYS_LABEL_HELLO 10u
-#define KEYS_HELLO_ARGS_BYTES 4u
-#define KEYS_HELLO_OK_BYTES 4u
-_Static_assert(KEYS_HELLO_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_HELLO_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "hello fits in the message words");
-static const crypto_pd_op_t KEYS_HELLO_OP = {KEYS_LABEL_HELLO, CRYPTO_PD_WORDS(KEYS_HELLO_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `hello`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_hello_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t incarnation) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, incarnation);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_HELLO_ARGS_BYTES));
-}
-/* `hello`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int keys_hello_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `hello` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_hello(const crypto_pd_transport_t *idl_t, uint32_t incarnation, uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_HELLO_OP, keys_hello_encode(idl_mrs, incarnation), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !keys_hello_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * its keys across its restarts. Not idempotent. */
+enum { KEYS_LABEL_HELLO = 10, KEYS_HELLO_ARGS_BYTES = 4, KEYS_HELLO_OK_BYTES = 4 };
+static const crypto_pd_op_t KEYS_HELLO_OP = {KEYS_LABEL_HELLO, KEYS_HELLO_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, KEYS_HELLO_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_hello(const crypto_pd_transport_t *idl_t, uint32_t incarnation, uint32_t *idl_ok) { const void *idl_args[] = {&incarnation}; return crypto_pd_invoke(idl_t, &KEYS_HELLO_OP, idl_args, idl_ok); }
 
 /* Op 11: `raw_keys`. Drivers only: bit `c` set for each of the driver's client channels `c` the
- * configuration lets open sessions with raw keys (its own bytes in the call). */
-#define KEYS_LABEL_RAW_KEYS 11u
-#define KEYS_RAW_KEYS_ARGS_BYTES 0u
-#define KEYS_RAW_KEYS_OK_BYTES 8u
-_Static_assert(KEYS_RAW_KEYS_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_RAW_KEYS_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "raw_keys fits in the message words");
-static const crypto_pd_op_t KEYS_RAW_KEYS_OP = {KEYS_LABEL_RAW_KEYS, CRYPTO_PD_WORDS(KEYS_RAW_KEYS_OK_BYTES), 1, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `raw_keys`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_raw_keys_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS]) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_RAW_KEYS_ARGS_BYTES));
-}
-/* `raw_keys`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int keys_raw_keys_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint64_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u64(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `raw_keys` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t keys_raw_keys(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_RAW_KEYS_OP, keys_raw_keys_encode(idl_mrs), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !keys_raw_keys_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * configuration lets open sessions with raw keys (its own bytes in the call). Idempotent. */
+enum { KEYS_LABEL_RAW_KEYS = 11, KEYS_RAW_KEYS_ARGS_BYTES = 0, KEYS_RAW_KEYS_OK_BYTES = 8 };
+static const crypto_pd_op_t KEYS_RAW_KEYS_OP = {KEYS_LABEL_RAW_KEYS, KEYS_RAW_KEYS_ARGS_BYTES, 0, 0, KEYS_RAW_KEYS_OK_BYTES, (const crypto_pd_run_t[]){{0, 8, 1, 0}}, 1, 1, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_raw_keys(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) { return crypto_pd_invoke(idl_t, &KEYS_RAW_KEYS_OP, 0, idl_ok); }
 
 /* Op 12: `ended`. Supervisors only (a client's parent, the PD its faults go to): its child
  * `child` has ended and will not come back. The keys that client made are wiped
  * (their number answered) and the drivers serving it are notified on their
  * channel to the store; each asks `ended_clients`. Any other caller, or a child
- * the configuration does not name, is `NotPermitted`. */
-#define KEYS_LABEL_ENDED 12u
-#define KEYS_ENDED_ARGS_BYTES 1u
-#define KEYS_ENDED_OK_BYTES 4u
-_Static_assert(KEYS_ENDED_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_ENDED_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "ended fits in the message words");
-static const crypto_pd_op_t KEYS_ENDED_OP = {KEYS_LABEL_ENDED, CRYPTO_PD_WORDS(KEYS_ENDED_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `ended`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_ended_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint8_t child) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, child);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_ENDED_ARGS_BYTES));
-}
-/* `ended`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int keys_ended_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `ended` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_ended(const crypto_pd_transport_t *idl_t, uint8_t child, uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_ENDED_OP, keys_ended_encode(idl_mrs, child), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !keys_ended_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * the configuration does not name, is `NotPermitted`. Not idempotent. */
+enum { KEYS_LABEL_ENDED = 12, KEYS_ENDED_ARGS_BYTES = 1, KEYS_ENDED_OK_BYTES = 4 };
+static const crypto_pd_op_t KEYS_ENDED_OP = {KEYS_LABEL_ENDED, KEYS_ENDED_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}}, 1, KEYS_ENDED_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_ended(const crypto_pd_transport_t *idl_t, uint8_t child, uint32_t *idl_ok) { const void *idl_args[] = {&child}; return crypto_pd_invoke(idl_t, &KEYS_ENDED_OP, idl_args, idl_ok); }
 
 /* Op 13: `ended_clients`. Drivers only: bit `c` set for each of the driver's client channels `c` whose
  * client a supervisor said has ended since the driver last asked: the driver
- * closes its sessions there (and wipes their keys). */
-#define KEYS_LABEL_ENDED_CLIENTS 13u
-#define KEYS_ENDED_CLIENTS_ARGS_BYTES 0u
-#define KEYS_ENDED_CLIENTS_OK_BYTES 8u
-_Static_assert(KEYS_ENDED_CLIENTS_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && KEYS_ENDED_CLIENTS_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "ended_clients fits in the message words");
-static const crypto_pd_op_t KEYS_ENDED_CLIENTS_OP = {KEYS_LABEL_ENDED_CLIENTS, CRYPTO_PD_WORDS(KEYS_ENDED_CLIENTS_OK_BYTES), 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid};
-/* `ended_clients`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t keys_ended_clients_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS]) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(KEYS_ENDED_CLIENTS_ARGS_BYTES));
-}
-/* `ended_clients`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int keys_ended_clients_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint64_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u64(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `ended_clients` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `KeysError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t keys_ended_clients(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &KEYS_ENDED_CLIENTS_OP, keys_ended_clients_encode(idl_mrs), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !keys_ended_clients_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * closes its sessions there (and wipes their keys). Not idempotent. */
+enum { KEYS_LABEL_ENDED_CLIENTS = 13, KEYS_ENDED_CLIENTS_ARGS_BYTES = 0, KEYS_ENDED_CLIENTS_OK_BYTES = 8 };
+static const crypto_pd_op_t KEYS_ENDED_CLIENTS_OP = {KEYS_LABEL_ENDED_CLIENTS, KEYS_ENDED_CLIENTS_ARGS_BYTES, 0, 0, KEYS_ENDED_CLIENTS_OK_BYTES, (const crypto_pd_run_t[]){{0, 8, 1, 0}}, 1, 0, KEYS_ERROR_SERVER_RESTARTED, keys_error_valid, 0};
+static inline uint32_t keys_ended_clients(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) { return crypto_pd_invoke(idl_t, &KEYS_ENDED_CLIENTS_OP, 0, idl_ok); }
 
 #endif /* CRYPTO_PD_KEYS_H */

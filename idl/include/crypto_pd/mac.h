@@ -11,51 +11,21 @@
 #include "common.h"
 
 /* `MacAlgorithm`. */
-typedef uint8_t mac_algorithm_t;
-#define MAC_ALGORITHM_MD5 1u
-#define MAC_ALGORITHM_SHA1 2u
-#define MAC_ALGORITHM_SHA256 3u
-#define MAC_ALGORITHM_SHA224 4u
-#define MAC_ALGORITHM_SHA384 5u
-#define MAC_ALGORITHM_SHA512 6u
-_Static_assert(sizeof(mac_algorithm_t) == 1, "MacAlgorithm is a u8");
-/* Whether `v` is a declared `MacAlgorithm` (a peer may write any value). */
+typedef uint8_t mac_algorithm_t; _Static_assert(sizeof(mac_algorithm_t) == 1, "MacAlgorithm is a u8");
+enum { MAC_ALGORITHM_MD5 = 1, MAC_ALGORITHM_SHA1 = 2, MAC_ALGORITHM_SHA256 = 3, MAC_ALGORITHM_SHA224 = 4, MAC_ALGORITHM_SHA384 = 5, MAC_ALGORITHM_SHA512 = 6 };
 static inline int mac_algorithm_valid(uint32_t v) { return (v >= 1u && v <= 6u); }
 
 /* `MacOp`. `Verify`: the request's last segment is the expected tag (the whole tag, or
  * at least half of it and 10 bytes, RFC 2104's truncation), the others the data.
  * `Final`: the last segment is where the tag is written (at least the tag's length,
  * apart from the data), the others the data. */
-typedef uint8_t mac_op_t;
-#define MAC_OP_UPDATE 1u
-#define MAC_OP_FINAL 2u
-#define MAC_OP_VERIFY 3u
-_Static_assert(sizeof(mac_op_t) == 1, "MacOp is a u8");
-/* Whether `v` is a declared `MacOp` (a peer may write any value). */
+typedef uint8_t mac_op_t; _Static_assert(sizeof(mac_op_t) == 1, "MacOp is a u8");
+enum { MAC_OP_UPDATE = 1, MAC_OP_FINAL = 2, MAC_OP_VERIFY = 3 };
 static inline int mac_op_valid(uint32_t v) { return (v >= 1u && v <= 3u); }
 
 /* `MacError`. */
-typedef uint16_t mac_error_t;
-#define MAC_ERROR_UNKNOWN_SESSION 1u
-#define MAC_ERROR_UNSUPPORTED_ALGORITHM 2u
-#define MAC_ERROR_BAD_KEY_SIZE 3u
-#define MAC_ERROR_SEGMENT_OUT_OF_RANGE 4u
-#define MAC_ERROR_TOO_MANY_SEGMENTS 5u
-#define MAC_ERROR_TOO_MANY_SESSIONS 6u
-#define MAC_ERROR_BAD_REQUEST 7u
-#define MAC_ERROR_ENGINE_FAULT 8u
-#define MAC_ERROR_NO_POWER 9u
-#define MAC_ERROR_SERVER_RESTARTED 10u
-#define MAC_ERROR_SESSION_FINISHED 11u
-#define MAC_ERROR_MAC_MISMATCH 12u
-#define MAC_ERROR_BAD_OUTPUT 13u
-#define MAC_ERROR_RAW_KEYS_FORBIDDEN 14u
-#define MAC_ERROR_UNKNOWN_KEY 15u
-#define MAC_ERROR_KEY_NOT_PERMITTED 16u
-#define MAC_ERROR_NO_KEY_STORE 17u
-#define MAC_ERROR_OK 0u
-_Static_assert(sizeof(mac_error_t) == 2, "MacError is a u16");
-/* Whether `v` is a declared `MacError` (a peer may write any value). */
+typedef uint16_t mac_error_t; _Static_assert(sizeof(mac_error_t) == 2, "MacError is a u16");
+enum { MAC_ERROR_UNKNOWN_SESSION = 1, MAC_ERROR_UNSUPPORTED_ALGORITHM = 2, MAC_ERROR_BAD_KEY_SIZE = 3, MAC_ERROR_SEGMENT_OUT_OF_RANGE = 4, MAC_ERROR_TOO_MANY_SEGMENTS = 5, MAC_ERROR_TOO_MANY_SESSIONS = 6, MAC_ERROR_BAD_REQUEST = 7, MAC_ERROR_ENGINE_FAULT = 8, MAC_ERROR_NO_POWER = 9, MAC_ERROR_SERVER_RESTARTED = 10, MAC_ERROR_SESSION_FINISHED = 11, MAC_ERROR_MAC_MISMATCH = 12, MAC_ERROR_BAD_OUTPUT = 13, MAC_ERROR_RAW_KEYS_FORBIDDEN = 14, MAC_ERROR_UNKNOWN_KEY = 15, MAC_ERROR_KEY_NOT_PERMITTED = 16, MAC_ERROR_NO_KEY_STORE = 17, MAC_ERROR_OK = 0 };
 static inline int mac_error_valid(uint32_t v) { return (v >= 1u && v <= 17u); }
 
 /* `Request`. Authenticate `segs[..nsegs]` in the session (a verify's and a final's last one
@@ -68,14 +38,7 @@ typedef struct mac_request {
     uint8_t reserved[6];
     common_segment_t segs[6];
 } mac_request_t;
-_Static_assert(sizeof(mac_request_t) == 64, "pd_idl::mac::Request's layout");
-_Static_assert(_Alignof(mac_request_t) == 16, "pd_idl::mac::Request's layout");
-_Static_assert(offsetof(mac_request_t, id) == 0, "pd_idl::mac::Request's layout");
-_Static_assert(offsetof(mac_request_t, session) == 4, "pd_idl::mac::Request's layout");
-_Static_assert(offsetof(mac_request_t, op) == 8, "pd_idl::mac::Request's layout");
-_Static_assert(offsetof(mac_request_t, nsegs) == 9, "pd_idl::mac::Request's layout");
-_Static_assert(offsetof(mac_request_t, reserved) == 10, "pd_idl::mac::Request's layout");
-_Static_assert(offsetof(mac_request_t, segs) == 16, "pd_idl::mac::Request's layout");
+_Static_assert(sizeof(mac_request_t) == 64, "pd_idl::mac::Request's layout"); _Static_assert(_Alignof(mac_request_t) == 16, "pd_idl::mac::Request's layout"); _Static_assert(offsetof(mac_request_t, id) == 0, "pd_idl::mac::Request's layout"); _Static_assert(offsetof(mac_request_t, session) == 4, "pd_idl::mac::Request's layout"); _Static_assert(offsetof(mac_request_t, op) == 8, "pd_idl::mac::Request's layout"); _Static_assert(offsetof(mac_request_t, nsegs) == 9, "pd_idl::mac::Request's layout"); _Static_assert(offsetof(mac_request_t, reserved) == 10, "pd_idl::mac::Request's layout"); _Static_assert(offsetof(mac_request_t, segs) == 16, "pd_idl::mac::Request's layout");
 
 /* `Response`. The answer to request `id`; after `Final`, `tag_len` bytes of tag were
  * written at its output segment's offset (a verify writes and answers no tag, matched
@@ -87,146 +50,42 @@ typedef struct mac_response {
     uint8_t reserved[5];
     uint32_t bytes_done;
 } mac_response_t;
-_Static_assert(sizeof(mac_response_t) == 16, "pd_idl::mac::Response's layout");
-_Static_assert(_Alignof(mac_response_t) == 16, "pd_idl::mac::Response's layout");
-_Static_assert(offsetof(mac_response_t, id) == 0, "pd_idl::mac::Response's layout");
-_Static_assert(offsetof(mac_response_t, status) == 4, "pd_idl::mac::Response's layout");
-_Static_assert(offsetof(mac_response_t, tag_len) == 6, "pd_idl::mac::Response's layout");
-_Static_assert(offsetof(mac_response_t, reserved) == 7, "pd_idl::mac::Response's layout");
-_Static_assert(offsetof(mac_response_t, bytes_done) == 12, "pd_idl::mac::Response's layout");
+_Static_assert(sizeof(mac_response_t) == 16, "pd_idl::mac::Response's layout"); _Static_assert(_Alignof(mac_response_t) == 16, "pd_idl::mac::Response's layout"); _Static_assert(offsetof(mac_response_t, id) == 0, "pd_idl::mac::Response's layout"); _Static_assert(offsetof(mac_response_t, status) == 4, "pd_idl::mac::Response's layout"); _Static_assert(offsetof(mac_response_t, tag_len) == 6, "pd_idl::mac::Response's layout"); _Static_assert(offsetof(mac_response_t, reserved) == 7, "pd_idl::mac::Response's layout"); _Static_assert(offsetof(mac_response_t, bytes_done) == 12, "pd_idl::mac::Response's layout");
 
 /* Op 1: `open_session`. Opens a session keyed with the `key_len` bytes at `key_offset` in the
- * caller's data region (1 to 1024), copied out now: the region may change after. */
-#define MAC_LABEL_OPEN_SESSION 1u
-#define MAC_OPEN_SESSION_ARGS_BYTES 9u
-#define MAC_OPEN_SESSION_OK_BYTES 4u
-_Static_assert(MAC_OPEN_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && MAC_OPEN_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session fits in the message words");
-static const crypto_pd_op_t MAC_OPEN_SESSION_OP = {MAC_LABEL_OPEN_SESSION, CRYPTO_PD_WORDS(MAC_OPEN_SESSION_OK_BYTES), 0, MAC_ERROR_SERVER_RESTARTED, mac_error_valid};
-/* `open_session`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t mac_open_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], mac_algorithm_t algorithm, uint32_t key_offset, uint32_t key_len) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, algorithm);
-    idl_p = crypto_pd_put_u32(idl_p, key_offset);
-    idl_p = crypto_pd_put_u32(idl_p, key_len);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(MAC_OPEN_SESSION_ARGS_BYTES));
-}
-/* `open_session`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int mac_open_session_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `open_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `MacError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t mac_open_session(const crypto_pd_transport_t *idl_t, mac_algorithm_t algorithm, uint32_t key_offset, uint32_t key_len, uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &MAC_OPEN_SESSION_OP, mac_open_session_encode(idl_mrs, algorithm, key_offset, key_len), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !mac_open_session_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * caller's data region (1 to 1024), copied out now: the region may change after. Not idempotent. */
+enum { MAC_LABEL_OPEN_SESSION = 1, MAC_OPEN_SESSION_ARGS_BYTES = 9, MAC_OPEN_SESSION_OK_BYTES = 4 };
+static const crypto_pd_op_t MAC_OPEN_SESSION_OP = {MAC_LABEL_OPEN_SESSION, MAC_OPEN_SESSION_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}, {1, 4, 1, 0}, {2, 4, 1, 0}}, 3, MAC_OPEN_SESSION_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, MAC_ERROR_SERVER_RESTARTED, mac_error_valid, 0};
+static inline uint32_t mac_open_session(const crypto_pd_transport_t *idl_t, mac_algorithm_t algorithm, uint32_t key_offset, uint32_t key_len, uint32_t *idl_ok) { const void *idl_args[] = {&algorithm, &key_offset, &key_len}; return crypto_pd_invoke(idl_t, &MAC_OPEN_SESSION_OP, idl_args, idl_ok); }
 
-/* Op 2: `close_session`. */
-#define MAC_LABEL_CLOSE_SESSION 2u
-#define MAC_CLOSE_SESSION_ARGS_BYTES 4u
-#define MAC_CLOSE_SESSION_OK_BYTES 0u
-_Static_assert(MAC_CLOSE_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && MAC_CLOSE_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "close_session fits in the message words");
-static const crypto_pd_op_t MAC_CLOSE_SESSION_OP = {MAC_LABEL_CLOSE_SESSION, CRYPTO_PD_WORDS(MAC_CLOSE_SESSION_OK_BYTES), 1, MAC_ERROR_SERVER_RESTARTED, mac_error_valid};
-/* `close_session`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t mac_close_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t session) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, session);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(MAC_CLOSE_SESSION_ARGS_BYTES));
-}
-/* Calls `close_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `MacError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t mac_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    return crypto_pd_call(idl_t, &MAC_CLOSE_SESSION_OP, mac_close_session_encode(idl_mrs, session), idl_mrs);
-}
+/* Op 2: `close_session`. Idempotent. */
+enum { MAC_LABEL_CLOSE_SESSION = 2, MAC_CLOSE_SESSION_ARGS_BYTES = 4, MAC_CLOSE_SESSION_OK_BYTES = 0 };
+static const crypto_pd_op_t MAC_CLOSE_SESSION_OP = {MAC_LABEL_CLOSE_SESSION, MAC_CLOSE_SESSION_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, MAC_CLOSE_SESSION_OK_BYTES, 0, 0, 1, MAC_ERROR_SERVER_RESTARTED, mac_error_valid, 0};
+static inline uint32_t mac_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) { const void *idl_args[] = {&session}; return crypto_pd_invoke(idl_t, &MAC_CLOSE_SESSION_OP, idl_args, 0); }
 
 /* Op 3: `capabilities`. Which algorithms this driver's engine offers: bit `v` set for the `MacAlgorithm`
  * of value `v`. One it lacks is refused at `open_session` with `UnsupportedAlgorithm`
- * before any work is done. */
-#define MAC_LABEL_CAPABILITIES 3u
-#define MAC_CAPABILITIES_ARGS_BYTES 0u
-#define MAC_CAPABILITIES_OK_BYTES 8u
-_Static_assert(MAC_CAPABILITIES_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && MAC_CAPABILITIES_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "capabilities fits in the message words");
-static const crypto_pd_op_t MAC_CAPABILITIES_OP = {MAC_LABEL_CAPABILITIES, CRYPTO_PD_WORDS(MAC_CAPABILITIES_OK_BYTES), 1, MAC_ERROR_SERVER_RESTARTED, mac_error_valid};
-/* `capabilities`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t mac_capabilities_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS]) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(MAC_CAPABILITIES_ARGS_BYTES));
-}
-/* `capabilities`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int mac_capabilities_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint64_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u64(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `capabilities` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `MacError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t mac_capabilities(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &MAC_CAPABILITIES_OP, mac_capabilities_encode(idl_mrs), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !mac_capabilities_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * before any work is done. Idempotent. */
+enum { MAC_LABEL_CAPABILITIES = 3, MAC_CAPABILITIES_ARGS_BYTES = 0, MAC_CAPABILITIES_OK_BYTES = 8 };
+static const crypto_pd_op_t MAC_CAPABILITIES_OP = {MAC_LABEL_CAPABILITIES, MAC_CAPABILITIES_ARGS_BYTES, 0, 0, MAC_CAPABILITIES_OK_BYTES, (const crypto_pd_run_t[]){{0, 8, 1, 0}}, 1, 1, MAC_ERROR_SERVER_RESTARTED, mac_error_valid, 0};
+static inline uint32_t mac_capabilities(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) { return crypto_pd_invoke(idl_t, &MAC_CAPABILITIES_OP, 0, idl_ok); }
 
 /* Op 4: `open_session_by_key`. Opens a session on the key store's key `handle` of the caller's, fetched by the
  * driver over its own channel to the store, which checks the key's policy allows
  * the algorithm's HMAC and `usage` (bit `v` for the Keys interface's `KeyUsage` of
- * value `v`: 8 sign, a final; 16 verify). The session does only what `usage` names. */
-#define MAC_LABEL_OPEN_SESSION_BY_KEY 4u
-#define MAC_OPEN_SESSION_BY_KEY_ARGS_BYTES 6u
-#define MAC_OPEN_SESSION_BY_KEY_OK_BYTES 4u
-_Static_assert(MAC_OPEN_SESSION_BY_KEY_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && MAC_OPEN_SESSION_BY_KEY_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session_by_key fits in the message words");
-static const crypto_pd_op_t MAC_OPEN_SESSION_BY_KEY_OP = {MAC_LABEL_OPEN_SESSION_BY_KEY, CRYPTO_PD_WORDS(MAC_OPEN_SESSION_BY_KEY_OK_BYTES), 0, MAC_ERROR_SERVER_RESTARTED, mac_error_valid};
-/* `open_session_by_key`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t mac_open_session_by_key_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], mac_algorithm_t algorithm, uint32_t handle, uint8_t usage) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, algorithm);
-    idl_p = crypto_pd_put_u32(idl_p, handle);
-    idl_p = crypto_pd_put_u8(idl_p, usage);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(MAC_OPEN_SESSION_BY_KEY_ARGS_BYTES));
-}
-/* `open_session_by_key`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int mac_open_session_by_key_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `open_session_by_key` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `MacError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t mac_open_session_by_key(const crypto_pd_transport_t *idl_t, mac_algorithm_t algorithm, uint32_t handle, uint8_t usage, uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &MAC_OPEN_SESSION_BY_KEY_OP, mac_open_session_by_key_encode(idl_mrs, algorithm, handle, usage), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !mac_open_session_by_key_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * value `v`: 8 sign, a final; 16 verify). The session does only what `usage` names. Not idempotent. */
+enum { MAC_LABEL_OPEN_SESSION_BY_KEY = 4, MAC_OPEN_SESSION_BY_KEY_ARGS_BYTES = 6, MAC_OPEN_SESSION_BY_KEY_OK_BYTES = 4 };
+static const crypto_pd_op_t MAC_OPEN_SESSION_BY_KEY_OP = {MAC_LABEL_OPEN_SESSION_BY_KEY, MAC_OPEN_SESSION_BY_KEY_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}, {1, 4, 1, 0}, {2, 1, 1, 0}}, 3, MAC_OPEN_SESSION_BY_KEY_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, MAC_ERROR_SERVER_RESTARTED, mac_error_valid, 0};
+static inline uint32_t mac_open_session_by_key(const crypto_pd_transport_t *idl_t, mac_algorithm_t algorithm, uint32_t handle, uint8_t usage, uint32_t *idl_ok) { const void *idl_args[] = {&algorithm, &handle, &usage}; return crypto_pd_invoke(idl_t, &MAC_OPEN_SESSION_BY_KEY_OP, idl_args, idl_ok); }
 
 /* Queue `request` of `Request`. Client to driver. */
 typedef mac_request_t mac_request_queue_item_t;
-#define MAC_REQUEST_QUEUE_CAPACITY 64u
-#define MAC_REQUEST_QUEUE_SLOT_BYTES 128u
-#define MAC_REQUEST_QUEUE_BYTES 8384u
+enum { MAC_REQUEST_QUEUE_CAPACITY = 64, MAC_REQUEST_QUEUE_SLOT_BYTES = 128, MAC_REQUEST_QUEUE_BYTES = 8384 };
 CRYPTO_PD_QUEUE_LAYOUT(mac_request_t, MAC_REQUEST_QUEUE_CAPACITY, MAC_REQUEST_QUEUE_SLOT_BYTES, MAC_REQUEST_QUEUE_BYTES);
 
 /* Queue `response` of `Response`. Driver to client. */
 typedef mac_response_t mac_response_queue_item_t;
-#define MAC_RESPONSE_QUEUE_CAPACITY 64u
-#define MAC_RESPONSE_QUEUE_SLOT_BYTES 16u
-#define MAC_RESPONSE_QUEUE_BYTES 1216u
+enum { MAC_RESPONSE_QUEUE_CAPACITY = 64, MAC_RESPONSE_QUEUE_SLOT_BYTES = 16, MAC_RESPONSE_QUEUE_BYTES = 1216 };
 CRYPTO_PD_QUEUE_LAYOUT(mac_response_t, MAC_RESPONSE_QUEUE_CAPACITY, MAC_RESPONSE_QUEUE_SLOT_BYTES, MAC_RESPONSE_QUEUE_BYTES);
 
 #endif /* CRYPTO_PD_MAC_H */

@@ -9,26 +9,13 @@
 #include "wire.h"
 
 /* `Engine`. An engine the power/clock controller gates. */
-typedef uint8_t power_engine_t;
-#define POWER_ENGINE_OMAP_AES 1u
-#define POWER_ENGINE_STM32_CRYP 2u
-#define POWER_ENGINE_SEC1 3u
-#define POWER_ENGINE_VIRTIO_CRYPTO 4u
-_Static_assert(sizeof(power_engine_t) == 1, "Engine is a u8");
-/* Whether `v` is a declared `Engine` (a peer may write any value). */
+typedef uint8_t power_engine_t; _Static_assert(sizeof(power_engine_t) == 1, "Engine is a u8");
+enum { POWER_ENGINE_OMAP_AES = 1, POWER_ENGINE_STM32_CRYP = 2, POWER_ENGINE_SEC1 = 3, POWER_ENGINE_VIRTIO_CRYPTO = 4 };
 static inline int power_engine_valid(uint32_t v) { return (v >= 1u && v <= 4u); }
 
 /* `PowerError`. */
-typedef uint16_t power_error_t;
-#define POWER_ERROR_UNKNOWN_ENGINE 1u
-#define POWER_ERROR_NOT_HELD 2u
-#define POWER_ERROR_STALE_GRANT 3u
-#define POWER_ERROR_CONTROLLER_FAULT 4u
-#define POWER_ERROR_SERVER_RESTARTED 5u
-#define POWER_ERROR_WAKING 6u
-#define POWER_ERROR_OK 0u
-_Static_assert(sizeof(power_error_t) == 2, "PowerError is a u16");
-/* Whether `v` is a declared `PowerError` (a peer may write any value). */
+typedef uint16_t power_error_t; _Static_assert(sizeof(power_error_t) == 2, "PowerError is a u16");
+enum { POWER_ERROR_UNKNOWN_ENGINE = 1, POWER_ERROR_NOT_HELD = 2, POWER_ERROR_STALE_GRANT = 3, POWER_ERROR_CONTROLLER_FAULT = 4, POWER_ERROR_SERVER_RESTARTED = 5, POWER_ERROR_WAKING = 6, POWER_ERROR_OK = 0 };
 static inline int power_error_valid(uint32_t v) { return (v >= 1u && v <= 6u); }
 
 /* `Grant`. Proof that the caller holds an engine. `generation` changes whenever the
@@ -39,73 +26,20 @@ typedef struct power_grant {
     uint8_t reserved[3];
     uint32_t generation;
 } power_grant_t;
-_Static_assert(sizeof(power_grant_t) == 8, "pd_idl::power::Grant's layout");
-_Static_assert(_Alignof(power_grant_t) == 4, "pd_idl::power::Grant's layout");
-_Static_assert(offsetof(power_grant_t, engine) == 0, "pd_idl::power::Grant's layout");
-_Static_assert(offsetof(power_grant_t, reserved) == 1, "pd_idl::power::Grant's layout");
-_Static_assert(offsetof(power_grant_t, generation) == 4, "pd_idl::power::Grant's layout");
+_Static_assert(sizeof(power_grant_t) == 8, "pd_idl::power::Grant's layout"); _Static_assert(_Alignof(power_grant_t) == 4, "pd_idl::power::Grant's layout"); _Static_assert(offsetof(power_grant_t, engine) == 0, "pd_idl::power::Grant's layout"); _Static_assert(offsetof(power_grant_t, reserved) == 1, "pd_idl::power::Grant's layout"); _Static_assert(offsetof(power_grant_t, generation) == 4, "pd_idl::power::Grant's layout");
 
 /* Op 1: `acquire`. Powers and clocks `engine` for the caller (paying the resume latency only
  * if it was gated). Acquiring an engine already held returns the same grant.
  * `Waking`: the engine is ungated but its module is not functional yet (the
- * manager looks once and never waits); nothing is held: acquire again. */
-#define POWER_LABEL_ACQUIRE 1u
-#define POWER_ACQUIRE_ARGS_BYTES 1u
-#define POWER_ACQUIRE_OK_BYTES 8u
-_Static_assert(POWER_ACQUIRE_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && POWER_ACQUIRE_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "acquire fits in the message words");
-static const crypto_pd_op_t POWER_ACQUIRE_OP = {POWER_LABEL_ACQUIRE, CRYPTO_PD_WORDS(POWER_ACQUIRE_OK_BYTES), 1, POWER_ERROR_SERVER_RESTARTED, power_error_valid};
-/* `acquire`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t power_acquire_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], power_engine_t engine) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, engine);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(POWER_ACQUIRE_ARGS_BYTES));
-}
-/* `acquire`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int power_acquire_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], power_grant_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->engine);
-    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
-        idl_p = crypto_pd_get_u8(idl_p, &idl_ok->reserved[idl_i0]);
-    }
-    idl_p = crypto_pd_get_u32(idl_p, &idl_ok->generation);
-    return idl_v;
-}
-/* Calls `acquire` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `PowerError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t power_acquire(const crypto_pd_transport_t *idl_t, power_engine_t engine, power_grant_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &POWER_ACQUIRE_OP, power_acquire_encode(idl_mrs, engine), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !power_acquire_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * manager looks once and never waits); nothing is held: acquire again. Idempotent. */
+enum { POWER_LABEL_ACQUIRE = 1, POWER_ACQUIRE_ARGS_BYTES = 1, POWER_ACQUIRE_OK_BYTES = 8 };
+static const crypto_pd_op_t POWER_ACQUIRE_OP = {POWER_LABEL_ACQUIRE, POWER_ACQUIRE_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}}, 1, POWER_ACQUIRE_OK_BYTES, (const crypto_pd_run_t[]){{0, 1, 4, 0}, {0, 4, 1, 4}}, 2, 1, POWER_ERROR_SERVER_RESTARTED, power_error_valid, 0};
+static inline uint32_t power_acquire(const crypto_pd_transport_t *idl_t, power_engine_t engine, power_grant_t *idl_ok) { const void *idl_args[] = {&engine}; return crypto_pd_invoke(idl_t, &POWER_ACQUIRE_OP, idl_args, idl_ok); }
 
 /* Op 2: `release`. Drops the caller's hold; the engine is gated after its autosuspend delay
- * once nobody holds it. */
-#define POWER_LABEL_RELEASE 2u
-#define POWER_RELEASE_ARGS_BYTES 8u
-#define POWER_RELEASE_OK_BYTES 0u
-_Static_assert(POWER_RELEASE_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && POWER_RELEASE_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "release fits in the message words");
-static const crypto_pd_op_t POWER_RELEASE_OP = {POWER_LABEL_RELEASE, CRYPTO_PD_WORDS(POWER_RELEASE_OK_BYTES), 1, POWER_ERROR_SERVER_RESTARTED, power_error_valid};
-/* `release`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t power_release_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], const power_grant_t *grant) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, grant->engine);
-    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
-        idl_p = crypto_pd_put_u8(idl_p, grant->reserved[idl_i0]);
-    }
-    idl_p = crypto_pd_put_u32(idl_p, grant->generation);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(POWER_RELEASE_ARGS_BYTES));
-}
-/* Calls `release` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `PowerError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t power_release(const crypto_pd_transport_t *idl_t, const power_grant_t *grant) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    return crypto_pd_call(idl_t, &POWER_RELEASE_OP, power_release_encode(idl_mrs, grant), idl_mrs);
-}
+ * once nobody holds it. Idempotent. */
+enum { POWER_LABEL_RELEASE = 2, POWER_RELEASE_ARGS_BYTES = 8, POWER_RELEASE_OK_BYTES = 0 };
+static const crypto_pd_op_t POWER_RELEASE_OP = {POWER_LABEL_RELEASE, POWER_RELEASE_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 4, 0}, {0, 4, 1, 4}}, 2, POWER_RELEASE_OK_BYTES, 0, 0, 1, POWER_ERROR_SERVER_RESTARTED, power_error_valid, 0};
+static inline uint32_t power_release(const crypto_pd_transport_t *idl_t, const power_grant_t *grant) { const void *idl_args[] = {grant}; return crypto_pd_invoke(idl_t, &POWER_RELEASE_OP, idl_args, 0); }
 
 #endif /* CRYPTO_PD_POWER_H */

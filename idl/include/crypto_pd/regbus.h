@@ -10,72 +10,20 @@
 
 /* `BusError`. Why an access did not reach a register (mmio::BusFault, and the device
  * PD's own refusals). */
-typedef uint16_t regbus_bus_error_t;
-#define REGBUS_BUS_ERROR_GATED 1u
-#define REGBUS_BUS_ERROR_OUT_OF_WINDOW 2u
-#define REGBUS_BUS_ERROR_MISALIGNED 3u
-#define REGBUS_BUS_ERROR_NO_SUCH_WINDOW 4u
-#define REGBUS_BUS_ERROR_NOT_YOURS 5u
-#define REGBUS_BUS_ERROR_SERVER_RESTARTED 6u
-#define REGBUS_BUS_ERROR_OK 0u
-_Static_assert(sizeof(regbus_bus_error_t) == 2, "BusError is a u16");
-/* Whether `v` is a declared `BusError` (a peer may write any value). */
+typedef uint16_t regbus_bus_error_t; _Static_assert(sizeof(regbus_bus_error_t) == 2, "BusError is a u16");
+enum { REGBUS_BUS_ERROR_GATED = 1, REGBUS_BUS_ERROR_OUT_OF_WINDOW = 2, REGBUS_BUS_ERROR_MISALIGNED = 3, REGBUS_BUS_ERROR_NO_SUCH_WINDOW = 4, REGBUS_BUS_ERROR_NOT_YOURS = 5, REGBUS_BUS_ERROR_SERVER_RESTARTED = 6, REGBUS_BUS_ERROR_OK = 0 };
 static inline int regbus_bus_error_valid(uint32_t v) { return (v >= 1u && v <= 6u); }
 
 /* Op 1: `read32`. Reads the register at byte `offset` of window `window` (a device of the
- * board, numbered by the device PD; each caller may use only its own). */
-#define REGBUS_LABEL_READ32 1u
-#define REGBUS_READ32_ARGS_BYTES 5u
-#define REGBUS_READ32_OK_BYTES 4u
-_Static_assert(REGBUS_READ32_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && REGBUS_READ32_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "read32 fits in the message words");
-static const crypto_pd_op_t REGBUS_READ32_OP = {REGBUS_LABEL_READ32, CRYPTO_PD_WORDS(REGBUS_READ32_OK_BYTES), 0, REGBUS_BUS_ERROR_SERVER_RESTARTED, regbus_bus_error_valid};
-/* `read32`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t regbus_read32_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint8_t window, uint32_t offset) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, window);
-    idl_p = crypto_pd_put_u32(idl_p, offset);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(REGBUS_READ32_ARGS_BYTES));
-}
-/* `read32`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int regbus_read32_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `read32` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `BusError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t regbus_read32(const crypto_pd_transport_t *idl_t, uint8_t window, uint32_t offset, uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &REGBUS_READ32_OP, regbus_read32_encode(idl_mrs, window, offset), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !regbus_read32_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * board, numbered by the device PD; each caller may use only its own). Not idempotent. */
+enum { REGBUS_LABEL_READ32 = 1, REGBUS_READ32_ARGS_BYTES = 5, REGBUS_READ32_OK_BYTES = 4 };
+static const crypto_pd_op_t REGBUS_READ32_OP = {REGBUS_LABEL_READ32, REGBUS_READ32_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}, {1, 4, 1, 0}}, 2, REGBUS_READ32_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, REGBUS_BUS_ERROR_SERVER_RESTARTED, regbus_bus_error_valid, 0};
+static inline uint32_t regbus_read32(const crypto_pd_transport_t *idl_t, uint8_t window, uint32_t offset, uint32_t *idl_ok) { const void *idl_args[] = {&window, &offset}; return crypto_pd_invoke(idl_t, &REGBUS_READ32_OP, idl_args, idl_ok); }
 
 /* Op 2: `write32`. Writes `value` to the register at byte `offset` of window `window`; the
- * device runs until nothing more happens by itself (DMA, descriptor chains). */
-#define REGBUS_LABEL_WRITE32 2u
-#define REGBUS_WRITE32_ARGS_BYTES 9u
-#define REGBUS_WRITE32_OK_BYTES 0u
-_Static_assert(REGBUS_WRITE32_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && REGBUS_WRITE32_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "write32 fits in the message words");
-static const crypto_pd_op_t REGBUS_WRITE32_OP = {REGBUS_LABEL_WRITE32, CRYPTO_PD_WORDS(REGBUS_WRITE32_OK_BYTES), 0, REGBUS_BUS_ERROR_SERVER_RESTARTED, regbus_bus_error_valid};
-/* `write32`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t regbus_write32_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint8_t window, uint32_t offset, uint32_t value) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, window);
-    idl_p = crypto_pd_put_u32(idl_p, offset);
-    idl_p = crypto_pd_put_u32(idl_p, value);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(REGBUS_WRITE32_ARGS_BYTES));
-}
-/* Calls `write32` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `BusError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t regbus_write32(const crypto_pd_transport_t *idl_t, uint8_t window, uint32_t offset, uint32_t value) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    return crypto_pd_call(idl_t, &REGBUS_WRITE32_OP, regbus_write32_encode(idl_mrs, window, offset, value), idl_mrs);
-}
+ * device runs until nothing more happens by itself (DMA, descriptor chains). Not idempotent. */
+enum { REGBUS_LABEL_WRITE32 = 2, REGBUS_WRITE32_ARGS_BYTES = 9, REGBUS_WRITE32_OK_BYTES = 0 };
+static const crypto_pd_op_t REGBUS_WRITE32_OP = {REGBUS_LABEL_WRITE32, REGBUS_WRITE32_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}, {1, 4, 1, 0}, {2, 4, 1, 0}}, 3, REGBUS_WRITE32_OK_BYTES, 0, 0, 0, REGBUS_BUS_ERROR_SERVER_RESTARTED, regbus_bus_error_valid, 0};
+static inline uint32_t regbus_write32(const crypto_pd_transport_t *idl_t, uint8_t window, uint32_t offset, uint32_t value) { const void *idl_args[] = {&window, &offset, &value}; return crypto_pd_invoke(idl_t, &REGBUS_WRITE32_OP, idl_args, 0); }
 
 #endif /* CRYPTO_PD_REGBUS_H */

@@ -11,58 +11,30 @@
 #include "common.h"
 
 /* `RngAlgorithm`. */
-typedef uint8_t rng_algorithm_t;
-#define RNG_ALGORITHM_CTR_DRBG_AES256 1u
-_Static_assert(sizeof(rng_algorithm_t) == 1, "RngAlgorithm is a u8");
-/* Whether `v` is a declared `RngAlgorithm` (a peer may write any value). */
+typedef uint8_t rng_algorithm_t; _Static_assert(sizeof(rng_algorithm_t) == 1, "RngAlgorithm is a u8");
+enum { RNG_ALGORITHM_CTR_DRBG_AES256 = 1 };
 static inline int rng_algorithm_valid(uint32_t v) { return v == 1u; }
 
 /* `RngOp`. `Fill`: write random bytes over every segment. `Reseed`: reseed the
  * session's DRBG from the source now (no segments), as SP 800-90A's reseed request. */
-typedef uint8_t rng_op_t;
-#define RNG_OP_FILL 1u
-#define RNG_OP_RESEED 2u
-_Static_assert(sizeof(rng_op_t) == 1, "RngOp is a u8");
-/* Whether `v` is a declared `RngOp` (a peer may write any value). */
+typedef uint8_t rng_op_t; _Static_assert(sizeof(rng_op_t) == 1, "RngOp is a u8");
+enum { RNG_OP_FILL = 1, RNG_OP_RESEED = 2 };
 static inline int rng_op_valid(uint32_t v) { return v == 1u || v == 2u; }
 
 /* `RngError`. */
-typedef uint16_t rng_error_t;
-#define RNG_ERROR_UNKNOWN_SESSION 1u
-#define RNG_ERROR_UNSUPPORTED_ALGORITHM 2u
-#define RNG_ERROR_SEGMENT_OUT_OF_RANGE 4u
-#define RNG_ERROR_TOO_MANY_SEGMENTS 5u
-#define RNG_ERROR_TOO_MANY_SESSIONS 6u
-#define RNG_ERROR_BAD_REQUEST 7u
-#define RNG_ERROR_ENGINE_FAULT 8u
-#define RNG_ERROR_NO_POWER 9u
-#define RNG_ERROR_SERVER_RESTARTED 10u
-#define RNG_ERROR_ENTROPY_FAILURE 11u
-#define RNG_ERROR_TOO_LONG 12u
-#define RNG_ERROR_NOT_READY 13u
-#define RNG_ERROR_OK 0u
-_Static_assert(sizeof(rng_error_t) == 2, "RngError is a u16");
-/* Whether `v` is a declared `RngError` (a peer may write any value). */
+typedef uint16_t rng_error_t; _Static_assert(sizeof(rng_error_t) == 2, "RngError is a u16");
+enum { RNG_ERROR_UNKNOWN_SESSION = 1, RNG_ERROR_UNSUPPORTED_ALGORITHM = 2, RNG_ERROR_SEGMENT_OUT_OF_RANGE = 4, RNG_ERROR_TOO_MANY_SEGMENTS = 5, RNG_ERROR_TOO_MANY_SESSIONS = 6, RNG_ERROR_BAD_REQUEST = 7, RNG_ERROR_ENGINE_FAULT = 8, RNG_ERROR_NO_POWER = 9, RNG_ERROR_SERVER_RESTARTED = 10, RNG_ERROR_ENTROPY_FAILURE = 11, RNG_ERROR_TOO_LONG = 12, RNG_ERROR_NOT_READY = 13, RNG_ERROR_OK = 0 };
 static inline int rng_error_valid(uint32_t v) { return v == 1u || v == 2u || (v >= 4u && v <= 13u); }
 
 /* `SourceState`. */
-typedef uint8_t rng_source_state_t;
-#define RNG_SOURCE_STATE_START_UP 1u
-#define RNG_SOURCE_STATE_HEALTHY 2u
-#define RNG_SOURCE_STATE_FAILED 3u
-_Static_assert(sizeof(rng_source_state_t) == 1, "SourceState is a u8");
-/* Whether `v` is a declared `SourceState` (a peer may write any value). */
+typedef uint8_t rng_source_state_t; _Static_assert(sizeof(rng_source_state_t) == 1, "SourceState is a u8");
+enum { RNG_SOURCE_STATE_START_UP = 1, RNG_SOURCE_STATE_HEALTHY = 2, RNG_SOURCE_STATE_FAILED = 3 };
 static inline int rng_source_state_valid(uint32_t v) { return (v >= 1u && v <= 3u); }
 
 /* `HealthTest`. Which check failed last: an SP 800-90B test or the device's own error report
  * (`None`: none ever did). */
-typedef uint8_t rng_health_test_t;
-#define RNG_HEALTH_TEST_NONE 0u
-#define RNG_HEALTH_TEST_REPETITION_COUNT 1u
-#define RNG_HEALTH_TEST_ADAPTIVE_PROPORTION 2u
-#define RNG_HEALTH_TEST_DEVICE_ERROR 3u
-_Static_assert(sizeof(rng_health_test_t) == 1, "HealthTest is a u8");
-/* Whether `v` is a declared `HealthTest` (a peer may write any value). */
+typedef uint8_t rng_health_test_t; _Static_assert(sizeof(rng_health_test_t) == 1, "HealthTest is a u8");
+enum { RNG_HEALTH_TEST_NONE = 0, RNG_HEALTH_TEST_REPETITION_COUNT = 1, RNG_HEALTH_TEST_ADAPTIVE_PROPORTION = 2, RNG_HEALTH_TEST_DEVICE_ERROR = 3 };
 static inline int rng_health_test_valid(uint32_t v) { return v <= 3u; }
 
 /* `Health`. The source's state and history, and the session's reseed state. */
@@ -76,16 +48,7 @@ typedef struct rng_health {
     uint32_t since_reseed;
     uint32_t reseed_interval;
 } rng_health_t;
-_Static_assert(sizeof(rng_health_t) == 20, "pd_idl::rng::Health's layout");
-_Static_assert(_Alignof(rng_health_t) == 4, "pd_idl::rng::Health's layout");
-_Static_assert(offsetof(rng_health_t, state) == 0, "pd_idl::rng::Health's layout");
-_Static_assert(offsetof(rng_health_t, last_failure) == 1, "pd_idl::rng::Health's layout");
-_Static_assert(offsetof(rng_health_t, claim) == 2, "pd_idl::rng::Health's layout");
-_Static_assert(offsetof(rng_health_t, reserved) == 3, "pd_idl::rng::Health's layout");
-_Static_assert(offsetof(rng_health_t, failures) == 4, "pd_idl::rng::Health's layout");
-_Static_assert(offsetof(rng_health_t, reseeds) == 8, "pd_idl::rng::Health's layout");
-_Static_assert(offsetof(rng_health_t, since_reseed) == 12, "pd_idl::rng::Health's layout");
-_Static_assert(offsetof(rng_health_t, reseed_interval) == 16, "pd_idl::rng::Health's layout");
+_Static_assert(sizeof(rng_health_t) == 20, "pd_idl::rng::Health's layout"); _Static_assert(_Alignof(rng_health_t) == 4, "pd_idl::rng::Health's layout"); _Static_assert(offsetof(rng_health_t, state) == 0, "pd_idl::rng::Health's layout"); _Static_assert(offsetof(rng_health_t, last_failure) == 1, "pd_idl::rng::Health's layout"); _Static_assert(offsetof(rng_health_t, claim) == 2, "pd_idl::rng::Health's layout"); _Static_assert(offsetof(rng_health_t, reserved) == 3, "pd_idl::rng::Health's layout"); _Static_assert(offsetof(rng_health_t, failures) == 4, "pd_idl::rng::Health's layout"); _Static_assert(offsetof(rng_health_t, reseeds) == 8, "pd_idl::rng::Health's layout"); _Static_assert(offsetof(rng_health_t, since_reseed) == 12, "pd_idl::rng::Health's layout"); _Static_assert(offsetof(rng_health_t, reseed_interval) == 16, "pd_idl::rng::Health's layout");
 
 /* `Random`. `bytes[..len]` drawn from the session's DRBG (the rest zero). */
 typedef struct rng_random {
@@ -93,11 +56,7 @@ typedef struct rng_random {
     uint8_t reserved[3];
     uint8_t bytes[32];
 } rng_random_t;
-_Static_assert(sizeof(rng_random_t) == 36, "pd_idl::rng::Random's layout");
-_Static_assert(_Alignof(rng_random_t) == 1, "pd_idl::rng::Random's layout");
-_Static_assert(offsetof(rng_random_t, len) == 0, "pd_idl::rng::Random's layout");
-_Static_assert(offsetof(rng_random_t, reserved) == 1, "pd_idl::rng::Random's layout");
-_Static_assert(offsetof(rng_random_t, bytes) == 4, "pd_idl::rng::Random's layout");
+_Static_assert(sizeof(rng_random_t) == 36, "pd_idl::rng::Random's layout"); _Static_assert(_Alignof(rng_random_t) == 1, "pd_idl::rng::Random's layout"); _Static_assert(offsetof(rng_random_t, len) == 0, "pd_idl::rng::Random's layout"); _Static_assert(offsetof(rng_random_t, reserved) == 1, "pd_idl::rng::Random's layout"); _Static_assert(offsetof(rng_random_t, bytes) == 4, "pd_idl::rng::Random's layout");
 
 /* `Request`. Fill `segs[..nsegs]` (or reseed) in the session. */
 typedef struct rng_request {
@@ -108,14 +67,7 @@ typedef struct rng_request {
     uint8_t reserved[6];
     common_segment_t segs[6];
 } rng_request_t;
-_Static_assert(sizeof(rng_request_t) == 64, "pd_idl::rng::Request's layout");
-_Static_assert(_Alignof(rng_request_t) == 16, "pd_idl::rng::Request's layout");
-_Static_assert(offsetof(rng_request_t, id) == 0, "pd_idl::rng::Request's layout");
-_Static_assert(offsetof(rng_request_t, session) == 4, "pd_idl::rng::Request's layout");
-_Static_assert(offsetof(rng_request_t, op) == 8, "pd_idl::rng::Request's layout");
-_Static_assert(offsetof(rng_request_t, nsegs) == 9, "pd_idl::rng::Request's layout");
-_Static_assert(offsetof(rng_request_t, reserved) == 10, "pd_idl::rng::Request's layout");
-_Static_assert(offsetof(rng_request_t, segs) == 16, "pd_idl::rng::Request's layout");
+_Static_assert(sizeof(rng_request_t) == 64, "pd_idl::rng::Request's layout"); _Static_assert(_Alignof(rng_request_t) == 16, "pd_idl::rng::Request's layout"); _Static_assert(offsetof(rng_request_t, id) == 0, "pd_idl::rng::Request's layout"); _Static_assert(offsetof(rng_request_t, session) == 4, "pd_idl::rng::Request's layout"); _Static_assert(offsetof(rng_request_t, op) == 8, "pd_idl::rng::Request's layout"); _Static_assert(offsetof(rng_request_t, nsegs) == 9, "pd_idl::rng::Request's layout"); _Static_assert(offsetof(rng_request_t, reserved) == 10, "pd_idl::rng::Request's layout"); _Static_assert(offsetof(rng_request_t, segs) == 16, "pd_idl::rng::Request's layout");
 
 /* `Response`. The answer to request `id`: `bytes_done` random bytes were written over its
  * segments (0 for a reseed and for every error). */
@@ -125,186 +77,46 @@ typedef struct rng_response {
     uint8_t reserved[6];
     uint32_t bytes_done;
 } rng_response_t;
-_Static_assert(sizeof(rng_response_t) == 16, "pd_idl::rng::Response's layout");
-_Static_assert(_Alignof(rng_response_t) == 16, "pd_idl::rng::Response's layout");
-_Static_assert(offsetof(rng_response_t, id) == 0, "pd_idl::rng::Response's layout");
-_Static_assert(offsetof(rng_response_t, status) == 4, "pd_idl::rng::Response's layout");
-_Static_assert(offsetof(rng_response_t, reserved) == 6, "pd_idl::rng::Response's layout");
-_Static_assert(offsetof(rng_response_t, bytes_done) == 12, "pd_idl::rng::Response's layout");
+_Static_assert(sizeof(rng_response_t) == 16, "pd_idl::rng::Response's layout"); _Static_assert(_Alignof(rng_response_t) == 16, "pd_idl::rng::Response's layout"); _Static_assert(offsetof(rng_response_t, id) == 0, "pd_idl::rng::Response's layout"); _Static_assert(offsetof(rng_response_t, status) == 4, "pd_idl::rng::Response's layout"); _Static_assert(offsetof(rng_response_t, reserved) == 6, "pd_idl::rng::Response's layout"); _Static_assert(offsetof(rng_response_t, bytes_done) == 12, "pd_idl::rng::Response's layout");
 
 /* Op 1: `open_session`. Instantiates a DRBG for the caller from fresh entropy, personalized with the
  * caller's channel. `reseed_interval`: fills between reseeds (0: the driver's
- * default); `prediction_resistance` non-zero: every fill reseeds first. */
-#define RNG_LABEL_OPEN_SESSION 1u
-#define RNG_OPEN_SESSION_ARGS_BYTES 6u
-#define RNG_OPEN_SESSION_OK_BYTES 4u
-_Static_assert(RNG_OPEN_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && RNG_OPEN_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "open_session fits in the message words");
-static const crypto_pd_op_t RNG_OPEN_SESSION_OP = {RNG_LABEL_OPEN_SESSION, CRYPTO_PD_WORDS(RNG_OPEN_SESSION_OK_BYTES), 0, RNG_ERROR_SERVER_RESTARTED, rng_error_valid};
-/* `open_session`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t rng_open_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], rng_algorithm_t algorithm, uint8_t prediction_resistance, uint32_t reseed_interval) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u8(idl_p, algorithm);
-    idl_p = crypto_pd_put_u8(idl_p, prediction_resistance);
-    idl_p = crypto_pd_put_u32(idl_p, reseed_interval);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(RNG_OPEN_SESSION_ARGS_BYTES));
-}
-/* `open_session`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int rng_open_session_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u32(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `open_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `RngError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t rng_open_session(const crypto_pd_transport_t *idl_t, rng_algorithm_t algorithm, uint8_t prediction_resistance, uint32_t reseed_interval, uint32_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &RNG_OPEN_SESSION_OP, rng_open_session_encode(idl_mrs, algorithm, prediction_resistance, reseed_interval), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !rng_open_session_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * default); `prediction_resistance` non-zero: every fill reseeds first. Not idempotent. */
+enum { RNG_LABEL_OPEN_SESSION = 1, RNG_OPEN_SESSION_ARGS_BYTES = 6, RNG_OPEN_SESSION_OK_BYTES = 4 };
+static const crypto_pd_op_t RNG_OPEN_SESSION_OP = {RNG_LABEL_OPEN_SESSION, RNG_OPEN_SESSION_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 1, 1, 0}, {1, 1, 1, 0}, {2, 4, 1, 0}}, 3, RNG_OPEN_SESSION_OK_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, 0, RNG_ERROR_SERVER_RESTARTED, rng_error_valid, 0};
+static inline uint32_t rng_open_session(const crypto_pd_transport_t *idl_t, rng_algorithm_t algorithm, uint8_t prediction_resistance, uint32_t reseed_interval, uint32_t *idl_ok) { const void *idl_args[] = {&algorithm, &prediction_resistance, &reseed_interval}; return crypto_pd_invoke(idl_t, &RNG_OPEN_SESSION_OP, idl_args, idl_ok); }
 
-/* Op 2: `close_session`. Wipes the session's DRBG state. */
-#define RNG_LABEL_CLOSE_SESSION 2u
-#define RNG_CLOSE_SESSION_ARGS_BYTES 4u
-#define RNG_CLOSE_SESSION_OK_BYTES 0u
-_Static_assert(RNG_CLOSE_SESSION_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && RNG_CLOSE_SESSION_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "close_session fits in the message words");
-static const crypto_pd_op_t RNG_CLOSE_SESSION_OP = {RNG_LABEL_CLOSE_SESSION, CRYPTO_PD_WORDS(RNG_CLOSE_SESSION_OK_BYTES), 1, RNG_ERROR_SERVER_RESTARTED, rng_error_valid};
-/* `close_session`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t rng_close_session_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t session) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, session);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(RNG_CLOSE_SESSION_ARGS_BYTES));
-}
-/* Calls `close_session` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `RngError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t rng_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    return crypto_pd_call(idl_t, &RNG_CLOSE_SESSION_OP, rng_close_session_encode(idl_mrs, session), idl_mrs);
-}
+/* Op 2: `close_session`. Wipes the session's DRBG state. Idempotent. */
+enum { RNG_LABEL_CLOSE_SESSION = 2, RNG_CLOSE_SESSION_ARGS_BYTES = 4, RNG_CLOSE_SESSION_OK_BYTES = 0 };
+static const crypto_pd_op_t RNG_CLOSE_SESSION_OP = {RNG_LABEL_CLOSE_SESSION, RNG_CLOSE_SESSION_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, RNG_CLOSE_SESSION_OK_BYTES, 0, 0, 1, RNG_ERROR_SERVER_RESTARTED, rng_error_valid, 0};
+static inline uint32_t rng_close_session(const crypto_pd_transport_t *idl_t, uint32_t session) { const void *idl_args[] = {&session}; return crypto_pd_invoke(idl_t, &RNG_CLOSE_SESSION_OP, idl_args, 0); }
 
-/* Op 3: `capabilities`. Bit `v` set for the `RngAlgorithm` of value `v` the driver offers. */
-#define RNG_LABEL_CAPABILITIES 3u
-#define RNG_CAPABILITIES_ARGS_BYTES 0u
-#define RNG_CAPABILITIES_OK_BYTES 8u
-_Static_assert(RNG_CAPABILITIES_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && RNG_CAPABILITIES_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "capabilities fits in the message words");
-static const crypto_pd_op_t RNG_CAPABILITIES_OP = {RNG_LABEL_CAPABILITIES, CRYPTO_PD_WORDS(RNG_CAPABILITIES_OK_BYTES), 1, RNG_ERROR_SERVER_RESTARTED, rng_error_valid};
-/* `capabilities`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t rng_capabilities_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS]) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(RNG_CAPABILITIES_ARGS_BYTES));
-}
-/* `capabilities`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int rng_capabilities_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint64_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u64(idl_p, &(*idl_ok));
-    return idl_v;
-}
-/* Calls `capabilities` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `RngError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t rng_capabilities(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &RNG_CAPABILITIES_OP, rng_capabilities_encode(idl_mrs), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !rng_capabilities_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+/* Op 3: `capabilities`. Bit `v` set for the `RngAlgorithm` of value `v` the driver offers. Idempotent. */
+enum { RNG_LABEL_CAPABILITIES = 3, RNG_CAPABILITIES_ARGS_BYTES = 0, RNG_CAPABILITIES_OK_BYTES = 8 };
+static const crypto_pd_op_t RNG_CAPABILITIES_OP = {RNG_LABEL_CAPABILITIES, RNG_CAPABILITIES_ARGS_BYTES, 0, 0, RNG_CAPABILITIES_OK_BYTES, (const crypto_pd_run_t[]){{0, 8, 1, 0}}, 1, 1, RNG_ERROR_SERVER_RESTARTED, rng_error_valid, 0};
+static inline uint32_t rng_capabilities(const crypto_pd_transport_t *idl_t, uint64_t *idl_ok) { return crypto_pd_invoke(idl_t, &RNG_CAPABILITIES_OP, 0, idl_ok); }
 
 /* Op 4: `draw`. Up to 32 random bytes from the caller's session, in the reply: for a PD that
  * needs a few at once and cannot wait for a queue (a driver's IV or nonce, a
  * key store's key). One generate, as a fill's; `NotReady` if the session must
- * seed first and the source has not given the samples yet. */
-#define RNG_LABEL_DRAW 4u
-#define RNG_DRAW_ARGS_BYTES 5u
-#define RNG_DRAW_OK_BYTES 36u
-_Static_assert(RNG_DRAW_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && RNG_DRAW_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "draw fits in the message words");
-static const crypto_pd_op_t RNG_DRAW_OP = {RNG_LABEL_DRAW, CRYPTO_PD_WORDS(RNG_DRAW_OK_BYTES), 0, RNG_ERROR_SERVER_RESTARTED, rng_error_valid};
-/* `draw`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t rng_draw_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t session, uint8_t len) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, session);
-    idl_p = crypto_pd_put_u8(idl_p, len);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(RNG_DRAW_ARGS_BYTES));
-}
-/* `draw`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int rng_draw_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], rng_random_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->len);
-    for (uint32_t idl_i0 = 0; idl_i0 < 3u; idl_i0++) {
-        idl_p = crypto_pd_get_u8(idl_p, &idl_ok->reserved[idl_i0]);
-    }
-    for (uint32_t idl_i0 = 0; idl_i0 < 32u; idl_i0++) {
-        idl_p = crypto_pd_get_u8(idl_p, &idl_ok->bytes[idl_i0]);
-    }
-    return idl_v;
-}
-/* Calls `draw` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `RngError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Not idempotent: a server that died during the call is reported as ServerRestarted. */
-static inline uint32_t rng_draw(const crypto_pd_transport_t *idl_t, uint32_t session, uint8_t len, rng_random_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &RNG_DRAW_OP, rng_draw_encode(idl_mrs, session, len), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !rng_draw_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+ * seed first and the source has not given the samples yet. Not idempotent. */
+enum { RNG_LABEL_DRAW = 4, RNG_DRAW_ARGS_BYTES = 5, RNG_DRAW_OK_BYTES = 36 };
+static const crypto_pd_op_t RNG_DRAW_OP = {RNG_LABEL_DRAW, RNG_DRAW_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}, {1, 1, 1, 0}}, 2, RNG_DRAW_OK_BYTES, (const crypto_pd_run_t[]){{0, 1, 36, 0}}, 1, 0, RNG_ERROR_SERVER_RESTARTED, rng_error_valid, 0};
+static inline uint32_t rng_draw(const crypto_pd_transport_t *idl_t, uint32_t session, uint8_t len, rng_random_t *idl_ok) { const void *idl_args[] = {&session, &len}; return crypto_pd_invoke(idl_t, &RNG_DRAW_OP, idl_args, idl_ok); }
 
-/* Op 5: `health`. The entropy source's health and the caller's session's reseed state. */
-#define RNG_LABEL_HEALTH 5u
-#define RNG_HEALTH_ARGS_BYTES 4u
-#define RNG_HEALTH_OK_BYTES 20u
-_Static_assert(RNG_HEALTH_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && RNG_HEALTH_OK_BYTES <= CRYPTO_PD_MSG_BYTES, "health fits in the message words");
-static const crypto_pd_op_t RNG_HEALTH_OP = {RNG_LABEL_HEALTH, CRYPTO_PD_WORDS(RNG_HEALTH_OK_BYTES), 1, RNG_ERROR_SERVER_RESTARTED, rng_error_valid};
-/* `health`'s arguments, hubpack-encoded into the message words; returns the
- * words used. */
-static inline uint32_t rng_health_encode(uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], uint32_t session) {
-    uint8_t *idl_p = (uint8_t *)idl_mrs;
-    idl_p = crypto_pd_put_u32(idl_p, session);
-    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS(RNG_HEALTH_ARGS_BYTES));
-}
-/* `health`'s `ok` value from the reply's words: 1, or 0 for a value its type
- * does not allow. */
-static inline int rng_health_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], rng_health_t *idl_ok) {
-    const uint8_t *idl_p = (const uint8_t *)idl_mrs;
-    int idl_v = 1;
-    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->state);
-    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->last_failure);
-    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->claim);
-    idl_p = crypto_pd_get_u8(idl_p, &idl_ok->reserved);
-    idl_p = crypto_pd_get_u32(idl_p, &idl_ok->failures);
-    idl_p = crypto_pd_get_u32(idl_p, &idl_ok->reseeds);
-    idl_p = crypto_pd_get_u32(idl_p, &idl_ok->since_reseed);
-    idl_p = crypto_pd_get_u32(idl_p, &idl_ok->reseed_interval);
-    return idl_v;
-}
-/* Calls `health` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a
- * `RngError` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or
- * CRYPTO_PD_BAD_REPLY. Idempotent: sent once more if the server died during the first attempt. */
-static inline uint32_t rng_health(const crypto_pd_transport_t *idl_t, uint32_t session, rng_health_t *idl_ok) {
-    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];
-    uint32_t idl_status = crypto_pd_call(idl_t, &RNG_HEALTH_OP, rng_health_encode(idl_mrs, session), idl_mrs);
-    return idl_status == CRYPTO_PD_OK && !rng_health_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;
-}
+/* Op 5: `health`. The entropy source's health and the caller's session's reseed state. Idempotent. */
+enum { RNG_LABEL_HEALTH = 5, RNG_HEALTH_ARGS_BYTES = 4, RNG_HEALTH_OK_BYTES = 20 };
+static const crypto_pd_op_t RNG_HEALTH_OP = {RNG_LABEL_HEALTH, RNG_HEALTH_ARGS_BYTES, (const crypto_pd_run_t[]){{0, 4, 1, 0}}, 1, RNG_HEALTH_OK_BYTES, (const crypto_pd_run_t[]){{0, 1, 4, 0}, {0, 4, 4, 4}}, 2, 1, RNG_ERROR_SERVER_RESTARTED, rng_error_valid, 0};
+static inline uint32_t rng_health(const crypto_pd_transport_t *idl_t, uint32_t session, rng_health_t *idl_ok) { const void *idl_args[] = {&session}; return crypto_pd_invoke(idl_t, &RNG_HEALTH_OP, idl_args, idl_ok); }
 
 /* Queue `request` of `Request`. Client to driver. */
 typedef rng_request_t rng_request_queue_item_t;
-#define RNG_REQUEST_QUEUE_CAPACITY 64u
-#define RNG_REQUEST_QUEUE_SLOT_BYTES 128u
-#define RNG_REQUEST_QUEUE_BYTES 8384u
+enum { RNG_REQUEST_QUEUE_CAPACITY = 64, RNG_REQUEST_QUEUE_SLOT_BYTES = 128, RNG_REQUEST_QUEUE_BYTES = 8384 };
 CRYPTO_PD_QUEUE_LAYOUT(rng_request_t, RNG_REQUEST_QUEUE_CAPACITY, RNG_REQUEST_QUEUE_SLOT_BYTES, RNG_REQUEST_QUEUE_BYTES);
 
 /* Queue `response` of `Response`. Driver to client. */
 typedef rng_response_t rng_response_queue_item_t;
-#define RNG_RESPONSE_QUEUE_CAPACITY 64u
-#define RNG_RESPONSE_QUEUE_SLOT_BYTES 16u
-#define RNG_RESPONSE_QUEUE_BYTES 1216u
+enum { RNG_RESPONSE_QUEUE_CAPACITY = 64, RNG_RESPONSE_QUEUE_SLOT_BYTES = 16, RNG_RESPONSE_QUEUE_BYTES = 1216 };
 CRYPTO_PD_QUEUE_LAYOUT(rng_response_t, RNG_RESPONSE_QUEUE_CAPACITY, RNG_RESPONSE_QUEUE_SLOT_BYTES, RNG_RESPONSE_QUEUE_BYTES);
 
 #endif /* CRYPTO_PD_RNG_H */

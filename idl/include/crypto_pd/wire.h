@@ -39,21 +39,56 @@ typedef struct crypto_pd_transport {
 /* The message words `bytes` of encoding take. */
 #define CRYPTO_PD_WORDS(bytes) (((bytes) + 7u) / 8u)
 
-/* What a generated stub tells crypto_pd_call of its op. */
+/* In the generated headers: each enum type `x_t` has `x_valid(v)`, whether `v` is one
+ * of its declared values (a peer may write any value); each op `OP` of interface `IF`
+ * its label and encoded sizes (IF_LABEL_OP, IF_OP_ARGS_BYTES, IF_OP_OK_BYTES), its
+ * descriptor IF_OP_OP and a typed stub `if_op(transport, arguments..., ok)` returning
+ * crypto_pd_invoke's result. */
+
+/* One run of an argument's or an `ok` value's wire form: `count` integers of `width`
+ * bytes (1, 2, 4 or 8), next to each other in memory from `offset` bytes into value
+ * `value` (the stub's argument of that index; 0 for the `ok` value). A value's runs, in
+ * order, are its integers in field and element order, as hubpack encodes them. */
+typedef struct crypto_pd_run {
+    uint8_t value;
+    uint8_t width;
+    uint16_t count;
+    uint32_t offset;
+} crypto_pd_run_t;
+
+/* What a generated stub tells crypto_pd_invoke of its op. */
 typedef struct crypto_pd_op {
     uint64_t label;
-    /* The words of the `ok` value an OK reply carries: any other count is BAD_REPLY. */
-    uint32_t ok_words;
+    /* The arguments' encoded bytes (at most CRYPTO_PD_MSG_BYTES: idlc checks) and runs. */
+    uint32_t args_bytes;
+    const crypto_pd_run_t *args;
+    uint32_t arg_runs;
+    /* The `ok` value's: an OK reply of any other word count is BAD_REPLY. */
+    uint32_t ok_bytes;
+    const crypto_pd_run_t *ok;
+    uint32_t ok_runs;
     /* Sent once more if the server died during the first attempt. */
     int idempotent;
     /* The interface's ServerRestarted code, for a server that died during the call. */
     uint32_t server_restarted;
     /* Whether an error reply's code is one the interface declares (else BAD_REPLY). */
     int (*error_valid)(uint32_t code);
+    /* For an `ok` value that is an enum: whether it is declared (else BAD_REPLY). */
+    int (*ok_valid)(uint32_t v);
 } crypto_pd_op_t;
 
-/* One call (the C client library's, crypto_pd/call.h) of `words` words in `mrs`:
- * returns a stub's result, with the reply's `ok` words in `mrs` when OK. */
+/* Every generated stub: encodes the arguments `args` point at (by `op`'s runs) into
+ * the message words, calls, and decodes an OK reply's value into `ok`. Returns
+ * CRYPTO_PD_OK, the interface's error code, CRYPTO_PD_PROTOCOL_BASE + n (the server
+ * found the call malformed) or CRYPTO_PD_BAD_REPLY (a reply the client cannot decode:
+ * an undeclared error or enum value, a wrong word count). A server that died during the
+ * call is the interface's ServerRestarted, after one more attempt for an idempotent op.
+ * The C client library's (crypto_pd/call.h). */
+uint32_t crypto_pd_invoke(const crypto_pd_transport_t *t, const crypto_pd_op_t *op,
+                          const void *const args[], void *ok);
+
+/* One call of `words` words in `mrs`: returns a stub's result, with the reply's `ok`
+ * words in `mrs` when OK. What crypto_pd_invoke sends its encoding through. */
 uint32_t crypto_pd_call(const crypto_pd_transport_t *t, const crypto_pd_op_t *op,
                         uint32_t words, uint64_t mrs[CRYPTO_PD_MSG_WORDS]);
 
@@ -63,49 +98,5 @@ uint32_t crypto_pd_call(const crypto_pd_transport_t *t, const crypto_pd_op_t *op
                    "a slot holds its item, aligned");                                      \
     _Static_assert((bytes) == CRYPTO_PD_QUEUE_HEADER_BYTES + (capacity) * (slot_bytes),     \
                    "header, then the slots")
-
-static inline uint8_t *crypto_pd_put_u8(uint8_t *p, uint8_t v) {
-    p[0] = v;
-    return p + 1;
-}
-static inline uint8_t *crypto_pd_put_u16(uint8_t *p, uint16_t v) {
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    return p + 2;
-}
-static inline uint8_t *crypto_pd_put_u32(uint8_t *p, uint32_t v) {
-    return crypto_pd_put_u16(crypto_pd_put_u16(p, (uint16_t)v), (uint16_t)(v >> 16));
-}
-static inline uint8_t *crypto_pd_put_u64(uint8_t *p, uint64_t v) {
-    return crypto_pd_put_u32(crypto_pd_put_u32(p, (uint32_t)v), (uint32_t)(v >> 32));
-}
-static inline const uint8_t *crypto_pd_get_u8(const uint8_t *p, uint8_t *v) {
-    *v = p[0];
-    return p + 1;
-}
-static inline const uint8_t *crypto_pd_get_u16(const uint8_t *p, uint16_t *v) {
-    *v = (uint16_t)(p[0] | (uint16_t)p[1] << 8);
-    return p + 2;
-}
-static inline const uint8_t *crypto_pd_get_u32(const uint8_t *p, uint32_t *v) {
-    uint16_t lo, hi;
-    p = crypto_pd_get_u16(crypto_pd_get_u16(p, &lo), &hi);
-    *v = lo | (uint32_t)hi << 16;
-    return p;
-}
-static inline const uint8_t *crypto_pd_get_u64(const uint8_t *p, uint64_t *v) {
-    uint32_t lo, hi;
-    p = crypto_pd_get_u32(crypto_pd_get_u32(p, &lo), &hi);
-    *v = lo | (uint64_t)hi << 32;
-    return p;
-}
-/* Ends an encoding at `p`: zeroes the rest of its last word, as the Rust side leaves it,
- * and returns the words used. */
-static inline uint32_t crypto_pd_end(uint64_t mrs[CRYPTO_PD_MSG_WORDS], uint8_t *p, uint32_t words) {
-    for (uint8_t *end = (uint8_t *)mrs + words * 8u; p < end; p++) {
-        *p = 0;
-    }
-    return words;
-}
 
 #endif /* CRYPTO_PD_WIRE_H */

@@ -2,11 +2,13 @@
 //! Rust module, for C protection domains (libmicrokit's world).
 //!
 //! Each header is freestanding C11 (`<stddef.h>`, `<stdint.h>` only): structs with the
-//! Rust side's layout, enum values as `#define`s with a `_valid` check (a peer may write
-//! any value), queue capacities and sizes, op labels, and per op an encoder of its
-//! arguments into the message words, a decoder of its `ok` value and a call stub. Every
-//! size, alignment, field offset and encoded length is stated twice: as the number idlc
-//! computed, in a `_Static_assert` (or `#define`) the C compiler checks, and as a
+//! Rust side's layout, enum values as `enum` constants with a `_valid` check (a peer may
+//! write any value), queue capacities and sizes, op labels, and per op a descriptor
+//! (where each integer of its arguments and `ok` value lies in memory, in hubpack's
+//! order) and a typed stub that hands it to the C client library's one encoder,
+//! `crypto_pd_invoke`: the encoding is written once, in C, not once an op. Every size,
+//! alignment, field offset and encoded length is stated twice: as the number idlc
+//! computed, in a `_Static_assert` (or an enum constant) the C compiler checks, and as a
 //! [`Fact`] the Rust module turns into a `C_FACTS` table of what rustc laid out, which
 //! pd-idl's tests compare with the header. So C and Rust cannot disagree silently,
 //! whichever side changes.
@@ -150,6 +152,9 @@ pub fn facts(iface: &Interface, model: &Model, stem: &str) -> Vec<(String, u64, 
     out
 }
 
+/// The bytes of Microkit's 64 message words (pd_idl::wire::MSG_BYTES).
+const MSG_BYTES: u64 = 512;
+
 /// shm-queue's header: tail, head and consumer_signalled, a cache line each.
 const QUEUE_HEADER_BYTES: usize = 3 * CACHE_LINE;
 const CACHE_LINE: usize = 64;
@@ -228,12 +233,8 @@ const RESERVED: &[&str] = &[
     "_Static_assert",
     "_Thread_local",
     "idl_t",
-    "idl_mrs",
-    "idl_p",
+    "idl_args",
     "idl_ok",
-    "idl_status",
-    "idl_words",
-    "idl_v",
 ];
 
 fn check_c_name(name: &str, ctx: &str) -> Result<(), Error> {
@@ -318,26 +319,24 @@ pub fn header(iface: &Interface, model: &Model, stem: &str, origin: &str) -> Res
         };
         comment(&mut o, "", &format!("`{name}`. {d}"));
         if let Some(e) = model.enums.get(name) {
-            writeln!(o, "typedef {} {t};", prim(e.repr)).unwrap();
-            let b = upper(&base);
-            for (v, val) in &e.variants {
-                writeln!(o, "#define {b}_{} {val}u", upper(&snake(v))).unwrap();
-            }
-            if e.is_error {
-                writeln!(o, "#define {b}_OK 0u").unwrap();
-            }
             writeln!(
                 o,
-                "_Static_assert(sizeof({t}) == {}, \"{name} is a {}\");",
+                "typedef {} {t}; _Static_assert(sizeof({t}) == {}, \"{name} is a {}\");",
+                prim(e.repr),
                 e.repr.size(),
                 e.repr.name()
             )
             .unwrap();
-            writeln!(
-                o,
-                "/* Whether `v` is a declared `{name}` (a peer may write any value). */"
-            )
-            .unwrap();
+            let b = upper(&base);
+            let mut consts: Vec<(String, u64)> = e
+                .variants
+                .iter()
+                .map(|(v, val)| (format!("{b}_{}", upper(&snake(v))), *val))
+                .collect();
+            if e.is_error {
+                consts.push((format!("{b}_OK"), 0));
+            }
+            constants(&mut o, &consts);
             let values: Vec<u64> = e.variants.iter().map(|(_, v)| *v).collect();
             writeln!(
                 o,
@@ -370,22 +369,22 @@ pub fn header(iface: &Interface, model: &Model, stem: &str, origin: &str) -> Res
                 "pd_idl::{}::{name}",
                 model.imported.get(name).map_or(stem, String::as_str)
             );
-            for key in [format!("sizeof({t})"), format!("_Alignof({t})")]
+            // One line of asserts a type: each still fails on its own, by its column.
+            let asserts: Vec<String> = [format!("sizeof({t})"), format!("_Alignof({t})")]
                 .into_iter()
                 .chain(
                     s.fields
                         .iter()
                         .map(|f| format!("offsetof({t}, {})", f.name)),
                 )
-            {
-                writeln!(
-                    o,
-                    "_Static_assert({key} == {}, \"{rust}'s layout\");",
-                    value(&key)
-                )
-                .unwrap();
-            }
-            writeln!(o).unwrap();
+                .map(|key| {
+                    format!(
+                        "_Static_assert({key} == {}, \"{rust}'s layout\");",
+                        value(&key)
+                    )
+                })
+                .collect();
+            writeln!(o, "{}\n", asserts.join(" ")).unwrap();
         }
     }
     let s = upper(stem);
@@ -394,70 +393,59 @@ pub fn header(iface: &Interface, model: &Model, stem: &str, origin: &str) -> Res
         let fname = format!("{stem}_{name}");
         let pre = format!("{s}_{o_up}");
         let err_base = type_base(stem, &def.err, model);
+        let retry = if op.idempotent {
+            "Idempotent."
+        } else {
+            "Not idempotent."
+        };
         comment(
             &mut o,
             "",
-            &format!("Op {}: `{name}`. {}", def.number, op.doc),
+            &format!(
+                "Op {}: `{name}`. {}",
+                def.number,
+                [op.doc.trim(), retry].join(" ")
+            )
+            .replace(".  ", ". "),
         );
-        writeln!(o, "#define {s}_LABEL_{o_up} {}u", def.number).unwrap();
-        for key in [format!("{pre}_ARGS_BYTES"), format!("{pre}_OK_BYTES")] {
-            writeln!(o, "#define {key} {}u", value(&key)).unwrap();
+        let (label, args_bytes, ok_bytes) = (
+            format!("{s}_LABEL_{o_up}"),
+            format!("{pre}_ARGS_BYTES"),
+            format!("{pre}_OK_BYTES"),
+        );
+        let numbers: Vec<(String, u64)> = [&label, &args_bytes, &ok_bytes]
+            .into_iter()
+            .map(|k| (k.clone(), value(k)))
+            .collect();
+        if let Some((k, n)) = numbers[1..].iter().find(|(_, n)| *n > MSG_BYTES) {
+            return Err(err(
+                &format!("op `{name}`"),
+                format!("`{k}` is {n}: more than the {MSG_BYTES} bytes of the message words"),
+            ));
         }
-        writeln!(
-            o,
-            "_Static_assert({pre}_ARGS_BYTES <= CRYPTO_PD_MSG_BYTES && {pre}_OK_BYTES <= CRYPTO_PD_MSG_BYTES, \"{name} fits in the message words\");"
-        )
-        .unwrap();
-        writeln!(
-            o,
-            "static const crypto_pd_op_t {pre}_OP = {{{s}_LABEL_{o_up}, CRYPTO_PD_WORDS({pre}_OK_BYTES), {}, {}_SERVER_RESTARTED, {err_base}_valid}};",
-            u8::from(op.idempotent),
-            upper(&err_base)
-        )
-        .unwrap();
+        constants(&mut o, &numbers);
         // The arguments as C parameters: scalars by value, arrays as arrays, structs by
-        // pointer.
+        // pointer; each reached through `idl_args` by its address.
         let mut params = Vec::new();
-        let mut names = Vec::new();
-        for (arg, ty) in &def.args {
+        let mut addrs = Vec::new();
+        let mut arg_runs = Vec::new();
+        for (i, (arg, ty)) in def.args.iter().enumerate() {
             check_c_name(arg, &format!("op `{name}`, argument `{arg}`"))?;
             let (cty, dims) = c_decl(ty, stem, model);
-            params.push(match ty {
-                Ty::Array(..) => format!("const {cty} {arg}{}", dims_text(&dims)),
-                Ty::Struct(_) => format!("const {cty} *{arg}"),
-                _ => format!("{cty} {arg}"),
-            });
-            names.push(arg.clone());
-        }
-        let mrs = "uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS]";
-        writeln!(
-            o,
-            "/* `{name}`'s arguments, hubpack-encoded into the message words; returns the\n * words used. */"
-        )
-        .unwrap();
-        let all_params: Vec<String> = std::iter::once(mrs.to_string())
-            .chain(params.iter().cloned())
-            .collect();
-        writeln!(
-            o,
-            "static inline uint32_t {fname}_encode({}) {{",
-            all_params.join(", ")
-        )
-        .unwrap();
-        writeln!(o, "    uint8_t *idl_p = (uint8_t *)idl_mrs;").unwrap();
-        for (arg, ty) in &def.args {
-            let access = match ty {
-                Ty::Struct(_) => format!("{arg}->"),
-                _ => arg.clone(),
+            let (param, addr) = match ty {
+                Ty::Array(..) => (
+                    format!("const {cty} {arg}{}", dims_text(&dims)),
+                    arg.clone(),
+                ),
+                Ty::Struct(_) => (format!("const {cty} *{arg}"), arg.clone()),
+                _ => (format!("{cty} {arg}"), format!("&{arg}")),
             };
-            encode(&mut o, ty, &access, model, 1, 0);
+            params.push(param);
+            addrs.push(addr);
+            runs(ty, i, 0, model, &mut arg_runs);
         }
-        writeln!(
-            o,
-            "    return crypto_pd_end(idl_mrs, idl_p, CRYPTO_PD_WORDS({pre}_ARGS_BYTES));\n}}"
-        )
-        .unwrap();
-        // The ok value's decoder and the stub.
+        let mut ok_runs = Vec::new();
+        runs(&def.ok, 0, 0, model, &mut ok_runs);
         let ok_param = match &def.ok {
             Ty::Unit => None,
             ty => {
@@ -468,66 +456,43 @@ pub fn header(iface: &Interface, model: &Model, stem: &str, origin: &str) -> Res
                 })
             }
         };
-        if let Some(p) = &ok_param {
-            writeln!(
-                o,
-                "/* `{name}`'s `ok` value from the reply's words: 1, or 0 for a value its type\n * does not allow. */"
-            )
-            .unwrap();
-            writeln!(
-                o,
-                "static inline int {fname}_decode_ok(const uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS], {p}) {{"
-            )
-            .unwrap();
-            writeln!(o, "    const uint8_t *idl_p = (const uint8_t *)idl_mrs;").unwrap();
-            let access = match &def.ok {
-                Ty::Array(..) => "idl_ok".to_string(),
-                Ty::Struct(_) => "idl_ok->".to_string(),
-                _ => "(*idl_ok)".to_string(),
-            };
-            writeln!(o, "    int idl_v = 1;").unwrap();
-            decode(&mut o, &def.ok, &access, model, stem, 1, 0, true);
-            writeln!(o, "    return idl_v;\n}}").unwrap();
-        }
-        let retry = if op.idempotent {
-            "Idempotent: sent once more if the server died during the first attempt."
-        } else {
-            "Not idempotent: a server that died during the call is reported as ServerRestarted."
+        // A top-level enum is checked on arrival, as serde checks it in Rust; enums
+        // inside structs are raw values, as in Rust, for the reader to check.
+        let ok_valid = match &def.ok {
+            Ty::Enum(e) => format!("{}_valid", type_base(stem, e, model)),
+            _ => "0".to_string(),
         };
         writeln!(
             o,
-            "/* Calls `{name}` through `idl_t`: CRYPTO_PD_OK (and the `ok` value), a\n * `{}` code, a CRYPTO_PD_PROTOCOL_BASE + n protocol error or\n * CRYPTO_PD_BAD_REPLY. {retry} */",
-            def.err
+            "static const crypto_pd_op_t {pre}_OP = {{{label}, {args_bytes}, {}, {}, {ok_bytes}, {}, {}, {}, {}_SERVER_RESTARTED, {err_base}_valid, {ok_valid}}};",
+            run_table(&arg_runs),
+            arg_runs.len(),
+            run_table(&ok_runs),
+            ok_runs.len(),
+            u8::from(op.idempotent),
+            upper(&err_base)
         )
         .unwrap();
         let stub_params: Vec<String> =
             std::iter::once("const crypto_pd_transport_t *idl_t".to_string())
-                .chain(params.iter().cloned())
+                .chain(params)
                 .chain(ok_param.clone())
                 .collect();
+        let (args_decl, args) = if addrs.is_empty() {
+            (String::new(), "0")
+        } else {
+            (
+                format!("const void *idl_args[] = {{{}}}; ", addrs.join(", ")),
+                "idl_args",
+            )
+        };
+        let ok = if ok_param.is_some() { "idl_ok" } else { "0" };
         writeln!(
             o,
-            "static inline uint32_t {fname}({}) {{",
+            "static inline uint32_t {fname}({}) {{ {args_decl}return crypto_pd_invoke(idl_t, &{pre}_OP, {args}, {ok}); }}\n",
             stub_params.join(", ")
         )
         .unwrap();
-        writeln!(o, "    uint64_t idl_mrs[CRYPTO_PD_MSG_WORDS];").unwrap();
-        let enc_args: Vec<String> = std::iter::once("idl_mrs".to_string())
-            .chain(names)
-            .collect();
-        let call = format!(
-            "crypto_pd_call(idl_t, &{pre}_OP, {fname}_encode({}), idl_mrs)",
-            enc_args.join(", ")
-        );
-        if ok_param.is_some() {
-            writeln!(
-                o,
-                "    uint32_t idl_status = {call};\n    return idl_status == CRYPTO_PD_OK && !{fname}_decode_ok(idl_mrs, idl_ok) ? CRYPTO_PD_BAD_REPLY : idl_status;\n}}\n"
-            )
-            .unwrap();
-        } else {
-            writeln!(o, "    return {call};\n}}\n").unwrap();
-        }
     }
     for (qname, q) in &iface.queues {
         let base = format!("{s}_{}_QUEUE", upper(qname));
@@ -538,10 +503,15 @@ pub fn header(iface: &Interface, model: &Model, stem: &str, origin: &str) -> Res
         );
         let item_t = format!("{}_t", type_base(stem, &q.item, model));
         writeln!(o, "typedef {item_t} {stem}_{qname}_queue_item_t;").unwrap();
-        for what in ["CAPACITY", "SLOT_BYTES", "BYTES"] {
-            let key = format!("{base}_{what}");
-            writeln!(o, "#define {key} {}u", value(&key)).unwrap();
-        }
+        let numbers: Vec<(String, u64)> = ["CAPACITY", "SLOT_BYTES", "BYTES"]
+            .into_iter()
+            .map(|what| {
+                let key = format!("{base}_{what}");
+                let v = value(&key);
+                (key, v)
+            })
+            .collect();
+        constants(&mut o, &numbers);
         writeln!(
             o,
             "CRYPTO_PD_QUEUE_LAYOUT({item_t}, {base}_CAPACITY, {base}_SLOT_BYTES, {base}_BYTES);\n"
@@ -552,114 +522,66 @@ pub fn header(iface: &Interface, model: &Model, stem: &str, origin: &str) -> Res
     Ok(o)
 }
 
-/// Statements writing `ty` at `idl_p`, little-endian, advancing it.
-fn encode(o: &mut String, ty: &Ty, access: &str, model: &Model, depth: usize, loop_no: usize) {
-    let ind = "    ".repeat(depth);
+/// Named numbers as one C enum line (`int` constants, usable wherever the `#define`s of
+/// a hand-written header would be, but in `#if`).
+fn constants(o: &mut String, consts: &[(String, u64)]) {
+    let items: Vec<String> = consts.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    writeln!(o, "enum {{ {} }};", items.join(", ")).unwrap();
+}
+
+/// One run of a value's wire form: `count` integers of `width` bytes, contiguous in
+/// memory from `offset` bytes into the value at index `value`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Run {
+    value: usize,
+    offset: usize,
+    width: usize,
+    count: usize,
+}
+
+/// The runs hubpack encodes `ty` (at `offset` in value `value`) as: its integers in
+/// field and element order, merged where they lie next to each other in memory.
+fn runs(ty: &Ty, value: usize, offset: usize, model: &Model, out: &mut Vec<Run>) {
+    let mut push = |width: usize| match out.last_mut() {
+        Some(r) if r.value == value && r.width == width && r.offset + r.count * width == offset => {
+            r.count += 1
+        }
+        _ => out.push(Run {
+            value,
+            offset,
+            width,
+            count: 1,
+        }),
+    };
     match ty {
         Ty::Unit => {}
-        Ty::Prim(p) => writeln!(
-            o,
-            "{ind}idl_p = crypto_pd_put_{}(idl_p, {access});",
-            p.name()
-        )
-        .unwrap(),
-        Ty::Enum(e) => writeln!(
-            o,
-            "{ind}idl_p = crypto_pd_put_{}(idl_p, {access});",
-            model.enums[e].repr.name()
-        )
-        .unwrap(),
+        Ty::Prim(p) => push(p.size()),
+        Ty::Enum(e) => push(model.enums[e].repr.size()),
         Ty::Array(elem, n) => {
-            let i = format!("idl_i{loop_no}");
-            writeln!(o, "{ind}for (uint32_t {i} = 0; {i} < {n}u; {i}++) {{").unwrap();
-            encode(
-                o,
-                elem,
-                &format!("{}[{i}]", access.trim_end_matches("->")),
-                model,
-                depth + 1,
-                loop_no + 1,
-            );
-            writeln!(o, "{ind}}}").unwrap();
+            let size = model.layout(elem).size;
+            for i in 0..*n {
+                runs(elem, value, offset + i * size, model, out);
+            }
         }
         Ty::Struct(s) => {
             for f in &model.structs[s].fields {
-                let a = if access.ends_with("->") {
-                    format!("{access}{}", f.name)
-                } else {
-                    format!("{access}.{}", f.name)
-                };
-                encode(o, &f.ty, &a, model, depth, loop_no);
+                runs(&f.ty, value, offset + f.offset, model, out);
             }
         }
     }
 }
 
-/// Statements reading `ty` from `idl_p` into `access`, advancing it; a top-level enum
-/// (a Rust enum in the call, checked by serde) clears `idl_v` if undeclared. Enums inside
-/// structs are raw values, as in Rust, for the reader to check.
-#[allow(clippy::too_many_arguments)]
-fn decode(
-    o: &mut String,
-    ty: &Ty,
-    access: &str,
-    model: &Model,
-    stem: &str,
-    depth: usize,
-    loop_no: usize,
-    checked: bool,
-) {
-    let ind = "    ".repeat(depth);
-    match ty {
-        Ty::Unit => {}
-        Ty::Prim(p) => writeln!(
-            o,
-            "{ind}idl_p = crypto_pd_get_{}(idl_p, &{access});",
-            p.name()
-        )
-        .unwrap(),
-        Ty::Enum(e) => {
-            writeln!(
-                o,
-                "{ind}idl_p = crypto_pd_get_{}(idl_p, &{access});",
-                model.enums[e].repr.name()
-            )
-            .unwrap();
-            if checked {
-                writeln!(
-                    o,
-                    "{ind}idl_v &= {}_valid({access});",
-                    type_base(stem, e, model)
-                )
-                .unwrap();
-            }
-        }
-        Ty::Array(elem, n) => {
-            let i = format!("idl_i{loop_no}");
-            writeln!(o, "{ind}for (uint32_t {i} = 0; {i} < {n}u; {i}++) {{").unwrap();
-            decode(
-                o,
-                elem,
-                &format!("{access}[{i}]"),
-                model,
-                stem,
-                depth + 1,
-                loop_no + 1,
-                checked,
-            );
-            writeln!(o, "{ind}}}").unwrap();
-        }
-        Ty::Struct(s) => {
-            for f in &model.structs[s].fields {
-                let a = if access.ends_with("->") {
-                    format!("{access}{}", f.name)
-                } else {
-                    format!("{access}.{}", f.name)
-                };
-                decode(o, &f.ty, &a, model, stem, depth, loop_no, false);
-            }
-        }
+/// `runs` as a C compound literal of `crypto_pd_run_t` (static storage at file scope),
+/// or a null pointer for none.
+fn run_table(runs: &[Run]) -> String {
+    if runs.is_empty() {
+        return "0".to_string();
     }
+    let items: Vec<String> = runs
+        .iter()
+        .map(|r| format!("{{{}, {}, {}, {}}}", r.value, r.width, r.count, r.offset))
+        .collect();
+    format!("(const crypto_pd_run_t[]){{{}}}", items.join(", "))
 }
 
 /// `wire.h`: the message layer every header uses, written by hand as its Rust twin

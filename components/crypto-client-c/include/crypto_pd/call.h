@@ -1,5 +1,5 @@
-/* crypto-pd's calls for C: crypto_pd_call (declared in wire.h, which every generated
- * interface header's stubs use) and a transport over libmicrokit's protected procedure
+/* crypto-pd's calls for C: crypto_pd_invoke and crypto_pd_call (declared in wire.h;
+ * every generated interface header's stubs use them) and a transport over libmicrokit's protected procedure
  * call. Freestanding C11.
  *
  * A server that dies during a call: on the host backend the runtime reports it and the
