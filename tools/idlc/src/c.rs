@@ -419,7 +419,7 @@ pub fn header(iface: &Interface, model: &Model, stem: &str, origin: &str) -> Res
             .collect();
         if let Some((k, n)) = numbers[1..].iter().find(|(_, n)| *n > MSG_BYTES) {
             return Err(err(
-                &format!("op `{name}`"),
+                format!("op `{name}`"),
                 format!("`{k}` is {n}: more than the {MSG_BYTES} bytes of the message words"),
             ));
         }

@@ -181,6 +181,22 @@ fn call_arrays_are_limited_for_serde() {
     );
 }
 
+/// Rust's generated module refuses it by a const assert at build time; the C header
+/// is refused by idlc itself.
+#[test]
+fn calls_fit_in_the_message_words() {
+    let source = with_op(
+        ERR,
+        r#""f": (args: {"a": "[u64; 32]", "b": "[u64; 32]", "c": "u8"}, reply: Result(ok: "()", err: CLike("E")))"#,
+    );
+    let e = match idlc::compile_c_with(&source, "t.idl", &|_| unreachable!()) {
+        Ok(_) => panic!("a C header for a call of 513 bytes"),
+        Err(e) => e,
+    };
+    assert!(e.context.contains("op `f`"), "{}", e.context);
+    assert!(e.message.contains("is 513"), "{}", e.message);
+}
+
 #[test]
 fn queues_need_a_struct_and_a_power_of_two() {
     let s = r#""S": Struct(fields: {"a": "u32"}),"#;
