@@ -1,8 +1,9 @@
 /* A C client of the Cipher and Digest drivers, over crypto-pd's C library (queue.h,
  * call.h, the generated headers) and nothing but libmicrokit's calls: it opens a CBC
  * session and encrypts SP 800-38A F.2.1's four blocks, and opens a SHA-256 session and
- * hashes FIPS 180-4's "abc", each one queued request, and checks the published answers.
- * It touches no control line: it never restarts, so it announces no incarnation.
+ * hashes FIPS 180-4's "abc", each one queued request through a link (link.h: its
+ * incarnation announced, its ids tagged, a driver restart reported), and checks the
+ * published answers.
  *
  * One source for both backends: on seL4 against the SDK's libmicrokit (`make image`
  * builds it into the qemu_virt_aarch64 image, where it hands its verdict to the test
@@ -17,7 +18,7 @@
 #include "crypto_pd/call.h"
 #include "crypto_pd/cipher.h"
 #include "crypto_pd/digest.h"
-#include "crypto_pd/queue.h"
+#include "crypto_pd/link.h"
 
 #define CIPHER 0
 #define DIGEST 1
@@ -30,15 +31,17 @@ uintptr_t digest_data;
  * "verdict"): crypto_client::verdict::report's words, magic last. */
 uintptr_t report;
 seL4_Word verdict = ~(seL4_Word)0;
-/* The regions' sizes, which the system's setvar_size also patches in (unused: the
- * layouts are the interfaces' own). */
+/* The regions' sizes, which the system's setvar_size patches in (a link checks its
+ * queue region holds the pair). */
 uintptr_t cipher_queues_size, cipher_data_size, digest_queues_size, digest_data_size, report_size;
 
 #define REPORT_MAGIC 0x56424f54u
 #define REPORT_TEXT_AT 16u
 
 static microkit_channel cipher_channel = CIPHER, digest_channel = DIGEST;
-static crypto_pd_queue_t cipher_tx, cipher_rx, digest_tx, digest_rx;
+static crypto_pd_link_t cipher_link, digest_link;
+CRYPTO_PD_LINK_ASSERT_ITEMS(cipher, CIPHER);
+CRYPTO_PD_LINK_ASSERT_ITEMS(digest, DIGEST);
 static int passed, failed, answered;
 
 static void say(const char *what)
@@ -65,11 +68,6 @@ static void hand_in(int ok)
     __atomic_thread_fence(__ATOMIC_RELEASE);
     w[0] = REPORT_MAGIC;
     microkit_notify((microkit_channel)verdict);
-}
-
-static uint64_t response_at(uint64_t request_bytes)
-{
-    return (request_bytes + 63u) / 64u * 64u;
 }
 
 static void check(const char *what, const volatile uint8_t *got, const uint8_t *want, size_t n)
@@ -118,14 +116,10 @@ void init(void)
         hand_in(0);
         return;
     }
-    void *cq = (void *)cipher_queues, *dq = (void *)digest_queues;
-    uint64_t cr = response_at(CIPHER_REQUEST_QUEUE_BYTES), dr = response_at(DIGEST_REQUEST_QUEUE_BYTES);
-    if (crypto_pd_producer_attach(&cipher_tx, cq, CIPHER_REQUEST_QUEUE_BYTES, CIPHER_REQUEST_QUEUE_CAPACITY, sizeof(cipher_request_t), _Alignof(cipher_request_t)) != CRYPTO_PD_LAYOUT_OK ||
-        crypto_pd_consumer_attach(&cipher_rx, (uint8_t *)cq + cr, CIPHER_RESPONSE_QUEUE_BYTES,
-                                  CIPHER_RESPONSE_QUEUE_CAPACITY, sizeof(cipher_response_t), _Alignof(cipher_response_t)) != CRYPTO_PD_LAYOUT_OK ||
-        crypto_pd_producer_attach(&digest_tx, dq, DIGEST_REQUEST_QUEUE_BYTES, DIGEST_REQUEST_QUEUE_CAPACITY, sizeof(digest_request_t), _Alignof(digest_request_t)) != CRYPTO_PD_LAYOUT_OK ||
-        crypto_pd_consumer_attach(&digest_rx, (uint8_t *)dq + dr, DIGEST_RESPONSE_QUEUE_BYTES,
-                                  DIGEST_RESPONSE_QUEUE_CAPACITY, sizeof(digest_response_t), _Alignof(digest_response_t)) != CRYPTO_PD_LAYOUT_OK) {
+    crypto_pd_link_items_t ci = CRYPTO_PD_LINK_ITEMS(cipher, CIPHER);
+    crypto_pd_link_items_t di = CRYPTO_PD_LINK_ITEMS(digest, DIGEST);
+    if (crypto_pd_link_attach(&cipher_link, (void *)cipher_queues, cipher_queues_size, &ci) != CRYPTO_PD_LAYOUT_OK ||
+        crypto_pd_link_attach(&digest_link, (void *)digest_queues, digest_queues_size, &di) != CRYPTO_PD_LAYOUT_OK) {
         say(": FAIL: queue layout\n");
         failed++;
         hand_in(0);
@@ -146,45 +140,59 @@ void init(void)
     dreq.segs[0].len = 3;
     dreq.segs[1].offset = 64;
     dreq.segs[1].len = 32;
-    int sleep = 0;
-    /* Asked to be told of answers before the drivers can give them. */
-    if (crypto_pd_arm_signal(&cipher_rx, &sleep) != CRYPTO_PD_QUEUE_OK ||
-        crypto_pd_arm_signal(&digest_rx, &sleep) != CRYPTO_PD_QUEUE_OK ||
-        crypto_pd_enqueue(&cipher_tx, &creq) != CRYPTO_PD_QUEUE_OK ||
-        crypto_pd_enqueue(&digest_tx, &dreq) != CRYPTO_PD_QUEUE_OK) {
+    /* The links' attach armed the response queues' signals. */
+    if (crypto_pd_link_queue(&cipher_link, &creq) != CRYPTO_PD_SUBMIT_OK ||
+        crypto_pd_link_queue(&digest_link, &dreq) != CRYPTO_PD_SUBMIT_OK) {
         say(": FAIL: queueing\n");
         failed++;
         hand_in(0);
         return;
     }
-    microkit_notify(CIPHER);
-    microkit_notify(DIGEST);
+    if (crypto_pd_link_flush(&cipher_link)) {
+        microkit_notify(CIPHER);
+    }
+    if (crypto_pd_link_flush(&digest_link)) {
+        microkit_notify(DIGEST);
+    }
+}
+
+static void cipher_done(void *ctx, uint32_t id, const void *response)
+{
+    (void)ctx;
+    const cipher_response_t *r = response;
+    answered++;
+    if (r && id == 1 && r->status == 0 && r->bytes_done == 64) {
+        check("SP 800-38A F.2.1 CBC-AES128.Encrypt", (volatile uint8_t *)cipher_data, CBC, 64);
+    } else {
+        say(r ? ": FAIL: cipher answer\n" : ": FAIL: cipher request restarted\n");
+        failed++;
+    }
+}
+
+static void digest_done(void *ctx, uint32_t id, const void *response)
+{
+    (void)ctx;
+    const digest_response_t *r = response;
+    answered++;
+    if (r && id == 2 && r->status == 0 && r->digest_len == 32) {
+        check("FIPS 180-4 SHA-256(\"abc\")", (volatile uint8_t *)digest_data + 64, ABC_SHA256, 32);
+    } else {
+        say(r ? ": FAIL: digest answer\n" : ": FAIL: digest request restarted\n");
+        failed++;
+    }
 }
 
 void notified(microkit_channel ch)
 {
-    if (ch == CIPHER) {
-        cipher_response_t r;
-        while (crypto_pd_dequeue(&cipher_rx, &r) == CRYPTO_PD_QUEUE_OK) {
-            answered++;
-            if (r.id == 1 && r.status == 0 && r.bytes_done == 64) {
-                check("SP 800-38A F.2.1 CBC-AES128.Encrypt", (volatile uint8_t *)cipher_data, CBC, 64);
-            } else {
-                say(": FAIL: cipher answer\n");
-                failed++;
-            }
-        }
-    } else if (ch == DIGEST) {
-        digest_response_t r;
-        while (crypto_pd_dequeue(&digest_rx, &r) == CRYPTO_PD_QUEUE_OK) {
-            answered++;
-            if (r.id == 2 && r.status == 0 && r.digest_len == 32) {
-                check("FIPS 180-4 SHA-256(\"abc\")", (volatile uint8_t *)digest_data + 64, ABC_SHA256, 32);
-            } else {
-                say(": FAIL: digest answer\n");
-                failed++;
-            }
-        }
+    int notify = 0;
+    crypto_pd_link_t *link = ch == CIPHER ? &cipher_link : ch == DIGEST ? &digest_link : 0;
+    if (link && crypto_pd_link_poll(link, ch == CIPHER ? cipher_done : digest_done, 0, &notify) != CRYPTO_PD_QUEUE_OK) {
+        say(": FAIL: a driver broke its queue\n");
+        failed++;
+        answered++;
+    }
+    if (notify) {
+        microkit_notify(ch);
     }
     if (answered == 2) {
         int ok = failed == 0 && passed == 2;

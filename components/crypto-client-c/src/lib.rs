@@ -14,8 +14,12 @@
 //! tests call the C on memory the Rust side shares. The project has no `cc` crate, so
 //! this is the system compiler called directly, as idlc's header test does.
 //!
-//! Not done here: the client link's restart reporting in C (Rust's `crypto_client::Link`),
-//! and a build for seL4 against the Microkit SDK's libmicrokit (no SDK on this machine).
+//! * `link.h`: the client's link over its queue pair, Rust's `crypto_client::Link` in C
+//!   (the client's incarnation announced and carried in request ids, the response
+//!   signal re-armed at attach, a driver restart's lost requests reported).
+//!
+//! The seL4 build of the same sources against a Microkit SDK's libmicrokit is the
+//! Makefile's `c-pds` (run by `make image`).
 
 use std::ffi::{CString, c_void};
 use std::path::{Path, PathBuf};

@@ -150,7 +150,11 @@ fn a_c_client_gets_published_answers_from_the_cipher_and_digest_drivers() {
         let bins = bin_dir(system);
         build_pd(
             &c_lib.join("pd/kat_c.c"),
-            &[c_lib.join("src/queue.c"), c_lib.join("src/call.c")],
+            &[
+                c_lib.join("src/queue.c"),
+                c_lib.join("src/call.c"),
+                c_lib.join("src/link.c"),
+            ],
             &[c_lib.join("include"), root().join("../../idl/include")],
             &lib,
             &bins.join("kat-c"),

@@ -1,6 +1,6 @@
 /* A stand-in for libmicrokit's microkit.h, for compiling C client code on a machine
  * without a Microkit SDK (tests/readme.rs): the types and the calls crypto_pd/call.h
- * uses, declared as the Microkit manual and the SDK's header give them, never defined
+ * and the README's block use, declared as the Microkit manual and the SDK's header give them, never defined
  * (the objects are compiled, not linked). With MICROKIT_SDK set, the test compiles the
  * same code against the SDK's own header too. */
 #ifndef CRYPTO_PD_TEST_MICROKIT_H
@@ -19,6 +19,7 @@ typedef unsigned int microkit_channel;
 typedef seL4_MessageInfo_t microkit_msginfo;
 
 microkit_msginfo microkit_ppcall(microkit_channel ch, microkit_msginfo msginfo);
+void microkit_notify(microkit_channel ch);
 microkit_msginfo microkit_msginfo_new(seL4_Word label, seL4_Uint16 count);
 seL4_Word microkit_msginfo_get_label(microkit_msginfo msginfo);
 seL4_Word microkit_msginfo_get_count(microkit_msginfo msginfo);
