@@ -6,6 +6,10 @@
 //! (issue 32, item 10: the SEC1 driver's rate against the CPU engine's). Exits 0.
 //! `GARBAGE_VALID` narrows the garbage, to bisect: `1` valid 64-byte updates, `op` a
 //! random op on a valid update, `segs` one random segment on a valid update.
+//! `GARBAGE_CALLS=1` floods protected calls instead, one at a time for the same time:
+//! random labels (the Digest ops and past them) with random words, a session a garbage
+//! `open_session` opened closed again so the table does not fill; it prints
+//! `garbage: N calls answered in T ms (R/s): K ok, E refused, M malformed`.
 //! A random session id that names another driver incarnation is answered
 //! `ServerRestarted`, which the link reports as restarted: counted as answered too (a
 //! first version counted only `Answered`, kept 32 "in flight" for ever and slept).
@@ -13,13 +17,14 @@
 //! Measured (`host-runner -q --bin-dir target/release system/garbage-sec1.system`, and
 //! `garbage-cpu.system`; release, two runs each): SEC1 984,690 and 937,023 answers/s,
 //! the CPU engine's Digest driver 1,251,843 and 1,210,638. Issue 32's 247-289/s for
-//! SEC1 (against 4,965/s a turn before) does not reproduce with queued garbage; a
-//! flood of calls (PPC) is not measured here.
+//! SEC1 (against 4,965/s a turn before) does not reproduce with queued garbage, nor
+//! with calls (see ARCHITECTURE, "Garbage floods", for the call figures).
 use std::time::Instant;
 
 use crypto_client::{Completion, Link};
 use pd_idl::digest::{self, Algorithm, HashPath, REQUEST_QUEUE_CAPACITY, Request, Response};
-use pd_runtime::ipc::PpcTransport;
+use pd_idl::wire::Message;
+use pd_runtime::ipc::{self, PpcTransport};
 use pd_runtime::{ChannelSet, Handler, debug_println, exit};
 use system_tests::client::{DRIVER, link};
 
@@ -139,15 +144,64 @@ impl Handler for Flood {
     }
 }
 
-fn init() -> Flood {
+/// Random protected calls for `seconds`, one at a time; exits with the count.
+fn flood_calls(seconds: f64) -> ! {
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    let mut random = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
     let mut calls = digest::Client::new(PpcTransport(DRIVER));
-    let session = calls
-        .open_session(Algorithm::Sha256, HashPath::Auto)
-        .expect("a SHA-256 session");
+    let (start, mut answered) = (Instant::now(), 0u64);
+    // Replies by kind: OK, the interface's error, a protocol error.
+    let mut kinds = [0u64; 3];
+    while start.elapsed().as_secs_f64() < seconds {
+        let r = random();
+        let mut msg = Message::empty(r % 8);
+        msg.words = (r >> 8) as usize % 9;
+        for w in &mut msg.mrs[..msg.words] {
+            *w = random();
+        }
+        let reply = DRIVER
+            .pp_call(ipc::load(&msg))
+            .map(ipc::store)
+            .unwrap_or_else(|_| panic!("the driver died under garbage calls"));
+        answered += 1;
+        kinds[match reply.label {
+            0 => 0,
+            1..=0xFFFF => 1,
+            _ => 2,
+        }] += 1;
+        if msg.label == 1 && reply.label == 0 && reply.words == 1 {
+            // A garbage open_session that opened one.
+            let _ = calls.close_session(reply.mrs[0] as u32);
+        }
+    }
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    debug_println!(
+        "garbage: {answered} calls answered in {ms:.0} ms ({:.0}/s): {} ok, {} refused, {} malformed",
+        answered as f64 * 1e3 / ms,
+        kinds[0],
+        kinds[1],
+        kinds[2]
+    );
+    exit(0)
+}
+
+fn init() -> Flood {
     let seconds = std::env::var("GARBAGE_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1.0);
+    if std::env::var_os("GARBAGE_CALLS").is_some() {
+        flood_calls(seconds);
+    }
+    let mut calls = digest::Client::new(PpcTransport(DRIVER));
+    let session = calls
+        .open_session(Algorithm::Sha256, HashPath::Auto)
+        .expect("a SHA-256 session");
     let mut f = Flood {
         link: link(REQUEST_QUEUE_CAPACITY),
         session,
