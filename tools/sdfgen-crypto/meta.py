@@ -13,6 +13,8 @@ Systems:
   qemu_hello         the runtime examples on seL4 (make image SYSTEM=...)
   cipher-cpu         host: the CPU Cipher driver and a known-answer client
   device-omap        host: OMAP AES on a device PD, with its power manager
+  qemu_bench         the isolation bench on seL4 (make qemu-bench)
+  bench-cpu          host: the isolation bench on the host backend
 """
 
 from __future__ import annotations
@@ -377,11 +379,38 @@ def device_omap() -> str:
     return crypto.render(HEADER.format(name="device-omap"))
 
 
+def bench(paddr_top: int, name: str) -> str:
+    """The isolation bench (bench-client-pd): the CPU engine's Cipher driver and the
+    bench client, which times requests through it beside the same engine code in its
+    own PD and prints a line a measurement, then `bench: done`. The same two PDs on
+    seL4 (`make qemu-bench`, under QEMU's instruction counting) and on the host."""
+    sdf = SystemDescription(AARCH64, paddr_top)
+    crypto = Crypto(sdf)
+    client = pd("bench", "bench-client.elf", 100)
+    cpu = pd("cpu_cipher", "cpu-cipher.elf", 150)
+    e = crypto.add_driver(cpu)
+    e.add_client(client, queues=0x3000, data=0x8000, client_id=0)
+    e.connect()
+    sdf.add_pd(client)
+    sdf.add_pd(cpu)
+    return crypto.render(HEADER.format(name=name))
+
+
+def qemu_bench() -> str:
+    return bench(QEMU_VIRT_PADDR_TOP, "qemu_bench")
+
+
+def bench_cpu() -> str:
+    return bench(HOST_PADDR_TOP, "bench-cpu")
+
+
 SYSTEMS: Dict[str, Callable[[], str]] = {
     "qemu_virt_aarch64": qemu_virt_aarch64,
     "qemu_hello": qemu_hello,
     "cipher-cpu": cipher_cpu,
     "device-omap": device_omap,
+    "qemu_bench": qemu_bench,
+    "bench-cpu": bench_cpu,
 }
 
 

@@ -5,6 +5,7 @@ are built, so system-check and host-runner are in target/debug."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 import unittest
@@ -146,6 +147,16 @@ class HostSystemsBoot(unittest.TestCase):
     def test_device_omap(self):
         out = self.boot("device-omap")
         self.assertRegex(out, r"verdict: all \d+ vectors passed")
+
+    def test_bench_cpu(self):
+        # The isolation bench (make qemu-bench's client) measures every size and depth
+        # and ends; the figures are the host's, not checked here.
+        out = self.boot("bench-cpu")
+        self.assertIn("bench: done", out)
+        self.assertNotIn("FAIL", out)
+        rows = re.findall(r"bench: aes-128-cbc (\d+) B depth (\d+): \d+ ns isolated, \d+ ns in the PD", out)
+        self.assertEqual(len(set(rows)), 6, out)
+        self.assertRegex(out, r"bench: ppc round trip \(capabilities\): \d+ ns")
 
 
 def system() -> tuple:

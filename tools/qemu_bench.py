@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""`make qemu-bench`: boots the isolation bench's seL4 image (target/system/qemu_bench.system,
+bench-client-pd beside the CPU engine's Cipher driver PD) under QEMU with `-icount
+shift=0`, where virtual time advances one nanosecond an instruction, so the bench
+client's nanoseconds are instructions. Runs it RUNS times (2 by default), prints each
+run's lines and a table of the last run with each figure's largest difference between
+runs, and fails if a run prints no `bench: done`, prints `FAIL`, or two runs differ by
+more than 1% in any figure.
+
+    python3 tools/qemu_bench.py QEMU-COMMAND...   (the Makefile passes QEMU_IMAGE_CMD)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+RUNS = int(os.environ.get("RUNS", "2"))
+TIMEOUT = float(os.environ.get("QEMU_TIMEOUT", "300"))
+LINE = re.compile(
+    r"bench: aes-128-cbc (\d+) B depth (\d+): (\d+) ns isolated, (\d+) ns in the PD, (-?\d+) ns of isolation"
+)
+PPC = re.compile(r"bench: ppc round trip \(capabilities\): (\d+) ns")
+
+
+def run(cmd: list[str], log: str) -> str:
+    """One boot, stopped at `bench: done` or `FAIL` (or the timeout); its output."""
+    with open(log, "wb") as out:
+        q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        end = time.monotonic() + TIMEOUT
+        text = ""
+        while q.poll() is None and time.monotonic() < end:
+            time.sleep(0.5)
+            with open(log, "rb") as f:
+                text = f.read().decode("utf-8", "replace")
+            if "bench: done" in text or "FAIL" in text:
+                break
+        q.kill()
+        q.wait()
+    with open(log, "rb") as f:
+        return f.read().decode("utf-8", "replace")
+
+
+def figures(text: str) -> dict:
+    """(size, depth) -> (isolated, in PD, isolation); "ppc" -> round trip."""
+    out = {}
+    for m in LINE.finditer(text):
+        size, depth, iso, own, cost = map(int, m.groups())
+        out[(size, depth)] = (iso, own, cost)
+    m = PPC.search(text)
+    if m:
+        out["ppc"] = (int(m.group(1)),)
+    return out
+
+
+def main() -> int:
+    cmd = sys.argv[1:]
+    if not cmd:
+        print(__doc__)
+        return 2
+    runs = []
+    for n in range(1, RUNS + 1):
+        log = f"target/qemu-bench-{n}.log"
+        text = run(cmd, log)
+        lines = [l.strip() for l in text.splitlines() if "bench:" in l]
+        print(f"qemu-bench: run {n} ({log}):")
+        for l in lines:
+            print(f"  {l}")
+        if "bench: done" not in text or "FAIL" in text:
+            print(f"qemu-bench: FAILED: run {n} did not end with `bench: done` (see {log})")
+            return 1
+        runs.append(figures(text))
+    last = runs[-1]
+    if any(set(r) != set(last) for r in runs):
+        print("qemu-bench: FAILED: the runs measured different things")
+        return 1
+
+    def spread(key, i) -> float:
+        values = [r[key][i] for r in runs]
+        return (max(values) - min(values)) / max(abs(max(values)), 1)
+
+    worst = max(spread(k, i) for k in last for i in range(len(last[k])))
+    print("")
+    print(f"instructions a request (QEMU -icount shift=0, debug kernel), last of {RUNS} runs;")
+    print("`spread` is the largest difference between runs of the row's figures")
+    print(f"{'size':>7} {'depth':>5} {'isolated':>10} {'in the PD':>10} {'isolation':>10} {'in-PD/isolated':>15} {'spread':>7}")
+    for key in sorted(k for k in last if k != "ppc"):
+        iso, own, cost = last[key]
+        row_spread = max(spread(key, i) for i in range(3))
+        print(f"{key[0]:>7} {key[1]:>5} {iso:>10} {own:>10} {cost:>10} {own / max(iso, 1):>14.2f}x {row_spread:>6.2%}")
+    if "ppc" in last:
+        print(f"PPC round trip (capabilities): {last['ppc'][0]} instructions, spread {spread('ppc', 0):.2%}")
+    if worst > 0.01:
+        print(f"qemu-bench: FAILED: two runs differ by {worst:.2%} (more than 1%)")
+        return 1
+    print(f"qemu-bench: {RUNS} runs agree within {worst:.2%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
