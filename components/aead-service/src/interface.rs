@@ -85,6 +85,7 @@ fn segment_error(e: SegmentError) -> AeadError {
 }
 
 impl<E: AeadEngine> Interface for Aead<E> {
+    type Parking = queued_service::NoParking;
     type Engine = E;
     type Request = Request;
     type Response = Response;

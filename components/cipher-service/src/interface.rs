@@ -20,6 +20,9 @@ use crate::{BLOCK, CipherEngine, DECRYPT, ENCRYPT, Finished, Job, Open, Session,
 pub struct Cipher<E>(PhantomData<E>);
 
 impl<E: CipherEngine> Interface for Cipher<E> {
+    /// Large requests served in pieces (`split`) of two clients at once; a third's goes
+    /// whole until a place frees.
+    type Parking = queued_service::Park<Self, 2>;
     type Engine = E;
     type Request = Request;
     type Response = Response;
@@ -93,6 +96,24 @@ impl<E: CipherEngine> Interface for Cipher<E> {
 
     fn coalesces(engine: &E, job: &Job<'_>) -> bool {
         engine.coalesces(job)
+    }
+
+    /// A request's IV carries from piece to piece as from request to request; one that
+    /// draws its IV (`EncryptNewIv`) draws it at its start, so it is served whole.
+    fn splits(engine: &E, job: &Job<'_>) -> bool {
+        engine.splits() && job.new_iv.is_none() && job.requests == 1
+    }
+
+    /// Whole blocks but for the last piece, which runs to the end (CTR's partial block).
+    fn split(job: &mut Job<'_>, from: u32, most: u32) -> u32 {
+        let total = job.segs.total();
+        let len = if from.saturating_add(most) >= total {
+            total.saturating_sub(from)
+        } else {
+            (most / BLOCK).max(1) * BLOCK
+        };
+        job.segs = job.segs.window(from, len);
+        job.segs.total()
     }
 
     /// `next` joins if it may run in the same transfer: the same session and direction,

@@ -236,6 +236,15 @@ pub trait CipherEngine {
         false
     }
 
+    /// Whether a request too large for its client's share of the engine may be served
+    /// in pieces, each a job of its own (the IV carried between them as between
+    /// requests): for an engine whose jobs end on its interrupt, so that a piece's end
+    /// serves the clients again. False by default (an engine that finishes at once
+    /// shares by whole requests).
+    fn splits(&self) -> bool {
+        false
+    }
+
     /// Refuses what this engine cannot do (`UnsupportedMode`, `UnsupportedPath`, ...),
     /// at open time, so requests never fail for a reason known up front.
     fn supports(&self, session: &Session) -> Result<(), CipherError>;

@@ -28,6 +28,7 @@ pub struct Flight<'a, C> {
 }
 
 impl<E: DigestEngine> Interface for Digest<E> {
+    type Parking = queued_service::NoParking;
     type Engine = E;
     type Request = Request;
     type Response = Response;

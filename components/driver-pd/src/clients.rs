@@ -2,7 +2,8 @@
 //! loop: fair between clients by engine work (deficit round robin: each backlogged
 //! client's turn grants it [`QUANTUM`] bytes of work, a job it starts costs its bytes
 //! and `queued_service::REQUEST_COST`, and a client in debt waits for its grants to pay
-//! it off; resuming after the client served last), stopping at a full response queue
+//! it off; resuming after the client served last; a request larger than a grant goes in
+//! pieces where the service can cut it, `Stopped::Parked`), stopping at a full response queue
 //! (backpressure) or a busy engine, and cutting off a client that breaks its queues.
 
 use crypto_client::pair::{self, Control};
@@ -347,6 +348,8 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
     ) -> [Option<Caller>; MAX_CLIENTS] {
         let mut cut = [None; MAX_CLIENTS];
         let mut busy = [false; MAX_CLIENTS];
+        // Whose turn last ended with a request parked (a piece left to serve).
+        let mut parked = [false; MAX_CLIENTS];
         for (k, slot) in self.slots.iter().enumerate() {
             busy[k] = slot
                 .as_ref()
@@ -392,7 +395,7 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                     }
                     continue;
                 };
-                let served = one_batch(client, serve, last, &mut budget);
+                let served = one_batch(client, serve, last, &mut budget, &mut parked[k]);
                 match served {
                     Ok(Some(more)) => {
                         busy[k] = more;
@@ -415,6 +418,26 @@ impl<Req: Descriptor, Resp: Descriptor> Clients<Req, Resp> {
                         cut[k] = Some(client.caller());
                         busy[k] = false;
                     }
+                }
+            }
+        }
+        // A parked request's client waits for its answer and may have nothing queued:
+        // no notification of its would bring this PD back. Its next piece starts now,
+        // whatever its debt (the engine is free, or the pass would have ended at a full
+        // one), and the piece's end serves everyone again.
+        for k in 0..MAX_CLIENTS {
+            let Some(client) = self.slots[k].as_mut().filter(|_| parked[k]) else {
+                continue;
+            };
+            let mut grant = QUANTUM;
+            let mut again = false;
+            match one_batch(client, serve, true, &mut grant, &mut again) {
+                Ok(None) => break,
+                Ok(Some(more)) => busy[k] = more,
+                Err(e) => {
+                    cut_off(client, e);
+                    cut[k] = Some(client.caller());
+                    busy[k] = false;
                 }
             }
         }
@@ -469,14 +492,19 @@ fn one_batch<Req: Descriptor, Resp: Descriptor>(
     serve: &mut ServeFn<'_, Req, Resp>,
     last: bool,
     budget: &mut i64,
+    parked: &mut bool,
 ) -> Result<Option<bool>, QueueError> {
     let caller = client.caller();
     let (answered, stopped) = serve(caller, &mut client.rx, &mut client.tx, client.data, budget)?;
     if answered > 0 && client.tx.take_signal_request() {
         client.channel.notify();
     }
+    *parked = stopped == Stopped::Parked;
     match stopped {
         Stopped::EngineFull => return Ok(None),
+        // A piece to serve, whatever the queue holds (and after the last round, see
+        // `serve`).
+        Stopped::Parked => return Ok(Some(true)),
         // Taken in the next round, no need to ask (the client may be refilling now).
         Stopped::Limit | Stopped::Budget if !last => return Ok(Some(true)),
         // Served again when a job finishes (every client is, then).

@@ -90,6 +90,7 @@ impl<C> Flight<'_, C> {
 }
 
 impl<E: MacEngine> Interface for Mac<E> {
+    type Parking = queued_service::NoParking;
     type Engine = E;
     type Request = Request;
     type Response = Response;

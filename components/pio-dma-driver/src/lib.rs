@@ -514,6 +514,12 @@ impl<E: PioDmaEngine, M: Meter> CipherEngine for Driver<'_, E, M> {
         }
     }
 
+    /// A job runs on the engine's interrupts (a PIO block, a DMA completion), so a
+    /// large one may go in pieces between other clients' jobs.
+    fn splits(&self) -> bool {
+        true
+    }
+
     fn start(&mut self, job: &Job<'_>) -> Step {
         if let Err(e) = self.ready() {
             return Step::Done(Err(e));

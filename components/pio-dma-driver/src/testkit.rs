@@ -320,6 +320,7 @@ pub fn vector_suite<S: Soc>() {
         ("SP 800-38A on DMA", sp800_38a_dma_split_at_every_block),
         ("SP 800-38A on PIO", sp800_38a_pio_split_at_every_offset),
         ("IV carried over", iv_carries_over_between_requests),
+        ("pieces", a_large_request_goes_in_pieces),
         ("queued requests", queued_requests_run_as_one_transfer),
         ("joins", joins_on_every_path),
         (
@@ -637,6 +638,62 @@ pub fn two_clients_interleave<S: Soc>(board: &Board<S>) {
     }
     assert_eq!(out_a, hex(cbc.4));
     assert_eq!(out_b, hex(ctr.4));
+}
+
+/// A request larger than its client's share, served as a driver does while another
+/// client is served too (a grant of 1 KiB a pass): parked, and its pieces run as jobs
+/// of their own with the IV carried between them, another client's request answered
+/// between every two; one answer for the whole request, every byte what one job gives
+/// (CBC, and CTR with a partial last block). A session closed between two pieces is
+/// answered `UnknownSession`.
+pub fn a_large_request_goes_in_pieces<S: Soc>(board: &Board<S>) {
+    let mut rig = board.rig();
+    let vector = |name| *SP800_38A.iter().find(|v| v.0 == name).expect("published");
+    let light_at = 3584u32;
+    for (name, len) in [("F.2.1 CBC-AES128", 3072usize), ("F.5.1 CTR-AES128", 3080)] {
+        let (_, mode, key, iv, _) = vector(name);
+        let plain: Vec<u8> = (0..len).map(|i| (i * 7 + 1) as u8).collect();
+        let whole = rig.open(mode, Path::Pio, &hex(key), &hex(iv)).unwrap();
+        let want = rig
+            .crypt(
+                whole,
+                CipherOp::Encrypt,
+                &plain,
+                &[len as u32],
+                Layout::Aligned,
+            )
+            .unwrap();
+        let s = rig.open(mode, Path::Pio, &hex(key), &hex(iv)).unwrap();
+        let light = rig
+            .open_as(Caller(9), Mode::Ecb, Path::Pio, &[7; 16], &[0; 16])
+            .unwrap();
+        rig.bytes()[..len].copy_from_slice(&plain);
+        let mut between = 0u32;
+        let (answers, passes) =
+            rig.exchange_within(CLIENT, &[request(1, s, &[(0, len as u32)])], 1024, |r| {
+                let a = r.exchange(
+                    Caller(9),
+                    &[request(50 + between, light, &[(light_at, 16)])],
+                );
+                assert_eq!(a.len(), 1);
+                assert_eq!(status(&a[0]), Ok(()));
+                between += 1;
+            });
+        assert_eq!(answers.len(), 1, "{name}: one answer for the whole request");
+        assert_eq!(status(&answers[0]), Ok(()), "{name}");
+        assert_eq!(answers[0].bytes_done as usize, len, "{name}");
+        assert_eq!(passes, 3, "{name}: three pieces, a pass each");
+        assert_eq!(between, 3, "{name}: the light client served after each");
+        assert_eq!(&rig.bytes()[..len], &want[..], "{name}: as one job");
+    }
+    let (_, mode, key, iv, _) = vector("F.2.1 CBC-AES128");
+    let s = rig.open(mode, Path::Pio, &hex(key), &hex(iv)).unwrap();
+    let (answers, passes) =
+        rig.exchange_within(CLIENT, &[request(2, s, &[(0, 3072)])], 1024, |r| {
+            let _ = r.service.close(CLIENT, s);
+        });
+    assert_eq!(passes, 2, "closed after the first piece");
+    assert_eq!(status(&answers[0]), Err(CipherError::UnknownSession));
 }
 
 /// FIPS-197 Appendix C on every path, ECB both ways; on DMA as many copies of the block,

@@ -57,7 +57,9 @@ pub use carried::{Carried, Carries};
 pub use keys::{KeyMaterial, KeyPlace, KeyRefusal, KeySource, KeyUse, MAX_KEY, Unkeyed};
 pub use landed::{Landed, LandedJob};
 pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Parts, Segments};
-pub use service::{MAX_COALESCED, REQUEST_COST, Service, Stopped};
+pub use service::{
+    MAX_COALESCED, MIN_PIECE, NoParking, Park, Parked, Parking, REQUEST_COST, Service, Stopped,
+};
 pub use sessions::{MAX_SESSIONS, Sessions};
 
 use pd_idl::wire::{self, Caller, ErrorCode, Message, ProtocolError};
@@ -342,6 +344,30 @@ pub trait Interface: Sized {
     ) -> Option<u32> {
         let _ = (engine, job, first, next);
         None
+    }
+
+    /// Where the service keeps requests it serves in pieces: [`NoParking`] for an
+    /// interface that never splits, [`Park`] for one that does.
+    type Parking: Parking<Self>;
+
+    /// Whether `job` (one request) may be served in pieces ([`split`](Self::split)),
+    /// each a job of its own on the session, when it is larger than its client's share
+    /// of the engine: a large request then cannot hold a light client's short ones
+    /// behind it for its whole length (deficit round robin by engine work cuts jobs to
+    /// the quantum, as it charges them). Only for work whose state carries from piece
+    /// to piece as it does from request to request (a block cipher's IV), on an engine
+    /// that finishes jobs on its interrupt (a piece ends in an event that serves the
+    /// clients again). False by default.
+    fn splits(engine: &Self::Engine, job: &Self::Job<'_>) -> bool {
+        let _ = (engine, job);
+        false
+    }
+    /// Narrows `job` (as [`check`](Self::check) wrote it) to its bytes `from..from +
+    /// most`, rounded down to what the engine takes whole (at least one unit); returns
+    /// the piece's bytes. Called only where [`splits`](Self::splits) said yes.
+    fn split(job: &mut Self::Job<'_>, from: u32, most: u32) -> u32 {
+        let _ = (job, from, most);
+        unreachable!("split is called only where splits says yes")
     }
 
     /// Starts `job` of `caller` on the engine without waiting for it.

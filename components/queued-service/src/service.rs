@@ -23,6 +23,75 @@ struct InFlight<'a, I: Interface> {
     job: I::Job<'a>,
     /// False once its client was cut off: the answers have nowhere to go.
     answer: bool,
+    /// A piece of a parked request: `Some(last)`, whether it is the request's last.
+    piece: Option<bool>,
+}
+
+/// A request served in pieces ([`Interface::split`]) because it is larger than its
+/// client's share of the engine: the driver's own copy of it (a client rewriting its
+/// slot changes nothing) and how far it got. Its answer is owed from when it was taken.
+pub struct Parked<I: Interface> {
+    caller: Caller,
+    request: I::Request,
+    id: u32,
+    session: u32,
+    /// Bytes served so far, of `total`.
+    done: u32,
+    total: u32,
+    /// A piece of it is in the engine.
+    in_engine: bool,
+}
+
+/// Where a service keeps its parked requests ([`Interface::Parking`]): room for `N` in
+/// an interface that splits ([`Park`]), none in one that never does ([`NoParking`]), so
+/// only the first pays for the copies in its driver's state (which `driver_pd` holds to
+/// `MAX_STATE`: the Mac driver was at it). A client has at most one parked; with no
+/// place free, a large request is served whole.
+pub trait Parking<I: Interface> {
+    const NEW: Self;
+    fn places(&self) -> &[Option<Parked<I>>];
+    fn places_mut(&mut self) -> &mut [Option<Parked<I>>];
+}
+
+/// No parked requests: the interface never splits.
+pub struct NoParking;
+
+impl<I: Interface> Parking<I> for NoParking {
+    const NEW: Self = NoParking;
+    fn places(&self) -> &[Option<Parked<I>>] {
+        &[]
+    }
+    fn places_mut(&mut self) -> &mut [Option<Parked<I>>] {
+        &mut []
+    }
+}
+
+/// Room for `N` parked requests.
+pub struct Park<I: Interface, const N: usize>([Option<Parked<I>>; N]);
+
+impl<I: Interface, const N: usize> Parking<I> for Park<I, N> {
+    const NEW: Self = Park([const { None }; N]);
+    fn places(&self) -> &[Option<Parked<I>>] {
+        &self.0
+    }
+    fn places_mut(&mut self) -> &mut [Option<Parked<I>>] {
+        &mut self.0
+    }
+}
+
+/// The smallest piece a parked request is served in, and the smallest request parked
+/// (twice this): a quantum of the drivers' deficit round robin, so that a piece costs
+/// about what a light client's turn is granted.
+pub const MIN_PIECE: u32 = 512;
+
+/// How a parked request's next piece went.
+enum Resumed<R> {
+    /// It was answered (its last piece, or a refusal), with this: the pass goes on.
+    Answered(R),
+    /// A piece started, or ended at once with more to come: the pass goes on.
+    Going,
+    /// Nothing started, for this reason.
+    Stop(Stopped),
 }
 
 /// Why a serving pass stopped taking a client's requests.
@@ -40,20 +109,26 @@ pub enum Stopped {
     /// The pass spent its engine-time budget ([`Service::serve_within`]): more may
     /// wait, for the client's next turn.
     Budget,
+    /// As `Budget`, with a request of the client's parked ([`Interface::split`]): its
+    /// next piece waits for the client's next turn even if its queue is empty, and the
+    /// engine must not be left idle while it does (nothing else may wake the driver:
+    /// its client waits for the answer).
+    Parked,
 }
 
-/// What a request costs beside its bytes, in bytes of engine work: the fixed work of
-/// taking, checking, starting and answering it, so that a flood of short requests is
-/// not free in the shares [`Service::serve_within`]'s budget keeps.
+/// What a job costs beside its bytes, in bytes of engine work: the fixed work of
+/// taking, checking, starting and answering it (a context load), so that a flood of
+/// short requests is not free in the shares [`Service::serve_within`]'s budget keeps.
 pub const REQUEST_COST: i64 = 256;
 
-/// What `parts` cost the engine: their bytes and [`REQUEST_COST`] each.
+/// What a job carrying `parts` costs the engine: their bytes and [`REQUEST_COST`] once,
+/// the fixed work of one job (one context load, one start): requests joined into one
+/// transfer pay it once, as the engine does. Charged per request, sixteen joined 16-byte
+/// requests cost a light client 4,352 bytes of its share for some 512 bytes' worth of
+/// engine time.
 fn cost(parts: &Parts) -> i64 {
-    parts
-        .as_slice()
-        .iter()
-        .map(|&(_, bytes)| i64::from(bytes) + REQUEST_COST)
-        .sum()
+    let bytes: i64 = parts.as_slice().iter().map(|&(_, b)| i64::from(b)).sum();
+    bytes + REQUEST_COST
 }
 
 /// One engine, its sessions and the jobs in flight (at most the engine's depth, one per
@@ -62,6 +137,7 @@ pub struct Service<'a, I: Interface> {
     pub engine: I::Engine,
     pub sessions: Sessions<I::Session>,
     in_flight: [Option<InFlight<'a, I>>; MAX_IN_FLIGHT],
+    parked: I::Parking,
 }
 
 impl<'a, I: Interface> Service<'a, I> {
@@ -70,7 +146,25 @@ impl<'a, I: Interface> Service<'a, I> {
             engine,
             sessions,
             in_flight: [const { None }; MAX_IN_FLIGHT],
+            parked: I::Parking::NEW,
         }
+    }
+
+    /// Whether `caller` has a request parked ([`Interface::split`]) with no piece of it
+    /// in the engine: it has work to be served even if its queue is empty.
+    pub fn parked(&self, caller: Caller) -> bool {
+        self.parked
+            .places()
+            .iter()
+            .flatten()
+            .any(|p| p.caller == caller && !p.in_engine)
+    }
+
+    fn parked_index(&self, caller: Caller) -> Option<usize> {
+        self.parked
+            .places()
+            .iter()
+            .position(|p| p.as_ref().is_some_and(|p| p.caller == caller))
     }
 
     /// How many jobs are in flight.
@@ -93,16 +187,26 @@ impl<'a, I: Interface> Service<'a, I> {
         self.in_flight[..depth].iter().position(Option::is_none)
     }
 
+    /// Answers `caller` is owed: the requests of its jobs in flight and its parked one
+    /// (whose pieces owe none of their own).
     fn owed_to(&self, caller: Caller) -> u32 {
         let all = self.in_flight.iter().flatten();
-        all.filter(|f| f.caller == caller && f.answer)
+        let flying: u32 = all
+            .filter(|f| f.caller == caller && f.answer && f.piece.is_none())
             .map(|f| f.parts.len() as u32)
-            .sum()
+            .sum();
+        flying + u32::from(self.parked_index(caller).is_some())
     }
 
+    /// A session's requests run in order: one with a job in flight or a request parked
+    /// takes no other until that one is answered.
     fn session_in_flight(&self, caller: Caller, session: u32) -> bool {
         let mut all = self.in_flight.iter().flatten();
+        let parked = self.parked.places().iter().flatten();
         all.any(|f| f.caller == caller && f.session == session)
+            || parked
+                .into_iter()
+                .any(|p| p.caller == caller && p.session == session)
     }
 
     /// [`serve_batch`](Self::serve_batch) with no limit and no trace.
@@ -168,6 +272,20 @@ impl<'a, I: Interface> Service<'a, I> {
                 if self.full() {
                     return Ok((answered, Stopped::EngineFull));
                 }
+                // A parked request goes on first: its answer's room was taken with it,
+                // and its session's later requests wait for it.
+                if let Some(k) = self.parked_index(caller) {
+                    match self.resume(k, budget, &mut job, data) {
+                        Resumed::Answered(r) => {
+                            record::<I>(trace, caller, &r);
+                            responses.stage(r)?;
+                            answered += 1;
+                            continue;
+                        }
+                        Resumed::Going => continue,
+                        Resumed::Stop(why) => return Ok((answered, why)),
+                    }
+                }
                 if room == 0 {
                     return Ok((answered, Stopped::ClientsMove));
                 }
@@ -207,7 +325,28 @@ impl<'a, I: Interface> Service<'a, I> {
                     *budget = budget.saturating_sub(REQUEST_COST);
                     continue;
                 }
-                let mut parts = Parts::one(id, I::bytes(&job));
+                let bytes = I::bytes(&job);
+                // Larger than the client's share (its budget is finite only while others
+                // are served too): parked, and served a piece a turn from the next look.
+                if i64::from(bytes) > *budget
+                    && bytes >= 2 * MIN_PIECE
+                    && I::splits(&self.engine, &job)
+                    && let Some(free) = self.parked.places().iter().position(Option::is_none)
+                {
+                    batch.release(1);
+                    room -= 1;
+                    self.parked.places_mut()[free] = Some(Parked {
+                        caller,
+                        request,
+                        id,
+                        session,
+                        done: 0,
+                        total: bytes,
+                        in_engine: false,
+                    });
+                    continue;
+                }
+                let mut parts = Parts::one(id, bytes);
                 if I::coalesces(&self.engine, &job) {
                     // Followers of the same session join the job while their answers have
                     // room too: all that is queued now, not only what the last look saw
@@ -244,6 +383,83 @@ impl<'a, I: Interface> Service<'a, I> {
         // The pass's job copied its session's secrets (a key) to run them.
         I::forget(&mut job);
         result
+    }
+
+    /// The next piece of parked request `k`: as much of it as `budget` grants (at least
+    /// [`MIN_PIECE`]; the rest whole when less than that would be left), checked again
+    /// from the driver's copy (its session may have closed meanwhile) and started.
+    fn resume(
+        &mut self,
+        k: usize,
+        budget: &mut i64,
+        job: &mut I::Job<'a>,
+        data: ClientData<'a>,
+    ) -> Resumed<I::Response> {
+        let Some(p) = &self.parked.places()[k] else {
+            return Resumed::Stop(Stopped::ClientsMove);
+        };
+        if p.in_engine {
+            return Resumed::Stop(Stopped::SessionBusy);
+        }
+        if *budget <= 0 {
+            return Resumed::Stop(Stopped::Parked);
+        }
+        let Some(slot) = self.free_slot() else {
+            return Resumed::Stop(Stopped::EngineFull);
+        };
+        let (caller, session, id, done, total) = (p.caller, p.session, p.id, p.done, p.total);
+        let request = p.request;
+        let checked = I::check(
+            &self.engine,
+            &mut self.sessions,
+            caller,
+            &request,
+            job,
+            slot,
+        );
+        if let Err(e) = checked {
+            self.parked.places_mut()[k] = None;
+            return Resumed::Answered(I::answer(id, 0, &Err(e), true));
+        }
+        let grant = u32::try_from(*budget).unwrap_or(u32::MAX).max(MIN_PIECE);
+        let most = if total - done < grant.saturating_add(MIN_PIECE) {
+            total - done
+        } else {
+            grant
+        };
+        let bytes = I::split(job, done, most);
+        let last = done + bytes >= total;
+        *budget = budget.saturating_sub(i64::from(bytes) + REQUEST_COST);
+        // The last piece answers the whole request.
+        let parts = Parts::one(id, if last { total } else { bytes });
+        match I::start(&mut self.engine, &mut self.sessions, caller, job) {
+            Step::Done(result) => {
+                I::finish(&mut self.engine, &mut self.sessions, caller, job, &result);
+                if last || result.is_err() {
+                    self.parked.places_mut()[k] = None;
+                    let r = answers::<I>(&parts, &result).next();
+                    return r.map_or(Resumed::Going, Resumed::Answered);
+                }
+                if let Some(p) = &mut self.parked.places_mut()[k] {
+                    p.done += bytes;
+                }
+                Resumed::Going
+            }
+            Step::Pending => {
+                self.in_flight[slot] = Some(InFlight {
+                    caller,
+                    session,
+                    parts,
+                    job: core::mem::replace(job, I::empty_job(data)),
+                    answer: true,
+                    piece: Some(last),
+                });
+                if let Some(p) = &mut self.parked.places_mut()[k] {
+                    p.in_engine = true;
+                }
+                Resumed::Going
+            }
+        }
     }
 
     /// Starts one request (the engine must have room: see [`full`](Self::full)); its
@@ -304,6 +520,7 @@ impl<'a, I: Interface> Service<'a, I> {
                     parts: *parts,
                     job: core::mem::replace(job, I::empty_job(data)),
                     answer: true,
+                    piece: None,
                 });
                 None
             }
@@ -360,8 +577,30 @@ impl<'a, I: Interface> Service<'a, I> {
             &mut f.job,
             &result,
         );
+        let mut to = f.answer.then_some(f.caller);
+        if let Some(last) = f.piece {
+            let (id, bytes) = f.parts.as_slice()[0];
+            let k = self.parked.places().iter().position(|p| {
+                p.as_ref()
+                    .is_some_and(|p| p.caller == f.caller && p.id == id && p.in_engine)
+            });
+            match k {
+                // A piece with more to come owes no answer; it still lands (a place in
+                // the engine freed: every client is served again).
+                Some(k) if !last && result.is_ok() => {
+                    if let Some(p) = &mut self.parked.places_mut()[k] {
+                        p.done += bytes;
+                        p.in_engine = false;
+                    }
+                    to = None;
+                }
+                Some(k) => self.parked.places_mut()[k] = None,
+                // Its client was cut off meanwhile.
+                None => to = None,
+            }
+        }
         landed.push(LandedJob {
-            to: f.answer.then_some(f.caller),
+            to,
             parts: f.parts,
             result,
         });
@@ -391,6 +630,11 @@ impl<'a, I: Interface> Service<'a, I> {
         for f in self.in_flight.iter_mut().flatten() {
             if f.caller == caller {
                 f.answer = false;
+            }
+        }
+        for p in self.parked.places_mut() {
+            if p.as_ref().is_some_and(|p| p.caller == caller) {
+                *p = None;
             }
         }
         let engine = &mut self.engine;

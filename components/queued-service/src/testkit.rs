@@ -170,6 +170,72 @@ impl<I: Interface> Rig<I> {
         self.run(caller, requests, false)
     }
 
+    /// Sends raw requests as `caller` and serves them as a driver does while other
+    /// clients are served too: each pass with `budget` of engine work (a deficit round
+    /// robin grant, so a request larger than it is parked and served in pieces), the
+    /// engine's interrupts taken between passes, until every request is answered; the
+    /// answers and the passes it took. Between passes `between` runs (another client's
+    /// turn, say), with the rig.
+    pub fn exchange_within(
+        &mut self,
+        caller: Caller,
+        requests: &[I::Request],
+        budget: i64,
+        mut between: impl FnMut(&mut Self),
+    ) -> (Vec<I::Response>, u32) {
+        let mut tx = Producer::<I::Request>::attach(queue(&mut self.reqs), I::CAPACITY).unwrap();
+        assert_eq!(tx.enqueue_many(requests).unwrap(), requests.len());
+        let mut passes = 0u32;
+        let mut answers = Vec::new();
+        let untraced = pd_trace::Trace::new(None);
+        while answers.len() < requests.len() {
+            passes += 1;
+            assert!(
+                passes < POLLS,
+                "{} of {} answered",
+                answers.len(),
+                requests.len()
+            );
+            let data = self.client_data();
+            let mut rx =
+                Consumer::<I::Request>::attach(queue(&mut self.reqs), I::CAPACITY).unwrap();
+            let mut out = Producer::attach(queue(&mut self.resps), I::CAPACITY).unwrap();
+            let mut grant = budget;
+            self.service
+                .serve_within(
+                    caller,
+                    &mut rx,
+                    &mut out,
+                    data,
+                    usize::MAX,
+                    &mut grant,
+                    &untraced,
+                )
+                .unwrap();
+            let mut polls = 0;
+            while self.service.busy() {
+                polls += 1;
+                // The watchdog a PD would run: an engine whose interrupt never comes.
+                let landed = if polls < POLLS {
+                    self.service.interrupt()
+                } else {
+                    self.service.expire()
+                };
+                for (to, r) in landed.answers() {
+                    assert_eq!(to, caller, "answers go to the requester");
+                    out.enqueue(r).expect("room was checked");
+                }
+            }
+            let mut back =
+                Consumer::<I::Response>::attach(queue(&mut self.resps), I::CAPACITY).unwrap();
+            while let Ok(r) = back.dequeue() {
+                answers.push(r);
+            }
+            between(self);
+        }
+        (answers, passes)
+    }
+
     /// Takes the engine's interrupt once: how many jobs finished, and the answers given
     /// (queued for the client, and returned with the client they went to).
     pub fn interrupt(&mut self) -> (usize, Vec<(Caller, I::Response)>) {

@@ -155,6 +155,7 @@ impl<S: EntropySource> Rng<S> {
 }
 
 impl<S: EntropySource> Interface for Rng<S> {
+    type Parking = queued_service::NoParking;
     type Engine = Entropy<S>;
     type Request = Request;
     type Response = Response;

@@ -101,6 +101,31 @@ impl Segments {
         ((place.len as usize) >= len && !self.overlaps(&place)).then_some(place)
     }
 
+    /// The list's bytes `from..from + len` of its stream (the segments' bytes in order),
+    /// as a list of their own: the pieces a job too large for its client's share is
+    /// served in. Clamped to the stream; empty segments are left out.
+    pub fn window(&self, from: u32, len: u32) -> Segments {
+        let mut out = Segments::EMPTY;
+        let (start, end) = (
+            from.min(self.total),
+            from.saturating_add(len).min(self.total),
+        );
+        let mut at = 0u32;
+        for s in self.as_slice() {
+            let (lo, hi) = (at.max(start), (at + s.len).min(end));
+            if lo < hi {
+                out.segs[out.count] = Segment {
+                    offset: s.offset + (lo - at),
+                    len: hi - lo,
+                };
+                out.count += 1;
+                out.total += hi - lo;
+            }
+            at += s.len;
+        }
+        out
+    }
+
     /// Whether `other` shares a byte with one of the segments (empty ones share none).
     pub fn overlaps(&self, other: &Segment) -> bool {
         // Ends cannot overflow: the list and `other` were checked inside a region.
@@ -284,6 +309,44 @@ mod tests {
 
     fn seg(offset: u32, len: u32) -> Segment {
         Segment { offset, len }
+    }
+
+    #[test]
+    fn a_window_is_those_bytes_of_the_stream() {
+        let l = from_slice(
+            &[seg(100, 10), seg(0, 0), seg(200, 20)],
+            4096,
+            Overlaps::Refused,
+        )
+        .unwrap();
+        assert_eq!(l.window(0, 30).as_slice(), [seg(100, 10), seg(200, 20)]);
+        assert_eq!(l.window(5, 10).as_slice(), [seg(105, 5), seg(200, 5)]);
+        assert_eq!(l.window(12, 100).as_slice(), [seg(202, 18)]);
+        assert_eq!(l.window(12, 100).total(), 18);
+        assert!(l.window(30, 16).as_slice().is_empty());
+        assert!(l.window(u32::MAX, u32::MAX).as_slice().is_empty());
+    }
+
+    proptest! {
+        /// Consecutive windows cover the stream exactly, in order.
+        #[test]
+        fn windows_tile_the_stream(lens in proptest::collection::vec(0u32..100, 1..6), step in 1u32..64) {
+            let mut at = 0;
+            let segs: std::vec::Vec<Segment> = lens.iter().map(|&l| { let s = seg(at, l); at += l + 3; s }).collect();
+            let l = from_slice(&segs, 4096, Overlaps::Refused).unwrap();
+            let mut bytes = std::vec::Vec::new();
+            let mut from = 0;
+            while from < l.total() {
+                let w = l.window(from, step);
+                prop_assert_eq!(w.total(), step.min(l.total() - from));
+                for s in w.as_slice() {
+                    bytes.extend(s.offset..s.offset + s.len);
+                }
+                from += step;
+            }
+            let whole: std::vec::Vec<u32> = l.as_slice().iter().flat_map(|s| s.offset..s.offset + s.len).collect();
+            prop_assert_eq!(bytes, whole);
+        }
     }
 
     #[test]
