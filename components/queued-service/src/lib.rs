@@ -58,7 +58,8 @@ pub use keys::{KeyMaterial, KeyPlace, KeyRefusal, KeySource, KeyUse, MAX_KEY, Un
 pub use landed::{Landed, LandedJob};
 pub use segment_list::{MAX_JOINED, MAX_SEGMENTS, Parts, Segments};
 pub use service::{
-    MAX_COALESCED, MIN_PIECE, NoParking, Park, Parked, Parking, REQUEST_COST, Service, Stopped,
+    MAX_COALESCED, MIN_PIECE, NoParking, PARK_FROM, Park, Parked, Parking, REQUEST_COST, Service,
+    Stopped,
 };
 pub use sessions::{MAX_SESSIONS, Sessions};
 
