@@ -214,17 +214,7 @@ impl<I: Interface> Rig<I> {
                 .unwrap();
             let mut polls = 0;
             while self.service.busy() {
-                polls += 1;
-                // The watchdog a PD would run: an engine whose interrupt never comes.
-                let landed = if polls < POLLS {
-                    self.service.interrupt()
-                } else {
-                    self.service.expire()
-                };
-                for (to, r) in landed.answers() {
-                    assert_eq!(to, caller, "answers go to the requester");
-                    out.enqueue(r).expect("room was checked");
-                }
+                land(&mut self.service, caller, &mut out, &mut polls);
             }
             let mut back =
                 Consumer::<I::Response>::attach(queue(&mut self.resps), I::CAPACITY).unwrap();
@@ -274,18 +264,7 @@ impl<I: Interface> Rig<I> {
             if !interrupts || !self.service.busy() {
                 break;
             }
-            polls += 1;
-            // The watchdog a PD would run: an engine whose interrupt never comes.
-            let landed = if polls < POLLS {
-                self.service.interrupt()
-            } else {
-                polls = 0;
-                self.service.expire()
-            };
-            for (to, r) in landed.answers() {
-                assert_eq!(to, caller, "answers go to the requester");
-                out.enqueue(r).expect("room was checked");
-            }
+            land(&mut self.service, caller, &mut out, &mut polls);
         }
         let mut back =
             Consumer::<I::Response>::attach(queue(&mut self.resps), I::CAPACITY).unwrap();
@@ -294,6 +273,27 @@ impl<I: Interface> Rig<I> {
         let n = back.dequeue_many(&mut got).unwrap();
         got.truncate(n);
         got
+    }
+}
+
+/// Takes `service`'s interrupt (the watchdog's expiry instead, as a PD's would fire,
+/// after [`POLLS`] of them) and queues the answers, which go to `caller`.
+fn land<I: Interface>(
+    service: &mut Service<'static, I>,
+    caller: Caller,
+    out: &mut Producer<'_, I::Response>,
+    polls: &mut u32,
+) {
+    *polls += 1;
+    let landed = if *polls < POLLS {
+        service.interrupt()
+    } else {
+        *polls = 0;
+        service.expire()
+    };
+    for (to, r) in landed.answers() {
+        assert_eq!(to, caller, "answers go to the requester");
+        out.enqueue(r).expect("room was checked");
     }
 }
 
