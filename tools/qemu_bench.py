@@ -84,7 +84,8 @@ def main() -> int:
 
     worst = max(spread(k, i) for k in last for i in range(len(last[k])))
     print("")
-    print(f"instructions a request (QEMU -icount shift=0, debug kernel), last of {RUNS} runs;")
+    config = os.environ.get("BENCH_CONFIG", "debug")
+    print(f"instructions a request (QEMU -icount shift=0, Microkit {config} config), last of {RUNS} runs;")
     print("`spread` is the largest difference between runs of the row's figures")
     print(f"{'size':>7} {'depth':>5} {'isolated':>10} {'in the PD':>10} {'isolation':>10} {'in-PD/isolated':>15} {'spread':>7}")
     for key in sorted(k for k in last if k != "ppc"):

@@ -144,6 +144,9 @@ pub struct Service<'a, I: Interface> {
     pub sessions: Sessions<I::Session>,
     in_flight: [Option<InFlight<'a, I>>; MAX_IN_FLIGHT],
     parked: I::Parking,
+    /// How many of `parked`'s places hold a request: while none does (always, for a
+    /// driver whose engine never splits) the serving loop's looks at them cost a compare.
+    parked_count: usize,
 }
 
 impl<'a, I: Interface> Service<'a, I> {
@@ -153,20 +156,26 @@ impl<'a, I: Interface> Service<'a, I> {
             sessions,
             in_flight: [const { None }; MAX_IN_FLIGHT],
             parked: I::Parking::NEW,
+            parked_count: 0,
         }
     }
 
     /// Whether `caller` has a request parked ([`Interface::split`]) with no piece of it
     /// in the engine: it has work to be served even if its queue is empty.
     pub fn parked(&self, caller: Caller) -> bool {
-        self.parked
-            .places()
-            .iter()
-            .flatten()
-            .any(|p| p.caller == caller && !p.in_engine)
+        self.parked_count > 0
+            && self
+                .parked
+                .places()
+                .iter()
+                .flatten()
+                .any(|p| p.caller == caller && !p.in_engine)
     }
 
     fn parked_index(&self, caller: Caller) -> Option<usize> {
+        if self.parked_count == 0 {
+            return None;
+        }
         self.parked
             .places()
             .iter()
@@ -210,9 +219,10 @@ impl<'a, I: Interface> Service<'a, I> {
         let mut all = self.in_flight.iter().flatten();
         let parked = self.parked.places().iter().flatten();
         all.any(|f| f.caller == caller && f.session == session)
-            || parked
-                .into_iter()
-                .any(|p| p.caller == caller && p.session == session)
+            || self.parked_count > 0
+                && parked
+                    .into_iter()
+                    .any(|p| p.caller == caller && p.session == session)
     }
 
     /// [`serve_batch`](Self::serve_batch) with no limit and no trace.
@@ -341,6 +351,7 @@ impl<'a, I: Interface> Service<'a, I> {
                 {
                     batch.release(1);
                     room -= 1;
+                    self.parked_count += 1;
                     self.parked.places_mut()[free] = Some(Parked {
                         caller,
                         request,
@@ -391,6 +402,13 @@ impl<'a, I: Interface> Service<'a, I> {
         result
     }
 
+    /// Frees parked place `k`.
+    fn unpark(&mut self, k: usize) {
+        if self.parked.places_mut()[k].take().is_some() {
+            self.parked_count -= 1;
+        }
+    }
+
     /// The next piece of parked request `k`: as much of it as `budget` grants (at least
     /// [`MIN_PIECE`]; the rest whole when less than that would be left), checked again
     /// from the driver's copy (its session may have closed meanwhile) and started.
@@ -424,7 +442,7 @@ impl<'a, I: Interface> Service<'a, I> {
             slot,
         );
         if let Err(e) = checked {
-            self.parked.places_mut()[k] = None;
+            self.unpark(k);
             return Resumed::Answered(I::answer(id, 0, &Err(e), true));
         }
         let grant = u32::try_from(*budget).unwrap_or(u32::MAX).max(MIN_PIECE);
@@ -442,7 +460,7 @@ impl<'a, I: Interface> Service<'a, I> {
             Step::Done(result) => {
                 I::finish(&mut self.engine, &mut self.sessions, caller, job, &result);
                 if last || result.is_err() {
-                    self.parked.places_mut()[k] = None;
+                    self.unpark(k);
                     let r = answers::<I>(&parts, &result).next();
                     return r.map_or(Resumed::Going, Resumed::Answered);
                 }
@@ -600,7 +618,11 @@ impl<'a, I: Interface> Service<'a, I> {
                     }
                     to = None;
                 }
-                Some(k) => self.parked.places_mut()[k] = None,
+                Some(k) => {
+                    // As `unpark`, by field: `f` holds the in-flight slot.
+                    self.parked.places_mut()[k] = None;
+                    self.parked_count -= 1;
+                }
                 // Its client was cut off meanwhile.
                 None => to = None,
             }
@@ -638,10 +660,8 @@ impl<'a, I: Interface> Service<'a, I> {
                 f.answer = false;
             }
         }
-        for p in self.parked.places_mut() {
-            if p.as_ref().is_some_and(|p| p.caller == caller) {
-                *p = None;
-            }
+        while let Some(k) = self.parked_index(caller) {
+            self.unpark(k);
         }
         let engine = &mut self.engine;
         self.sessions

@@ -16,9 +16,17 @@
 //! instruction, so there the nanoseconds are instructions and a run repeats to the
 //! count (`make qemu-bench`). On the host backend it is the host's monotonic clock.
 //!
+//! Where the kernel does not print (Microkit's release and benchmark configs) the lines
+//! go to QEMU's semihosting console instead (`HLT #0xF000`, SYS_WRITE0), which `make
+//! qemu-bench` opens to user code (`-semihosting-config enable=on,userspace=on`): such an
+//! image runs only there (anywhere else the `HLT` is an undefined instruction and the PD
+//! faults). A stand-in for the serial driver PD issue 30 asks for, which does not exist
+//! yet.
+//!
 //! Unfinished (issue 30): the benchmark kernel's utilisation tracking (the driver's
 //! share of the time, as sDDF's benchmark PD reports it), the other engines' drivers,
-//! and a serial driver PD, without which only the debug kernel prints these lines.
+//! the PMU cycle counter (under `-icount` the generic timer counts the same virtual
+//! time), and the serial driver PD.
 use cipher_service::{ClientData, Job, Session, run_polled, validate};
 use cpu_engine::CpuEngine;
 use crypto_client::pd::{DRIVER, Data, link};
@@ -75,6 +83,66 @@ mod clock {
     pub fn hz() -> u64 {
         1_000_000_000
     }
+}
+
+/// QEMU's semihosting console, for kernels that do not print (see the crate docs).
+#[cfg(target_os = "none")]
+mod semihosting {
+    use core::fmt::{self, Write};
+
+    /// SYS_WRITE0: a NUL-terminated string to the console.
+    const SYS_WRITE0: u64 = 0x04;
+
+    struct Line {
+        buf: [u8; 256],
+        len: usize,
+    }
+
+    impl Write for Line {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            for &b in s.as_bytes() {
+                // Room kept for the newline and the NUL; a longer line is cut.
+                if self.len + 2 < self.buf.len() && b != 0 {
+                    self.buf[self.len] = b;
+                    self.len += 1;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    pub fn line(args: fmt::Arguments<'_>) {
+        let mut l = Line {
+            buf: [0; 256],
+            len: 0,
+        };
+        let _ = l.write_fmt(args);
+        l.buf[l.len] = b'\n';
+        l.buf[l.len + 1] = 0;
+        // SAFETY: QEMU reads the NUL-terminated string at x1, alive across the call; the
+        // trap touches nothing else (the crate docs say where this may run).
+        unsafe {
+            core::arch::asm!("hlt #0xf000", inout("x0") SYS_WRITE0 => _, in("x1") l.buf.as_ptr(), options(nostack))
+        };
+    }
+}
+
+#[cfg(not(target_os = "none"))]
+mod semihosting {
+    /// The host backend always prints: never reached.
+    pub fn line(_: core::fmt::Arguments<'_>) {}
+}
+
+/// A line of the bench's output: the debug console where the kernel prints, QEMU's
+/// semihosting console where it does not.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if pd_runtime::PRINTS {
+            debug_println!($($arg)*)
+        } else {
+            semihosting::line(format_args!($($arg)*))
+        }
+    };
 }
 
 /// Nanoseconds per item of `ticks` over `n` items.
@@ -169,7 +237,7 @@ impl Bench {
         let isolated = ns(ticks, n);
         let own = ns(self.in_pd[self.at / DEPTHS.len()], n);
         let ratio = own as f64 / isolated.max(1) as f64;
-        debug_println!(
+        say!(
             "bench: aes-128-cbc {size} B depth {depth}: {isolated} ns isolated, {own} ns in the PD, {} ns of isolation, {ratio:.2}x",
             isolated as i64 - own as i64
         );
@@ -188,7 +256,7 @@ impl Handler for Bench {
             Ok(true) => DRIVER.notify(),
             Ok(false) => {}
             Err(e) => {
-                debug_println!("bench: FAIL: the driver broke the queue: {e:?}");
+                say!("bench: FAIL: the driver broke the queue: {e:?}");
                 exit(1);
             }
         }
@@ -207,10 +275,10 @@ impl Handler for Bench {
             return;
         }
         if self.failed {
-            debug_println!("bench: FAIL: a request was refused or restarted");
+            say!("bench: FAIL: a request was refused or restarted");
             exit(1);
         }
-        debug_println!("bench: done");
+        say!("bench: done");
         exit(0);
     }
 }
@@ -225,7 +293,7 @@ fn init() -> Bench {
         data.len() >= SIZES[SIZES.len() - 1] as usize,
         "the data region holds a request"
     );
-    debug_println!(
+    say!(
         "bench: clock {} Hz; {BYTES} bytes (at least {MIN_REQUESTS} requests) a measurement",
         clock::hz()
     );
@@ -235,7 +303,7 @@ fn init() -> Bench {
         calls.capabilities().expect("capabilities");
     }
     let call = ns(clock::now() - start, CALLS);
-    debug_println!("bench: ppc round trip (capabilities): {call} ns");
+    say!("bench: ppc round trip (capabilities): {call} ns");
     let session = calls
         .open_session(Mode::Cbc, Path::Adaptive, 16, KEY, [0; 16])
         .expect("a CBC session");
