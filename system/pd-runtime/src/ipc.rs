@@ -132,11 +132,20 @@ pub fn scrub_stack() {
 
 /// Formats to the debug console in one write, so lines from several PDs do not mix.
 pub fn debug_fmt(args: fmt::Arguments<'_>) {
-    struct Line {
+    write_line(args, crate::debug_puts);
+}
+
+/// Formats `args` and a newline into a buffer of 256 bytes and hands it to `put` in as
+/// few writes as it takes (one, for a line that fits), each valid UTF-8: for
+/// [`debug_fmt`], and for a PD with a console of its own (the isolation bench's
+/// semihosting one).
+pub fn write_line(args: fmt::Arguments<'_>, put: impl FnMut(&str)) {
+    struct Line<P> {
         buf: [u8; 256],
         len: usize,
+        put: P,
     }
-    impl Write for Line {
+    impl<P: FnMut(&str)> Write for Line<P> {
         fn write_str(&mut self, s: &str) -> fmt::Result {
             for &b in s.as_bytes() {
                 if self.len == self.buf.len() {
@@ -148,7 +157,7 @@ pub fn debug_fmt(args: fmt::Arguments<'_>) {
             Ok(())
         }
     }
-    impl Line {
+    impl<P: FnMut(&str)> Line<P> {
         fn flush(&mut self) {
             // Split only at a char boundary so each write is valid UTF-8.
             let mut end = self.len;
@@ -156,7 +165,7 @@ pub fn debug_fmt(args: fmt::Arguments<'_>) {
                 end -= 1;
             }
             if let Ok(s) = core::str::from_utf8(&self.buf[..end]) {
-                crate::debug_puts(s);
+                (self.put)(s);
             }
             self.buf.copy_within(end..self.len, 0);
             self.len -= end;
@@ -165,6 +174,7 @@ pub fn debug_fmt(args: fmt::Arguments<'_>) {
     let mut line = Line {
         buf: [0; 256],
         len: 0,
+        put,
     };
     let _ = line.write_fmt(args);
     let _ = line.write_str("\n");

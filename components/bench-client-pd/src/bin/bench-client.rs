@@ -88,42 +88,23 @@ mod clock {
 /// QEMU's semihosting console, for kernels that do not print (see the crate docs).
 #[cfg(target_os = "none")]
 mod semihosting {
-    use core::fmt::{self, Write};
-
     /// SYS_WRITE0: a NUL-terminated string to the console.
     const SYS_WRITE0: u64 = 0x04;
 
-    struct Line {
-        buf: [u8; 256],
-        len: usize,
-    }
-
-    impl Write for Line {
-        fn write_str(&mut self, s: &str) -> fmt::Result {
-            for &b in s.as_bytes() {
-                // Room kept for the newline and the NUL; a longer line is cut.
-                if self.len + 2 < self.buf.len() && b != 0 {
-                    self.buf[self.len] = b;
-                    self.len += 1;
-                }
-            }
-            Ok(())
-        }
-    }
-
-    pub fn line(args: fmt::Arguments<'_>) {
-        let mut l = Line {
-            buf: [0; 256],
-            len: 0,
-        };
-        let _ = l.write_fmt(args);
-        l.buf[l.len] = b'\n';
-        l.buf[l.len + 1] = 0;
-        // SAFETY: QEMU reads the NUL-terminated string at x1, alive across the call; the
-        // trap touches nothing else (the crate docs say where this may run).
-        unsafe {
-            core::arch::asm!("hlt #0xf000", inout("x0") SYS_WRITE0 => _, in("x1") l.buf.as_ptr(), options(nostack))
-        };
+    /// One line, formatted as the debug console's are (`pd_runtime::ipc::write_line`).
+    pub fn line(args: core::fmt::Arguments<'_>) {
+        pd_runtime::ipc::write_line(args, |piece| {
+            let mut buf = [0u8; 257];
+            // A piece is at most the formatter's 256 bytes; a NUL in it would end the
+            // string early, so the rest of that piece is not shown.
+            let n = piece.len().min(256);
+            buf[..n].copy_from_slice(&piece.as_bytes()[..n]);
+            // SAFETY: QEMU reads the NUL-terminated string at x1, alive across the
+            // call; the trap touches nothing else (the crate docs say where this runs).
+            unsafe {
+                core::arch::asm!("hlt #0xf000", inout("x0") SYS_WRITE0 => _, in("x1") buf.as_ptr(), options(nostack))
+            };
+        });
     }
 }
 
