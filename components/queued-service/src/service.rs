@@ -160,18 +160,6 @@ impl<'a, I: Interface> Service<'a, I> {
         }
     }
 
-    /// Whether `caller` has a request parked ([`Interface::split`]) with no piece of it
-    /// in the engine: it has work to be served even if its queue is empty.
-    pub fn parked(&self, caller: Caller) -> bool {
-        self.parked_count > 0
-            && self
-                .parked
-                .places()
-                .iter()
-                .flatten()
-                .any(|p| p.caller == caller && !p.in_engine)
-    }
-
     fn parked_index(&self, caller: Caller) -> Option<usize> {
         if self.parked_count == 0 {
             return None;
@@ -384,7 +372,9 @@ impl<'a, I: Interface> Service<'a, I> {
                 batch.release(parts.len());
                 room -= parts.len() as u32;
                 *budget = budget.saturating_sub(cost(&parts));
-                if let Some(result) = self.start(caller, session, slot, &parts, &mut job, data) {
+                if let Some(result) =
+                    self.start(caller, session, slot, &parts, &mut job, data, None)
+                {
                     for r in answers::<I>(&parts, &result) {
                         record::<I>(trace, caller, &r);
                         // Room was checked above and only this PD produces: cannot be full,
@@ -453,33 +443,23 @@ impl<'a, I: Interface> Service<'a, I> {
         };
         let bytes = I::split(job, done, most);
         let last = done + bytes >= total;
-        *budget = budget.saturating_sub(i64::from(bytes) + REQUEST_COST);
+        *budget = budget.saturating_sub(cost(&Parts::one(id, bytes)));
         // The last piece answers the whole request.
         let parts = Parts::one(id, if last { total } else { bytes });
-        match I::start(&mut self.engine, &mut self.sessions, caller, job) {
-            Step::Done(result) => {
-                I::finish(&mut self.engine, &mut self.sessions, caller, job, &result);
-                if last || result.is_err() {
-                    self.unpark(k);
-                    let r = answers::<I>(&parts, &result).next();
-                    return r.map_or(Resumed::Going, Resumed::Answered);
-                }
-                if let Some(p) = &mut self.parked.places_mut()[k] {
-                    p.done += bytes;
-                }
-                Resumed::Going
+        let result = self.start(caller, session, slot, &parts, job, data, Some(last));
+        match result {
+            Some(result) if last || result.is_err() => {
+                self.unpark(k);
+                let r = answers::<I>(&parts, &result).next();
+                r.map_or(Resumed::Going, Resumed::Answered)
             }
-            Step::Pending => {
-                self.in_flight[slot] = Some(InFlight {
-                    caller,
-                    session,
-                    parts,
-                    job: core::mem::replace(job, I::empty_job(data)),
-                    answer: true,
-                    piece: Some(last),
-                });
+            finished => {
                 if let Some(p) = &mut self.parked.places_mut()[k] {
-                    p.in_engine = true;
+                    // Done at once with more to come, or in the engine now.
+                    match finished {
+                        Some(_) => p.done += bytes,
+                        None => p.in_engine = true,
+                    }
                 }
                 Resumed::Going
             }
@@ -512,14 +492,16 @@ impl<'a, I: Interface> Service<'a, I> {
             return refused(e);
         }
         let parts = Parts::one(id, I::bytes(&job));
-        let result = self.start(caller, session, slot, &parts, &mut job, data);
+        let result = self.start(caller, session, slot, &parts, &mut job, data, None);
         I::forget(&mut job);
         answers::<I>(&parts, &result?).next()
     }
 
     /// Starts `job` (carrying `parts`) on the engine, in the slot it was checked for:
     /// in flight, or finished at once (its result returned; the caller answers
-    /// `parts`). `job` is left empty over `data` if it goes in flight.
+    /// `parts`). `job` is left empty over `data` if it goes in flight, a piece of a parked
+    /// request if `piece` says so (whether it is the last).
+    #[allow(clippy::too_many_arguments)]
     fn start(
         &mut self,
         caller: Caller,
@@ -528,6 +510,7 @@ impl<'a, I: Interface> Service<'a, I> {
         parts: &Parts,
         job: &mut I::Job<'a>,
         data: ClientData<'a>,
+        piece: Option<bool>,
     ) -> Option<Result<I::Done, I::Error>> {
         // By reference: the engine usually answers at once, and a moved job (some 200
         // bytes, written field by field) cost store-forwarding stalls per request; so
@@ -544,7 +527,7 @@ impl<'a, I: Interface> Service<'a, I> {
                     parts: *parts,
                     job: core::mem::replace(job, I::empty_job(data)),
                     answer: true,
-                    piece: None,
+                    piece,
                 });
                 None
             }
