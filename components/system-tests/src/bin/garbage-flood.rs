@@ -30,9 +30,22 @@ use system_tests::client::{DRIVER, link};
 
 const DEPTH: u32 = 32;
 
+/// `GARBAGE_VALID`'s narrowing: only this much of a valid 64-byte update is random.
+#[derive(Clone, Copy)]
+enum Valid {
+    /// Nothing: a valid update.
+    All,
+    /// Its op.
+    Op,
+    /// Its one segment.
+    Segs,
+}
+
 struct Flood {
     link: Link<'static, Request, Response>,
     session: u32,
+    /// Read once at init: a look at the environment per request was part of the rate.
+    valid: Option<Valid>,
     rng: u64,
     next_id: u32,
     in_flight: u32,
@@ -54,35 +67,22 @@ impl Flood {
         let r = self.random();
         self.next_id = (self.next_id + 1) & 0xFF_FFFF;
         let mut req = Request::over(self.next_id, 0, digest::DigestOp::Update, &[]);
-        if let Ok(v) = std::env::var("GARBAGE_VALID") {
-            if v == "op" {
-                let mut q = Request::over(
-                    self.next_id,
-                    self.session,
-                    digest::DigestOp::Update,
-                    &[(0, 64)],
-                );
-                q.op = digest::DigestOpRaw((r >> 40) as u8 % 4);
-                return q;
-            }
-            if v == "segs" {
-                let mut q = Request::over(
-                    self.next_id,
-                    self.session,
-                    digest::DigestOp::Update,
-                    &[(0, 64)],
-                );
-                let x = r;
-                q.segs[0].offset = (x as u32) % 0x2000;
-                q.segs[0].len = ((x >> 32) as u32) % 0x2000;
-                return q;
-            }
-            return Request::over(
+        if let Some(valid) = self.valid {
+            let mut q = Request::over(
                 self.next_id,
                 self.session,
                 digest::DigestOp::Update,
                 &[(0, 64)],
             );
+            match valid {
+                Valid::All => {}
+                Valid::Op => q.op = digest::DigestOpRaw((r >> 40) as u8 % 4),
+                Valid::Segs => {
+                    q.segs[0].offset = (r as u32) % 0x2000;
+                    q.segs[0].len = ((r >> 32) as u32) % 0x2000;
+                }
+            }
+            return q;
         }
         // Half the requests name the open session, so some pass the session check and
         // fail later (segments, op), as a fuzzer's would.
@@ -202,9 +202,17 @@ fn init() -> Flood {
     let session = calls
         .open_session(Algorithm::Sha256, HashPath::Auto)
         .expect("a SHA-256 session");
+    let valid = std::env::var("GARBAGE_VALID")
+        .ok()
+        .map(|v| match v.as_str() {
+            "op" => Valid::Op,
+            "segs" => Valid::Segs,
+            _ => Valid::All,
+        });
     let mut f = Flood {
         link: link(REQUEST_QUEUE_CAPACITY),
         session,
+        valid,
         rng: 0x9E37_79B9_7F4A_7C15,
         next_id: 0,
         in_flight: 0,
