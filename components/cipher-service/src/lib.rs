@@ -37,7 +37,8 @@ pub mod testkit;
 
 pub use interface::Cipher;
 pub use queued_service::{
-    ClientData, MAX_COALESCED, MAX_IN_FLIGHT, MAX_JOINED, MAX_SEGMENTS, MAX_SESSIONS, Stopped,
+    ClientData, MAX_COALESCED, MAX_IN_FLIGHT, MAX_JOINED, MAX_SEGMENTS, MAX_SESSIONS, PARK_FROM,
+    Stopped,
 };
 pub use segments::{BLOCK, Segments, validate};
 

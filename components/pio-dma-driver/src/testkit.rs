@@ -321,6 +321,7 @@ pub fn vector_suite<S: Soc>() {
         ("SP 800-38A on PIO", sp800_38a_pio_split_at_every_offset),
         ("IV carried over", iv_carries_over_between_requests),
         ("pieces", a_large_request_goes_in_pieces),
+        ("joins bounded", a_lone_clients_joins_stop_at_park_from),
         ("queued requests", queued_requests_run_as_one_transfer),
         ("joins", joins_on_every_path),
         (
@@ -694,6 +695,47 @@ pub fn a_large_request_goes_in_pieces<S: Soc>(board: &Board<S>) {
         });
     assert_eq!(passes, 2, "closed after the first piece");
     assert_eq!(status(&answers[0]), Err(CipherError::UnknownSession));
+}
+
+/// A lone client (its budget unbounded) queues three 1 KiB CBC requests on DMA: joined,
+/// they stop at `PARK_FROM` (2 KiB), a transfer of two and one of one, since a joined job cannot be
+/// cut and the next client to arrive would wait for all of it; the bytes are one
+/// job's, the IV carried across the joins.
+pub fn a_lone_clients_joins_stop_at_park_from<S: Soc>(board: &Board<S>) {
+    const PER: u32 = 1024;
+    assert_eq!(
+        2 * PER,
+        cipher_service::PARK_FROM,
+        "two requests reach the bound"
+    );
+    let mut rig = board.rig();
+    let (_, mode, key, iv, _) = *SP800_38A
+        .iter()
+        .find(|v| v.0 == "F.2.1 CBC-AES128")
+        .expect("published");
+    let plain: Vec<u8> = (0..3 * PER).map(|i| (i * 5 + 3) as u8).collect();
+    let whole = rig.open(mode, Path::Dma, &hex(key), &hex(iv)).unwrap();
+    let want = rig
+        .crypt(
+            whole,
+            CipherOp::Encrypt,
+            &plain,
+            &[3 * PER],
+            Layout::Aligned,
+        )
+        .unwrap();
+    let s = rig.open(mode, Path::Dma, &hex(key), &hex(iv)).unwrap();
+    rig.bytes()[..plain.len()].copy_from_slice(&plain);
+    let reqs: Vec<_> = (0..3)
+        .map(|i| request(700 + i, s, &[(i * PER, PER)]))
+        .collect();
+    let starts = || board.ledger.get(Event::DmaStart);
+    let before = starts();
+    let got = rig.exchange(CLIENT, &reqs);
+    assert_eq!(got.len(), 3, "one answer per request");
+    assert!(got.iter().all(|a| status(a).is_ok()), "{got:?}");
+    assert_eq!(starts() - before, 4, "two transfers, two channels each");
+    assert_eq!(&rig.bytes()[..plain.len()], &want[..], "as one job");
 }
 
 /// FIPS-197 Appendix C on every path, ECB both ways; on DMA as many copies of the block,
