@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-const INTERFACES: [&str; 9] = [
-    "common", "power", "cipher", "digest", "mac", "aead", "rng", "regbus", "keys",
+const INTERFACES: [&str; 10] = [
+    "common", "power", "cipher", "digest", "mac", "aead", "rng", "regbus", "keys", "serial",
 ];
 
 fn main() {

@@ -12,6 +12,7 @@
 //!   requests (queues).
 //! * [`keys`]: the key store's handles, policies and drivers' fetches (calls only).
 //! * [`regbus`]: register access over calls to a device PD standing in for silicon.
+//! * [`serial`]: the console: each PD's lines, queued to the serial driver PD.
 //!
 //! Each module has the interface's types (zerocopy `#[repr(C)]` descriptors, enums and
 //! their checked raw forms), a `Server` trait with a `dispatch` function, a `Client` stub,
@@ -56,6 +57,10 @@ pub mod keys {
 
 pub mod regbus {
     include!(concat!(env!("OUT_DIR"), "/regbus.rs"));
+}
+
+pub mod serial {
+    include!(concat!(env!("OUT_DIR"), "/serial.rs"));
 }
 
 // A driver takes a request only when it can queue the answer; with at least as many

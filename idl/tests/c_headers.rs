@@ -23,6 +23,7 @@ const MODULES: &[(&str, &[(&str, u64)])] = &[
     ("rng", pd_idl::rng::C_FACTS),
     ("regbus", pd_idl::regbus::C_FACTS),
     ("keys", pd_idl::keys::C_FACTS),
+    ("serial", pd_idl::serial::C_FACTS),
 ];
 
 /// `wire.h` is idlc's copy of the hand-written `pd_idl::wire` layer's numbers.

@@ -39,6 +39,7 @@ ProtectionDomain = SystemDescription.ProtectionDomain
 MemoryRegion = SystemDescription.MemoryRegion
 Map = SystemDescription.Map
 Channel = SystemDescription.Channel
+Irq = SystemDescription.IrqConventional
 
 # driver-pd's conventions (components/driver-pd/src/lib.rs and clients.rs).
 MAX_CLIENTS = 4
@@ -48,6 +49,15 @@ DEVICE_CHANNEL = 20
 KEYS_CHANNEL = 12
 # The key store's channel to its Rng driver (driver_pd::rng: setvar_id="rng").
 RNG_CHANNEL = 11
+# The console (pd-runtime's console module, components/serial-pd): every writer reaches
+# the serial driver on channel 61 (the last id Microkit allows) and maps its queue as
+# `console`; the driver has writer k on channel k (`writer<k>`) and the UART's
+# interrupt on 61.
+CONSOLE_CHANNEL = 61
+MAX_CONSOLE_WRITERS = 61
+# QEMU virt's PL011 (hw/arm/virt.c: VIRT_UART at 0x09000000, SPI 1, so GIC irq 33).
+QEMU_VIRT_UART = 0x0900_0000
+QEMU_VIRT_UART_IRQ = 33
 # device-model-pd maps dma0..dma7; dma0 is the driver's scratch.
 MAX_DMA_REGIONS = 8
 # Every crypto-pd PD keeps its state on its stack (pd-runtime's init returns the
@@ -187,6 +197,36 @@ class Crypto:
         d = Crypto.Driver(self, driver, **options)
         self._drivers.append(d)
         return d
+
+    def add_console(
+        self,
+        serial: ProtectionDomain,
+        writers: List[ProtectionDomain],
+        *,
+        uart_paddr: int = QEMU_VIRT_UART,
+        irq: int = QEMU_VIRT_UART_IRQ,
+    ) -> None:
+        """The serial driver PD (components/serial-pd) and a console queue for each of
+        `writers`: region `console_<writer>` (one page), mapped as `console` in the
+        writer and as `writer<k>` in `serial`, and a channel on which the writer
+        notifies (its id 61, the driver's k; the driver never notifies a writer: a
+        writer never waits for it). `serial` maps the UART's page uncached as `uart`
+        and takes its level-triggered interrupt on channel 61. A writer must be built on
+        pd-runtime (its `console` setvars); a C PD on libmicrokit has none. The caller
+        adds `serial` to the system."""
+        if len(writers) > MAX_CONSOLE_WRITERS:
+            raise CryptoSdfError(f"{len(writers)} console writers: the serial driver has channels for {MAX_CONSOLE_WRITERS}")
+        names = [w.name for w in writers]
+        if len(set(names)) != len(names) or serial.name in names:
+            raise CryptoSdfError("a console writer is named twice, or is the serial driver itself")
+        uart = self.region("uart", 0x1000, paddr=uart_paddr)
+        self.map(serial, uart, "uart", cached=False)
+        serial.add_irq(Irq(irq, trigger=Irq.Trigger.LEVEL, id=CONSOLE_CHANNEL))
+        for k, writer in enumerate(writers):
+            queue = self.region(f"console_{writer.name}", 0x1000)
+            self.map(writer, queue, "console")
+            self.map(serial, queue, f"writer{k}")
+            self.sdf.add_channel(Channel(writer, serial, a_id=CONSOLE_CHANNEL, b_id=k, notify_b=False))
 
     def render(self, header: Optional[str] = None) -> str:
         """sdfgen's XML with the `region_paddr` setvars added and `header` as a

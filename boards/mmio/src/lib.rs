@@ -6,7 +6,8 @@
 //! is a device model (crate `engine-models`) standing in for the silicon. Drivers are
 //! generic over the bus and so run unchanged on both.
 //!
-//! The register maps ([`omap_aes`], [`stm32_cryp`], [`talitos`], [`edma`], [`clkctrl`])
+//! The register maps ([`omap_aes`], [`stm32_cryp`], [`talitos`], [`edma`], [`clkctrl`],
+//! and the console's [`pl011`])
 //! name every offset and bit field the drivers and models use, with the names of the Linux
 //! drivers the project's source documents patch; driver code holds no magic numbers.
 //!
@@ -25,6 +26,7 @@ pub mod clkctrl;
 pub mod edma;
 mod field;
 pub mod omap_aes;
+pub mod pl011;
 pub mod stm32_cryp;
 pub mod talitos;
 mod volatile;

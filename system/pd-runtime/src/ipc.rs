@@ -135,6 +135,13 @@ pub fn debug_fmt(args: fmt::Arguments<'_>) {
     write_line(args, crate::debug_puts);
 }
 
+/// Formats to the console ([`crate::console_puts`]) in one write.
+pub fn console_fmt(args: fmt::Arguments<'_>) {
+    write_line(args, |s| {
+        crate::console_puts(s);
+    });
+}
+
 /// Formats `args` and a newline into a buffer of 256 bytes and hands it to `put` in as
 /// few writes as it takes (one, for a line that fits), each valid UTF-8: for
 /// [`debug_fmt`], and for a PD with a console of its own (the isolation bench's

@@ -70,6 +70,7 @@
 #[cfg(not(target_os = "none"))]
 extern crate std;
 
+pub mod console;
 mod handler;
 pub mod ipc;
 mod types;
@@ -175,6 +176,14 @@ pub fn debug_puts(s: &str) {
     backend::debug_puts(s)
 }
 
+/// Writes `s` to the console in every configuration: on seL4 the serial driver's queue
+/// where the `.system` file gives this PD one (else the debug kernel's console); on the
+/// host the runner's console. Returns whether it went anywhere (no console and a
+/// kernel that does not print: nowhere).
+pub fn console_puts(s: &str) -> bool {
+    backend::console_puts(s)
+}
+
 /// Ends this PD with `code`. See the crate docs: a host-only notion of "done".
 pub fn exit(code: i32) -> ! {
     backend::exit(code)
@@ -249,6 +258,17 @@ macro_rules! debug_println {
         if $crate::PRINTS {
             $crate::ipc::debug_fmt(format_args!($($arg)*))
         }
+    };
+}
+
+/// `println!` to the console in every configuration: for the lines a system's users
+/// read (a verdict, a table of figures). On seL4 its formatting is in release and
+/// benchmark builds too, so a driver PD, which has a flash budget, writes its
+/// diagnostics with [`debug_println!`] instead.
+#[macro_export]
+macro_rules! console_println {
+    ($($arg:tt)*) => {
+        $crate::ipc::console_fmt(format_args!($($arg)*))
     };
 }
 

@@ -16,17 +16,13 @@
 //! instruction, so there the nanoseconds are instructions and a run repeats to the
 //! count (`make qemu-bench`). On the host backend it is the host's monotonic clock.
 //!
-//! Where the kernel does not print (Microkit's release and benchmark configs) the lines
-//! go to QEMU's semihosting console instead (`HLT #0xF000`, SYS_WRITE0), which `make
-//! qemu-bench` opens to user code (`-semihosting-config enable=on,userspace=on`): such an
-//! image runs only there (anywhere else the `HLT` is an undefined instruction and the PD
-//! faults). A stand-in for the serial driver PD issue 30 asks for, which does not exist
-//! yet.
+//! The lines go to the console (`console_println!`): on seL4 the serial driver PD's
+//! queue, in every Microkit config, written between measurements, never inside one.
 //!
 //! Unfinished (issue 30): the benchmark kernel's utilisation tracking (the driver's
 //! share of the time, as sDDF's benchmark PD reports it), the other engines' drivers,
-//! the PMU cycle counter (under `-icount` the generic timer counts the same virtual
-//! time), and the serial driver PD.
+//! and the PMU cycle counter (under `-icount` the generic timer counts the same virtual
+//! time).
 use cipher_service::{ClientData, Job, Session, run_polled, validate};
 use cpu_engine::CpuEngine;
 use crypto_client::pd::{DRIVER, Data, link};
@@ -34,7 +30,7 @@ use crypto_client::{CipherLink, Completion};
 use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request};
 use pd_idl::wire::Caller;
 use pd_runtime::ipc::PpcTransport;
-use pd_runtime::{ChannelSet, Handler, debug_println, exit};
+use pd_runtime::{ChannelSet, Handler, console_println, exit};
 use shared_region::SharedRegion;
 
 const KEY: [u8; 32] = [0x2b; 32];
@@ -83,47 +79,6 @@ mod clock {
     pub fn hz() -> u64 {
         1_000_000_000
     }
-}
-
-/// QEMU's semihosting console, for kernels that do not print (see the crate docs).
-#[cfg(target_os = "none")]
-mod semihosting {
-    /// SYS_WRITE0: a NUL-terminated string to the console.
-    const SYS_WRITE0: u64 = 0x04;
-
-    /// One line, formatted as the debug console's are (`pd_runtime::ipc::write_line`).
-    pub fn line(args: core::fmt::Arguments<'_>) {
-        pd_runtime::ipc::write_line(args, |piece| {
-            let mut buf = [0u8; 257];
-            // A piece is at most the formatter's 256 bytes; a NUL in it would end the
-            // string early, so the rest of that piece is not shown.
-            let n = piece.len().min(256);
-            buf[..n].copy_from_slice(&piece.as_bytes()[..n]);
-            // SAFETY: QEMU reads the NUL-terminated string at x1, alive across the
-            // call; the trap touches nothing else (the crate docs say where this runs).
-            unsafe {
-                core::arch::asm!("hlt #0xf000", inout("x0") SYS_WRITE0 => _, in("x1") buf.as_ptr(), options(nostack))
-            };
-        });
-    }
-}
-
-#[cfg(not(target_os = "none"))]
-mod semihosting {
-    /// The host backend always prints: never reached.
-    pub fn line(_: core::fmt::Arguments<'_>) {}
-}
-
-/// A line of the bench's output: the debug console where the kernel prints, QEMU's
-/// semihosting console where it does not.
-macro_rules! say {
-    ($($arg:tt)*) => {
-        if pd_runtime::PRINTS {
-            debug_println!($($arg)*)
-        } else {
-            semihosting::line(format_args!($($arg)*))
-        }
-    };
 }
 
 /// Nanoseconds per item of `ticks` over `n` items.
@@ -218,7 +173,7 @@ impl Bench {
         let isolated = ns(ticks, n);
         let own = ns(self.in_pd[self.at / DEPTHS.len()], n);
         let ratio = own as f64 / isolated.max(1) as f64;
-        say!(
+        console_println!(
             "bench: aes-128-cbc {size} B depth {depth}: {isolated} ns isolated, {own} ns in the PD, {} ns of isolation, {ratio:.2}x",
             isolated as i64 - own as i64
         );
@@ -237,7 +192,7 @@ impl Handler for Bench {
             Ok(true) => DRIVER.notify(),
             Ok(false) => {}
             Err(e) => {
-                say!("bench: FAIL: the driver broke the queue: {e:?}");
+                console_println!("bench: FAIL: the driver broke the queue: {e:?}");
                 exit(1);
             }
         }
@@ -256,10 +211,10 @@ impl Handler for Bench {
             return;
         }
         if self.failed {
-            say!("bench: FAIL: a request was refused or restarted");
+            console_println!("bench: FAIL: a request was refused or restarted");
             exit(1);
         }
-        say!("bench: done");
+        console_println!("bench: done");
         exit(0);
     }
 }
@@ -274,7 +229,7 @@ fn init() -> Bench {
         data.len() >= SIZES[SIZES.len() - 1] as usize,
         "the data region holds a request"
     );
-    say!(
+    console_println!(
         "bench: clock {} Hz; {BYTES} bytes (at least {MIN_REQUESTS} requests) a measurement",
         clock::hz()
     );
@@ -284,7 +239,7 @@ fn init() -> Bench {
         calls.capabilities().expect("capabilities");
     }
     let call = ns(clock::now() - start, CALLS);
-    say!("bench: ppc round trip (capabilities): {call} ns");
+    console_println!("bench: ppc round trip (capabilities): {call} ns");
     let session = calls
         .open_session(Mode::Cbc, Path::Adaptive, 16, KEY, [0; 16])
         .expect("a CBC session");

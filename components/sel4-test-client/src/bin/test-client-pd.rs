@@ -48,7 +48,7 @@ use pd_idl::cipher::{
     CipherError, CipherErrorRaw, CipherOp, Client, Mode, Path, Request, Response, Segment,
 };
 use pd_runtime::ipc::PpcTransport;
-use pd_runtime::{Channel, ChannelSet, Handler, MemoryRegion, debug_println, memory_region};
+use pd_runtime::{Channel, ChannelSet, Handler, MemoryRegion, console_println, memory_region};
 use pd_trace::{Kind, Snapshot};
 use vboot_client_pd::Hex;
 
@@ -120,13 +120,13 @@ fn traces(i: usize) -> (Option<Snapshot>, Option<Snapshot>) {
 fn check_traces(i: usize) -> u32 {
     let b = &BOARDS[i];
     let (Some(driver), Some(power)) = traces(i) else {
-        debug_println!("test_client: {}: FAILED: no trace to read", b.name);
+        console_println!("test_client: {}: FAILED: no trace to read", b.name);
         return 1;
     };
     let mut failures = 0;
     let mut check = |ok: bool, what: core::fmt::Arguments<'_>| {
         if !ok {
-            debug_println!("test_client: {}: FAILED: {what}", b.name);
+            console_println!("test_client: {}: FAILED: {what}", b.name);
             failures += 1;
         }
     };
@@ -160,7 +160,7 @@ fn check_traces(i: usize) -> u32 {
             "{grants} grants, {powered} power-ons for {sessions} sessions and {requests} requests"
         ),
     );
-    debug_println!(
+    console_println!(
         "test_client: {}: {requests} requests in {sessions} sessions held {grants} grants and {powered} power-on(s){}",
         b.name,
         match b.crossover {
@@ -308,7 +308,7 @@ impl TestClient {
 
     fn fail(&mut self, d: usize, v: usize, why: core::fmt::Arguments<'_>) {
         if let Some(c) = self.cases[d][v].as_mut() {
-            debug_println!(
+            console_println!(
                 "test_client: {} {}: FAILED: {why}",
                 DRIVERS[d].0,
                 SP800_38A[c.vector].0
@@ -327,7 +327,7 @@ impl TestClient {
             .and_then(|c| c.get(v))
             .and_then(Option::as_ref)
         else {
-            debug_println!(
+            console_println!(
                 "test_client: {}: answer to unknown request {:#x}",
                 DRIVERS[d].0,
                 resp.id
@@ -396,7 +396,7 @@ impl TestClient {
                 let case = self.cases[d][v].as_mut().expect("checked above");
                 case.stage = Stage::Passed;
                 let (_, nsegs) = segments(d, v);
-                debug_println!(
+                console_println!(
                     "test_client: {:<6} {name}: encrypt matches SP 800-38A, decrypt restores the plaintext ({nsegs} segment(s), path {:?})",
                     DRIVERS[d].0,
                     case.path
@@ -422,13 +422,13 @@ impl TestClient {
         let mut notify = match result {
             Ok(room_made) => room_made,
             Err(e) => {
-                debug_println!("test_client: {}: response queue broken: {e}", DRIVERS[d].0);
+                console_println!("test_client: {}: response queue broken: {e}", DRIVERS[d].0);
                 (0..MAX_VECTORS).for_each(|v| self.fail(d, v, format_args!("queue broken")));
                 false
             }
         };
         if restarted > 0 {
-            debug_println!(
+            console_println!(
                 "test_client: {}: driver restarted, {restarted} request(s) lost",
                 DRIVERS[d].0
             );
@@ -466,7 +466,10 @@ impl TestClient {
                 }
                 for s in [c.enc, c.dec] {
                     if let Err(e) = self.drivers[d].close_session(s) {
-                        debug_println!("test_client: {}: close_session({s}): {e:?}", DRIVERS[d].0);
+                        console_println!(
+                            "test_client: {}: close_session({s}): {e:?}",
+                            DRIVERS[d].0
+                        );
                         failures += 1;
                     }
                 }
@@ -477,7 +480,7 @@ impl TestClient {
         for (a, b) in virtio.iter().flatten().zip(cpu.iter().flatten()) {
             if a.stage == Stage::Passed && b.stage == Stage::Passed && a.ciphertext != b.ciphertext
             {
-                debug_println!(
+                console_println!(
                     "test_client: {}: virtio and cpu ciphertexts differ",
                     SP800_38A[a.vector].0
                 );
@@ -490,10 +493,10 @@ impl TestClient {
         for (d, driver) in self.drivers.iter_mut().enumerate() {
             match driver.calls.capabilities() {
                 Ok(modes) if modes & used == used => {
-                    debug_println!("test_client: {} offers modes {modes:#x}", DRIVERS[d].0);
+                    console_println!("test_client: {} offers modes {modes:#x}", DRIVERS[d].0);
                 }
                 other => {
-                    debug_println!(
+                    console_println!(
                         "test_client: {}: capabilities {other:?}, wanted CBC and CTR",
                         DRIVERS[d].0
                     );
@@ -503,7 +506,7 @@ impl TestClient {
         }
         for (d, link) in self.drivers.iter().map(|d| &d.link).enumerate() {
             let s = link.stats();
-            debug_println!(
+            console_println!(
                 "test_client: {} link: {} submitted, {} answered, {} stray, {} in flight",
                 DRIVERS[d].0,
                 s.submitted,
@@ -525,7 +528,7 @@ impl TestClient {
         } else {
             "FAIL"
         };
-        debug_println!(
+        console_println!(
             "test_client: {verdict}: {passed} cipher case(s) passed across virtio-crypto and cpu-engine; {reported} of {} clients passed (verified boot under the key store's provisioned key; omap-aes, stm32-cryp, sec1 through their device PDs; a driver fault mid-stream, restarted, nothing lost; HMAC and AEAD on the CPU engine; random bytes from virtio-rng and from the stm32mp1 RNG's device PD through the Rng service, its faults caught; encryption by key handle on the CPU engine and OMAP AES, every misuse of a key refused, a client's end reported by its supervisor and its keys wiped; a C client built against libmicrokit), the drivers' traces checked; {failures} failure(s)",
             REPORTS.len()
         );
@@ -550,10 +553,10 @@ impl Handler for TestClient {
             match report::read(report_region(i), &mut buf) {
                 Some((ok, text)) => {
                     let said = if ok { "passed" } else { "FAILED" };
-                    debug_println!("test_client: {name} {said}: {text}");
+                    console_println!("test_client: {name} {said}: {text}");
                     self.reports[i] = Some(ok);
                 }
-                None => debug_println!("test_client: {name} notified but wrote no verdict"),
+                None => console_println!("test_client: {name} notified but wrote no verdict"),
             }
         }
         if self.settled() {
@@ -574,7 +577,7 @@ fn open(
     calls
         .open_session(mode, Path::Adaptive, key.len() as u8, k, iv)
         .inspect_err(|e| {
-            debug_println!(
+            console_println!(
                 "test_client: {driver}: open_session({mode:?}, {}-bit): {e:?}",
                 key.len() * 8
             )
@@ -620,7 +623,7 @@ fn init() -> TestClient {
                 ),
             );
             let (Ok(enc), Ok(dec)) = sessions else {
-                debug_println!("test_client: {driver} {name}: FAILED: no sessions");
+                console_println!("test_client: {driver} {name}: FAILED: no sessions");
                 client.cases[d][slot] = Some(Case {
                     vector,
                     enc: sessions.0.unwrap_or(0),
@@ -643,7 +646,7 @@ fn init() -> TestClient {
             notify[d] |= client.submit(d, slot, CipherOp::Encrypt, enc);
         }
     }
-    debug_println!(
+    console_println!(
         "test_client: sessions open on both drivers (PPC); encrypt requests queued (virtio {}, cpu {} in flight)",
         client.drivers[0].link.in_flight(),
         client.drivers[1].link.in_flight()

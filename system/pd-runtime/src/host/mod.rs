@@ -459,6 +459,11 @@ static CONSOLE: Mutex<Vec<u8>> = Mutex::new(Vec::new());
 /// Longest record written at once (the runner reads up to 4096 bytes a record).
 const RECORD_MAX: usize = 4000;
 
+pub(crate) fn console_puts(s: &str) -> bool {
+    debug_puts(s);
+    true
+}
+
 pub(crate) fn debug_puts(s: &str) {
     let fd = HOST.get().map_or(-1, |h| h.info.console_fd);
     if fd < 0 {

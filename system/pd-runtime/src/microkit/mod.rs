@@ -303,10 +303,55 @@ pub(crate) fn get_mr(i: usize) -> u64 {
     sel4::get_mr(i)
 }
 
-/// `microkit_dbg_puts`: one `seL4_DebugPutChar` per byte (`libmicrokit/src/dbg.c`).
-pub(crate) fn debug_puts(s: &str) {
+/// This PD's console queue to the serial driver, if the `.system` file maps one
+/// (`setvar_vaddr="console"`, `setvar_size="console_size"`) and gives it channel
+/// [`console::CHANNEL`](crate::console::CHANNEL). Attached at every start (a restart
+/// clears `.bss`, and the writer resumes from the tail its predecessor published).
+static mut CONSOLE: Option<crate::console::ConsoleWriter<'static>> = None;
+
+/// # Safety
+/// Called once per start, from `start`, before anything writes a line.
+pub(crate) unsafe fn attach_console() {
+    let vaddr = crate::__setvar_word!("console");
+    let size = crate::__setvar_word!("console_size");
+    let Ok(region) = symbols::region(vaddr, size, UNSET) else {
+        return;
+    };
+    if !allowed(symbols::notifications(), crate::console::CHANNEL) {
+        return;
+    }
+    // SAFETY: the tool mapped `size` bytes at `vaddr` for the PD's life; the serial
+    // driver is its only other user, and shm-queue reads what it writes volatilely.
+    let region = unsafe { shm_queue::SharedRegion::from_raw(region.vaddr, region.size) };
+    // SAFETY: single-threaded start-up; nothing else touches CONSOLE yet.
+    unsafe { CONSOLE = crate::console::ConsoleWriter::attach(region) };
+}
+
+/// Writes `s` to the console: the serial driver's queue if this PD has one, else
+/// `microkit_dbg_puts` (one `seL4_DebugPutChar` per byte, `libmicrokit/src/dbg.c`)
+/// where the kernel prints. Returns whether it went anywhere.
+pub(crate) fn console_puts(s: &str) -> bool {
+    // SAFETY: PDs are single-threaded; nothing holds a borrow of CONSOLE across a call.
+    if let Some(console) = unsafe { (*(&raw mut CONSOLE)).as_mut() } {
+        // A lost or refused write is the writer's own count; the console has no one
+        // else to tell.
+        if let crate::console::Written::Queued { notify: true } = console.write(s.as_bytes()) {
+            // Direct, not `notify`: its complaint about a bad channel would print.
+            sel4::signal(cap::BASE_OUTPUT_NOTIFICATION + u64::from(crate::console::CHANNEL));
+        }
+        return true;
+    }
     if PRINTING {
         s.bytes().for_each(sel4::debug_put_char);
+    }
+    PRINTING
+}
+
+/// Debug output: where the kernel prints (the `debug` config; the PD was built with its
+/// formatting), to the console.
+pub(crate) fn debug_puts(s: &str) {
+    if PRINTING {
+        console_puts(s);
     }
 }
 

@@ -155,6 +155,7 @@ unsafe extern "C" fn start(sp: u64) -> ! {
         STARTS.fetch_add(1, Ordering::Relaxed);
         sel4::init_ipc_buffer(sp as usize);
         symbols::init_name();
+        super::attach_console();
     }
     if crate::PRINTS && starts() > 1 {
         check_wiped(sp);
