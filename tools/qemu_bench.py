@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """`make qemu-bench`: boots the isolation bench's seL4 image (target/system/qemu_bench.system,
-bench-client-pd beside the CPU engine's Cipher driver PD) under QEMU with `-icount
-shift=0`, where virtual time advances one nanosecond an instruction, so the bench
-client's nanoseconds are instructions. Runs it RUNS times (2 by default), prints each
-run's lines and a table of the last run with each figure's largest difference between
-runs, and fails if a run prints no `bench: done`, prints `FAIL`, or two runs differ by
-more than 1% in any figure.
+bench-client-pd beside the CPU engine's Cipher driver PD, its child) under QEMU with
+`-icount shift=0`, where virtual time advances one nanosecond an instruction and the
+PMU's cycle counter a cycle a nanosecond. In the benchmark config the client counts
+the PMU's cycles and instructions retired and reads the driver's share of the core from
+the kernel's utilisation tracking; in the others it counts the generic timer's
+nanoseconds. Runs it RUNS times (2 by default), prints each run's lines and a table of
+the last run with each row's largest difference between runs, and fails if a run
+prints no `bench: done`, prints `FAIL`, or two runs differ by more than 1% in any
+figure.
 
     python3 tools/qemu_bench.py QEMU-COMMAND...   (the Makefile passes QEMU_IMAGE_CMD)
 """
@@ -21,9 +24,11 @@ import time
 RUNS = int(os.environ.get("RUNS", "2"))
 TIMEOUT = float(os.environ.get("QEMU_TIMEOUT", "300"))
 LINE = re.compile(
-    r"bench: aes-128-cbc (\d+) B depth (\d+): (\d+) ns isolated, (\d+) ns in the PD, (-?\d+) ns of isolation"
+    r"bench: aes-128-cbc (\d+) B depth (\d+): (\d+) (\w+) isolated, (\d+) in the PD, (-?\d+) of isolation, [\d.]+x"
+    r"(?:; instructions (\d+) isolated, (\d+) in the PD)?"
+    r"(?:; driver ([\d.]+)% of the core \(kernel ([\d.]+)%\))?"
 )
-PPC = re.compile(r"bench: ppc round trip \(capabilities\): (\d+) ns")
+PPC = re.compile(r"bench: ppc round trip \(capabilities\): (\d+) (\w+)(?:, (\d+) instructions)?")
 
 
 def run(cmd: list[str], log: str) -> str:
@@ -45,14 +50,18 @@ def run(cmd: list[str], log: str) -> str:
 
 
 def figures(text: str) -> dict:
-    """(size, depth) -> (isolated, in PD, isolation); "ppc" -> round trip."""
+    """(size, depth) -> (isolated, in PD, isolation, instructions isolated, in PD,
+    driver %, of it kernel %), the absent as None; "ppc" -> (round trip, instructions);
+    "unit" -> the time unit."""
     out = {}
     for m in LINE.finditer(text):
-        size, depth, iso, own, cost = map(int, m.groups())
-        out[(size, depth)] = (iso, own, cost)
+        size, depth, iso, unit, own, cost = m.groups()[:6]
+        rest = tuple(None if v is None else float(v) for v in m.groups()[6:])
+        out[(int(size), int(depth))] = (int(iso), int(own), int(cost)) + rest
+        out["unit"] = unit
     m = PPC.search(text)
     if m:
-        out["ppc"] = (int(m.group(1)),)
+        out["ppc"] = (int(m.group(1)), None if m.group(3) is None else int(m.group(3)))
     return out
 
 
@@ -80,20 +89,38 @@ def main() -> int:
 
     def spread(key, i) -> float:
         values = [r[key][i] for r in runs]
+        if values[0] is None:
+            return 0.0
         return (max(values) - min(values)) / max(abs(max(values)), 1)
 
-    worst = max(spread(k, i) for k in last for i in range(len(last[k])))
+    rows = sorted(k for k in last if isinstance(k, tuple))
+    worst = max(spread(k, i) for k in rows + ["ppc"] if k in last for i in range(len(last[k])))
     print("")
     config = os.environ.get("BENCH_CONFIG", "debug")
-    print(f"instructions a request (QEMU -icount shift=0, Microkit {config} config), last of {RUNS} runs;")
-    print("`spread` is the largest difference between runs of the row's figures")
-    print(f"{'size':>7} {'depth':>5} {'isolated':>10} {'in the PD':>10} {'isolation':>10} {'in-PD/isolated':>15} {'spread':>7}")
-    for key in sorted(k for k in last if k != "ppc"):
-        iso, own, cost = last[key]
-        row_spread = max(spread(key, i) for i in range(3))
-        print(f"{key[0]:>7} {key[1]:>5} {iso:>10} {own:>10} {cost:>10} {own / max(iso, 1):>14.2f}x {row_spread:>6.2%}")
+    unit = last.get("unit", "ns")
+    print(f"per request (QEMU -icount shift=0, Microkit {config} config: {unit}, one an instruction), last of {RUNS} runs;")
+    print("`instr.` columns are the PMU's instructions retired, `driver` the driver thread's share of the")
+    print("core by the kernel's utilisation tracking; `spread` is the largest difference between runs")
+    print(
+        f"{'size':>7} {'depth':>5} {'isolated':>10} {'in the PD':>10} {'isolation':>10} {'in-PD/iso':>10}"
+        f" {'instr. iso':>10} {'instr. PD':>10} {'driver':>7} {'spread':>7}"
+    )
+
+    def opt(v, fmt) -> str:
+        return "-" if v is None else format(v, fmt)
+
+    for key in rows:
+        iso, own, cost, i_iso, i_own, driver, _kernel = last[key]
+        row_spread = max(spread(key, i) for i in range(len(last[key])))
+        print(
+            f"{key[0]:>7} {key[1]:>5} {iso:>10} {own:>10} {cost:>10} {own / max(iso, 1):>9.2f}x"
+            f" {opt(i_iso and int(i_iso), 'd'):>10} {opt(i_own and int(i_own), 'd'):>10}"
+            f" {opt(driver, '.1f') + ('%' if driver is not None else ''):>7} {row_spread:>6.2%}"
+        )
     if "ppc" in last:
-        print(f"PPC round trip (capabilities): {last['ppc'][0]} instructions, spread {spread('ppc', 0):.2%}")
+        t, i = last["ppc"]
+        extra = "" if i is None else f", {i} instructions retired"
+        print(f"PPC round trip (capabilities): {t} {unit}{extra}, spread {spread('ppc', 0):.2%}")
     if worst > 0.01:
         print(f"qemu-bench: FAILED: two runs differ by {worst:.2%} (more than 1%)")
         return 1

@@ -70,6 +70,7 @@
 #[cfg(not(target_os = "none"))]
 extern crate std;
 
+pub mod bench;
 pub mod console;
 mod handler;
 pub mod ipc;

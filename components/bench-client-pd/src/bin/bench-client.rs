@@ -1,34 +1,42 @@
 #![cfg_attr(target_os = "none", no_std, no_main)]
 //! The isolation bench (issue 30): what it costs to put an engine behind a PD boundary,
-//! timed from inside a client PD. For AES-128-CBC over 16 B, 1 KiB and 16 KiB it times
+//! measured from inside a client PD. For AES-128-CBC over 16 B, 1 KiB and 16 KiB it runs
 //! requests through the CPU engine's Cipher driver PD (channel 0, queues and data by the
-//! client conventions) at depth 1 and 32, and the same engine code (`cpu-engine`, a
-//! `Job` and its `start`, as the driver runs it) in this PD over the same bytes; then the
-//! PPC round trip (`capabilities`, the cheapest call). Each line gives nanoseconds of the
-//! clock per request, isolated and in the PD, their difference (what isolation costs a
-//! request) and the in-PD share of the isolated throughput:
+//! client conventions; the driver is this PD's child 1, so that the kernel's
+//! utilisation of its thread is ours to read) at depth 1 and 32, and the same engine
+//! code (`cpu-engine`, a `Job` and its `start`, as the driver runs it) in this PD over
+//! the same bytes; then the PPC round trip (`capabilities`, the cheapest call). Each
+//! line gives the cost per request isolated and in the PD, their difference (what
+//! isolation costs a request) and the in-PD share of the isolated throughput:
 //!
-//! `bench: aes-128-cbc 1024 B depth 32: 5200 ns isolated, 4900 ns in the PD, 300 ns of isolation, 0.94x`
+//! `bench: aes-128-cbc 1024 B depth 32: 5200 cycles isolated, 4900 in the PD, 300 of isolation, 0.94x; instructions 5200 isolated, 4900 in the PD; driver 12.5% of the core (kernel 8.0%)`
 //!
-//! then `bench: done` (and the PD exits 0). On seL4 the clock is the generic timer's
-//! physical counter (`cntpct_el0`, readable at EL0 in every Microkit config of this
-//! board); under QEMU with `-icount shift=0` virtual time advances one nanosecond an
-//! instruction, so there the nanoseconds are instructions and a run repeats to the
-//! count (`make qemu-bench`). On the host backend it is the host's monotonic clock.
+//! then `bench: done` (and the PD exits 0). What is counted depends on the kernel:
+//! * Microkit's `benchmark` config exports the PMU to EL0: cycles are the PMU's cycle
+//!   counter and instructions its instructions-retired counter, at every exception
+//!   level (`pd_runtime::bench`), and the driver's share of the core is the kernel's
+//!   utilisation tracking (its thread's cycles over the core's, as sDDF's benchmark PD
+//!   reports them);
+//! * elsewhere (`debug`, `release`, the host) the unit is nanoseconds of the generic
+//!   timer (`cntpct_el0`) or the host's monotonic clock, and the rest is absent.
+//!
+//! Under QEMU with `-icount shift=0` (`make qemu-bench`) virtual time advances a
+//! nanosecond an instruction and the PMU's cycle counter a cycle a nanosecond, so every
+//! figure is an instruction count and a run repeats to the count.
 //!
 //! The lines go to the console (`console_println!`): on seL4 the serial driver PD's
 //! queue, in every Microkit config, written between measurements, never inside one.
 //!
-//! Unfinished (issue 30): the benchmark kernel's utilisation tracking (the driver's
-//! share of the time, as sDDF's benchmark PD reports it), the other engines' drivers,
-//! and the PMU cycle counter (under `-icount` the generic timer counts the same virtual
-//! time).
+//! Unfinished (issue 30): the other engines' drivers.
+use core::fmt::Write;
+
 use cipher_service::{ClientData, Job, Session, run_polled, validate};
 use cpu_engine::CpuEngine;
 use crypto_client::pd::{DRIVER, Data, link};
 use crypto_client::{CipherLink, Completion};
 use pd_idl::cipher::{self, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request};
 use pd_idl::wire::Caller;
+use pd_runtime::bench::{self, Thread};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{ChannelSet, Handler, console_println, exit};
 use shared_region::SharedRegion;
@@ -81,9 +89,72 @@ mod clock {
     }
 }
 
-/// Nanoseconds per item of `ticks` over `n` items.
-fn ns(ticks: u64, n: u32) -> u64 {
-    (u128::from(ticks) * 1_000_000_000 / (u128::from(clock::hz()) * u128::from(n.max(1)))) as u64
+/// The driver's child id in the bench system (the parent reads its utilisation).
+const DRIVER_CHILD: u8 = 1;
+
+/// A reading: the PMU's cycles and instructions where the kernel exports them, else the
+/// clock's ticks and no instructions.
+#[derive(Clone, Copy, Default)]
+struct Reading {
+    time: u64,
+    instructions: Option<u64>,
+}
+
+impl Reading {
+    fn now() -> Reading {
+        match bench::pmu_read() {
+            Some(c) => Reading {
+                time: c.cycles,
+                instructions: Some(c.instructions),
+            },
+            None => Reading {
+                time: clock::now(),
+                instructions: None,
+            },
+        }
+    }
+
+    fn since(self, start: Reading) -> Reading {
+        match (self.instructions, start.instructions) {
+            (Some(now), Some(then)) => {
+                let c = bench::Counts {
+                    cycles: self.time,
+                    instructions: now,
+                }
+                .since(bench::Counts {
+                    cycles: start.time,
+                    instructions: then,
+                });
+                Reading {
+                    time: c.cycles,
+                    instructions: Some(c.instructions),
+                }
+            }
+            _ => Reading {
+                time: self.time - start.time,
+                instructions: None,
+            },
+        }
+    }
+
+    /// Time per item over `n` items: cycles with the PMU, else nanoseconds.
+    fn time_per(self, n: u32) -> u64 {
+        if self.instructions.is_some() {
+            self.time / u64::from(n.max(1))
+        } else {
+            (u128::from(self.time) * 1_000_000_000
+                / (u128::from(clock::hz()) * u128::from(n.max(1)))) as u64
+        }
+    }
+}
+
+/// The unit [`Reading::time_per`] gives.
+fn unit() -> &'static str {
+    if bench::pmu_read().is_some() {
+        "cycles"
+    } else {
+        "ns"
+    }
 }
 
 fn requests(size: u32) -> u32 {
@@ -103,19 +174,19 @@ fn session() -> Session {
     }
 }
 
-/// Ticks for `n` requests of `size` bytes at the start of `data`, by this PD's engine.
-fn in_pd(data: ClientData<'_>, size: u32, n: u32) -> u64 {
+/// `n` requests of `size` bytes at the start of `data`, by this PD's engine.
+fn in_pd(data: ClientData<'_>, size: u32, n: u32) -> Reading {
     let mut engine = CpuEngine::default();
     let mut s = session();
     let request = Request::over(0, 0, CipherOp::Encrypt, &[(0, size)]);
     let segs = validate(&request, data.len(), Mode::Cbc).expect("a valid request");
-    let start = clock::now();
+    let start = Reading::now();
     for _ in 0..n {
         let job = Job::one(s, CipherOp::Encrypt, segs, data);
         let done = run_polled(&mut engine, &job, 1).expect("the CPU engine encrypts");
         s.iv = done.next_iv();
     }
-    clock::now() - start
+    Reading::now().since(start)
 }
 
 struct Bench {
@@ -125,8 +196,8 @@ struct Bench {
     at: usize,
     submitted: u32,
     answered: u32,
-    start: u64,
-    in_pd: [u64; SIZES.len()],
+    start: Reading,
+    in_pd: [Reading; SIZES.len()],
     failed: bool,
 }
 
@@ -163,20 +234,75 @@ impl Bench {
     fn begin(&mut self) {
         self.submitted = 0;
         self.answered = 0;
-        self.start = clock::now();
+        bench::start_period(&[Thread::Own, Thread::Child(DRIVER_CHILD)]);
+        self.start = Reading::now();
         self.fill();
     }
 
-    fn report(&mut self, ticks: u64) {
+    fn report(&mut self, took: Reading) {
         let (size, depth) = self.now_running();
         let n = requests(size);
-        let isolated = ns(ticks, n);
-        let own = ns(self.in_pd[self.at / DEPTHS.len()], n);
-        let ratio = own as f64 / isolated.max(1) as f64;
-        console_println!(
-            "bench: aes-128-cbc {size} B depth {depth}: {isolated} ns isolated, {own} ns in the PD, {} ns of isolation, {ratio:.2}x",
-            isolated as i64 - own as i64
+        let own = self.in_pd[self.at / DEPTHS.len()];
+        let (isolated, alone) = (took.time_per(n), own.time_per(n));
+        let ratio = alone as f64 / isolated.max(1) as f64;
+        let mut line = LineBuf::new();
+        let _ = write!(
+            line,
+            "bench: aes-128-cbc {size} B depth {depth}: {isolated} {} isolated, {alone} in the PD, {} of isolation, {ratio:.2}x",
+            unit(),
+            isolated as i64 - alone as i64
         );
+        if let (Some(i), Some(o)) = (took.instructions, own.instructions) {
+            let per = |v: u64| v / u64::from(n);
+            let _ = write!(
+                line,
+                "; instructions {} isolated, {} in the PD",
+                per(i),
+                per(o)
+            );
+        }
+        if let Some(d) = bench::utilisation(Thread::Child(DRIVER_CHILD)) {
+            let share = |v: u64| 100.0 * v as f64 / d.total.max(1) as f64;
+            let _ = write!(
+                line,
+                "; driver {:.1}% of the core (kernel {:.1}%)",
+                share(d.thread),
+                share(d.thread_kernel)
+            );
+        }
+        console_println!("{}", line.as_str());
+    }
+}
+
+/// One console line, built in pieces (the console takes a line in one write).
+struct LineBuf {
+    buf: [u8; 320],
+    len: usize,
+}
+
+impl LineBuf {
+    fn new() -> Self {
+        LineBuf {
+            buf: [0; 320],
+            len: 0,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        // Only whole `str`s are written in.
+        core::str::from_utf8(&self.buf[..self.len]).unwrap_or("bench: (line not UTF-8)")
+    }
+}
+
+impl Write for LineBuf {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.buf.len() {
+            return Err(core::fmt::Error);
+        }
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
@@ -203,8 +329,9 @@ impl Handler for Bench {
             self.fill();
             return;
         }
-        let ticks = clock::now() - self.start;
-        self.report(ticks);
+        let took = Reading::now().since(self.start);
+        bench::end_period();
+        self.report(took);
         self.at += 1;
         if self.at < SIZES.len() * DEPTHS.len() {
             self.begin();
@@ -229,17 +356,33 @@ fn init() -> Bench {
         data.len() >= SIZES[SIZES.len() - 1] as usize,
         "the data region holds a request"
     );
+    let pmu = bench::pmu_start();
     console_println!(
-        "bench: clock {} Hz; {BYTES} bytes (at least {MIN_REQUESTS} requests) a measurement",
-        clock::hz()
+        "bench: counting {} ({}); {BYTES} bytes (at least {MIN_REQUESTS} requests) a measurement",
+        unit(),
+        if pmu {
+            "the PMU, at every exception level"
+        } else {
+            "the clock"
+        }
     );
     let mut calls = cipher::Client::new(PpcTransport(DRIVER));
-    let start = clock::now();
+    let start = Reading::now();
     for _ in 0..CALLS {
         calls.capabilities().expect("capabilities");
     }
-    let call = ns(clock::now() - start, CALLS);
-    console_println!("bench: ppc round trip (capabilities): {call} ns");
+    let call = Reading::now().since(start);
+    let mut line = LineBuf::new();
+    let _ = write!(
+        line,
+        "bench: ppc round trip (capabilities): {} {}",
+        call.time_per(CALLS),
+        unit()
+    );
+    if let Some(i) = call.instructions {
+        let _ = write!(line, ", {} instructions", i / u64::from(CALLS));
+    }
+    console_println!("{}", line.as_str());
     let session = calls
         .open_session(Mode::Cbc, Path::Adaptive, 16, KEY, [0; 16])
         .expect("a CBC session");
@@ -250,7 +393,7 @@ fn init() -> Bench {
         at: 0,
         submitted: 0,
         answered: 0,
-        start: 0,
+        start: Reading::default(),
         in_pd,
         failed: false,
     };

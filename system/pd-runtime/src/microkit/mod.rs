@@ -62,6 +62,8 @@ pub mod cap {
     pub const BASE_IRQ: u64 = 138;
     /// `BASE_TCB_CAP + id`: the TCB of child PD `id`.
     pub const BASE_TCB: u64 = 202;
+    /// The PD's own TCB (`TCB_CAP` in `microkit.h`).
+    pub const TCB: u64 = 6;
 }
 
 /// Badge bits of what arrives on the input capability (`libmicrokit/src/main.c`;
@@ -109,6 +111,10 @@ const CONFIG: &str = {
 /// `seL4_DebugPutChar`) and `CONFIG_HARDWARE_DEBUG_API` (four TCB breakpoint methods,
 /// which shift the invocation labels after them: see `sel4::label`).
 pub(crate) const DEBUG_KERNEL: bool = bytes_eq(CONFIG, "debug");
+
+/// Whether the config's kernel is Microkit's `benchmark`: the PMU exported to EL0
+/// (`KernelArmExportPMUUser`) and utilisation tracking (`KernelBenchmarks`).
+pub(crate) const BENCHMARK_KERNEL: bool = bytes_eq(CONFIG, "benchmark");
 
 /// Whether the kernel has `seL4_DebugPutChar`.
 pub(crate) const PRINTING: bool = DEBUG_KERNEL;
@@ -332,7 +338,8 @@ pub(crate) unsafe fn attach_console() {
 /// where the kernel prints. Returns whether it went anywhere.
 pub(crate) fn console_puts(s: &str) -> bool {
     // SAFETY: PDs are single-threaded; nothing holds a borrow of CONSOLE across a call.
-    if let Some(console) = unsafe { (*(&raw mut CONSOLE)).as_mut() } {
+    let console = unsafe { (&raw mut CONSOLE).as_mut() }.and_then(Option::as_mut);
+    if let Some(console) = console {
         // A lost or refused write is the writer's own count; the console has no one
         // else to tell.
         if let crate::console::Written::Queued { notify: true } = console.write(s.as_bytes()) {

@@ -34,6 +34,14 @@ mod sys {
     /// Only in kernels built with `CONFIG_PRINTING` (Microkit's `debug` config); in
     /// others it is an unknown syscall, i.e. a fault.
     pub const DEBUG_PUT_CHAR: i64 = -12;
+    /// Only in kernels built with `CONFIG_BENCHMARK_TRACK_UTILISATION` (Microkit's
+    /// `benchmark` config; the SDK's `sel4/syscall.h`).
+    /// `ResetAllThreadsUtilisation` (-29) is there only in debug kernels: a benchmark
+    /// kernel faults on it (seen: the bench client stopped without a word).
+    pub const BENCHMARK_RESET_LOG: i64 = -22;
+    pub const BENCHMARK_FINALIZE_LOG: i64 = -23;
+    pub const BENCHMARK_GET_THREAD_UTILISATION: i64 = -26;
+    pub const BENCHMARK_RESET_THREAD_UTILISATION: i64 = -27;
 }
 
 /// Invocation labels (`invocations_all.json` of the SDK build: generic labels from
@@ -228,4 +236,43 @@ pub fn tcb_suspend(tcb: u64) -> u64 {
 pub fn debug_put_char(c: u8) {
     // SAFETY: a debug syscall with no capability; the caller checked the kernel has it.
     unsafe { svc(sys::DEBUG_PUT_CHAR, u64::from(c), 0, [0; 4], 0, 0) };
+}
+
+/// `seL4_BenchmarkGetThreadUtilisation(tcb)`: the kernel writes the thread's, the idle
+/// thread's and the core's counts into message words 0.. of our IPC buffer. Must only
+/// be reached in benchmark kernels.
+pub fn benchmark_get_utilisation(tcb: u64) {
+    // SAFETY: a benchmark syscall on a TCB capability of ours; the caller checked the
+    // kernel has it. The kernel writes only our IPC buffer.
+    unsafe { svc(sys::BENCHMARK_GET_THREAD_UTILISATION, tcb, 0, [0; 4], 0, 0) };
+}
+
+/// `seL4_BenchmarkResetLog()`: a new utilisation period starts (the idle thread's and
+/// the core's counts zeroed, tracking on). Must only be reached in benchmark kernels.
+pub fn benchmark_reset_log() {
+    // SAFETY: as in `benchmark_get_utilisation`; no capability.
+    unsafe { svc(sys::BENCHMARK_RESET_LOG, 0, 0, [0; 4], 0, 0) };
+}
+
+/// `seL4_BenchmarkFinalizeLog()`: the period ends now (the core's total is taken up to
+/// here). Must only be reached in benchmark kernels.
+pub fn benchmark_finalize_log() {
+    // SAFETY: as in `benchmark_reset_log`.
+    unsafe { svc(sys::BENCHMARK_FINALIZE_LOG, 0, 0, [0; 4], 0, 0) };
+}
+
+/// `seL4_BenchmarkResetThreadUtilisation(tcb)`: the thread's counts zeroed. Must only be
+/// reached in benchmark kernels.
+pub fn benchmark_reset_utilisation(tcb: u64) {
+    // SAFETY: as in `benchmark_get_utilisation`.
+    unsafe {
+        svc(
+            sys::BENCHMARK_RESET_THREAD_UTILISATION,
+            tcb,
+            0,
+            [0; 4],
+            0,
+            0,
+        )
+    };
 }
