@@ -55,9 +55,20 @@ def figures(text: str) -> dict:
     "unit" -> the time unit."""
     out = {}
     for m in LINE.finditer(text):
-        size, depth, iso, unit, own, cost = m.groups()[:6]
-        rest = tuple(None if v is None else float(v) for v in m.groups()[6:])
-        out[(int(size), int(depth))] = (int(iso), int(own), int(cost)) + rest
+        size, depth, iso, unit, own, cost, i_iso, i_own, driver, kernel = m.groups()
+
+        def maybe(v, kind):
+            return None if v is None else kind(v)
+
+        out[(int(size), int(depth))] = (
+            int(iso),
+            int(own),
+            int(cost),
+            maybe(i_iso, int),
+            maybe(i_own, int),
+            maybe(driver, float),
+            maybe(kernel, float),
+        )
         out["unit"] = unit
     m = PPC.search(text)
     if m:
@@ -114,7 +125,7 @@ def main() -> int:
         row_spread = max(spread(key, i) for i in range(len(last[key])))
         print(
             f"{key[0]:>7} {key[1]:>5} {iso:>10} {own:>10} {cost:>10} {own / max(iso, 1):>9.2f}x"
-            f" {opt(i_iso and int(i_iso), 'd'):>10} {opt(i_own and int(i_own), 'd'):>10}"
+            f" {opt(i_iso, 'd'):>10} {opt(i_own, 'd'):>10}"
             f" {opt(driver, '.1f') + ('%' if driver is not None else ''):>7} {row_spread:>6.2%}"
         )
     if "ppc" in last:

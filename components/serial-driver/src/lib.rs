@@ -224,7 +224,7 @@ impl<'a, B: RegisterBus> Console<'a, B> {
     /// waits for the writer otherwise.
     fn go_on(&mut self, k: usize) -> bool {
         let Some(w) = self.writers[k].as_mut() else {
-            return self.end_line_early(k);
+            return self.end_line_early();
         };
         match w.queue.dequeue() {
             Ok(piece) => {
@@ -242,25 +242,25 @@ impl<'a, B: RegisterBus> Console<'a, B> {
                     Ok(true) => {}
                     Err(e) => {
                         self.cut(k, e);
-                        return self.end_line_early(k);
+                        return self.end_line_early();
                     }
                 }
                 self.pending &= !(1 << k);
                 if self.pending != 0 {
-                    self.end_line_early(k)
+                    self.end_line_early()
                 } else {
                     false
                 }
             }
             Err(e) => {
                 self.cut(k, e);
-                self.end_line_early(k)
+                self.end_line_early()
             }
         }
     }
 
-    /// Writer `k`'s line ends here, with a newline the driver adds.
-    fn end_line_early(&mut self, _k: usize) -> bool {
+    /// The current line ends here, with a newline the driver adds.
+    fn end_line_early(&mut self) -> bool {
         self.current = None;
         self.stats.broken += 1;
         self.out.buf[0] = b'\n';

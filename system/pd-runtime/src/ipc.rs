@@ -144,8 +144,8 @@ pub fn console_fmt(args: fmt::Arguments<'_>) {
 
 /// Formats `args` and a newline into a buffer of 256 bytes and hands it to `put` in as
 /// few writes as it takes (one, for a line that fits), each valid UTF-8: for
-/// [`debug_fmt`], and for a PD with a console of its own (the isolation bench's
-/// semihosting one).
+/// [`debug_fmt`] and [`console_fmt`] (the console queue keeps the writes of one line
+/// together: each but the last goes on with the next).
 pub fn write_line(args: fmt::Arguments<'_>, put: impl FnMut(&str)) {
     struct Line<P> {
         buf: [u8; 256],

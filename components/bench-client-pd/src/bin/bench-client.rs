@@ -28,7 +28,7 @@
 //! queue, in every Microkit config, written between measurements, never inside one.
 //!
 //! Unfinished (issue 30): the other engines' drivers.
-use core::fmt::Write;
+use core::fmt;
 
 use cipher_service::{ClientData, Job, Session, run_polled, validate};
 use cpu_engine::CpuEngine;
@@ -92,68 +92,85 @@ mod clock {
 /// The driver's child id in the bench system (the parent reads its utilisation).
 const DRIVER_CHILD: u8 = 1;
 
-/// A reading: the PMU's cycles and instructions where the kernel exports them, else the
-/// clock's ticks and no instructions.
-#[derive(Clone, Copy, Default)]
-struct Reading {
-    time: u64,
-    instructions: Option<u64>,
+/// A reading: the PMU's counts where the kernel exports them, else the clock's ticks.
+#[derive(Clone, Copy)]
+enum Reading {
+    Pmu(bench::Counts),
+    Clock(u64),
 }
 
 impl Reading {
     fn now() -> Reading {
-        match bench::pmu_read() {
-            Some(c) => Reading {
-                time: c.cycles,
-                instructions: Some(c.instructions),
-            },
-            None => Reading {
-                time: clock::now(),
-                instructions: None,
-            },
-        }
+        bench::pmu_read().map_or_else(|| Reading::Clock(clock::now()), Reading::Pmu)
     }
 
+    /// From `start` to `self` (both taken the same way: the PMU is there or not for
+    /// the PD's life).
     fn since(self, start: Reading) -> Reading {
-        match (self.instructions, start.instructions) {
-            (Some(now), Some(then)) => {
-                let c = bench::Counts {
-                    cycles: self.time,
-                    instructions: now,
-                }
-                .since(bench::Counts {
-                    cycles: start.time,
-                    instructions: then,
-                });
-                Reading {
-                    time: c.cycles,
-                    instructions: Some(c.instructions),
-                }
-            }
-            _ => Reading {
-                time: self.time - start.time,
-                instructions: None,
-            },
+        match (self, start) {
+            (Reading::Pmu(now), Reading::Pmu(then)) => Reading::Pmu(now.since(then)),
+            (Reading::Clock(now), Reading::Clock(then)) => Reading::Clock(now - then),
+            _ => unreachable!("one PD reads one way"),
         }
     }
 
-    /// Time per item over `n` items: cycles with the PMU, else nanoseconds.
+    /// Time per item over `n` items, in [`unit`](Self::unit)s.
     fn time_per(self, n: u32) -> u64 {
-        if self.instructions.is_some() {
-            self.time / u64::from(n.max(1))
-        } else {
-            (u128::from(self.time) * 1_000_000_000
-                / (u128::from(clock::hz()) * u128::from(n.max(1)))) as u64
+        let n = u64::from(n.max(1));
+        match self {
+            Reading::Pmu(c) => c.cycles / n,
+            Reading::Clock(ticks) => {
+                (u128::from(ticks) * 1_000_000_000 / (u128::from(clock::hz()) * u128::from(n)))
+                    as u64
+            }
+        }
+    }
+
+    /// Instructions retired per item over `n` items, where the PMU counted them.
+    fn instructions_per(self, n: u32) -> Option<u64> {
+        match self {
+            Reading::Pmu(c) => Some(c.instructions / u64::from(n.max(1))),
+            Reading::Clock(_) => None,
+        }
+    }
+
+    fn unit(self) -> &'static str {
+        match self {
+            Reading::Pmu(_) => "cycles",
+            Reading::Clock(_) => "ns",
         }
     }
 }
 
-/// The unit [`Reading::time_per`] gives.
-fn unit() -> &'static str {
-    if bench::pmu_read().is_some() {
-        "cycles"
-    } else {
-        "ns"
+/// A report line's `; instructions ...` part, where the PMU counted them.
+struct Instructions(Option<(u64, u64)>);
+
+impl fmt::Display for Instructions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some((isolated, own)) => {
+                write!(f, "; instructions {isolated} isolated, {own} in the PD")
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+/// A report line's `; driver ...` part, where the kernel tracks utilisation.
+struct DriverShare(Option<bench::Utilisation>);
+
+impl fmt::Display for DriverShare {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(d) = self.0 else {
+            return Ok(());
+        };
+        let share = |v: u64| 100.0 * v as f64 / d.total.max(1) as f64;
+        write!(
+            f,
+            "; driver {:.1}% of the core (kernel {:.1}%)",
+            share(d.thread),
+            share(d.thread_kernel)
+        )
     }
 }
 
@@ -245,64 +262,14 @@ impl Bench {
         let own = self.in_pd[self.at / DEPTHS.len()];
         let (isolated, alone) = (took.time_per(n), own.time_per(n));
         let ratio = alone as f64 / isolated.max(1) as f64;
-        let mut line = LineBuf::new();
-        let _ = write!(
-            line,
-            "bench: aes-128-cbc {size} B depth {depth}: {isolated} {} isolated, {alone} in the PD, {} of isolation, {ratio:.2}x",
-            unit(),
-            isolated as i64 - alone as i64
+        let instructions = took.instructions_per(n).zip(own.instructions_per(n));
+        console_println!(
+            "bench: aes-128-cbc {size} B depth {depth}: {isolated} {} isolated, {alone} in the PD, {} of isolation, {ratio:.2}x{}{}",
+            took.unit(),
+            isolated as i64 - alone as i64,
+            Instructions(instructions),
+            DriverShare(bench::utilisation(Thread::Child(DRIVER_CHILD)))
         );
-        if let (Some(i), Some(o)) = (took.instructions, own.instructions) {
-            let per = |v: u64| v / u64::from(n);
-            let _ = write!(
-                line,
-                "; instructions {} isolated, {} in the PD",
-                per(i),
-                per(o)
-            );
-        }
-        if let Some(d) = bench::utilisation(Thread::Child(DRIVER_CHILD)) {
-            let share = |v: u64| 100.0 * v as f64 / d.total.max(1) as f64;
-            let _ = write!(
-                line,
-                "; driver {:.1}% of the core (kernel {:.1}%)",
-                share(d.thread),
-                share(d.thread_kernel)
-            );
-        }
-        console_println!("{}", line.as_str());
-    }
-}
-
-/// One console line, built in pieces (the console takes a line in one write).
-struct LineBuf {
-    buf: [u8; 320],
-    len: usize,
-}
-
-impl LineBuf {
-    fn new() -> Self {
-        LineBuf {
-            buf: [0; 320],
-            len: 0,
-        }
-    }
-
-    fn as_str(&self) -> &str {
-        // Only whole `str`s are written in.
-        core::str::from_utf8(&self.buf[..self.len]).unwrap_or("bench: (line not UTF-8)")
-    }
-}
-
-impl Write for LineBuf {
-    fn write_str(&mut self, s: &str) -> core::fmt::Result {
-        let end = self.len + s.len();
-        if end > self.buf.len() {
-            return Err(core::fmt::Error);
-        }
-        self.buf[self.len..end].copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
     }
 }
 
@@ -359,7 +326,7 @@ fn init() -> Bench {
     let pmu = bench::pmu_start();
     console_println!(
         "bench: counting {} ({}); {BYTES} bytes (at least {MIN_REQUESTS} requests) a measurement",
-        unit(),
+        Reading::now().unit(),
         if pmu {
             "the PMU, at every exception level"
         } else {
@@ -372,17 +339,13 @@ fn init() -> Bench {
         calls.capabilities().expect("capabilities");
     }
     let call = Reading::now().since(start);
-    let mut line = LineBuf::new();
-    let _ = write!(
-        line,
-        "bench: ppc round trip (capabilities): {} {}",
-        call.time_per(CALLS),
-        unit()
-    );
-    if let Some(i) = call.instructions {
-        let _ = write!(line, ", {} instructions", i / u64::from(CALLS));
+    let (time, unit) = (call.time_per(CALLS), call.unit());
+    match call.instructions_per(CALLS) {
+        Some(i) => console_println!(
+            "bench: ppc round trip (capabilities): {time} {unit}, {i} instructions"
+        ),
+        None => console_println!("bench: ppc round trip (capabilities): {time} {unit}"),
     }
-    console_println!("{}", line.as_str());
     let session = calls
         .open_session(Mode::Cbc, Path::Adaptive, 16, KEY, [0; 16])
         .expect("a CBC session");
@@ -393,7 +356,7 @@ fn init() -> Bench {
         at: 0,
         submitted: 0,
         answered: 0,
-        start: Reading::default(),
+        start: Reading::now(),
         in_pd,
         failed: false,
     };
