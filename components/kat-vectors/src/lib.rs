@@ -99,6 +99,15 @@ pub const SP800_38A: &[CipherVector] = &[
     ),
 ];
 
+/// The SP 800-38A vector named `name` (`"F.2.1 CBC-AES128"`). Panics on a name not in
+/// [`SP800_38A`]: a test's typo, not input.
+pub fn sp800_38a(name: &str) -> CipherVector {
+    *SP800_38A
+        .iter()
+        .find(|v| v.0 == name)
+        .unwrap_or_else(|| panic!("{name}: not an SP 800-38A vector"))
+}
+
 /// FIPS-197 appendix C: `PT` under each key gives the ciphertext (AES-128/192/256).
 pub const FIPS197_PT: &str = "00112233445566778899aabbccddeeff";
 pub const FIPS197_C: &[(&str, &str, &str)] = &[

@@ -21,7 +21,7 @@ use engine_models::phys::PhysMap;
 use engine_models::power::{ClockController, GateBlock};
 use engine_models::soc::Port;
 use engine_models::{am335x, stm32mp1};
-use kat_vectors::{CBC_IV, CipherVector, K256, PLAIN, SP800_38A};
+use kat_vectors::{CBC_IV, CipherVector, K256, PLAIN, SP800_38A, sp800_38a};
 use mmio::clkctrl::{self, MODULEMODE, MODULEMODE_ENABLE};
 use mmio::{BusFault, RegisterBus};
 use pd_idl::cipher::{CipherError, CipherOp, Mode, Path, Request};
@@ -613,8 +613,7 @@ pub fn two_clients_interleave<S: Soc>(board: &Board<S>) {
     let mut rig = board.rig();
     let a_bytes = dma_bytes::<S>();
     let plain = hex(PLAIN);
-    let vector = |name| *SP800_38A.iter().find(|v| v.0 == name).expect("published");
-    let (cbc, ctr) = (vector("F.2.1 CBC-AES128"), vector("F.5.5 CTR-AES256"));
+    let (cbc, ctr) = (sp800_38a("F.2.1 CBC-AES128"), sp800_38a("F.5.5 CTR-AES256"));
     let a = rig
         .open_as(CLIENT, cbc.1, Path::Dma, &hex(cbc.2), &hex(cbc.3))
         .unwrap();
@@ -641,6 +640,23 @@ pub fn two_clients_interleave<S: Soc>(board: &Board<S>) {
     assert_eq!(out_b, hex(ctr.4));
 }
 
+/// What SP 800-38A vector `name`'s key and IV make of `plain` encrypted as one request
+/// on `path`, on a session of its own: the bytes a request served in pieces, or joined,
+/// must give.
+fn one_job<E: CipherEngine>(rig: &mut Rig<E>, name: &str, path: Path, plain: &[u8]) -> Vec<u8> {
+    let (_, mode, key, iv, _) = sp800_38a(name);
+    let s = rig.open(mode, path, &hex(key), &hex(iv)).unwrap();
+    let out = rig.crypt(
+        s,
+        CipherOp::Encrypt,
+        plain,
+        &[plain.len() as u32],
+        Layout::Aligned,
+    );
+    rig.service.sessions.close(CLIENT, s).unwrap();
+    out.unwrap()
+}
+
 /// A request larger than its client's share, served as a driver does while another
 /// client is served too (a grant of 1 KiB a pass): parked, and its pieces run as jobs
 /// of their own with the IV carried between them, another client's request answered
@@ -649,21 +665,11 @@ pub fn two_clients_interleave<S: Soc>(board: &Board<S>) {
 /// answered `UnknownSession`.
 pub fn a_large_request_goes_in_pieces<S: Soc>(board: &Board<S>) {
     let mut rig = board.rig();
-    let vector = |name| *SP800_38A.iter().find(|v| v.0 == name).expect("published");
     let light_at = 3584u32;
     for (name, len) in [("F.2.1 CBC-AES128", 3072usize), ("F.5.1 CTR-AES128", 3080)] {
-        let (_, mode, key, iv, _) = vector(name);
+        let (_, mode, key, iv, _) = sp800_38a(name);
         let plain: Vec<u8> = (0..len).map(|i| (i * 7 + 1) as u8).collect();
-        let whole = rig.open(mode, Path::Pio, &hex(key), &hex(iv)).unwrap();
-        let want = rig
-            .crypt(
-                whole,
-                CipherOp::Encrypt,
-                &plain,
-                &[len as u32],
-                Layout::Aligned,
-            )
-            .unwrap();
+        let want = one_job(&mut rig, name, Path::Pio, &plain);
         let s = rig.open(mode, Path::Pio, &hex(key), &hex(iv)).unwrap();
         let light = rig
             .open_as(Caller(9), Mode::Ecb, Path::Pio, &[7; 16], &[0; 16])
@@ -687,7 +693,7 @@ pub fn a_large_request_goes_in_pieces<S: Soc>(board: &Board<S>) {
         assert_eq!(between, 3, "{name}: the light client served after each");
         assert_eq!(&rig.bytes()[..len], &want[..], "{name}: as one job");
     }
-    let (_, mode, key, iv, _) = vector("F.2.1 CBC-AES128");
+    let (_, mode, key, iv, _) = sp800_38a("F.2.1 CBC-AES128");
     let s = rig.open(mode, Path::Pio, &hex(key), &hex(iv)).unwrap();
     let (answers, passes) =
         rig.exchange_within(CLIENT, &[request(2, s, &[(0, 3072)])], 1024, |r| {
@@ -698,9 +704,9 @@ pub fn a_large_request_goes_in_pieces<S: Soc>(board: &Board<S>) {
 }
 
 /// A lone client (its budget unbounded) queues three 1 KiB CBC requests on DMA: joined,
-/// they stop at `PARK_FROM` (2 KiB), a transfer of two and one of one, since a joined job cannot be
-/// cut and the next client to arrive would wait for all of it; the bytes are one
-/// job's, the IV carried across the joins.
+/// they stop at `PARK_FROM` (2 KiB), a transfer of two and one of one, since a joined
+/// job cannot be cut and the next client to arrive would wait for all of it; the bytes
+/// are one job's, the IV carried across the joins.
 pub fn a_lone_clients_joins_stop_at_park_from<S: Soc>(board: &Board<S>) {
     const PER: u32 = 1024;
     assert_eq!(
@@ -709,21 +715,9 @@ pub fn a_lone_clients_joins_stop_at_park_from<S: Soc>(board: &Board<S>) {
         "two requests reach the bound"
     );
     let mut rig = board.rig();
-    let (_, mode, key, iv, _) = *SP800_38A
-        .iter()
-        .find(|v| v.0 == "F.2.1 CBC-AES128")
-        .expect("published");
+    let (_, mode, key, iv, _) = sp800_38a("F.2.1 CBC-AES128");
     let plain: Vec<u8> = (0..3 * PER).map(|i| (i * 5 + 3) as u8).collect();
-    let whole = rig.open(mode, Path::Dma, &hex(key), &hex(iv)).unwrap();
-    let want = rig
-        .crypt(
-            whole,
-            CipherOp::Encrypt,
-            &plain,
-            &[3 * PER],
-            Layout::Aligned,
-        )
-        .unwrap();
+    let want = one_job(&mut rig, "F.2.1 CBC-AES128", Path::Dma, &plain);
     let s = rig.open(mode, Path::Dma, &hex(key), &hex(iv)).unwrap();
     rig.bytes()[..plain.len()].copy_from_slice(&plain);
     let reqs: Vec<_> = (0..3)

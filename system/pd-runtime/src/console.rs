@@ -138,6 +138,14 @@ mod tests {
     #[repr(C, align(64))]
     struct Page([u8; 4096]);
 
+    /// A writer and the driver's end of one queue in `page`.
+    fn both_ends(page: &mut Page) -> (ConsoleWriter<'_>, Consumer<'_, LinePiece>) {
+        let region = SharedRegion::new(&mut page.0);
+        let w = ConsoleWriter::attach(region).unwrap();
+        let rx = Consumer::<LinePiece>::attach(region, TX_QUEUE_CAPACITY).unwrap();
+        (w, rx)
+    }
+
     fn take_all(rx: &mut Consumer<'_, LinePiece>) -> Vec<(Vec<u8>, bool)> {
         let mut out = Vec::new();
         while let Ok(p) = rx.dequeue() {
@@ -149,9 +157,7 @@ mod tests {
     #[test]
     fn a_line_goes_in_pieces_published_together_the_last_marked() {
         let mut page = Page([0; 4096]);
-        let region = SharedRegion::new(&mut page.0);
-        let mut w = ConsoleWriter::attach(region).unwrap();
-        let mut rx = Consumer::<LinePiece>::attach(region, TX_QUEUE_CAPACITY).unwrap();
+        let (mut w, mut rx) = both_ends(&mut page);
         let line = [b'x'; 130];
         assert_eq!(
             w.write(&[&line[..], b"\n"].concat()),
@@ -184,9 +190,7 @@ mod tests {
     #[test]
     fn a_write_that_does_not_fit_is_dropped_whole_and_reported_with_the_next() {
         let mut page = Page([0; 4096]);
-        let region = SharedRegion::new(&mut page.0);
-        let mut w = ConsoleWriter::attach(region).unwrap();
-        let mut rx = Consumer::<LinePiece>::attach(region, TX_QUEUE_CAPACITY).unwrap();
+        let (mut w, mut rx) = both_ends(&mut page);
         // 31 one-piece lines leave one slot.
         for _ in 0..31 {
             assert!(matches!(w.write(b"fill\n"), Written::Queued { .. }));
