@@ -262,6 +262,8 @@ impl<'a, I: Interface> Service<'a, I> {
             let mut answered = 0;
             // The copies requests are read into, kept for the pass (see `read_into`).
             let (mut request, mut next) = (I::Request::new_zeroed(), I::Request::new_zeroed());
+            // The pass's one list of the requests a job carries (see `Parts::reset`).
+            let mut parts = Parts::one(0, 0);
             // A request is taken only when its answer has room beside the answers its
             // client is already owed: backpressure, never a dropped answer. Read once per
             // pass; every request taken uses one.
@@ -351,7 +353,7 @@ impl<'a, I: Interface> Service<'a, I> {
                     });
                     continue;
                 }
-                let mut parts = Parts::one(id, bytes);
+                parts.reset(id, bytes);
                 if I::coalesces(&self.engine, &job) {
                     // Followers of the same session join the job while their answers have
                     // room too: all that is queued now, not only what the last look saw
@@ -455,7 +457,7 @@ impl<'a, I: Interface> Service<'a, I> {
         };
         let bytes = I::split(job, done, most);
         let last = done + bytes >= total;
-        *budget = budget.saturating_sub(cost(&Parts::one(id, bytes)));
+        *budget = budget.saturating_sub(i64::from(bytes) + REQUEST_COST);
         // The last piece answers the whole request.
         let parts = Parts::one(id, if last { total } else { bytes });
         let result = self.start(caller, session, slot, &parts, job, data, Some(last));
