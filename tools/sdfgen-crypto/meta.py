@@ -406,21 +406,49 @@ def device_omap() -> str:
 
 
 def bench(paddr_top: int, name: str) -> str:
-    """The isolation bench (bench-client-pd): the CPU engine's Cipher driver and the
-    bench client, which times requests through it beside the same engine code in its
-    own PD and prints a line a measurement, then `bench: done`. The same two PDs on
-    seL4 (`make qemu-bench`, under QEMU's instruction counting) and on the host. The
-    driver is the client's child 1: a parent holds its children's TCBs, whose
-    utilisation the benchmark kernel reports to it."""
+    """The isolation bench (bench-client-pd): it times requests through each driver PD
+    here beside the same engine code run in its own PD, and prints a line a
+    measurement, then `bench: done`. Each driver is the client's child (1, 2: a parent
+    holds its children's TCBs, whose utilisation the benchmark kernel reports to it).
+
+    Both backends: the CPU engine's Cipher driver (channel 0), run in the client as
+    `cpu-engine`. On seL4 (`make qemu-bench`, under QEMU's instruction counting) also
+    the virtio-crypto driver (channel 1) over the first virtio-crypto device, beside
+    the client's own run of virtio-crypto-driver over a second device it maps and
+    takes the interrupt of (channel 20). `make qemu-bench` adds that device last, so
+    the transports are: the driver's crypto device 29 (irq 77: the first found,
+    scanning up), virtio-rng 30, the client's crypto device 31 (irq 79). Both
+    drivers reach the client's one data region (by DMA for virtio-crypto)."""
     sdf = SystemDescription(AARCH64, paddr_top)
     crypto = Crypto(sdf)
     pds = Pds()
-    client = pds("bench", "bench-client.elf", 100)
+    # Its state (two drivers' engines run here, the CPU engine's key cache among them)
+    # is built on the stack in init and moved into the event loop: 32 KiB overflowed.
+    client = pds("bench", "bench-client.elf", 100, stack_size=2 * STACK_SIZE)
     cpu = pds("cpu_cipher", "cpu-cipher.elf", 150)
+    data = crypto.region("bench_data", 0x8000)
     e = crypto.add_driver(cpu)
-    e.add_client(client, queues=0x3000, data=0x8000, client_id=0)
+    e.add_client(client, queues=0x3000, data=data, client_id=0)
     e.connect()
     client.add_child_pd(cpu, child_id=1)
+    if paddr_top == QEMU_VIRT_PADDR_TOP:
+        power_manager = pds("power_manager", "pm-qemu-virt.elf", 250, stack=False)
+        virtio = pds("virtio_crypto", "virtio-crypto.elf", 200)
+        mmio = crypto.region("virtio_mmio", 0x4000, paddr=0x0A00_0000)
+        crypto.map(virtio, mmio, "mmio", cached=False)
+        crypto.map(virtio, crypto.region("virtio_dma", 0x10000), "dma", paddr_symbol="dma_paddr")
+        virtio.add_irq(Irq(77, trigger=Irq.Trigger.EDGE, id=20))
+        v = crypto.add_driver(virtio, prefix="virtio", power=power_manager, dma=True)
+        v.add_client(client, queues=0x3000, data=data, client_id=1, queues_symbol="virtio_queues")
+        v.connect()
+        client.add_child_pd(virtio, child_id=2)
+        # The client's own device: its transports' window, DMA area and interrupt,
+        # and its data region's bus address.
+        crypto.map(client, mmio, "mmio", cached=False)
+        crypto.map(client, crypto.region("bench_dma", 0x10000), "dma", paddr_symbol="dma_paddr")
+        crypto.setvar_paddr(client, "data_paddr", data)
+        client.add_irq(Irq(79, trigger=Irq.Trigger.EDGE, id=20))
+        sdf.add_pd(power_manager)
     sdf.add_pd(client)
     if paddr_top == QEMU_VIRT_PADDR_TOP:
         # The host runner keeps each PD's lines apart itself: no UART, no serial PD.

@@ -154,7 +154,7 @@ class HostSystemsBoot(unittest.TestCase):
         out = self.boot("bench-cpu")
         self.assertIn("bench: done", out)
         self.assertNotIn("FAIL", out)
-        rows = re.findall(r"bench: aes-128-cbc (\d+) B depth (\d+): \d+ ns isolated, \d+ in the PD", out)
+        rows = re.findall(r"bench: cpu-engine aes-128-cbc (\d+) B depth (\d+): \d+ ns isolated, \d+ in the PD", out)
         self.assertEqual(len(set(rows)), 6, out)
         self.assertRegex(out, r"bench: ppc round trip \(capabilities\): \d+ ns")
 

@@ -165,8 +165,10 @@ pub const TRANSPORTS: usize = 32;
 pub const TRANSPORT_STRIDE: usize = 0x200;
 
 /// Probes each transport of the window at `base` (`len` bytes) for a device of type
-/// `device`: the first found, with its index; `other` hears of each transport that is
-/// neither empty nor of another type (a legacy one, a bus fault).
+/// `device`: the `nth` found (0 the first, in transport order), with its index; `other`
+/// hears of each transport that is neither empty nor of another type (a legacy one, a
+/// bus fault). Two PDs that each drive a device of one type take different `nth`s
+/// (the isolation bench's own virtio-crypto device beside its driver PD's).
 ///
 /// # Safety
 /// `base..base + len` must be the transports' registers, mapped as device memory for as
@@ -175,15 +177,18 @@ pub unsafe fn find(
     base: *mut u8,
     len: usize,
     device: u32,
+    nth: usize,
     mut other: impl FnMut(usize, Error),
 ) -> Result<(usize, mmio::VolatileMmio), Error> {
+    let mut skip = nth;
     for n in 0..TRANSPORTS.min(len / TRANSPORT_STRIDE) {
         // SAFETY: transport n's window lies inside the caller's (its contract); a failed
-        // probe drops its bus before the next is made.
+        // probe, or a device passed over, drops its bus before the next is made.
         let mut bus =
             unsafe { mmio::VolatileMmio::new(base.add(n * TRANSPORT_STRIDE), regs::WINDOW) };
         match probe(&mut bus, device) {
-            Ok(()) => return Ok((n, bus)),
+            Ok(()) if skip == 0 => return Ok((n, bus)),
+            Ok(()) => skip -= 1,
             Err(Error::NoDevice | Error::WrongDevice { .. }) => {}
             Err(e) => other(n, e),
         }

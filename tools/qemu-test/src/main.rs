@@ -130,6 +130,7 @@ fn rng() -> u32 {
             VIRTIO_MMIO_BASE as *mut u8,
             VIRTIO_MMIO_COUNT * virtio_mmio::TRANSPORT_STRIDE,
             virtio_mmio::regs::device_id::ENTROPY,
+            0,
             |n, e| say!("qemu-test: transport {n}: {e:?}"),
         )
     };

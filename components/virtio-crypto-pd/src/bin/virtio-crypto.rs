@@ -22,7 +22,7 @@ fn init() -> DriverPd<Cipher<VirtioCrypto<VolatileMmio>>> {
         "virtio_crypto: the dma region needs dma_paddr (a region_paddr setvar) and {} bytes",
         dma::layout::LEN
     );
-    let bus = virtio_crypto_pd::find_device(mmio)
+    let bus = virtio_crypto_pd::find_device(mmio, 0)
         .unwrap_or_else(|e| panic!("virtio_crypto: no device: {e:?}"));
     // SAFETY: `dma` is mapped read-write for the PD's life, used by nothing but this
     // driver and its device, and the tool placed it at `dma_paddr` (region_paddr).

@@ -30,9 +30,13 @@ fn init() -> DriverPd<Rng<VirtioRng<VolatileMmio>>> {
     // SAFETY: the .system file maps `mmio` uncached (device memory) for the PD's life,
     // and this PD alone drives the entropy transport.
     let found = unsafe {
-        virtio_mmio::find(mmio.vaddr, mmio.size, regs::device_id::ENTROPY, |n, e| {
-            debug_println!("virtio_rng: transport {n}: {e:?}")
-        })
+        virtio_mmio::find(
+            mmio.vaddr,
+            mmio.size,
+            regs::device_id::ENTROPY,
+            0,
+            |n, e| debug_println!("virtio_rng: transport {n}: {e:?}"),
+        )
     };
     let (n, bus) = found.unwrap_or_else(|e| panic!("virtio_rng: no device: {e:?}"));
     // SAFETY: `dma` is mapped read-write for the PD's life, used by nothing but this
