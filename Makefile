@@ -285,15 +285,20 @@ QEMU_IMAGE_CMD = $(QEMU) -machine virt,virtualization=on -cpu cortex-a53 -m size
 # works too), booted twice under QEMU with -icount shift=0 (virtual time is
 # instructions, so the figures repeat on a noisy machine); tools/qemu_bench.py prints
 # both runs, the table and how far the runs differ, and fails past 1%. The bench client
-# writes through the serial driver PD, which prints in every config. A second
+# writes through the serial driver PD, which prints in every config. One image a
+# system of QEMU_BENCH_SYSTEMS (the bench client drives one board's device PD of its
+# own): the CPU engine and virtio-crypto, then each board stand-in. A second
 # virtio-crypto device, added last, is the one the bench client drives itself (meta.py's
 # bench() gives the transports).
 QEMU_BENCH_CONFIG ?= benchmark
+QEMU_BENCH_SYSTEMS ?= qemu_bench qemu_bench_am335x qemu_bench_stm32mp1
 qemu-bench: qemu-setup
-	$(MAKE) --no-print-directory image SYSTEM=$(GEN_DIR)/qemu_bench.system MICROKIT_CONFIG=$(QEMU_BENCH_CONFIG)
-	BENCH_CONFIG=$(QEMU_BENCH_CONFIG) python3 tools/qemu_bench.py \
-	  $(subst -nographic,-nographic -icount shift=0,$(QEMU_IMAGE_CMD)) \
-	  -device virtio-crypto-device,cryptodev=c1 -object cryptodev-backend-builtin,id=c1
+	@for s in $(QEMU_BENCH_SYSTEMS); do \
+	  $(MAKE) --no-print-directory image SYSTEM=$(GEN_DIR)/$$s.system MICROKIT_CONFIG=$(QEMU_BENCH_CONFIG) || exit 1; \
+	  BENCH_NAME=$$s BENCH_CONFIG=$(QEMU_BENCH_CONFIG) python3 tools/qemu_bench.py \
+	    $(subst -nographic,-nographic -icount shift=0,$(QEMU_IMAGE_CMD)) \
+	    -device virtio-crypto-device,cryptodev=c1 -object cryptodev-backend-builtin,id=c1 || exit 1; \
+	done
 
 qemu: image qemu-setup
 ifeq ($(QEMU_VERDICT),)

@@ -91,7 +91,7 @@ def main() -> int:
         return 2
     runs = []
     for n in range(1, RUNS + 1):
-        log = f"target/qemu-bench-{n}.log"
+        log = f"target/{os.environ.get('BENCH_NAME', 'qemu-bench')}-{n}.log"
         text = run(cmd, log)
         lines = [l.strip() for l in text.splitlines() if "bench:" in l]
         print(f"qemu-bench: run {n} ({log}):")
@@ -147,7 +147,7 @@ def main() -> int:
     if worst > 0.01:
         print(f"qemu-bench: FAILED: two runs differ by {worst:.2%} (more than 1%)")
         return 1
-    print(f"qemu-bench: {RUNS} runs agree within {worst:.2%}" + (" (the CPU engine's rows and the PPC)" if timed else ""))
+    print(f"qemu-bench: {os.environ.get('BENCH_NAME', 'the bench')}: {RUNS} runs agree within {worst:.2%}" + (" (the CPU engine's rows and the PPC)" if timed else ""))
     return 0
 
 

@@ -13,7 +13,9 @@ Systems:
   qemu_hello         the runtime examples on seL4 (make image SYSTEM=...)
   cipher-cpu         host: the CPU Cipher driver and a known-answer client
   device-omap        host: OMAP AES on a device PD, with its power manager
-  qemu_bench         the isolation bench on seL4 (make qemu-bench)
+  qemu_bench         the isolation bench on seL4 (make qemu-bench): CPU, virtio-crypto
+  qemu_bench_am335x  ... OMAP AES on its device PD
+  qemu_bench_stm32mp1 ... STM32 CRYP on its device PD
   bench-cpu          host: the isolation bench on the host backend
 """
 
@@ -28,7 +30,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from sdfgen import SystemDescription
 
-from crypto_sdf import STACK_SIZE, Crypto
+from crypto_sdf import DEVICE_CHANNEL, POWER_CHANNEL, STACK_SIZE, Crypto
 
 # The helper is written against this version's API and its gaps (see crypto_sdf).
 assert version("sdfgen").split(".")[:2] == ["0", "35"], "unexpected sdfgen version"
@@ -405,50 +407,94 @@ def device_omap() -> str:
     return crypto.render(HEADER.format(name="device-omap"))
 
 
-def bench(paddr_top: int, name: str) -> str:
+# The board stand-ins the bench measures, one an image (the bench client has one device
+# channel): driver PD name, image, the client's queues symbol and channel, child id.
+BENCH_BOARDS = {
+    "am335x": ("omap_aes", "omap-aes.elf", "omap_queues", 2, 3),
+    "stm32mp1": ("stm32_cryp", "stm32-cryp.elf", "stm32_queues", 3, 4),
+}
+
+
+def bench(paddr_top: int, name: str, board: Optional[str] = None) -> str:
     """The isolation bench (bench-client-pd): it times requests through each driver PD
     here beside the same engine code run in its own PD, and prints a line a
-    measurement, then `bench: done`. Each driver is the client's child (1, 2: a parent
-    holds its children's TCBs, whose utilisation the benchmark kernel reports to it).
+    measurement, then `bench: done`. Each driver is the client's child (a parent holds
+    its children's TCBs, whose utilisation the benchmark kernel reports to it).
 
-    Both backends: the CPU engine's Cipher driver (channel 0), run in the client as
-    `cpu-engine`. On seL4 (`make qemu-bench`, under QEMU's instruction counting) also
-    the virtio-crypto driver (channel 1) over the first virtio-crypto device, beside
-    the client's own run of virtio-crypto-driver over a second device it maps and
-    takes the interrupt of (channel 20). `make qemu-bench` adds that device last, so
-    the transports are: the driver's crypto device 29 (irq 77: the first found,
-    scanning up), virtio-rng 30, the client's crypto device 31 (irq 79). Both
-    drivers reach the client's one data region (by DMA for virtio-crypto)."""
+    Without a board: the CPU engine's Cipher driver (channel 0, child 1), run in the
+    client as `cpu-engine`, on both backends; on seL4 (`make qemu-bench`, under QEMU's
+    instruction counting) also the virtio-crypto driver (channel 1, child 2) over the
+    first virtio-crypto device, beside the client's own run of virtio-crypto-driver
+    over a second device it maps and takes the interrupt of (channel 21). `make
+    qemu-bench` adds that device last, so the transports are: the driver's crypto
+    device 29 (irq 77: the first found, scanning up), virtio-rng 30, the client's
+    crypto device 31 (irq 79).
+
+    With a board (seL4 only): its stand-in's driver PD (BENCH_BOARDS) over its device
+    PD and power manager, beside the client's own run of the same driver code over a
+    second device PD and power manager of its own (`device` channel 20, power 10), as
+    the driver has them. Every driver and device reaches the client's one data region
+    (by DMA)."""
     sdf = SystemDescription(AARCH64, paddr_top)
     crypto = Crypto(sdf)
     pds = Pds()
-    # Its state (two drivers' engines run here, the CPU engine's key cache among them)
-    # is built on the stack in init and moved into the event loop: 32 KiB overflowed.
-    client = pds("bench", "bench-client.elf", 100, stack_size=2 * STACK_SIZE)
-    cpu = pds("cpu_cipher", "cpu-cipher.elf", 150)
+    # Its state (~25 KiB: the engines run here, the CPU engine's key cache and a board
+    # driver's calibration among them) is built on the stack in init and moved into the
+    # event loop, and a board driver's self-test runs below it: 64 KiB overflowed.
+    client = pds("bench", "bench-client.elf", 100, stack_size=8 * STACK_SIZE)
     data = crypto.region("bench_data", 0x8000)
-    e = crypto.add_driver(cpu)
-    e.add_client(client, queues=0x3000, data=data, client_id=0)
-    e.connect()
-    client.add_child_pd(cpu, child_id=1)
-    if paddr_top == QEMU_VIRT_PADDR_TOP:
+    if board is None:
+        cpu = pds("cpu_cipher", "cpu-cipher.elf", 150)
+        e = crypto.add_driver(cpu, parent=client, child_id=1)
+        e.add_client(client, queues=0x3000, data=data, client_id=0)
+        e.connect()
+    if board is None and paddr_top == QEMU_VIRT_PADDR_TOP:
         power_manager = pds("power_manager", "pm-qemu-virt.elf", 250, stack=False)
         virtio = pds("virtio_crypto", "virtio-crypto.elf", 200)
         mmio = crypto.region("virtio_mmio", 0x4000, paddr=0x0A00_0000)
         crypto.map(virtio, mmio, "mmio", cached=False)
         crypto.map(virtio, crypto.region("virtio_dma", 0x10000), "dma", paddr_symbol="dma_paddr")
         virtio.add_irq(Irq(77, trigger=Irq.Trigger.EDGE, id=20))
-        v = crypto.add_driver(virtio, prefix="virtio", power=power_manager, dma=True)
+        v = crypto.add_driver(virtio, prefix="virtio", parent=client, child_id=2, power=power_manager, dma=True)
         v.add_client(client, queues=0x3000, data=data, client_id=1, queues_symbol="virtio_queues")
         v.connect()
-        client.add_child_pd(virtio, child_id=2)
         # The client's own device: its transports' window, DMA area and interrupt,
         # and its data region's bus address.
         crypto.map(client, mmio, "mmio", cached=False)
         crypto.map(client, crypto.region("bench_dma", 0x10000), "dma", paddr_symbol="dma_paddr")
         crypto.setvar_paddr(client, "data_paddr", data)
-        client.add_irq(Irq(79, trigger=Irq.Trigger.EDGE, id=20))
+        client.add_irq(Irq(79, trigger=Irq.Trigger.EDGE, id=21))
         sdf.add_pd(power_manager)
+    if board is not None:
+        drv_name, image, queues_symbol, channel, child = BENCH_BOARDS[board]
+        prefix = drv_name.split("_")[0]
+        dev = pds(f"dev_{board}", f"dev-{board}.elf", 240)
+        pm = pds(f"pm_{board}", f"pm-{board}.elf", 210, stack=False)
+        drv = pds(drv_name, image, 150)
+        e = crypto.add_driver(drv, prefix=prefix, parent=client, child_id=child, power=pm, device=dev,
+                              dma=True, scratch=0x1000, ledger=0x1000)
+        e.add_client(client, queues=0x4000, data=data, client_id=channel, queues_symbol=queues_symbol)
+        e.connect()
+        # The client's own board: a second device PD and power manager, wired to the
+        # client as crypto_sdf wires them to a driver (its scratch and the data region
+        # the model reaches by DMA, the ledger the model counts into).
+        own_dev = pds(f"own_dev_{board}", f"dev-{board}.elf", 240)
+        own_pm = pds(f"own_pm_{board}", f"pm-{board}.elf", 210, stack=False)
+        scratch = crypto.region("bench_scratch", 0x1000)
+        ledger = crypto.region("bench_ledger", 0x1000)
+        crypto.map(client, scratch, "scratch", paddr_symbol="scratch_paddr")
+        crypto.map(client, ledger, "ledger")
+        crypto.map(own_dev, ledger, "ledger")
+        crypto.map(own_dev, scratch, "dma0", paddr_symbol="dma0_paddr")
+        crypto.map(own_dev, data, "dma1", paddr_symbol="dma1_paddr")
+        crypto.setvar_paddr(client, "data_paddr", data)
+        sdf.add_channel(Channel(client, own_dev, a_id=DEVICE_CHANNEL, b_id=0, pp_a=True,
+                                pd_a_setvar_id="device", pd_b_setvar_id="driver"))
+        sdf.add_channel(Channel(own_pm, own_dev, a_id=DEVICE_CHANNEL, b_id=1, pp_a=True, notify_a=False,
+                                notify_b=False, pd_a_setvar_id="device", pd_b_setvar_id="power"))
+        sdf.add_channel(Channel(client, own_pm, a_id=POWER_CHANNEL, pp_a=True, notify_a=False))
+        for p in [dev, pm, own_dev, own_pm]:
+            sdf.add_pd(p)
     sdf.add_pd(client)
     if paddr_top == QEMU_VIRT_PADDR_TOP:
         # The host runner keeps each PD's lines apart itself: no UART, no serial PD.
@@ -458,6 +504,14 @@ def bench(paddr_top: int, name: str) -> str:
 
 def qemu_bench() -> str:
     return bench(QEMU_VIRT_PADDR_TOP, "qemu_bench")
+
+
+def qemu_bench_am335x() -> str:
+    return bench(QEMU_VIRT_PADDR_TOP, "qemu_bench_am335x", "am335x")
+
+
+def qemu_bench_stm32mp1() -> str:
+    return bench(QEMU_VIRT_PADDR_TOP, "qemu_bench_stm32mp1", "stm32mp1")
 
 
 def bench_cpu() -> str:
@@ -470,6 +524,8 @@ SYSTEMS: Dict[str, Callable[[], str]] = {
     "cipher-cpu": cipher_cpu,
     "device-omap": device_omap,
     "qemu_bench": qemu_bench,
+    "qemu_bench_am335x": qemu_bench_am335x,
+    "qemu_bench_stm32mp1": qemu_bench_stm32mp1,
     "bench-cpu": bench_cpu,
 }
 

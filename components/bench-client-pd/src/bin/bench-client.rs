@@ -11,9 +11,16 @@
 //! * `virtio-crypto` (where the system maps `virtio_queues`: seL4 under QEMU): the
 //!   virtio-crypto driver (channel 1, child 2) over the first virtio-crypto device, and
 //!   `virtio-crypto-driver` here over the second (`mmio`, `dma`, its interrupt on
-//!   channel 20). The device's own work is QEMU's, outside the guest's instructions.
+//!   channel 21). The device's own work is QEMU's, outside the guest's instructions;
+//! * `omap-aes`, `stm32-cryp` (where the system maps `omap_queues`, `stm32_queues`: one
+//!   board an image, on seL4): the board stand-in's driver PD (channels 2, 3; children
+//!   3, 4) over its device PD, and the same `pio-dma-driver` code here over a second
+//!   device PD (the `device` channel, whose notifications are its interrupts; the
+//!   `scratch` and `ledger` regions), powered by a power manager of its own (channel
+//!   10), self-tested and calibrated as the driver PD's init does. Every register
+//!   access, the driver's and this PD's alike, is a call to the model's PD.
 //!
-//! Then the PPC round trip (`capabilities` of the CPU driver, the cheapest call). Each
+//! Then, with the CPU driver, the PPC round trip (`capabilities`, the cheapest call). Each
 //! line gives the cost per request isolated and in the PD, their difference (what
 //! isolation costs a request) and the in-PD share of the isolated throughput:
 //!
@@ -42,20 +49,29 @@
 //! The lines go to the console (`console_println!`): on seL4 the serial driver PD's
 //! queue, in every Microkit config, written between measurements, never inside one.
 //!
-//! Unfinished (issue 30): the engines whose silicon a device PD stands in for (OMAP
-//! AES, STM32 CRYP, talitos SEC1), where every register access is a call to the model.
+//! Unfinished (issue 30): talitos SEC1, a Digest engine (the bench speaks Cipher).
 use core::fmt;
 
+use board::{am335x, stm32mp1};
 use cipher_service::{CipherEngine, ClientData, Finished, Job, Segments, Session, Step, validate};
+use cost_ledger::CostTable;
 use cpu_engine::CpuEngine;
 use crypto_client::pd::{Data, link, link_over};
 use crypto_client::{CipherLink, Completion};
+use omap_aes_driver::{AM335X, Engine};
 use pd_idl::cipher::{self, CipherError, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request};
+use pd_idl::power::{self, PowerError};
+use pd_idl::wire::CallError;
 use pd_idl::wire::Caller;
 use pd_runtime::bench::{self, Thread};
 use pd_runtime::ipc::PpcTransport;
-use pd_runtime::{Channel, ChannelSet, Handler, console_println, exit, maybe_memory_region};
+use pd_runtime::{
+    Channel, ChannelSet, Handler, MemoryRegion, console_println, exit, maybe_memory_region,
+};
+use pio_dma_driver::{Driver, LedgerMeter, PioDmaEngine};
 use shared_region::SharedRegion;
+use soc_access::{Am335x, Am335xBus, Common, Stm32mp1, Stm32mp1Bus};
+use stm32_cryp_driver::STM32MP1;
 use virtio_crypto_driver::{DmaArea, VirtioCrypto};
 
 const KEY: [u8; 32] = [0x2b; 32];
@@ -67,7 +83,14 @@ const BYTES: u32 = 256 * 1024;
 const MIN_REQUESTS: u32 = 128;
 const CALLS: u32 = 512;
 /// The interrupt of this PD's own virtio-crypto device.
-const OWN_IRQ: Channel = Channel::new(20);
+const VIRTIO_IRQ: Channel = Channel::new(21);
+/// This PD's own power manager, for a board's engine run here (the drivers' channel).
+const POWER: Channel = Channel::new(10);
+/// Acquires tried while the engine's module is still waking (as a driver's init).
+const WAKE_TRIES: u32 = 1000;
+
+/// A board's PIO/DMA driver as its driver PD runs it, metered on the board's ledger.
+type PioDma<E> = Driver<'static, E, LedgerMeter<'static>>;
 
 #[cfg(target_os = "none")]
 mod clock {
@@ -213,28 +236,33 @@ fn session() -> Session {
 enum Own {
     Cpu(CpuEngine),
     Virtio(VirtioCrypto<mmio::VolatileMmio>),
+    Omap(PioDma<omap_aes_driver::Engine<Am335xBus, Am335xBus>>),
+    Stm32(PioDma<stm32_cryp_driver::Engine<Stm32mp1Bus, Stm32mp1Bus>>),
+}
+
+/// `$body` over whichever engine `$own` holds, named `$e`.
+macro_rules! each {
+    ($own:expr, $e:ident => $body:expr) => {
+        match $own {
+            Own::Cpu($e) => $body,
+            Own::Virtio($e) => $body,
+            Own::Omap($e) => $body,
+            Own::Stm32($e) => $body,
+        }
+    };
 }
 
 impl Own {
     fn start(&mut self, job: &Job<'_>) -> Step {
-        match self {
-            Own::Cpu(e) => e.start(job),
-            Own::Virtio(e) => e.start(job),
-        }
+        each!(self, e => e.start(job))
     }
 
     /// The engine's interrupt, as its driver takes it.
     fn interrupt(&mut self, job: &Job<'_>) -> Step {
-        match self {
-            Own::Cpu(e) => {
-                e.interrupted();
-                e.interrupt(job)
-            }
-            Own::Virtio(e) => {
-                e.interrupted();
-                e.interrupt(job)
-            }
-        }
+        each!(self, e => {
+            e.interrupted();
+            e.interrupt(job)
+        })
     }
 }
 
@@ -246,6 +274,8 @@ struct Target {
     link: CipherLink<'static>,
     session: u32,
     own: Own,
+    /// Where the own engine's interrupts arrive.
+    own_irq: Channel,
     /// Each size's in-PD measurement, as it is taken.
     in_pd: [Option<Reading>; SIZES.len()],
 }
@@ -286,7 +316,7 @@ impl Run {
 }
 
 struct Bench {
-    targets: [Option<Target>; 2],
+    targets: [Option<Target>; 4],
     data: ClientData<'static>,
     /// The target running and its run.
     at: usize,
@@ -398,17 +428,24 @@ impl Bench {
         false
     }
 
-    /// Keeps `depth` requests in flight while any of the run's are left to send.
+    /// Keeps `depth` requests in flight while any of the run's are left to send. Each
+    /// request has bytes of its own, the next `size` of the data region round and round,
+    /// as a client's stream has: a driver may join queued requests into one job (the
+    /// PIO/DMA engines do), which it must not where they overlap. (The in-PD runs use
+    /// the region's start: an engine's work does not depend on where its bytes lie.)
     fn fill(&mut self) {
         let Run::Isolated { size, depth } = self.run else {
             return;
         };
         let (size, depth) = (SIZES[size], DEPTHS[depth]);
         let (submitted, answered) = (self.submitted, self.answered);
+        let places = self.data.len() as u32 / size;
         let t = self.target();
         let mut sent = 0;
         while submitted + sent < requests(size) && submitted + sent - answered < depth {
-            let req = Request::over(submitted + sent, t.session, CipherOp::Encrypt, &[(0, size)]);
+            let k = submitted + sent;
+            let at = k % places * size;
+            let req = Request::over(k, t.session, CipherOp::Encrypt, &[(at, size)]);
             if t.link.queue(req).is_err() {
                 break;
             }
@@ -475,7 +512,7 @@ impl Bench {
             return;
         };
         let step = t.own.interrupt(&self.job);
-        OWN_IRQ.irq_ack();
+        t.own_irq.irq_ack();
         if let Step::Done(result) = step {
             own_done(&mut self.own_session, &mut self.failed, result);
             self.answered += 1;
@@ -497,9 +534,9 @@ fn own_done(session: &mut Session, failed: &mut bool, result: Result<Finished, C
 
 impl Handler for Bench {
     fn notified(&mut self, channels: ChannelSet) {
-        let driver = self.target().driver;
+        let (driver, own_irq) = (self.target().driver, self.target().own_irq);
         match self.run {
-            Run::InPd { .. } if channels.contains(OWN_IRQ) => self.own_interrupt(),
+            Run::InPd { .. } if channels.contains(own_irq) => self.own_interrupt(),
             Run::Isolated { .. } if channels.contains(driver) => self.isolated(),
             _ => {}
         }
@@ -534,8 +571,64 @@ fn virtio(data: ClientData<'static>) -> Option<Target> {
         link,
         session,
         own: Own::Virtio(own),
+        own_irq: VIRTIO_IRQ,
         in_pd: [None; SIZES.len()],
     })
+}
+
+/// A board stand-in's target, where the system maps `queues` (its driver PD's queues
+/// here): the driver PD's link and session, and `own`, the same driver code built here
+/// over this PD's own device PD once its power manager has powered the engine.
+fn board(
+    name: &'static str,
+    queues: Option<MemoryRegion>,
+    (channel, child): (u8, u8),
+    engine: power::Engine,
+    own: impl FnOnce() -> Own,
+) -> Option<Target> {
+    let queues = queues?;
+    let driver = Channel::new(channel);
+    let mut link = link_over(queues, REQUEST_QUEUE_CAPACITY);
+    let session = open(driver, name);
+    let mut power = power::Client::new(PpcTransport(POWER));
+    // BOUNDED POLL (init: the manager answers `Waking` while the module wakes).
+    let waking = |r: &Result<_, _>| matches!(r, Err(CallError::Server(PowerError::Waking)));
+    let powered = (0..WAKE_TRIES)
+        .map(|_| power.acquire(engine))
+        .find(|r| !waking(r));
+    match powered {
+        Some(Ok(_)) => {}
+        other => panic!("bench: no power for this PD's own {name}: {other:?}"),
+    }
+    let _ = link.poll(|_| {});
+    Some(Target {
+        name,
+        driver,
+        child,
+        link,
+        session,
+        own: own(),
+        own_irq: pd_runtime::device_channel().expect("the system gives a device channel"),
+        in_pd: [None; SIZES.len()],
+    })
+}
+
+/// A board's PIO/DMA driver over `engine`, as its driver PD starts it: metered on the
+/// board's ledger at its costs, self-tested and calibrated in this PD's scratch.
+fn pio_dma<E: PioDmaEngine>(engine: E, board: Common, costs: &'static CostTable) -> PioDma<E> {
+    let meter = LedgerMeter {
+        ledger: board.ledger,
+        costs,
+    };
+    let scratch = ClientData {
+        region: board.scratch.region,
+        phys: Some(board.scratch.phys),
+    };
+    let mut driver = Driver::new(engine, meter, scratch);
+    if let Err(e) = driver.init() {
+        panic!("bench: the own engine's self-test or calibration failed: {e:?}");
+    }
+    driver
 }
 
 /// A CBC session of the driver on `channel`.
@@ -543,6 +636,37 @@ fn open(channel: Channel, name: &str) -> u32 {
     cipher::Client::new(PpcTransport(channel))
         .open_session(Mode::Cbc, Path::Adaptive, 16, KEY, [0; 16])
         .unwrap_or_else(|e| panic!("bench: {name} opens no CBC session: {e:?}"))
+}
+
+/// The CPU engine's target, where the system maps its driver's `queues`, after the PPC
+/// round trip through that driver.
+fn cpu() -> Option<Target> {
+    maybe_memory_region!(queues)?;
+    let driver = Channel::new(0);
+    let mut calls = cipher::Client::new(PpcTransport(driver));
+    let start = Reading::now();
+    for _ in 0..CALLS {
+        calls.capabilities().expect("capabilities");
+    }
+    let call = Reading::now().since(start);
+    let (time, unit) = (call.time_per(CALLS), call.unit());
+    match call.instructions_per(CALLS) {
+        Some(i) => console_println!(
+            "bench: ppc round trip (capabilities): {time} {unit}, {i} instructions"
+        ),
+        None => console_println!("bench: ppc round trip (capabilities): {time} {unit}"),
+    }
+    Some(Target {
+        name: "cpu-engine",
+        driver,
+        child: 1,
+        link: link(REQUEST_QUEUE_CAPACITY),
+        session: open(driver, "cpu-engine"),
+        own: Own::Cpu(CpuEngine::default()),
+        // Never interrupted: it finishes in `start`.
+        own_irq: driver,
+        in_pd: [None; SIZES.len()],
+    })
 }
 
 fn init() -> Bench {
@@ -568,31 +692,33 @@ fn init() -> Bench {
             "the clock"
         }
     );
-    let cpu_driver = Channel::new(0);
-    let mut calls = cipher::Client::new(PpcTransport(cpu_driver));
-    let start = Reading::now();
-    for _ in 0..CALLS {
-        calls.capabilities().expect("capabilities");
-    }
-    let call = Reading::now().since(start);
-    let (time, unit) = (call.time_per(CALLS), call.unit());
-    match call.instructions_per(CALLS) {
-        Some(i) => console_println!(
-            "bench: ppc round trip (capabilities): {time} {unit}, {i} instructions"
-        ),
-        None => console_println!("bench: ppc round trip (capabilities): {time} {unit}"),
-    }
-    let cpu = Target {
-        name: "cpu-engine",
-        driver: cpu_driver,
-        child: 1,
-        link: link(REQUEST_QUEUE_CAPACITY),
-        session: open(cpu_driver, "cpu-engine"),
-        own: Own::Cpu(CpuEngine::default()),
-        in_pd: [None; SIZES.len()],
-    };
+    let omap = board(
+        "omap-aes",
+        maybe_memory_region!(omap_queues),
+        (2, 3),
+        power::Engine::OmapAes,
+        || {
+            let Am335x { aes, edma, common } = Am335x::take();
+            Own::Omap(pio_dma(
+                Engine::new(AM335X, aes, edma),
+                common,
+                &am335x::COSTS,
+            ))
+        },
+    );
+    let stm32 = board(
+        "stm32-cryp",
+        maybe_memory_region!(stm32_queues),
+        (3, 4),
+        power::Engine::Stm32Cryp,
+        || {
+            let Stm32mp1 { cryp, dma, common } = Stm32mp1::take();
+            let engine = stm32_cryp_driver::Engine::new(STM32MP1, cryp, dma);
+            Own::Stm32(pio_dma(engine, common, &stm32mp1::COSTS))
+        },
+    );
     let mut bench = Bench {
-        targets: [Some(cpu), virtio(data)],
+        targets: [cpu(), virtio(data), omap, stm32],
         data,
         at: 0,
         run: Run::FIRST,
@@ -604,6 +730,14 @@ fn init() -> Bench {
         own_session: session(),
         failed: false,
     };
+    // The first target present.
+    while bench.at < bench.targets.len() && bench.targets[bench.at].is_none() {
+        bench.at += 1;
+    }
+    assert!(
+        bench.at < bench.targets.len(),
+        "the system gives the bench a driver"
+    );
     bench.begin();
     bench
 }
