@@ -250,9 +250,9 @@ C_PD_CFLAGS    = -std=gnu11 -nostdlib -ffreestanding -O2 -Wall -Wextra -Werror -
 c-pds: c-pd-toolchain
 	@test -n "$(MICROKIT_SDK)" || { echo "c-pds: MICROKIT_SDK is not set"; exit 1; }
 	@mkdir -p $(C_PD_OBJ) $(PD_DIR)
-	for f in $(C_CLIENT_DIR)/pd/kat_c.c $(C_CLIENT_DIR)/src/queue.c $(C_CLIENT_DIR)/src/call.c $(C_CLIENT_DIR)/src/link.c; do \
+	for f in $(C_CLIENT_DIR)/pd/kat_c.c $(C_CLIENT_DIR)/src/queue.c $(C_CLIENT_DIR)/src/call.c $(C_CLIENT_DIR)/src/link.c $(C_CLIENT_DIR)/src/console.c; do \
 	  $(C_PD_CC) $(C_PD_CFLAGS) -c $$f -o $(C_PD_OBJ)/$$(basename $$f .c).o || exit 1; done
-	$(C_PD_LD) -L$(C_PD_BOARD)/lib $(C_PD_OBJ)/kat_c.o $(C_PD_OBJ)/queue.o $(C_PD_OBJ)/call.o $(C_PD_OBJ)/link.o \
+	$(C_PD_LD) -L$(C_PD_BOARD)/lib $(C_PD_OBJ)/kat_c.o $(C_PD_OBJ)/queue.o $(C_PD_OBJ)/call.o $(C_PD_OBJ)/link.o $(C_PD_OBJ)/console.o \
 	  -lmicrokit -Tmicrokit.ld -o $(PD_DIR)/kat-c.elf
 
 c-pd-toolchain:

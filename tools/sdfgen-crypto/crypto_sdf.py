@@ -211,9 +211,9 @@ class Crypto:
         writer and as `writer<k>` in `serial`, and a channel on which the writer
         notifies (its id 61, the driver's k; the driver never notifies a writer: a
         writer never waits for it). `serial` maps the UART's page uncached as `uart`
-        and takes its level-triggered interrupt on channel 61. A writer must be built on
-        pd-runtime (its `console` setvars); a C PD on libmicrokit has none. The caller
-        adds `serial` to the system."""
+        and takes its level-triggered interrupt on channel 61. A writer finds its queue by
+        the `console` setvars (pd-runtime's console, or crypto-client-c's console.h in a
+        C PD). The caller adds `serial` to the system."""
         if len(writers) > MAX_CONSOLE_WRITERS:
             raise CryptoSdfError(f"{len(writers)} console writers: the serial driver has channels for {MAX_CONSOLE_WRITERS}")
         names = [w.name for w in writers]

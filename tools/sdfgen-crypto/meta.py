@@ -56,7 +56,7 @@ def pd(name: str, image: str, priority: int, *, stack: bool = True, stack_size: 
 
 class Pds:
     """Makes PDs as `pd` does and keeps them in `made`, in order: a system's console
-    writers are every PD it makes (but those not built on pd-runtime)."""
+    writers are every PD it makes."""
 
     def __init__(self) -> None:
         self.made: List[ProtectionDomain] = []
@@ -67,13 +67,15 @@ class Pds:
         return p
 
 
-def add_console(crypto: Crypto, pds: Pds, *, not_pd_runtime: Tuple[ProtectionDomain, ...] = ()) -> None:
-    """The serial driver PD, through which every PD of `pds` but `not_pd_runtime` (C PDs
-    on libmicrokit, which print with the debug kernel's DebugPutChar) writes its lines:
-    above every other PD, so that a writer's notification runs it at once."""
+def add_console(crypto: Crypto, pds: Pds, *, last: Tuple[ProtectionDomain, ...] = ()) -> None:
+    """The serial driver PD, through which every PD of `pds` writes its lines (pd-runtime
+    PDs through the runtime's console, C PDs on libmicrokit through crypto-client-c's
+    console.h): above every other PD, so that a writer's notification runs it at once.
+    Writers are numbered in the order made, but `last`, numbered after the others (the
+    C client, which became a writer after the hand-written reference numbered the rest)."""
     serial = pd("serial", "serial.elf", 254)
-    skip = {p.name for p in not_pd_runtime}
-    crypto.add_console(serial, [p for p in pds.made if p.name not in skip])
+    late = {p.name for p in last}
+    crypto.add_console(serial, [p for p in pds.made if p.name not in late] + list(last))
     crypto.sdf.add_pd(serial)
 
 
@@ -338,7 +340,7 @@ def qemu_virt_aarch64(files: Optional[Dict[str, str]] = None) -> str:
         sdf.add_pd(kat)
         sdf.add_pd(drv)
     sdf.add_pd(test_client)
-    add_console(crypto, pd, not_pd_runtime=(kat_c,))
+    add_console(crypto, pd, last=(kat_c,))
     if files is not None:
         files.update(crypto.files)
     return crypto.render(HEADER.format(name="qemu_virt_aarch64"))

@@ -9,7 +9,9 @@
  * builds it into the qemu_virt_aarch64 image, where it hands its verdict to the test
  * client through the region `report` and the channel `verdict`, as the Rust known-answer
  * clients do: crypto_client::verdict's layout), on the host against host-libmicrokit
- * (its test). */
+ * (its test). Its lines go through the serial driver PD where the system maps it a
+ * `console` queue (console.h: in every Microkit config, as the Rust PDs' do), else to
+ * microkit_dbg_puts (the debug kernel's console, or the host runner's). */
 /* call.h's transport over microkit_ppcall. */
 #define CRYPTO_PD_MICROKIT
 #include <stddef.h>
@@ -17,6 +19,7 @@
 #include <microkit.h>
 #include "crypto_pd/call.h"
 #include "crypto_pd/cipher.h"
+#include "crypto_pd/console.h"
 #include "crypto_pd/digest.h"
 #include "crypto_pd/link.h"
 
@@ -34,6 +37,8 @@ seL4_Word verdict = ~(seL4_Word)0;
 /* The regions' sizes, which the system's setvar_size patches in (a link checks its
  * queue region holds the pair). */
 uintptr_t cipher_queues_size, cipher_data_size, digest_queues_size, digest_data_size, report_size;
+/* The console queue, if the system maps one (setvar_vaddr "console"). */
+uintptr_t console, console_size;
 
 #define REPORT_MAGIC 0x56424f54u
 #define REPORT_TEXT_AT 16u
@@ -44,10 +49,37 @@ CRYPTO_PD_LINK_ASSERT_ITEMS(cipher, CIPHER);
 CRYPTO_PD_LINK_ASSERT_ITEMS(digest, DIGEST);
 static int passed, failed, answered;
 
+/* Writes the line "<name><a><b>\n" in one write: to the console queue if there is one
+ * (the serial driver notified if it asked), else to microkit_dbg_puts. */
+static void line(const char *a, const char *b)
+{
+    static crypto_pd_console_t out;
+    static int attached;
+    char buf[256];
+    size_t n = 0;
+    const char *parts[3] = {microkit_name, a, b};
+    for (int p = 0; p < 3; p++) {
+        for (const char *c = parts[p]; *c && n + 2 < sizeof buf; c++) {
+            buf[n++] = *c;
+        }
+    }
+    buf[n++] = '\n';
+    if (console != 0 && !attached) {
+        attached = crypto_pd_console_attach(&out, (void *)console, console_size) == CRYPTO_PD_LAYOUT_OK;
+    }
+    if (!attached) {
+        buf[n] = 0;
+        microkit_dbg_puts(buf);
+        return;
+    }
+    if (crypto_pd_console_write(&out, buf, n) == CRYPTO_PD_CONSOLE_NOTIFY) {
+        microkit_notify(CRYPTO_PD_CONSOLE_CHANNEL);
+    }
+}
+
 static void say(const char *what)
 {
-    microkit_dbg_puts(microkit_name);
-    microkit_dbg_puts(what);
+    line(what, "");
 }
 
 /* Writes the verdict where the system maps `report`, then notifies `verdict`. */
@@ -76,9 +108,7 @@ static void check(const char *what, const volatile uint8_t *got, const uint8_t *
     for (size_t i = 0; i < n; i++) {
         same &= got[i] == want[i];
     }
-    say(same ? ": pass: " : ": FAIL: ");
-    microkit_dbg_puts(what);
-    microkit_dbg_puts("\n");
+    line(same ? ": pass: " : ": FAIL: ", what);
     passed += same;
     failed += !same;
 }
@@ -111,7 +141,7 @@ void init(void)
     uint32_t cs = 0, ds = 0;
     if (cipher_open_session(&cipher_t, CIPHER_MODE_CBC, CIPHER_PATH_ADAPTIVE, 16, key, IV, &cs) != CRYPTO_PD_OK ||
         digest_open_session(&digest_t, DIGEST_ALGORITHM_SHA256, DIGEST_HASH_PATH_AUTO, &ds) != CRYPTO_PD_OK) {
-        say(": FAIL: open_session\n");
+        say(": FAIL: open_session");
         failed++;
         hand_in(0);
         return;
@@ -120,7 +150,7 @@ void init(void)
     crypto_pd_link_items_t di = CRYPTO_PD_LINK_ITEMS(digest, DIGEST);
     if (crypto_pd_link_attach(&cipher_link, (void *)cipher_queues, cipher_queues_size, &ci) != CRYPTO_PD_LAYOUT_OK ||
         crypto_pd_link_attach(&digest_link, (void *)digest_queues, digest_queues_size, &di) != CRYPTO_PD_LAYOUT_OK) {
-        say(": FAIL: queue layout\n");
+        say(": FAIL: queue layout");
         failed++;
         hand_in(0);
         return;
@@ -143,7 +173,7 @@ void init(void)
     /* The links' attach armed the response queues' signals. */
     if (crypto_pd_link_queue(&cipher_link, &creq) != CRYPTO_PD_SUBMIT_OK ||
         crypto_pd_link_queue(&digest_link, &dreq) != CRYPTO_PD_SUBMIT_OK) {
-        say(": FAIL: queueing\n");
+        say(": FAIL: queueing");
         failed++;
         hand_in(0);
         return;
@@ -164,7 +194,7 @@ static void cipher_done(void *ctx, uint32_t id, const void *response)
     if (r && id == 1 && r->status == 0 && r->bytes_done == 64) {
         check("SP 800-38A F.2.1 CBC-AES128.Encrypt", (volatile uint8_t *)cipher_data, CBC, 64);
     } else {
-        say(r ? ": FAIL: cipher answer\n" : ": FAIL: cipher request restarted\n");
+        say(r ? ": FAIL: cipher answer" : ": FAIL: cipher request restarted");
         failed++;
     }
 }
@@ -177,7 +207,7 @@ static void digest_done(void *ctx, uint32_t id, const void *response)
     if (r && id == 2 && r->status == 0 && r->digest_len == 32) {
         check("FIPS 180-4 SHA-256(\"abc\")", (volatile uint8_t *)digest_data + 64, ABC_SHA256, 32);
     } else {
-        say(r ? ": FAIL: digest answer\n" : ": FAIL: digest request restarted\n");
+        say(r ? ": FAIL: digest answer" : ": FAIL: digest request restarted");
         failed++;
     }
 }
@@ -187,7 +217,7 @@ void notified(microkit_channel ch)
     int notify = 0;
     crypto_pd_link_t *link = ch == CIPHER ? &cipher_link : ch == DIGEST ? &digest_link : 0;
     if (link && crypto_pd_link_poll(link, ch == CIPHER ? cipher_done : digest_done, 0, &notify) != CRYPTO_PD_QUEUE_OK) {
-        say(": FAIL: a driver broke its queue\n");
+        say(": FAIL: a driver broke its queue");
         failed++;
         answered++;
     }
@@ -196,7 +226,7 @@ void notified(microkit_channel ch)
     }
     if (answered == 2) {
         int ok = failed == 0 && passed == 2;
-        say(ok ? ": verdict: PASS: 2 published answers through the drivers\n" : ": verdict: FAIL\n");
+        say(ok ? ": verdict: PASS: 2 published answers through the drivers" : ": verdict: FAIL");
         hand_in(ok);
         answered++;
     }

@@ -154,6 +154,7 @@ fn a_c_client_gets_published_answers_from_the_cipher_and_digest_drivers() {
                 c_lib.join("src/queue.c"),
                 c_lib.join("src/call.c"),
                 c_lib.join("src/link.c"),
+                c_lib.join("src/console.c"),
             ],
             &[c_lib.join("include"), root().join("../../idl/include")],
             &lib,
