@@ -291,7 +291,7 @@ QEMU_IMAGE_CMD = $(QEMU) -machine virt,virtualization=on -cpu cortex-a53 -m size
 # virtio-crypto device, added last, is the one the bench client drives itself (meta.py's
 # bench() gives the transports).
 QEMU_BENCH_CONFIG ?= benchmark
-QEMU_BENCH_SYSTEMS ?= qemu_bench qemu_bench_am335x qemu_bench_stm32mp1
+QEMU_BENCH_SYSTEMS ?= qemu_bench qemu_bench_am335x qemu_bench_stm32mp1 qemu_bench_mpc885
 qemu-bench: qemu-setup
 	@for s in $(QEMU_BENCH_SYSTEMS); do \
 	  $(MAKE) --no-print-directory image SYSTEM=$(GEN_DIR)/$$s.system MICROKIT_CONFIG=$(QEMU_BENCH_CONFIG) || exit 1; \

@@ -26,7 +26,7 @@ import time
 RUNS = int(os.environ.get("RUNS", "2"))
 TIMEOUT = float(os.environ.get("QEMU_TIMEOUT", "300"))
 LINE = re.compile(
-    r"bench: ([\w-]+) aes-128-cbc (\d+) B depth (\d+): (\d+) (\w+) isolated, (\d+) in the PD, (-?\d+) of isolation, [\d.]+x"
+    r"bench: ([\w-]+) [\w-]+ (\d+) B depth (\d+): (\d+) (\w+) isolated, (\d+) in the PD, (-?\d+) of isolation, [\d.]+x"
     r"(?:; instructions (\d+) isolated, (\d+) in the PD)?"
     r"(?:; driver ([\d.]+)% of the core \(kernel ([\d.]+)%\))?"
 )

@@ -16,6 +16,7 @@ Systems:
   qemu_bench         the isolation bench on seL4 (make qemu-bench): CPU, virtio-crypto
   qemu_bench_am335x  ... OMAP AES on its device PD
   qemu_bench_stm32mp1 ... STM32 CRYP on its device PD
+  qemu_bench_mpc885  ... the talitos SEC1 (SHA-256) on its device PD
   bench-cpu          host: the isolation bench on the host backend
 """
 
@@ -410,10 +411,12 @@ def device_omap() -> str:
 
 
 # The board stand-ins the bench measures, one an image (the bench client has one device
-# channel): driver PD name, image, the client's queues symbol and channel, child id.
+# channel): driver PD name, image, the client's queues symbol and channel, child id,
+# the queue pair's and the scratch's sizes (as in the image's stand-ins).
 BENCH_BOARDS = {
-    "am335x": ("omap_aes", "omap-aes.elf", "omap_queues", 2, 3),
-    "stm32mp1": ("stm32_cryp", "stm32-cryp.elf", "stm32_queues", 3, 4),
+    "am335x": ("omap_aes", "omap-aes.elf", "omap_queues", 2, 3, 0x4000, 0x1000),
+    "stm32mp1": ("stm32_cryp", "stm32-cryp.elf", "stm32_queues", 3, 4, 0x4000, 0x1000),
+    "mpc885": ("sec1", "sec1-hash.elf", "sec1_queues", 4, 5, 0x3000, 0x20000),
 }
 
 
@@ -468,21 +471,21 @@ def bench(paddr_top: int, name: str, board: Optional[str] = None) -> str:
         client.add_irq(Irq(79, trigger=Irq.Trigger.EDGE, id=21))
         sdf.add_pd(power_manager)
     if board is not None:
-        drv_name, image, queues_symbol, channel, child = BENCH_BOARDS[board]
+        drv_name, image, queues_symbol, channel, child, queues, scratch_size = BENCH_BOARDS[board]
         prefix = drv_name.split("_")[0]
         dev = pds(f"dev_{board}", f"dev-{board}.elf", 240)
         pm = pds(f"pm_{board}", f"pm-{board}.elf", 210, stack=False)
         drv = pds(drv_name, image, 150)
         e = crypto.add_driver(drv, prefix=prefix, parent=client, child_id=child, power=pm, device=dev,
-                              dma=True, scratch=0x1000, ledger=0x1000)
-        e.add_client(client, queues=0x4000, data=data, client_id=channel, queues_symbol=queues_symbol)
+                              dma=True, scratch=scratch_size, ledger=0x1000)
+        e.add_client(client, queues=queues, data=data, client_id=channel, queues_symbol=queues_symbol)
         e.connect()
         # The client's own board: a second device PD and power manager, wired to the
         # client as crypto_sdf wires them to a driver (its scratch and the data region
         # the model reaches by DMA, the ledger the model counts into).
         own_dev = pds(f"own_dev_{board}", f"dev-{board}.elf", 240)
         own_pm = pds(f"own_pm_{board}", f"pm-{board}.elf", 210, stack=False)
-        scratch = crypto.region("bench_scratch", 0x1000)
+        scratch = crypto.region("bench_scratch", scratch_size)
         ledger = crypto.region("bench_ledger", 0x1000)
         crypto.map(client, scratch, "scratch", paddr_symbol="scratch_paddr")
         crypto.map(client, ledger, "ledger")
@@ -516,6 +519,10 @@ def qemu_bench_stm32mp1() -> str:
     return bench(QEMU_VIRT_PADDR_TOP, "qemu_bench_stm32mp1", "stm32mp1")
 
 
+def qemu_bench_mpc885() -> str:
+    return bench(QEMU_VIRT_PADDR_TOP, "qemu_bench_mpc885", "mpc885")
+
+
 def bench_cpu() -> str:
     return bench(HOST_PADDR_TOP, "bench-cpu")
 
@@ -528,6 +535,7 @@ SYSTEMS: Dict[str, Callable[[], str]] = {
     "qemu_bench": qemu_bench,
     "qemu_bench_am335x": qemu_bench_am335x,
     "qemu_bench_stm32mp1": qemu_bench_stm32mp1,
+    "qemu_bench_mpc885": qemu_bench_mpc885,
     "bench-cpu": bench_cpu,
 }
 

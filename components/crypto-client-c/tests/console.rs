@@ -96,7 +96,9 @@ fn both(steps: &[Step]) -> [(Vec<i32>, Vec<(Vec<u8>, bool)>); 2] {
     for s in steps {
         match s {
             Step::Write(text) => {
-                c_out.0.push((cs.write)(&mut *cs.console, text.as_ptr(), text.len()));
+                c_out
+                    .0
+                    .push((cs.write)(&mut *cs.console, text.as_ptr(), text.len()));
                 r_out.0.push(code(w.write(text)));
             }
             Step::Drain => {
@@ -112,7 +114,9 @@ fn both(steps: &[Step]) -> [(Vec<i32>, Vec<(Vec<u8>, bool)>); 2] {
 
 #[test]
 fn lines_go_in_pieces_and_a_write_that_does_not_fit_is_lost_and_reported() {
-    let mut steps = vec![Step::Write([b'x'; 130].iter().chain(b"\n").copied().collect())];
+    let mut steps = vec![Step::Write(
+        [b'x'; 130].iter().chain(b"\n").copied().collect(),
+    )];
     steps.push(Step::Write(b"\n".to_vec()));
     steps.push(Step::Write(b"part".to_vec()));
     // Five pieces so far; 27 more one-piece lines leave no slot of the 32, and the next
@@ -128,13 +132,19 @@ fn lines_go_in_pieces_and_a_write_that_does_not_fit_is_lost_and_reported() {
     // fit are lost, and the next line is preceded by the count.
     assert_eq!(c_answers[0], 1);
     assert_eq!(c_answers[30..32], [2, 2]);
-    assert_eq!(c_pieces[..3].iter().map(|(b, _)| b.len()).sum::<usize>(), 130);
+    assert_eq!(
+        c_pieces[..3].iter().map(|(b, _)| b.len()).sum::<usize>(),
+        130
+    );
     assert_eq!(c_pieces[3], (Vec::new(), true));
     assert_eq!(c_pieces[4], (b"part".to_vec(), false));
     let n = c_pieces.len();
     assert_eq!(
         c_pieces[n - 2],
-        (b"console: 2 write(s) lost, the queue was full".to_vec(), true)
+        (
+            b"console: 2 write(s) lost, the queue was full".to_vec(),
+            true
+        )
     );
     assert_eq!(c_pieces[n - 1], (b"after".to_vec(), true));
 }

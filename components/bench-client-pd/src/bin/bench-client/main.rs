@@ -1,11 +1,12 @@
 #![cfg_attr(target_os = "none", no_std, no_main)]
 //! The isolation bench (issue 30): what it costs to put an engine behind a PD boundary,
 //! measured from inside a client PD. For each driver PD the system gives it (each this
-//! PD's child, so that the kernel's utilisation of its thread is ours to read), for
-//! AES-128-CBC over 16 B, 1 KiB and 16 KiB, it runs requests through the driver at
-//! depth 1 and 32, and the same engine code in this PD over the same bytes, a `Job` at
-//! a time through the engine's `start` and, for a device, its interrupt, as the driver
-//! runs it:
+//! PD's child, so that the kernel's utilisation of its thread is ours to read), over
+//! 16 B, 1 KiB and 16 KiB, it runs requests through the driver at depth 1 and 32
+//! (AES-128-CBC encryption for a Cipher driver, a SHA-256 final for a Digest one,
+//! `queues`), and the same engine code in this PD over the same bytes, a job at a time
+//! through the engine's `start` and, for a device, its interrupt, as the driver runs it
+//! (`own`):
 //! * `cpu-engine`: the CPU engine's Cipher driver (channel 0, child 1; queues and data
 //!   by the client conventions), and `cpu-engine` here;
 //! * `virtio-crypto` (where the system maps `virtio_queues`: seL4 under QEMU): the
@@ -18,7 +19,9 @@
 //!   device PD (the `device` channel, whose notifications are its interrupts; the
 //!   `scratch` and `ledger` regions), powered by a power manager of its own (channel
 //!   10), self-tested and calibrated as the driver PD's init does. Every register
-//!   access, the driver's and this PD's alike, is a call to the model's PD.
+//!   access, the driver's and this PD's alike, is a call to the model's PD;
+//! * `sec1` (where the system maps `sec1_queues`): the talitos SEC1's Digest driver PD
+//!   (channel 4, child 5) and `sec1-hash-driver` here, as the boards' above.
 //!
 //! Then, with the CPU driver, the PPC round trip (`capabilities`, the cheapest call). Each
 //! line gives the cost per request isolated and in the PD, their difference (what
@@ -48,31 +51,36 @@
 //!
 //! The lines go to the console (`console_println!`): on seL4 the serial driver PD's
 //! queue, in every Microkit config, written between measurements, never inside one.
-//!
-//! Unfinished (issue 30): talitos SEC1, a Digest engine (the bench speaks Cipher).
+mod own;
+mod queues;
+
 use core::fmt;
 
 use board::{am335x, stm32mp1};
-use cipher_service::{CipherEngine, ClientData, Finished, Job, Segments, Session, Step, validate};
+use cipher_service::ClientData;
 use cost_ledger::CostTable;
 use cpu_engine::CpuEngine;
 use crypto_client::pd::{Data, link, link_over};
-use crypto_client::{CipherLink, Completion};
 use omap_aes_driver::{AM335X, Engine};
-use pd_idl::cipher::{self, CipherError, CipherOp, Mode, Path, REQUEST_QUEUE_CAPACITY, Request};
+use pd_idl::cipher::{self, Mode, Path};
+use pd_idl::digest::{self, Algorithm, HashPath};
 use pd_idl::power::{self, PowerError};
 use pd_idl::wire::CallError;
-use pd_idl::wire::Caller;
 use pd_runtime::bench::{self, Thread};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{
     Channel, ChannelSet, Handler, MemoryRegion, console_println, exit, maybe_memory_region,
 };
 use pio_dma_driver::{Driver, LedgerMeter, PioDmaEngine};
+use sec1_hash_driver::Sec1Hash;
+use sec1_hash_pd::Mem;
 use shared_region::SharedRegion;
-use soc_access::{Am335x, Am335xBus, Common, Stm32mp1, Stm32mp1Bus};
+use soc_access::{Am335x, Common, Mpc885, Stm32mp1};
 use stm32_cryp_driver::STM32MP1;
 use virtio_crypto_driver::{DmaArea, VirtioCrypto};
+
+use own::{CipherOwn, Own, PioDma};
+use queues::Queues;
 
 const KEY: [u8; 32] = [0x2b; 32];
 const SIZES: [u32; 3] = [16, 1024, 16384];
@@ -89,8 +97,8 @@ const POWER: Channel = Channel::new(10);
 /// Acquires tried while the engine's module is still waking (as a driver's init).
 const WAKE_TRIES: u32 = 1000;
 
-/// A board's PIO/DMA driver as its driver PD runs it, metered on the board's ledger.
-type PioDma<E> = Driver<'static, E, LedgerMeter<'static>>;
+/// The Cipher drivers' algorithm, as the report names it.
+const CBC: &str = "aes-128-cbc";
 
 #[cfg(target_os = "none")]
 mod clock {
@@ -217,61 +225,15 @@ fn requests(size: u32) -> u32 {
     (BYTES / size).max(MIN_REQUESTS)
 }
 
-/// The session each driver opens, as this PD's own engine runs it.
-fn session() -> Session {
-    Session {
-        iv: [0; 16],
-        key: KEY,
-        owner: Caller(0),
-        mode: Mode::Cbc,
-        path: Path::Adaptive,
-        key_len: 16,
-        usage: cipher_service::ENCRYPT | cipher_service::DECRYPT,
-    }
-}
-
-/// An engine run in this PD: the code its driver PD runs. (One of each lives for the
-/// PD's life, in its state; there is no heap to box the larger in.)
-#[allow(clippy::large_enum_variant)]
-enum Own {
-    Cpu(CpuEngine),
-    Virtio(VirtioCrypto<mmio::VolatileMmio>),
-    Omap(PioDma<omap_aes_driver::Engine<Am335xBus, Am335xBus>>),
-    Stm32(PioDma<stm32_cryp_driver::Engine<Stm32mp1Bus, Stm32mp1Bus>>),
-}
-
-/// `$body` over whichever engine `$own` holds, named `$e`.
-macro_rules! each {
-    ($own:expr, $e:ident => $body:expr) => {
-        match $own {
-            Own::Cpu($e) => $body,
-            Own::Virtio($e) => $body,
-            Own::Omap($e) => $body,
-            Own::Stm32($e) => $body,
-        }
-    };
-}
-
-impl Own {
-    fn start(&mut self, job: &Job<'_>) -> Step {
-        each!(self, e => e.start(job))
-    }
-
-    /// The engine's interrupt, as its driver takes it.
-    fn interrupt(&mut self, job: &Job<'_>) -> Step {
-        each!(self, e => {
-            e.interrupted();
-            e.interrupt(job)
-        })
-    }
-}
-
-/// A driver the bench measures: its PD (channel, child id, queues) and its engine here.
+/// A driver the bench measures: its PD (channel, child id, queues), what it is asked
+/// to do, and its engine here.
 struct Target {
     name: &'static str,
+    /// The algorithm, as the report names it.
+    alg: &'static str,
     driver: Channel,
     child: u8,
-    link: CipherLink<'static>,
+    queues: Queues,
     session: u32,
     own: Own,
     /// Where the own engine's interrupts arrive.
@@ -316,7 +278,7 @@ impl Run {
 }
 
 struct Bench {
-    targets: [Option<Target>; 4],
+    targets: [Option<Target>; 5],
     data: ClientData<'static>,
     /// The target running and its run.
     at: usize,
@@ -325,11 +287,6 @@ struct Bench {
     submitted: u32,
     answered: u32,
     start: Reading,
-    /// An in-PD run: its request's segments (checked once, as the driver checks each
-    /// request), the request the own engine works on, and its session as it runs.
-    segs: Segments,
-    job: Job<'static>,
-    own_session: Session,
     failed: bool,
 }
 
@@ -353,10 +310,8 @@ impl Bench {
             self.start = Reading::now();
             let waits = match self.run {
                 Run::InPd { size } => {
-                    let request = Request::over(0, 0, CipherOp::Encrypt, &[(0, SIZES[size])]);
-                    self.segs = validate(&request, self.data.len(), Mode::Cbc)
-                        .expect("the data region holds a request");
-                    self.own_session = session();
+                    let data = self.data;
+                    self.target().own.begin(data, SIZES[size]);
                     self.own_next()
                 }
                 Run::Isolated { .. } => {
@@ -403,24 +358,18 @@ impl Bench {
     }
 
     /// The own engine's requests, started one after another while each finishes at
-    /// once; true if one waits for the engine's interrupt, false when all are done. The
-    /// job is a local, kept only while the engine works on it: the CPU engine's loop
-    /// is its driver's `start` and nothing of the bench's beside it.
+    /// once; true if one waits for the engine's interrupt, false when all are done.
     fn own_next(&mut self) -> bool {
         let n = requests(self.run.size());
         let Some(t) = self.targets[self.at].as_mut() else {
             return false;
         };
         while self.submitted < n {
-            let job = Job::one(self.own_session, CipherOp::Encrypt, self.segs, self.data);
             self.submitted += 1;
-            match t.own.start(&job) {
-                Step::Pending => {
-                    self.job = job;
-                    return true;
-                }
-                Step::Done(result) => {
-                    own_done(&mut self.own_session, &mut self.failed, result);
+            match t.own.start(self.data) {
+                None => return true,
+                Some(ok) => {
+                    self.failed |= !ok;
                     self.answered += 1;
                 }
             }
@@ -432,26 +381,26 @@ impl Bench {
     /// request has bytes of its own, the next `size` of the data region round and round,
     /// as a client's stream has: a driver may join queued requests into one job (the
     /// PIO/DMA engines do), which it must not where they overlap. (The in-PD runs use
-    /// the region's start: an engine's work does not depend on where its bytes lie.)
+    /// the region's start: an engine's work does not depend on where its bytes lie.) A
+    /// final's digest goes to the region's last line.
     fn fill(&mut self) {
         let Run::Isolated { size, depth } = self.run else {
             return;
         };
         let (size, depth) = (SIZES[size], DEPTHS[depth]);
         let (submitted, answered) = (self.submitted, self.answered);
-        let places = self.data.len() as u32 / size;
+        let places = own::data_places(self.data.len(), size);
+        let out = own::output_place(self.data.len());
         let t = self.target();
         let mut sent = 0;
         while submitted + sent < requests(size) && submitted + sent - answered < depth {
             let k = submitted + sent;
-            let at = k % places * size;
-            let req = Request::over(k, t.session, CipherOp::Encrypt, &[(at, size)]);
-            if t.link.queue(req).is_err() {
+            if !t.queues.queue(k, t.session, (k % places * size, size), out) {
                 break;
             }
             sent += 1;
         }
-        if sent > 0 && t.link.flush() {
+        if sent > 0 && t.queues.flush() {
             t.driver.notify();
         }
         self.submitted += sent;
@@ -464,13 +413,13 @@ impl Bench {
         let (size, depth) = (SIZES[i], DEPTHS[depth]);
         let n = requests(size);
         let t = self.target();
-        let (name, child) = (t.name, t.child);
+        let (name, alg, child) = (t.name, t.alg, t.child);
         let own = t.in_pd[i].expect("in-PD runs come first");
         let (isolated, alone) = (took.time_per(n), own.time_per(n));
         let ratio = alone as f64 / isolated.max(1) as f64;
         let instructions = took.instructions_per(n).zip(own.instructions_per(n));
         console_println!(
-            "bench: {name} aes-128-cbc {size} B depth {depth}: {isolated} {} isolated, {alone} in the PD, {} of isolation, {ratio:.2}x{}{}",
+            "bench: {name} {alg} {size} B depth {depth}: {isolated} {} isolated, {alone} in the PD, {} of isolation, {ratio:.2}x{}{}",
             took.unit(),
             isolated as i64 - alone as i64,
             Instructions(instructions),
@@ -481,23 +430,19 @@ impl Bench {
     /// A run through the driver: its answers taken, more sent, the run ended when all
     /// are answered.
     fn isolated(&mut self) {
-        let mut answered = 0;
-        let mut failed = false;
         let t = self.target();
-        let notify = t.link.poll(|c| match c {
-            Completion::Answered(r) if r.status.check() == Ok(Ok(())) => answered += 1,
-            _ => failed = true,
-        });
-        match notify {
-            Ok(true) => t.driver.notify(),
-            Ok(false) => {}
+        let polled = match t.queues.poll() {
+            Ok(p) => p,
             Err(e) => {
                 console_println!("bench: FAIL: {} broke the queue: {e:?}", t.name);
                 exit(1);
             }
+        };
+        if polled.notify {
+            t.driver.notify();
         }
-        self.failed |= failed;
-        self.answered += answered;
+        self.failed |= polled.failed > 0;
+        self.answered += polled.answered + polled.failed;
         if self.answered < requests(self.run.size()) {
             self.fill();
         } else {
@@ -511,24 +456,16 @@ impl Bench {
         let Some(t) = self.targets[self.at].as_mut() else {
             return;
         };
-        let step = t.own.interrupt(&self.job);
+        let done = t.own.interrupt();
         t.own_irq.irq_ack();
-        if let Step::Done(result) = step {
-            own_done(&mut self.own_session, &mut self.failed, result);
+        if let Some(ok) = done {
+            self.failed |= !ok;
             self.answered += 1;
             if !self.own_next() {
                 self.end_run();
                 self.begin();
             }
         }
-    }
-}
-
-/// An in-PD request finished: the session's IV moves on, as its driver's would.
-fn own_done(session: &mut Session, failed: &mut bool, result: Result<Finished, CipherError>) {
-    match result {
-        Ok(done) => session.iv = done.next_iv(),
-        Err(_) => *failed = true,
     }
 }
 
@@ -548,8 +485,7 @@ impl Handler for Bench {
 fn virtio(data: ClientData<'static>) -> Option<Target> {
     let queues = maybe_memory_region!(virtio_queues)?;
     let driver = Channel::new(1);
-    let mut link = link_over(queues, REQUEST_QUEUE_CAPACITY);
-    let session = open(driver, "virtio-crypto");
+    let session = open_cipher(driver, "virtio-crypto");
     let area = pd_runtime::memory_region!(dma);
     let bus = virtio_crypto_pd::find_device(pd_runtime::memory_region!(mmio), 1)
         .unwrap_or_else(|e| panic!("bench: no second virtio-crypto device: {e:?}"));
@@ -562,34 +498,57 @@ fn virtio(data: ClientData<'static>) -> Option<Target> {
         data.phys.is_some(),
         "the data region has data_paddr: the device reaches it"
     );
-    // A link's first poll arms its answers' signal (see `Link::new`).
-    let _ = link.poll(|_| {});
-    Some(Target {
-        name: "virtio-crypto",
-        driver,
-        child: 2,
-        link,
+    Some(target(
+        ("virtio-crypto", CBC),
+        (driver, 2),
+        Queues::Cipher(link_over(queues, cipher::REQUEST_QUEUE_CAPACITY)),
         session,
-        own: Own::Virtio(own),
-        own_irq: VIRTIO_IRQ,
+        (Own::cipher(CipherOwn::Virtio(own), data), VIRTIO_IRQ),
+    ))
+}
+
+/// A target: its names, its driver PD's channel and child id, its queues (their first
+/// poll arms the answers' signal, see `Link::new`) and session, and its engine here
+/// with the channel its interrupts arrive on.
+fn target(
+    (name, alg): (&'static str, &'static str),
+    (driver, child): (Channel, u8),
+    mut queues: Queues,
+    session: u32,
+    (own, own_irq): (Own, Channel),
+) -> Target {
+    let _ = queues.poll();
+    Target {
+        name,
+        alg,
+        driver,
+        child,
+        queues,
+        session,
+        own,
+        own_irq,
         in_pd: [None; SIZES.len()],
-    })
+    }
 }
 
 /// A board stand-in's target, where the system maps `queues` (its driver PD's queues
 /// here): the driver PD's link and session, and `own`, the same driver code built here
 /// over this PD's own device PD once its power manager has powered the engine.
 fn board(
-    name: &'static str,
-    queues: Option<MemoryRegion>,
+    (name, alg): (&'static str, &'static str),
+    queues: Option<Queues>,
     (channel, child): (u8, u8),
     engine: power::Engine,
     own: impl FnOnce() -> Own,
 ) -> Option<Target> {
     let queues = queues?;
     let driver = Channel::new(channel);
-    let mut link = link_over(queues, REQUEST_QUEUE_CAPACITY);
-    let session = open(driver, name);
+    let session = match queues {
+        Queues::Cipher(_) => open_cipher(driver, name),
+        Queues::Digest(_) => digest::Client::new(PpcTransport(driver))
+            .open_session(Algorithm::Sha256, HashPath::Auto)
+            .unwrap_or_else(|e| panic!("bench: {name} opens no SHA-256 session: {e:?}")),
+    };
     let mut power = power::Client::new(PpcTransport(POWER));
     // BOUNDED POLL (init: the manager answers `Waking` while the module wakes).
     let waking = |r: &Result<_, _>| matches!(r, Err(CallError::Server(PowerError::Waking)));
@@ -600,17 +559,14 @@ fn board(
         Some(Ok(_)) => {}
         other => panic!("bench: no power for this PD's own {name}: {other:?}"),
     }
-    let _ = link.poll(|_| {});
-    Some(Target {
-        name,
-        driver,
-        child,
-        link,
+    let irq = pd_runtime::device_channel().expect("the system gives a device channel");
+    Some(target(
+        (name, alg),
+        (driver, child),
+        queues,
         session,
-        own: own(),
-        own_irq: pd_runtime::device_channel().expect("the system gives a device channel"),
-        in_pd: [None; SIZES.len()],
-    })
+        (own(), irq),
+    ))
 }
 
 /// A board's PIO/DMA driver over `engine`, as its driver PD starts it: metered on the
@@ -631,8 +587,8 @@ fn pio_dma<E: PioDmaEngine>(engine: E, board: Common, costs: &'static CostTable)
     driver
 }
 
-/// A CBC session of the driver on `channel`.
-fn open(channel: Channel, name: &str) -> u32 {
+/// A CBC session of the Cipher driver on `channel`.
+fn open_cipher(channel: Channel, name: &str) -> u32 {
     cipher::Client::new(PpcTransport(channel))
         .open_session(Mode::Cbc, Path::Adaptive, 16, KEY, [0; 16])
         .unwrap_or_else(|e| panic!("bench: {name} opens no CBC session: {e:?}"))
@@ -640,7 +596,7 @@ fn open(channel: Channel, name: &str) -> u32 {
 
 /// The CPU engine's target, where the system maps its driver's `queues`, after the PPC
 /// round trip through that driver.
-fn cpu() -> Option<Target> {
+fn cpu(data: ClientData<'static>) -> Option<Target> {
     maybe_memory_region!(queues)?;
     let driver = Channel::new(0);
     let mut calls = cipher::Client::new(PpcTransport(driver));
@@ -656,17 +612,17 @@ fn cpu() -> Option<Target> {
         ),
         None => console_println!("bench: ppc round trip (capabilities): {time} {unit}"),
     }
-    Some(Target {
-        name: "cpu-engine",
-        driver,
-        child: 1,
-        link: link(REQUEST_QUEUE_CAPACITY),
-        session: open(driver, "cpu-engine"),
-        own: Own::Cpu(CpuEngine::default()),
-        // Never interrupted: it finishes in `start`.
-        own_irq: driver,
-        in_pd: [None; SIZES.len()],
-    })
+    let session = open_cipher(driver, "cpu-engine");
+    let own = Own::cipher(CipherOwn::Cpu(CpuEngine::default()), data);
+    // Never interrupted: it finishes in `start`.
+    let queues = Queues::Cipher(link(cipher::REQUEST_QUEUE_CAPACITY));
+    Some(target(
+        ("cpu-engine", CBC),
+        (driver, 1),
+        queues,
+        session,
+        (own, driver),
+    ))
 }
 
 fn init() -> Bench {
@@ -679,8 +635,8 @@ fn init() -> Bench {
         phys: (data.paddr != 0).then_some(data.paddr),
     };
     assert!(
-        data.len() >= SIZES[SIZES.len() - 1] as usize,
-        "the data region holds a request"
+        data.len() >= SIZES[SIZES.len() - 1] as usize + 64,
+        "the data region holds a request and a digest"
     );
     let pmu = bench::pmu_start();
     console_println!(
@@ -692,42 +648,57 @@ fn init() -> Bench {
             "the clock"
         }
     );
+    let cipher_queues = |r: Option<MemoryRegion>| {
+        r.map(|q| Queues::Cipher(link_over(q, cipher::REQUEST_QUEUE_CAPACITY)))
+    };
     let omap = board(
-        "omap-aes",
-        maybe_memory_region!(omap_queues),
+        ("omap-aes", CBC),
+        cipher_queues(maybe_memory_region!(omap_queues)),
         (2, 3),
         power::Engine::OmapAes,
         || {
             let Am335x { aes, edma, common } = Am335x::take();
-            Own::Omap(pio_dma(
-                Engine::new(AM335X, aes, edma),
-                common,
-                &am335x::COSTS,
-            ))
+            let engine = pio_dma(Engine::new(AM335X, aes, edma), common, &am335x::COSTS);
+            Own::cipher(CipherOwn::Omap(engine), data)
         },
     );
     let stm32 = board(
-        "stm32-cryp",
-        maybe_memory_region!(stm32_queues),
+        ("stm32-cryp", CBC),
+        cipher_queues(maybe_memory_region!(stm32_queues)),
         (3, 4),
         power::Engine::Stm32Cryp,
         || {
             let Stm32mp1 { cryp, dma, common } = Stm32mp1::take();
             let engine = stm32_cryp_driver::Engine::new(STM32MP1, cryp, dma);
-            Own::Stm32(pio_dma(engine, common, &stm32mp1::COSTS))
+            let engine = pio_dma(engine, common, &stm32mp1::COSTS);
+            Own::cipher(CipherOwn::Stm32(engine), data)
+        },
+    );
+    let sec1 = board(
+        ("sec1", "sha-256"),
+        maybe_memory_region!(sec1_queues)
+            .map(|q| Queues::Digest(link_over(q, digest::REQUEST_QUEUE_CAPACITY))),
+        (4, 5),
+        power::Engine::Sec1,
+        || {
+            let soc = Mpc885::take();
+            let scratch = u32::try_from(soc.common.scratch.phys).expect("scratch below 4 GiB");
+            let len = soc.common.scratch.region.len();
+            let mut engine = Sec1Hash::new(soc.sec, Mem(soc.dma), scratch, len, soc.common.ledger);
+            if let Err(e) = engine.init() {
+                panic!("bench: the own SEC1's self-test failed: {e:?}");
+            }
+            Own::digest(engine, data)
         },
     );
     let mut bench = Bench {
-        targets: [cpu(), virtio(data), omap, stm32],
+        targets: [cpu(data), virtio(data), omap, stm32, sec1],
         data,
         at: 0,
         run: Run::FIRST,
         submitted: 0,
         answered: 0,
         start: Reading::now(),
-        segs: Segments::EMPTY,
-        job: Job::one(session(), CipherOp::Encrypt, Segments::EMPTY, data),
-        own_session: session(),
         failed: false,
     };
     // The first target present.
