@@ -31,7 +31,7 @@ struct CSide {
 }
 
 fn c_side() -> CSide {
-    let (base, region) = shared(TX_QUEUE_BYTES as usize);
+    let (base, region) = shared(TX_QUEUE_BYTES);
     // SAFETY: the types are the C declarations' (crypto_pd/console.h).
     let (attach, write): (Attach, Write) = unsafe {
         (
@@ -50,7 +50,7 @@ fn c_side() -> CSide {
 }
 
 fn rust_side() -> (ConsoleWriter<'static>, Consumer<'static, LinePiece>) {
-    let (_, region): (_, SharedRegion<'static>) = shared(TX_QUEUE_BYTES as usize);
+    let (_, region): (_, SharedRegion<'static>) = shared(TX_QUEUE_BYTES);
     let w = ConsoleWriter::attach(region).expect("layout");
     let rx = Consumer::attach(region, TX_QUEUE_CAPACITY).expect("layout");
     (w, rx)
@@ -67,7 +67,7 @@ fn code(w: Written) -> i32 {
 }
 
 /// The pieces waiting, as (bytes, last), the driver's signal re-armed when it empties.
-fn drain(rx: &mut Consumer<'_, LinePiece>) -> Vec<(Vec<u8>, bool)> {
+fn drain(rx: &mut Consumer<'_, LinePiece>) -> Pieces {
     let mut out = Vec::new();
     loop {
         match rx.dequeue() {
@@ -88,8 +88,11 @@ enum Step {
     Drain,
 }
 
+/// The pieces a driver drained, as (bytes, last).
+type Pieces = Vec<(Vec<u8>, bool)>;
+
 /// Runs `steps` through both writers; the answers and the pieces drained, each side's.
-fn both(steps: &[Step]) -> [(Vec<i32>, Vec<(Vec<u8>, bool)>); 2] {
+fn both(steps: &[Step]) -> [(Vec<i32>, Pieces); 2] {
     let mut cs = c_side();
     let (mut w, mut rx) = rust_side();
     let (mut c_out, mut r_out) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
