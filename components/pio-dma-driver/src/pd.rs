@@ -14,18 +14,20 @@ use soc_access::Common;
 
 use crate::{Driver, LedgerMeter, Meter, PioDmaEngine};
 
-/// A PIO/DMA driver PD over engine `E`, metered on its board's ledger.
-pub type PioDmaPd<E> = DriverPd<Cipher<Driver<'static, E, LedgerMeter<'static>>>>;
+/// A PIO/DMA driver over engine `E` on its board: metered on the board's ledger.
+pub type BoardDriver<E> = Driver<'static, E, LedgerMeter<'static>>;
 
-/// Starts the driver PD over `engine`: metered on the board's ledger at the board's
-/// `costs`, self-testing and calibrating in the PD's scratch ([`init`]), and asking the
-/// power manager for `power` while sessions are open.
-pub fn start<E: PioDmaEngine>(
+/// A PIO/DMA driver PD over engine `E`, metered on its board's ledger.
+pub type PioDmaPd<E> = DriverPd<Cipher<BoardDriver<E>>>;
+
+/// The driver over `engine` as its PD runs it: metered on the board's ledger at the
+/// board's `costs`, its self-test and calibration to run in the PD's scratch (the
+/// isolation bench builds the same in its own PD).
+pub fn on_board<E: PioDmaEngine>(
     engine: E,
     board: Common,
     costs: &'static CostTable,
-    power: power::Engine,
-) -> PioDmaPd<E> {
+) -> BoardDriver<E> {
     let meter = LedgerMeter {
         ledger: board.ledger,
         costs,
@@ -34,7 +36,18 @@ pub fn start<E: PioDmaEngine>(
         region: board.scratch.region,
         phys: Some(board.scratch.phys),
     };
-    DriverPd::start(Driver::new(engine, meter, scratch), Some(power), init)
+    Driver::new(engine, meter, scratch)
+}
+
+/// Starts the driver PD over `engine` ([`on_board`]), self-testing and calibrating
+/// ([`init`]), and asking the power manager for `power` while sessions are open.
+pub fn start<E: PioDmaEngine>(
+    engine: E,
+    board: Common,
+    costs: &'static CostTable,
+    power: power::Engine,
+) -> PioDmaPd<E> {
+    DriverPd::start(on_board(engine, board, costs), Some(power), init)
 }
 
 /// The driver's init: self-test and calibration (a failure leaves the driver refusing

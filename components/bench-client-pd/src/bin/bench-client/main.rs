@@ -71,7 +71,7 @@ use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{
     Channel, ChannelSet, Handler, MemoryRegion, console_println, exit, maybe_memory_region,
 };
-use pio_dma_driver::{Driver, LedgerMeter, PioDmaEngine};
+use pio_dma_driver::PioDmaEngine;
 use sec1_hash_driver::Sec1Hash;
 use sec1_hash_pd::Mem;
 use shared_region::SharedRegion;
@@ -569,18 +569,10 @@ fn board(
     ))
 }
 
-/// A board's PIO/DMA driver over `engine`, as its driver PD starts it: metered on the
-/// board's ledger at its costs, self-tested and calibrated in this PD's scratch.
+/// A board's PIO/DMA driver over `engine`, as its driver PD starts it
+/// (`pio_dma_driver::pd::on_board`), self-tested and calibrated in this PD's scratch.
 fn pio_dma<E: PioDmaEngine>(engine: E, board: Common, costs: &'static CostTable) -> PioDma<E> {
-    let meter = LedgerMeter {
-        ledger: board.ledger,
-        costs,
-    };
-    let scratch = ClientData {
-        region: board.scratch.region,
-        phys: Some(board.scratch.phys),
-    };
-    let mut driver = Driver::new(engine, meter, scratch);
+    let mut driver = pio_dma_driver::pd::on_board(engine, board, costs);
     if let Err(e) = driver.init() {
         panic!("bench: the own engine's self-test or calibration failed: {e:?}");
     }

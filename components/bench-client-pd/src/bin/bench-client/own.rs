@@ -10,7 +10,6 @@ use pd_idl::cipher::{CipherOp, Mode, Path, Request};
 use pd_idl::common::Segment;
 use pd_idl::digest::{self, Algorithm, DigestOp, HashPath};
 use pd_idl::wire::Caller;
-use pio_dma_driver::{Driver, LedgerMeter};
 use sec1_hash_driver::{HashState, Sec1Hash};
 use sec1_hash_pd::Mem;
 use soc_access::{Am335xBus, Mpc885Bus, Stm32mp1Bus};
@@ -19,7 +18,7 @@ use virtio_crypto_driver::VirtioCrypto;
 use crate::KEY;
 
 /// A board's PIO/DMA driver as its driver PD runs it, metered on the board's ledger.
-pub type PioDma<E> = Driver<'static, E, LedgerMeter<'static>>;
+pub type PioDma<E> = pio_dma_driver::pd::BoardDriver<E>;
 
 /// talitos SEC1's driver as its driver PD runs it.
 pub type Sec1 = Sec1Hash<'static, Mpc885Bus, Mem>;
@@ -67,21 +66,25 @@ impl CipherOwn {
 /// on a Digest engine.
 #[allow(clippy::large_enum_variant)]
 pub enum Own {
-    Cipher {
-        engine: CipherOwn,
-        session: Session,
-        segs: Segments,
-        /// Kept only while the engine works on it: the CPU engine's loop is its
-        /// `start` and nothing of the bench's beside it.
-        job: Job<'static>,
-    },
-    Digest {
-        engine: Sec1,
-        ctx: HashState,
-        segs: digest_service::Segments,
-        out: Segment,
-        job: digest_service::Job<'static>,
-    },
+    Cipher(CipherRun),
+    Digest(DigestRun),
+}
+
+pub struct CipherRun {
+    engine: CipherOwn,
+    session: Session,
+    segs: Segments,
+    /// Kept only while the engine works on it: the CPU engine's loop is its `start`
+    /// and nothing of the bench's beside it.
+    job: Job<'static>,
+}
+
+pub struct DigestRun {
+    engine: Sec1,
+    ctx: HashState,
+    segs: digest_service::Segments,
+    out: Segment,
+    job: digest_service::Job<'static>,
 }
 
 /// The session each Cipher driver opens, as the engine here runs it.
@@ -99,51 +102,44 @@ pub fn session() -> Session {
 
 impl Own {
     pub fn cipher(engine: CipherOwn, data: ClientData<'static>) -> Own {
-        Own::Cipher {
+        Own::Cipher(CipherRun {
             engine,
             session: session(),
             segs: Segments::EMPTY,
             job: Job::one(session(), CipherOp::Encrypt, Segments::EMPTY, data),
-        }
+        })
     }
 
     pub fn digest(mut engine: Sec1, data: ClientData<'static>) -> Own {
         let ctx = engine
             .open(0, Algorithm::Sha256, HashPath::Auto)
             .unwrap_or_else(|e| panic!("bench: SEC1 opens no SHA-256 context: {e:?}"));
-        Own::Digest {
+        Own::Digest(DigestRun {
             engine,
             ctx,
             segs: digest_service::Segments::EMPTY,
             out: Segment { offset: 0, len: 0 },
             job: digest_job(digest_service::Segments::EMPTY, data),
-        }
+        })
     }
 
     /// A run of `size`-byte requests over the start of `data` begins: the request's
     /// segments checked once (the driver checks each client request), the session new.
     pub fn begin(&mut self, data: ClientData<'static>, size: u32) {
         match self {
-            Own::Cipher {
-                session: s, segs, ..
-            } => {
+            Own::Cipher(c) => {
                 let request = Request::over(0, 0, CipherOp::Encrypt, &[(0, size)]);
-                *segs = cipher_service::validate(&request, data.len(), Mode::Cbc)
+                c.segs = cipher_service::validate(&request, data.len(), Mode::Cbc)
                     .expect("the data region holds a request");
-                *s = session();
+                c.session = session();
             }
-            Own::Digest { segs, out, .. } => {
-                let place = output_place(data.len());
-                let request = digest::Request::over(
-                    0,
-                    0,
-                    DigestOp::Final,
-                    &[(0, size), (place, DIGEST_BYTES)],
-                );
-                let (s, o) =
-                    digest_service::validate(&request, data.len(), Some(DIGEST_BYTES as usize))
-                        .expect("the data region holds a request and its digest");
-                (*segs, *out) = (s, o.expect("a final's output place"));
+            Own::Digest(d) => {
+                let segs = [(0, size), (output_place(data.len()), DIGEST_BYTES)];
+                let request = digest::Request::over(0, 0, DigestOp::Final, &segs);
+                let digest = Some(DIGEST_BYTES as usize);
+                let (segs, out) = digest_service::validate(&request, data.len(), digest)
+                    .expect("the data region holds a request and its digest");
+                (d.segs, d.out) = (segs, out.expect("a final's output place"));
             }
         }
     }
@@ -152,31 +148,18 @@ impl Own {
     /// the engine's interrupt.
     pub fn start(&mut self, data: ClientData<'static>) -> Option<bool> {
         match self {
-            Own::Cipher {
-                engine,
-                session,
-                segs,
-                job,
-            } => {
-                let next = Job::one(*session, CipherOp::Encrypt, *segs, data);
-                match engine.start(&next) {
-                    Step::Pending => {
-                        *job = next;
-                        None
-                    }
-                    Step::Done(r) => Some(cipher_done(session, r)),
+            Own::Cipher(c) => {
+                let next = Job::one(c.session, CipherOp::Encrypt, c.segs, data);
+                let step = c.engine.start(&next);
+                if let Step::Pending = step {
+                    c.job = next;
                 }
+                c.finished(step)
             }
-            Own::Digest {
-                engine,
-                ctx,
-                segs,
-                out,
-                job,
-            } => {
-                *job = digest_job(*segs, data);
-                let step = engine.start(ctx, job);
-                digest_step(engine, ctx, job, *out, step)
+            Own::Digest(d) => {
+                d.job = digest_job(d.segs, data);
+                let step = d.engine.start(&mut d.ctx, &d.job);
+                d.finished(step)
             }
         }
     }
@@ -185,25 +168,50 @@ impl Own {
     /// finished.
     pub fn interrupt(&mut self) -> Option<bool> {
         match self {
-            Own::Cipher {
-                engine,
-                session,
-                job,
-                ..
-            } => match engine.interrupt(job) {
-                Step::Pending => None,
-                Step::Done(r) => Some(cipher_done(session, r)),
-            },
-            Own::Digest {
-                engine,
-                ctx,
-                out,
-                job,
-                ..
-            } => {
-                let step = engine.interrupt(ctx, job);
-                digest_step(engine, ctx, job, *out, step)
+            Own::Cipher(c) => {
+                let step = c.engine.interrupt(&c.job);
+                c.finished(step)
             }
+            Own::Digest(d) => {
+                let step = d.engine.interrupt(&mut d.ctx, &d.job);
+                d.finished(step)
+            }
+        }
+    }
+}
+
+impl CipherRun {
+    /// `Some(ok)` once the request is done, the session's IV moved on as its driver's
+    /// would.
+    fn finished(&mut self, step: Step) -> Option<bool> {
+        match step {
+            Step::Pending => None,
+            Step::Done(Ok(done)) => {
+                self.session.iv = done.next_iv();
+                Some(true)
+            }
+            Step::Done(Err(_)) => Some(false),
+        }
+    }
+}
+
+impl DigestRun {
+    /// `Some(ok)` once the request is done: its digest written at the output place and
+    /// the context made fresh for the next message, as the Digest service does after a
+    /// final.
+    fn finished(&mut self, step: digest_service::DigestStep) -> Option<bool> {
+        match step {
+            digest_service::DigestStep::Pending => None,
+            digest_service::DigestStep::Done(Ok(Some(digest))) => {
+                self.job.data.write_output(self.out, digest.as_bytes());
+                let sha256 = (Algorithm::Sha256, HashPath::Auto);
+                Some(
+                    self.engine
+                        .restart(0, &mut self.ctx, sha256.0, sha256.1)
+                        .is_ok(),
+                )
+            }
+            digest_service::DigestStep::Done(_) => Some(false),
         }
     }
 }
@@ -230,42 +238,5 @@ fn digest_job(
         segs,
         data,
         requests: 1,
-    }
-}
-
-/// A Cipher request finished: the session's IV moves on, as its driver's would.
-fn cipher_done(
-    session: &mut Session,
-    r: Result<cipher_service::Finished, pd_idl::cipher::CipherError>,
-) -> bool {
-    match r {
-        Ok(done) => {
-            session.iv = done.next_iv();
-            true
-        }
-        Err(_) => false,
-    }
-}
-
-/// A digest request's step: when done, its digest written at `out` and the context
-/// made fresh for the next message, as the Digest service does after a final.
-fn digest_step(
-    engine: &mut Sec1,
-    ctx: &mut HashState,
-    job: &digest_service::Job<'_>,
-    out: Segment,
-    step: digest_service::DigestStep,
-) -> Option<bool> {
-    match step {
-        digest_service::DigestStep::Pending => None,
-        digest_service::DigestStep::Done(Ok(Some(d))) => {
-            job.data.write_output(out, d.as_bytes());
-            Some(
-                engine
-                    .restart(0, ctx, Algorithm::Sha256, HashPath::Auto)
-                    .is_ok(),
-            )
-        }
-        digest_service::DigestStep::Done(_) => Some(false),
     }
 }
