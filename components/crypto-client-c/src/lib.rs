@@ -14,6 +14,8 @@
 //! tests call the C on memory the Rust side shares. The project has no `cc` crate, so
 //! this is the system compiler called directly, as idlc's header test does.
 //!
+//! * `console.h`: a PD's lines into its console queue for the serial driver PD, Rust's
+//!   `pd_runtime::console::ConsoleWriter` in C.
 //! * `link.h`: the client's link over its queue pair, Rust's `crypto_client::Link` in C
 //!   (the client's incarnation announced and carried in request ids, the response
 //!   signal re-armed at attach, a driver restart's lost requests reported).
