@@ -89,7 +89,7 @@ use microkit as backend;
 pub use handler::Handler;
 pub use ipc::{get_mr, set_mr};
 pub use pd_idl::wire::{MSG_WORDS, ServerDied};
-pub use types::{Channel, ChannelSet, Child, FaultKind, MemoryRegion, MessageInfo};
+pub use types::{Channel, ChannelSet, Channels, Child, FaultKind, MemoryRegion, MessageInfo};
 
 /// Microkit's limit on channels per PD (ids 0..=61).
 pub const MAX_CHANNELS: usize = 62;

@@ -57,10 +57,53 @@ impl ChannelSet {
         self.0 == 0
     }
 
-    pub fn iter(self) -> impl Iterator<Item = Channel> {
-        (0..64u8)
-            .filter(move |i| self.0 & (1 << i) != 0)
-            .map(Channel)
+    /// The channels in the set, lowest first.
+    pub fn iter(self) -> Channels {
+        Channels(self.0)
+    }
+}
+
+/// A [`ChannelSet`]'s channels, lowest first: a step per channel in the set (its lowest
+/// bit taken, then cleared). Looking at each of the 64 ids in turn cost a driver PD ~590
+/// instructions a notification at opt-level z (its clients' set, walked on every one:
+/// PMU counts under `make qemu-bench`), more than half of what isolation costs a
+/// 16-byte request at depth 32.
+#[derive(Clone, Copy, Debug)]
+pub struct Channels(u64);
+
+impl Iterator for Channels {
+    type Item = Channel;
+
+    fn next(&mut self) -> Option<Channel> {
+        if self.0 == 0 {
+            return None;
+        }
+        let id = self.0.trailing_zeros() as u8;
+        self.0 &= self.0 - 1;
+        Some(Channel(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate std;
+    use std::vec::Vec;
+
+    #[test]
+    fn a_sets_channels_are_its_bits_lowest_first() {
+        for bits in [
+            0u64,
+            1,
+            1 << 63,
+            0b1011_0001,
+            u64::MAX,
+            0x8000_0000_0000_0001,
+        ] {
+            let got: Vec<u8> = ChannelSet(bits).iter().map(Channel::index).collect();
+            let want: Vec<u8> = (0..64).filter(|i| bits >> i & 1 != 0).collect();
+            assert_eq!(got, want, "{bits:#x}");
+        }
     }
 }
 
