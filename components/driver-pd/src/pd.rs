@@ -3,8 +3,8 @@
 //! finishes it; while a job is in flight, the PD goes on answering calls and
 //! notifications, and requests wait in their clients' queues.
 
-use pd_idl::power::{self, PowerError};
-use pd_idl::wire::{CallError, Caller};
+use pd_idl::power;
+use pd_idl::wire::Caller;
 use pd_runtime::{
     Channel, ChannelSet, Handler, MemoryRegion, MessageInfo, debug_println, ipc, pd_name,
 };
@@ -17,9 +17,6 @@ use shm_queue::SharedRegion;
 
 use crate::clients::{BATCH, SessionCounts, dma_address};
 use crate::{Clients, PowerHold};
-
-/// Acquires tried at init while the engine's module is still waking.
-const WAKE_TRIES: u32 = 1000;
 
 /// Most bytes a driver PD's state may take. It lives on the stack of the PD's event loop
 /// (32 KiB in the seL4 image), built in init and moved there, so twice it and the loop's
@@ -62,15 +59,7 @@ impl<I: Interface> DriverPd<I> {
         trace.record(Kind::Started, pd_runtime::starts());
         let power = power.map(|engine| {
             let mut hold = PowerHold::new(engine);
-            // BOUNDED POLL (init: the self-test needs the engine functional; the manager
-            // answers `Waking` while its module is not, looking once per acquire).
-            let mut tries = 0;
-            let powered = loop {
-                match hold.ensure() {
-                    Err(CallError::Server(PowerError::Waking)) if tries < WAKE_TRIES => tries += 1,
-                    r => break r,
-                }
-            };
+            let powered = hold.ensure_awake();
             match powered {
                 Ok(()) => trace.record(Kind::PowerAcquire, 0),
                 Err(e) => debug_println!("{}: no power for the self-test: {e:?}", pd_name()),

@@ -5,6 +5,9 @@ use pd_idl::wire::CallError;
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{debug_println, pd_name};
 
+/// Acquires tried at start-up while the engine's module is still waking.
+pub const WAKE_TRIES: u32 = 1000;
+
 /// A driver's hold on its engine's power.
 pub struct PowerHold {
     power: Client<PpcTransport>,
@@ -57,6 +60,21 @@ impl PowerHold {
                     self.engine
                 );
                 false
+            }
+        }
+    }
+
+    /// [`ensure`](Self::ensure) at start-up, while the engine's module may still be
+    /// waking: the manager answers `Waking` until it is, looking once per acquire, so
+    /// this asks again, at most [`WAKE_TRIES`] times (a driver's self-test, or the
+    /// isolation bench's own engine, needs the engine functional before it serves).
+    pub fn ensure_awake(&mut self) -> Result<(), CallError<PowerError>> {
+        let mut tries = 0;
+        // BOUNDED POLL (init only, as the docs say).
+        loop {
+            match self.ensure() {
+                Err(CallError::Server(PowerError::Waking)) if tries < WAKE_TRIES => tries += 1,
+                r => return r,
             }
         }
     }

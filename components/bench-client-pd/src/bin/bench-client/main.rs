@@ -61,11 +61,11 @@ use cipher_service::ClientData;
 use cost_ledger::CostTable;
 use cpu_engine::CpuEngine;
 use crypto_client::pd::{Data, link, link_over};
+use driver_pd::PowerHold;
 use omap_aes_driver::{AM335X, Engine};
 use pd_idl::cipher::{self, Mode, Path};
 use pd_idl::digest::{self, Algorithm, HashPath};
-use pd_idl::power::{self, PowerError};
-use pd_idl::wire::CallError;
+use pd_idl::power;
 use pd_runtime::bench::{self, Thread};
 use pd_runtime::ipc::PpcTransport;
 use pd_runtime::{
@@ -92,10 +92,6 @@ const MIN_REQUESTS: u32 = 128;
 const CALLS: u32 = 512;
 /// The interrupt of this PD's own virtio-crypto device.
 const VIRTIO_IRQ: Channel = Channel::new(21);
-/// This PD's own power manager, for a board's engine run here (the drivers' channel).
-const POWER: Channel = Channel::new(10);
-/// Acquires tried while the engine's module is still waking (as a driver's init).
-const WAKE_TRIES: u32 = 1000;
 
 /// The Cipher drivers' algorithm, as the report names it.
 const CBC: &str = "aes-128-cbc";
@@ -533,7 +529,8 @@ fn target(
 
 /// A board stand-in's target, where the system maps `queues` (its driver PD's queues
 /// here): the driver PD's link and session, and `own`, the same driver code built here
-/// over this PD's own device PD once its power manager has powered the engine.
+/// over this PD's own device PD once its power manager (on a driver's power channel,
+/// `driver_pd::POWER`) has powered the engine.
 fn board(
     (name, alg): (&'static str, &'static str),
     queues: Option<Queues>,
@@ -549,15 +546,9 @@ fn board(
             .open_session(Algorithm::Sha256, HashPath::Auto)
             .unwrap_or_else(|e| panic!("bench: {name} opens no SHA-256 session: {e:?}")),
     };
-    let mut power = power::Client::new(PpcTransport(POWER));
-    // BOUNDED POLL (init: the manager answers `Waking` while the module wakes).
-    let waking = |r: &Result<_, _>| matches!(r, Err(CallError::Server(PowerError::Waking)));
-    let powered = (0..WAKE_TRIES)
-        .map(|_| power.acquire(engine))
-        .find(|r| !waking(r));
-    match powered {
-        Some(Ok(_)) => {}
-        other => panic!("bench: no power for this PD's own {name}: {other:?}"),
+    // The grant is held for the PD's life (a hold releases only when told).
+    if let Err(e) = PowerHold::new(engine).ensure_awake() {
+        panic!("bench: no power for this PD's own {name}: {e:?}");
     }
     let irq = pd_runtime::device_channel().expect("the system gives a device channel");
     Some(target(
