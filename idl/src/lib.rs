@@ -61,6 +61,11 @@ pub mod regbus {
 
 pub mod serial {
     include!(concat!(env!("OUT_DIR"), "/serial.rs"));
+
+    /// Bytes one [`LinePiece`] carries (its `bytes`), for the writers that cut lines
+    /// into pieces and the driver that bounds them.
+    pub const PIECE_BYTES: usize = 61;
+    static_assertions::const_assert_eq!(core::mem::size_of::<LinePiece>(), 2 + PIECE_BYTES);
 }
 
 // A driver takes a request only when it can queue the answer; with at least as many

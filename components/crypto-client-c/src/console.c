@@ -1,7 +1,8 @@
 /* The console writer (include/crypto_pd/console.h): pd_runtime::console's, in C. */
 #include "crypto_pd/console.h"
 
-enum { PIECE_BYTES = 61 };
+/* Bytes one piece carries: its `bytes` (pd_idl::serial::PIECE_BYTES). */
+enum { PIECE_BYTES = sizeof(((serial_line_piece_t *)0)->bytes) };
 
 crypto_pd_layout_t crypto_pd_console_attach(crypto_pd_console_t *c, void *region, uint64_t len)
 {

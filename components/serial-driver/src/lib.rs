@@ -18,15 +18,12 @@
 #![forbid(unsafe_code)]
 
 use mmio::{BusFault, RegisterBus, pl011};
-use pd_idl::serial::{LinePiece, TX_QUEUE_CAPACITY};
+use pd_idl::serial::{LinePiece, PIECE_BYTES, TX_QUEUE_CAPACITY};
 use shm_queue::{Consumer, LayoutError, QueueError, SharedRegion};
 
 /// Writers one driver serves: a channel each, ids 0..=60 (61, the last id Microkit
 /// allows, is the UART's interrupt).
 pub const MAX_WRITERS: usize = 61;
-
-/// Bytes a piece may carry.
-const PIECE_BYTES: usize = 61;
 
 /// What the driver has done, for its trace and its tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

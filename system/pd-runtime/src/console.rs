@@ -12,15 +12,12 @@
 //!   A writer never waits for the driver (sDDF's serial clients do not either): a PD's
 //!   event loop must not stall on a slow UART.
 
-use pd_idl::serial::{LinePiece, TX_QUEUE_CAPACITY};
+use pd_idl::serial::{LinePiece, PIECE_BYTES, TX_QUEUE_CAPACITY};
 use shm_queue::{Producer, QueueError, SharedRegion, WriteBatch};
 
 /// The channel id by which every PD with a console reaches the serial driver: the last
 /// one Microkit allows (ids 0..=61), so that it collides with none a PD already uses.
 pub const CHANNEL: u8 = 61;
-
-/// Bytes one piece carries.
-pub const PIECE_BYTES: usize = 61;
 
 /// One PD's console queue.
 pub struct ConsoleWriter<'a> {
