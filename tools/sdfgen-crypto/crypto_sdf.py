@@ -175,6 +175,40 @@ class Crypto:
             raise CryptoSdfError(f"PD '{pd.name}' already has a setvar '{symbol}'")
         self._setvars.append(_SetVar(pd.name, symbol, name))
 
+    def wire_device(
+        self,
+        user: ProtectionDomain,
+        device: ProtectionDomain,
+        *,
+        power: Optional[ProtectionDomain],
+        ledger: MemoryRegion,
+        dma_regions: List[MemoryRegion],
+    ) -> None:
+        """`user` drives the engine `device` (a device PD running the engine's model)
+        stands in for: registers by calls on `user`'s channel DEVICE_CHANNEL (setvar
+        "device"), the engine's interrupts by notification on it; `power`, if any,
+        reaches the clock window by calls on its own DEVICE_CHANNEL. The device PD
+        counts into `ledger` and reaches `dma_regions` by DMA (`dma<i>`, with their
+        physical addresses). A driver's `connect` calls this, and so does the
+        isolation bench for the device it drives itself."""
+        if len(dma_regions) > MAX_DMA_REGIONS:
+            raise CryptoSdfError(f"device PD '{device.name}' maps at most {MAX_DMA_REGIONS} DMA regions")
+        self.map(device, ledger, "ledger")
+        for i, mr in enumerate(dma_regions):
+            self.map(device, mr, f"dma{i}", paddr_symbol=f"dma{i}_paddr")
+        # Registers by call, the engine's interrupts by notification.
+        self.sdf.add_channel(
+            Channel(user, device, a_id=DEVICE_CHANNEL, b_id=0, pp_a=True,
+                    pd_a_setvar_id="device", pd_b_setvar_id="driver")
+        )
+        if power is not None:
+            # The clock window: calls only.
+            self.sdf.add_channel(
+                Channel(power, device, a_id=DEVICE_CHANNEL, b_id=1, pp_a=True,
+                        notify_a=False, notify_b=False,
+                        pd_a_setvar_id="device", pd_b_setvar_id="power")
+            )
+
     def prefill(self, mr: MemoryRegion, file: str, text: str) -> None:
         """`mr` starts with `text` (Microkit's `prefill_path`): `render` writes the
         attribute, and `file` is one of the system's `files`."""
@@ -434,26 +468,10 @@ class Crypto:
                 )
 
             if self.device is not None:
-                dev = self.device
-                if len(dma_regions) > MAX_DMA_REGIONS:
-                    raise CryptoSdfError(f"device PD '{dev.name}' maps at most {MAX_DMA_REGIONS} DMA regions")
-                c.map(dev, self.regions["ledger"], "ledger")
                 # Only an engine that masters DMA reaches memory: a device PD standing in
                 # for one that does not (an RNG) maps none of its clients' data.
-                for i, mr in enumerate(dma_regions if self.dma else []):
-                    c.map(dev, mr, f"dma{i}", paddr_symbol=f"dma{i}_paddr")
-                # Registers by call, the engine's interrupts by notification.
-                c.sdf.add_channel(
-                    Channel(drv, dev, a_id=DEVICE_CHANNEL, b_id=0, pp_a=True,
-                            pd_a_setvar_id="device", pd_b_setvar_id="driver")
-                )
-                if self.power is not None:
-                    # The clock window: calls only.
-                    c.sdf.add_channel(
-                        Channel(self.power, dev, a_id=DEVICE_CHANNEL, b_id=1, pp_a=True,
-                                notify_a=False, notify_b=False,
-                                pd_a_setvar_id="device", pd_b_setvar_id="power")
-                    )
+                c.wire_device(drv, self.device, power=self.power, ledger=self.regions["ledger"],
+                              dma_regions=dma_regions if self.dma else [])
             self.connected = True
 
     class KeyStore:

@@ -31,7 +31,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from sdfgen import SystemDescription
 
-from crypto_sdf import DEVICE_CHANNEL, POWER_CHANNEL, STACK_SIZE, Crypto
+from crypto_sdf import POWER_CHANNEL, STACK_SIZE, Crypto
 
 # The helper is written against this version's API and its gaps (see crypto_sdf).
 assert version("sdfgen").split(".")[:2] == ["0", "35"], "unexpected sdfgen version"
@@ -481,22 +481,16 @@ def bench(paddr_top: int, name: str, board: Optional[str] = None) -> str:
         e.add_client(client, queues=queues, data=data, client_id=channel, queues_symbol=queues_symbol)
         e.connect()
         # The client's own board: a second device PD and power manager, wired to the
-        # client as crypto_sdf wires them to a driver (its scratch and the data region
-        # the model reaches by DMA, the ledger the model counts into).
+        # client as a driver's are (its scratch and the data region the model reaches
+        # by DMA, the ledger the model counts into).
         own_dev = pds(f"own_dev_{board}", f"dev-{board}.elf", 240)
         own_pm = pds(f"own_pm_{board}", f"pm-{board}.elf", 210, stack=False)
         scratch = crypto.region("bench_scratch", scratch_size)
         ledger = crypto.region("bench_ledger", 0x1000)
         crypto.map(client, scratch, "scratch", paddr_symbol="scratch_paddr")
         crypto.map(client, ledger, "ledger")
-        crypto.map(own_dev, ledger, "ledger")
-        crypto.map(own_dev, scratch, "dma0", paddr_symbol="dma0_paddr")
-        crypto.map(own_dev, data, "dma1", paddr_symbol="dma1_paddr")
         crypto.setvar_paddr(client, "data_paddr", data)
-        sdf.add_channel(Channel(client, own_dev, a_id=DEVICE_CHANNEL, b_id=0, pp_a=True,
-                                pd_a_setvar_id="device", pd_b_setvar_id="driver"))
-        sdf.add_channel(Channel(own_pm, own_dev, a_id=DEVICE_CHANNEL, b_id=1, pp_a=True, notify_a=False,
-                                notify_b=False, pd_a_setvar_id="device", pd_b_setvar_id="power"))
+        crypto.wire_device(client, own_dev, power=own_pm, ledger=ledger, dma_regions=[scratch, data])
         sdf.add_channel(Channel(client, own_pm, a_id=POWER_CHANNEL, pp_a=True, notify_a=False))
         for p in [dev, pm, own_dev, own_pm]:
             sdf.add_pd(p)
