@@ -457,7 +457,7 @@ impl<'a, I: Interface> Service<'a, I> {
         };
         let bytes = I::split(job, done, most);
         let last = done + bytes >= total;
-        *budget = budget.saturating_sub(i64::from(bytes) + REQUEST_COST);
+        *budget = budget.saturating_sub(cost(&Parts::one(id, bytes)));
         // The last piece answers the whole request.
         let parts = Parts::one(id, if last { total } else { bytes });
         let result = self.start(caller, session, slot, &parts, job, data, Some(last));
